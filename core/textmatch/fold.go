@@ -1,0 +1,132 @@
+// Package textmatch holds the matching rules every search shares: folding, query terms, snippets.
+package textmatch
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/width"
+)
+
+// Fold returns s folded for matching: full-width ASCII to half-width (and half-width kana to
+// full-width), then Unicode full case folding. Invalid UTF-8 bytes are kept as they are.
+func Fold(s string) string {
+	return FoldMap(s).Text
+}
+
+// Folded is a text folded once, with a map from folded byte offsets back to the original, because
+// folding can change lengths (ß → ss, İ → i̇, full-width letters are 3 bytes, half-width 1).
+type Folded struct {
+	// Text is the folded text that queries are matched against.
+	Text string
+	src  string
+	orig []int32 // orig[i]: start in src of the rune that produced folded byte i; nil = identity
+}
+
+// FoldMap folds s and remembers where each folded byte came from.
+func FoldMap(s string) Folded {
+	if isPlainLower(s) {
+		return Folded{Text: s, src: s}
+	}
+	var caser cases.Caser
+	haveCaser := false
+	var b strings.Builder
+	b.Grow(len(s))
+	orig := make([]int32, 0, len(s)+1)
+	shifted := false
+	var buf [utf8.UTFMax]byte
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			orig = append(orig, int32(i))
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteByte(s[i])
+			orig = append(orig, int32(i))
+			i++
+			continue
+		}
+		out := s[i : i+size]
+		if f := width.LookupRune(r).Folded(); f != 0 {
+			r = f
+			n := utf8.EncodeRune(buf[:], r)
+			out = string(buf[:n])
+		}
+		if hasCase(r) {
+			if !haveCaser {
+				caser = cases.Fold()
+				haveCaser = true
+			}
+			out = caser.String(out)
+		}
+		if len(out) != size {
+			shifted = true
+		}
+		b.WriteString(out)
+		for k := 0; k < len(out); k++ {
+			orig = append(orig, int32(i))
+		}
+		i += size
+	}
+	orig = append(orig, int32(len(s)))
+	f := Folded{Text: b.String(), src: s}
+	if shifted {
+		f.orig = orig
+	}
+	return f
+}
+
+// Source is the original text.
+func (f Folded) Source() string { return f.src }
+
+// Orig maps a folded byte offset to the start of the original rune that produced it.
+func (f Folded) Orig(i int) int {
+	if f.orig == nil {
+		return i
+	}
+	return int(f.orig[i])
+}
+
+// Span maps a folded range [start, end) to the smallest original range covering it, always on
+// rune boundaries of the original.
+func (f Folded) Span(start, end int) (int, int) {
+	if f.orig == nil {
+		return start, end
+	}
+	os := int(f.orig[start])
+	if end <= start {
+		return os, os
+	}
+	last := int(f.orig[end-1])
+	_, size := utf8.DecodeRuneInString(f.src[last:])
+	return os, last + size
+}
+
+// isPlainLower reports whether s is ASCII with no upper-case letter, so folding is the identity.
+func isPlainLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// hasCase is a cheap pre-check that skips the caser for scripts without case (CJK, kana, Hangul).
+func hasCase(r rune) bool {
+	switch {
+	case r >= 0x3000 && r <= 0x9FFF, r >= 0xAC00 && r <= 0xD7AF, r >= 0xF900 && r <= 0xFAFF, r >= 0x20000:
+		return false
+	}
+	return unicode.SimpleFold(r) != r || r >= 0xDF && (unicode.IsLetter(r) || unicode.Is(unicode.Mn, r))
+}

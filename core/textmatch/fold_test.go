@@ -1,0 +1,56 @@
+package textmatch
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFold(t *testing.T) {
+	cases := map[string]string{
+		"Hello":     "hello",
+		"ＧＯＯＧＬＥ":    "google",
+		"Ｇｏ１２３":     "go123",
+		"Straße":    "strasse",
+		"\u212a":    "k", // Kelvin sign
+		"ΣΊΣΥΦΟΣ":   "σίσυφοσ",
+		"ログイン画面":    "ログイン画面",
+		"ｶﾀｶﾅ":      "カタカナ",
+		"迁移到SQLite": "迁移到sqlite",
+		"a\xffB":    "a\xffb",
+	}
+	for in, want := range cases {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFoldMapSpan(t *testing.T) {
+	src := "xİSTANBUL ＧＯ Straße end"
+	f := FoldMap(src)
+	for _, term := range []string{"istanbul", "i̇stanbul", "go", "strasse", "ss", "end"} {
+		i := strings.Index(f.Text, Fold(term))
+		if i < 0 {
+			continue
+		}
+		s, e := f.Span(i, i+len(Fold(term)))
+		got := src[s:e]
+		if Fold(got) != Fold(term) && !strings.Contains(Fold(got), Fold(term)) {
+			t.Errorf("term %q mapped to %q", term, got)
+		}
+	}
+	i := strings.Index(f.Text, "go")
+	s, e := f.Span(i, i+2)
+	if src[s:e] != "ＧＯ" {
+		t.Errorf("span of go = %q", src[s:e])
+	}
+	i = strings.Index(f.Text, "ss")
+	s, e = f.Span(i, i+2)
+	if src[s:e] != "ß" {
+		t.Errorf("span of ss = %q", src[s:e])
+	}
+	plain := FoldMap("already lower")
+	if a, b := plain.Span(2, 5); a != 2 || b != 5 {
+		t.Errorf("identity span = %d,%d", a, b)
+	}
+}

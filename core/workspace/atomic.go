@@ -1,0 +1,86 @@
+package workspace
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// WriteFileAtomic replaces path with data so a reader sees the old or the new file, never a torn one:
+// temp file in the same directory, fsync, rename, fsync of the directory.
+func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(p)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", p, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := os.Rename(name, p); err != nil {
+		return fmt.Errorf("rename into %s: %w", p, err)
+	}
+	return syncDir(dir)
+}
+
+// WriteFileAtomicRoot is WriteFileAtomic for a slash path inside root, so the write cannot
+// escape the root through "..", an absolute path or a symlink.
+func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMode) error {
+	dir := path.Dir(rel)
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	tmpRel := path.Join(dir, "."+path.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
+	tmp, err := root.OpenFile(tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	defer root.Remove(tmpRel) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", rel, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := root.Rename(tmpRel, rel); err != nil {
+		return fmt.Errorf("rename into %s: %w", rel, err)
+	}
+	if d, err := root.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // the rename happened; a directory we cannot open cannot be synced either
+	}
+	defer d.Close()
+	d.Sync()
+	return nil
+}

@@ -1,0 +1,62 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// Lock is a held advisory file lock; Unlock releases it.
+type Lock struct{ fl *flock.Flock }
+
+// Unlock releases the lock; calling it twice is harmless.
+func (l *Lock) Unlock() error {
+	if l == nil || l.fl == nil {
+		return nil
+	}
+	return l.fl.Unlock()
+}
+
+// LockFile takes an flock on path (created if missing), exclusive or shared, waiting at most wait.
+// Timing out is STORAGE_BUSY so callers can tell contention from failure.
+func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	fl := flock.New(path)
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	var ok bool
+	var err error
+	if exclusive {
+		ok, err = fl.TryLockContext(ctx, 10*time.Millisecond)
+	} else {
+		ok, err = fl.TryRLockContext(ctx, 10*time.Millisecond)
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, errs.New(errs.Busy, "%s is locked by another process (waited %s; raise it with --wait)", path, wait)
+	}
+	return &Lock{fl: fl}, nil
+}
+
+// LockNamed takes a workspace-wide lock .cairn/<name>.lock.
+func (w *Workspace) LockNamed(name string, exclusive bool) (*Lock, error) {
+	dir, err := w.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	return LockFile(filepath.Join(dir, name+".lock"), exclusive, w.Wait)
+}

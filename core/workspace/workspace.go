@@ -1,0 +1,148 @@
+// Package workspace finds a cairn workspace, reads its manifest and gives safe ways to change files in it.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// ManifestName marks the root of a workspace.
+const ManifestName = "cairn.toml"
+
+// DefaultWait is how long a command waits for a lock before answering STORAGE_BUSY.
+const DefaultWait = 5 * time.Second
+
+// Workspace is an opened workspace: its root, its manifest and how long to wait for locks.
+type Workspace struct {
+	Root   string
+	Config Config
+	Wait   time.Duration
+}
+
+// NotFoundMessage is the SPEC §2.2 text shown when no workspace can be found.
+const NotFoundMessage = "not inside a cairn workspace (no cairn.toml here or above); run 'cairn init' or pass --workspace"
+
+// Find locates the workspace root: an explicit dir (flag or env, already merged by the caller) wins,
+// else the nearest directory at or above start that holds cairn.toml.
+func Find(explicit, start string) (string, error) {
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", errs.Wrap(errs.Invalid, err, "workspace %s", explicit)
+		}
+		if _, err := os.Stat(filepath.Join(abs, ManifestName)); err != nil {
+			return "", errs.Invalidf("%s is not a cairn workspace (no %s); run 'cairn init %s'", explicit, ManifestName, explicit)
+		}
+		return abs, nil
+	}
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", errs.Wrap(errs.Invalid, err, "resolve %s", start)
+	}
+	for {
+		if st, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil && !st.IsDir() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errs.Invalidf("%s", NotFoundMessage)
+		}
+		dir = parent
+	}
+}
+
+// Open finds the workspace and reads and validates its manifest.
+func Open(explicit, start string) (*Workspace, error) {
+	root, err := Find(explicit, start)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := LoadConfig(filepath.Join(root, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{Root: root, Config: cfg, Wait: DefaultWait}, nil
+}
+
+// Path joins a workspace-relative slash path onto the root.
+func (w *Workspace) Path(rel string) string {
+	return filepath.Join(w.Root, filepath.FromSlash(rel))
+}
+
+// SessionLog resolves the session log: an explicit file (flag/env) relative to the current
+// directory, else the manifest's [session] log relative to the root.
+func (w *Workspace) SessionLog(explicit string) string {
+	if explicit != "" {
+		if abs, err := filepath.Abs(explicit); err == nil {
+			return abs
+		}
+		return explicit
+	}
+	if filepath.IsAbs(w.Config.Session.Log) {
+		return w.Config.Session.Log
+	}
+	return w.Path(w.Config.Session.Log)
+}
+
+// StateDir is .cairn/, home of lock files and derived snapshots; it is created on demand.
+func (w *Workspace) StateDir() (string, error) {
+	dir := w.Path(".cairn")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// InitDirs are the directories `cairn init` creates, relative to the root.
+var initDirs = []string{"sessions", "memory", "memory/decisions", "memory/requests", "knowledge", "board", ".cairn"}
+
+// Init creates a workspace in dir without overwriting anything and returns what it created.
+func Init(dir string) ([]string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "resolve %s", dir)
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		return nil, errs.Invalidf("%s exists and is not a directory", dir)
+	}
+	var created []string
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", abs, err)
+	}
+	manifest := filepath.Join(abs, ManifestName)
+	f, err := os.OpenFile(manifest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case err == nil:
+		if _, err := f.WriteString(DefaultManifest); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("write %s: %w", manifest, err)
+		}
+		if err := f.Close(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", manifest, err)
+		}
+		created = append(created, ManifestName)
+	case errors.Is(err, fs.ErrExist):
+		if _, err := LoadConfig(manifest); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("create %s: %w", manifest, err)
+	}
+	for _, d := range initDirs {
+		p := filepath.Join(abs, filepath.FromSlash(d))
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return created, fmt.Errorf("create %s: %w", p, err)
+		}
+		created = append(created, d+"/")
+	}
+	return created, nil
+}
