@@ -1,0 +1,107 @@
+// Package commands is cairn's command line: flags in, one core call, text or JSON out.
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// Version is stamped by the build; "dev" otherwise.
+var Version = "dev"
+
+// Main runs cairn with the process's arguments and streams and returns the exit code.
+func Main() int {
+	return Run(os.Args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run is Main with explicit streams, so tests can drive the whole CLI in-process.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := newEnv(stdin, stdout, stderr)
+	app := NewApp(env)
+	err := app.Run(normalizeArgs(app, args))
+	if err == nil {
+		return 0
+	}
+	return env.fail(err)
+}
+
+// NewApp builds the command tree; the man page and completion are generated from it.
+func NewApp(env *Env) *cli.App {
+	app := &cli.App{
+		Name:                 "cairn",
+		Usage:                "keep your place in long work: session tasks, memory, space and board search",
+		Version:              Version,
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		Suggest:              true,
+		Flags:                globalFlags(),
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		Reader:               env.Stdin,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return errs.Invalidf("%s", err.Error())
+		},
+		Before: func(c *cli.Context) error { return env.configure(c) },
+		Commands: []*cli.Command{
+			initCommand(env),
+			taskCommand(env),
+			sessionCommand(env),
+			completionCommand(env),
+		},
+	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes every command's flag errors INVALID_INPUT (exit 2) instead of urfave's default.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return errs.Invalidf("%s", err.Error())
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+// fail prints err as SPEC §8 says (text on stderr, or a JSON error document on stdout) and returns the exit code.
+func (e *Env) fail(err error) int {
+	code := errs.CodeOf(err)
+	var exitErr cli.ExitCoder
+	if errors.As(err, &exitErr) && errs.CodeOf(err) == errs.Internal {
+		// urfave's own usage errors ("Required flag ... not set", unknown command)
+		code = errs.Invalid
+	}
+	if isUsageError(err) {
+		code = errs.Invalid
+	}
+	msg := err.Error()
+	if e.JSON {
+		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
+	} else {
+		fmt.Fprintf(e.Stderr, "cairn: %s\n", msg)
+	}
+	return code.ExitCode()
+}
+
+// isUsageError recognises the plain errors urfave/cli returns for bad command lines.
+func isUsageError(err error) bool {
+	var coded *errs.Error
+	if errors.As(err, &coded) {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"Required flag", "Required flags", "flag provided but not defined", "invalid value", "No help topic", "command not found"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

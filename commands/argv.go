@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// completionFlag is urfave/cli's hidden flag; it only works as the very last argument.
+const completionFlag = "--generate-bash-completion"
+
+// normalizeArgs rewrites argv into the order urfave/cli v2 understands (it stops at the first
+// positional argument): global flags first, then the command path, then the command's flags, then
+// the positional arguments, after a "--" when one of them looks like a flag. This gives the
+// git-style rules of SPEC §1.1: flags after positionals, global flags anywhere, "--" ends flags.
+func normalizeArgs(app *cli.App, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	globalSpec := flagSpec(app.Flags)
+	var localSpec map[string]bool
+	commands := app.Commands
+	var globals, path, local, positionals []string
+	completion := false
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == completionFlag {
+			completion = true
+			continue
+		}
+		if a == "--" {
+			positionals = append(positionals, rest[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			name, hasValue := splitFlag(a)
+			dest := &local
+			takesValue, known := localSpec[name]
+			if !known {
+				if tv, ok := globalSpec[name]; ok {
+					takesValue, known, dest = tv, true, &globals
+				} else if localSpec == nil {
+					dest = &globals
+				}
+			}
+			*dest = append(*dest, a)
+			if known && takesValue && !hasValue && i+1 < len(rest) {
+				*dest = append(*dest, rest[i+1])
+				i++
+			}
+			continue
+		}
+		if len(positionals) == 0 {
+			if cmd := findCommand(commands, a); cmd != nil {
+				path = append(path, a)
+				commands = cmd.Subcommands
+				localSpec = flagSpec(cmd.Flags)
+				continue
+			}
+			if len(path) == 0 && a == "help" {
+				path = append(path, a)
+				localSpec = map[string]bool{}
+				commands = nil
+				continue
+			}
+		}
+		positionals = append(positionals, a)
+	}
+	out := make([]string, 0, len(args)+2)
+	out = append(out, args[0])
+	out = append(out, globals...)
+	out = append(out, path...)
+	out = append(out, local...)
+	if len(positionals) > 0 {
+		for _, p := range positionals {
+			if strings.HasPrefix(p, "-") && p != "-" {
+				out = append(out, "--")
+				break
+			}
+		}
+		out = append(out, positionals...)
+	}
+	if completion {
+		out = append(out, completionFlag)
+	}
+	return out
+}
+
+// flagSpec maps every name and alias of flags to whether the flag takes a value.
+func flagSpec(flags []cli.Flag) map[string]bool {
+	spec := map[string]bool{}
+	for _, f := range flags {
+		takesValue := true
+		if dg, ok := f.(cli.DocGenerationFlag); ok {
+			takesValue = dg.TakesValue()
+		}
+		for _, n := range f.Names() {
+			spec[n] = takesValue
+		}
+	}
+	spec["help"], spec["h"] = false, false
+	return spec
+}
+
+// splitFlag returns a flag's name without dashes and whether it carries its value after "=".
+func splitFlag(a string) (string, bool) {
+	name := strings.TrimLeft(a, "-")
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		return name[:i], true
+	}
+	return name, false
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+const bashCompletion = `# bash completion for cairn; load with: source <(cairn completion bash)
+_cairn_complete() {
+  local cur opts
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  opts=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:$COMP_CWORD-1}" --generate-bash-completion 2>/dev/null)
+  COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
+  return 0
+}
+complete -o default -F _cairn_complete cairn
+`
+
+const zshCompletion = `#compdef cairn
+# zsh completion for cairn; load with: source <(cairn completion zsh)
+_cairn() {
+  local -a opts
+  opts=("${(@f)$(${words[1]} ${words[@]:1:$CURRENT-2} --generate-bash-completion 2>/dev/null)}")
+  _describe 'values' opts
+}
+compdef _cairn cairn
+`
+
+func completionCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script (bash or zsh)",
+		ArgsUsage: "bash|zsh",
+		Action: func(c *cli.Context) error {
+			switch c.Args().First() {
+			case "bash":
+				fmt.Fprint(env.Stdout, bashCompletion)
+			case "zsh":
+				fmt.Fprint(env.Stdout, zshCompletion)
+			default:
+				return errs.Invalidf("completion needs a shell: bash or zsh")
+			}
+			return nil
+		},
+	}
+}

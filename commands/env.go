@@ -1,0 +1,154 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Env is what every command shares: the streams, the global flags and how to render.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// JSON is --json: one JSON document on stdout, errors included.
+	JSON bool
+	// Color is true when stdout is a terminal, NO_COLOR is unset and output is text.
+	Color bool
+	// StderrTTY says whether progress bars may be drawn.
+	StderrTTY bool
+	Identity  Identity
+	wsFlag    string
+	wait      time.Duration
+}
+
+// Identity is the caller context of SPEC §2.4.
+type Identity struct {
+	Session string
+	Format  string
+	User    string
+	Task    string
+	Subtask bool
+	Card    string
+}
+
+func newEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
+	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+}
+
+// globalFlags are accepted before the family or after the command (argv normalisation moves them).
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "workspace", Aliases: []string{"C"}, Usage: "workspace directory (default: nearest cairn.toml at or above the current directory)", EnvVars: []string{"CAIRN_WORKSPACE"}},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout (errors too)"},
+		&cli.DurationFlag{Name: "wait", Value: workspace.DefaultWait, Usage: "how long to wait for a lock before STORAGE_BUSY"},
+		&cli.StringFlag{Name: "session", Usage: "session log file (default: [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
+		&cli.StringFlag{Name: "session-format", Usage: "session log format: cairn, claude, or auto (detect from the first lines)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
+		&cli.StringFlag{Name: "user", Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
+		&cli.StringFlag{Name: "task", Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
+		&cli.BoolFlag{Name: "subtask", Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},
+		&cli.StringFlag{Name: "card", Usage: "the board card this agent works on", EnvVars: []string{"CAIRN_CARD"}},
+	}
+}
+
+// configure reads the global flags once, before any command runs.
+func (e *Env) configure(c *cli.Context) error {
+	e.JSON = c.Bool("json")
+	e.wsFlag = c.String("workspace")
+	e.wait = c.Duration("wait")
+	if e.wait <= 0 || e.wait > time.Hour {
+		return errs.Invalidf("--wait %s is out of range (1ms..1h)", e.wait)
+	}
+	e.Identity = Identity{
+		Session: c.String("session"),
+		Format:  c.String("session-format"),
+		User:    c.String("user"),
+		Task:    c.String("task"),
+		Subtask: c.Bool("subtask"),
+		Card:    c.String("card"),
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	e.Color = !e.JSON && !noColor && isTerminal(e.Stdout)
+	e.StderrTTY = isTerminal(e.Stderr)
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// Workspace opens the workspace named by --workspace/CAIRN_WORKSPACE or found above the current directory.
+func (e *Env) Workspace() (*workspace.Workspace, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current directory: %w", err)
+	}
+	ws, err := workspace.Open(e.wsFlag, cwd)
+	if err != nil {
+		return nil, err
+	}
+	ws.Wait = e.wait
+	return ws, nil
+}
+
+// Render prints v as JSON with --json, else calls text to write the human form.
+func (e *Env) Render(v any, text func(w io.Writer) error) error {
+	if e.JSON {
+		return e.writeJSON(e.Stdout, v)
+	}
+	return text(e.Stdout)
+}
+
+func (e *Env) writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Bold, Dim and Mark style text for a terminal; they return s unchanged when colour is off.
+func (e *Env) Bold(s string) string { return e.style("1", s) }
+
+// Dim is for secondary details such as ids and times.
+func (e *Env) Dim(s string) string { return e.style("2", s) }
+
+// Mark highlights a matched term.
+func (e *Env) Mark(s string) string { return e.style("1;33", s) }
+
+func (e *Env) style(code, s string) string {
+	if !e.Color || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// readInput reads a file argument, or standard input for "-".
+func (e *Env) readInput(name string) ([]byte, error) {
+	if name == "-" {
+		data, err := io.ReadAll(e.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read standard input: %w", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "read %s", name)
+	}
+	return data, nil
+}

@@ -1,0 +1,60 @@
+package commands_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/commands"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cairn": func() { os.Exit(commands.Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end transcripts in testdata/script against the real binary.
+func TestScripts(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	fixtures := filepath.Join(filepath.Dir(file), "..", "fixtures")
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("FIXTURES", fixtures)
+			e.Setenv("NO_COLOR", "")
+			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT"} {
+				e.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+		},
+	})
+}
+
+// cmdExitcode runs cairn and asserts its exact exit status: exitcode N cairn args...
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N command args...")
+	}
+	err := ts.Exec(args[1], args[2:]...)
+	want := args[0]
+	got := "0"
+	if err != nil {
+		got = "?"
+		if ee, ok := err.(interface{ ExitCode() int }); ok {
+			got = strconv.Itoa(ee.ExitCode())
+		} else {
+			ts.Logf("exec error: %v", err)
+		}
+	}
+	if got != want {
+		ts.Fatalf("exit code %s, want %s", got, want)
+	}
+}

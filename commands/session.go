@@ -1,0 +1,171 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+func sessionCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "session",
+		Usage: "compaction, resume and health of the session log",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "compact",
+				Usage:     "record a compaction: task snapshot, mark_read_required message, runtime TaskList",
+				ArgsUsage: "[-]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "summary", Usage: "the compaction summary"},
+					&cli.StringFlag{Name: "summary-file", Usage: "read the summary from a file (- for standard input)"},
+					&cli.StringFlag{Name: "new-log", Usage: "also start this new log (never overwritten) with the compaction"},
+				},
+				Action: func(c *cli.Context) error {
+					summary, err := compactSummary(env, c)
+					if err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.Compact(summary, c.String("new-log"))
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						fmt.Fprintf(w, "%s\n%s\n", env.Bold("[system: "+res.System.Lane+"]"), strings.TrimRight(res.System.Content, "\n"))
+						data, _ := json.MarshalIndent(res.TaskList, "", "  ")
+						fmt.Fprintf(w, "%s\n%s\n", env.Bold("[tool_result: TaskList]"), data)
+						if res.NewLog != "" && env.StderrTTY {
+							fmt.Fprintf(env.Stderr, "started %s\n", res.NewLog)
+						}
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "compact-context",
+				Usage: "the read-only task snapshot a compact worker gets, open tasks first",
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.CompactContext()
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						fmt.Fprintln(w, countsLine(res.Summary))
+						env.writeTaskTable(w, res.Tasks)
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "brief",
+				Usage: "the mark_read_required message for a session that resumes",
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.Brief()
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						_, err := io.WriteString(w, res.Content)
+						return err
+					})
+				},
+			},
+			{
+				Name:  "check",
+				Usage: "replay the log and report entries by type, tasks by status and skipped lines",
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.Check()
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						types := make([]string, 0, len(res.Entries))
+						for k := range res.Entries {
+							types = append(types, k)
+						}
+						sort.Strings(types)
+						parts := make([]string, len(types))
+						for i, k := range types {
+							parts[i] = fmt.Sprintf("%s %d", k, res.Entries[k])
+						}
+						fmt.Fprintf(w, "log      %s\nlines    %d\nentries  %s\ntasks    %s\nskipped  %d\n",
+							res.Log, res.Lines, strings.Join(parts, ", "), countsLine(res.Tasks), len(res.Skipped))
+						for _, sk := range res.Skipped {
+							fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
+						}
+						return nil
+					})
+				},
+			},
+		},
+	}
+}
+
+func noArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return errs.Invalidf("%s takes no arguments, got %q", c.Command.Name, c.Args().First())
+	}
+	return nil
+}
+
+// compactSummary takes the summary from --summary, --summary-file, or "-" (standard input).
+func compactSummary(env *Env, c *cli.Context) (string, error) {
+	sources := 0
+	for _, f := range []string{"summary", "summary-file"} {
+		if c.IsSet(f) {
+			sources++
+		}
+	}
+	stdin := false
+	switch {
+	case c.NArg() == 1 && c.Args().First() == "-":
+		stdin = true
+		sources++
+	case c.NArg() > 0:
+		return "", errs.Invalidf("compact takes no arguments except - (summary from standard input), got %q", c.Args().First())
+	}
+	if sources > 1 {
+		return "", errs.Invalidf("give one of --summary, --summary-file or -")
+	}
+	switch {
+	case c.IsSet("summary"):
+		return c.String("summary"), nil
+	case c.IsSet("summary-file"):
+		data, err := env.readInput(c.String("summary-file"))
+		return string(data), err
+	case stdin:
+		data, err := env.readInput("-")
+		return string(data), err
+	}
+	return "", nil
+}

@@ -1,0 +1,300 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tasks"
+)
+
+// session opens the workspace and binds the session log named by --session or the manifest.
+func (e *Env) session() (*tasks.Session, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	switch e.Identity.Format {
+	case "", "auto", "cairn":
+	case "claude":
+		return nil, errs.Invalidf("--session-format claude is not supported yet; valid: auto, cairn")
+	default:
+		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude", e.Identity.Format)
+	}
+	return tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait), nil
+}
+
+func taskCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "task",
+		Usage: "the session task list (TaskCreate, TaskList, TaskGet, TaskUpdate), replayed from the session log",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "create",
+				Usage:     "add a pending task (TaskCreate)",
+				ArgsUsage: "SUBJECT",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "details of the task"},
+					&cli.StringFlag{Name: "description-file", Usage: "read the description from a file (- for standard input)"},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return errs.Invalidf("task create needs a SUBJECT")
+					}
+					subject := strings.Join(c.Args().Slice(), " ")
+					desc := c.String("description")
+					if c.IsSet("description-file") {
+						if c.IsSet("description") {
+							return errs.Invalidf("give --description or --description-file, not both")
+						}
+						data, err := env.readInput(c.String("description-file"))
+						if err != nil {
+							return err
+						}
+						desc = string(data)
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.Create(subject, desc)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "created", res) })
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "every task by id, deleted and completed included (TaskList)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "status", Usage: "only these statuses, comma-separated (pending,inprogress,completed,deleted)"},
+					&cli.StringFlag{Name: "as-of", Usage: "the list as it was after log line N, or at an RFC 3339 time"},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return errs.Invalidf("task list takes no arguments, got %q", c.Args().First())
+					}
+					var statuses map[string]bool
+					if c.IsSet("status") {
+						var err error
+						if statuses, err = tasks.ParseStatuses(c.String("status")); err != nil {
+							return err
+						}
+					}
+					stop, err := parseAsOf(c.String("as-of"), c.IsSet("as-of"))
+					if err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.List(stop, statuses)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						env.writeTaskTable(w, res.Tasks)
+						if env.StderrTTY {
+							fmt.Fprintln(env.Stderr, countsLine(res.Summary))
+						}
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "get",
+				Usage:     "one task with its description (TaskGet)",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := taskID(c)
+					if err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					t, err := s.Get(id)
+					if err != nil {
+						return err
+					}
+					return env.Render(map[string]tasks.Task{"task": t}, func(w io.Writer) error {
+						fmt.Fprintf(w, "%s %s %s\n", env.Bold("#"+strconv.Itoa(t.TaskID)), statusLabel(t.Status), t.Subject)
+						if t.Description != "" {
+							fmt.Fprintf(w, "\n%s\n", strings.TrimRight(t.Description, "\n"))
+						}
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "update",
+				Usage:     "change a task's status, subject or description (TaskUpdate)",
+				ArgsUsage: "ID",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "status", Aliases: []string{"s"}, Usage: "pending, inprogress, completed or deleted"},
+					&cli.StringFlag{Name: "subject", Usage: "new one-line subject"},
+					&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "new description"},
+					&cli.StringFlag{Name: "description-file", Usage: "read the new description from a file (- for standard input)"},
+				},
+				Action: func(c *cli.Context) error {
+					id, err := taskID(c)
+					if err != nil {
+						return err
+					}
+					var f tasks.UpdateFields
+					if c.IsSet("status") {
+						v := c.String("status")
+						f.Status = &v
+					}
+					if c.IsSet("subject") {
+						v := c.String("subject")
+						f.Subject = &v
+					}
+					if c.IsSet("description") {
+						v := c.String("description")
+						f.Description = &v
+					}
+					if c.IsSet("description-file") {
+						if f.Description != nil {
+							return errs.Invalidf("give --description or --description-file, not both")
+						}
+						data, err := env.readInput(c.String("description-file"))
+						if err != nil {
+							return err
+						}
+						v := string(data)
+						f.Description = &v
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.Update(id, f)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "updated", res) })
+				},
+			},
+			{
+				Name:      "history",
+				Usage:     "every change of one task: log line, time, call id, fields changed",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := taskID(c)
+					if err != nil {
+						return err
+					}
+					s, err := env.session()
+					if err != nil {
+						return err
+					}
+					res, err := s.History(id)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+						for _, ch := range res.Changes {
+							fmt.Fprintf(tw, "line %d\t%s\t%s\t%s\t%s\n", ch.Line, ch.At, ch.CallID, ch.Op, describeChanges(ch.Changes))
+						}
+						return tw.Flush()
+					})
+				},
+			},
+		},
+	}
+}
+
+// taskID reads the single ID argument.
+func taskID(c *cli.Context) (int, error) {
+	if c.NArg() != 1 {
+		return 0, errs.Invalidf("%s needs exactly one task ID, got %d arguments", c.Command.Name, c.NArg())
+	}
+	arg := strings.TrimPrefix(c.Args().First(), "#")
+	id, err := strconv.Atoi(arg)
+	if err != nil || id < 1 {
+		return 0, errs.Invalidf("task ID must be a positive integer, got %q", c.Args().First())
+	}
+	return id, nil
+}
+
+// parseAsOf reads --as-of: a log line number or an RFC 3339 time.
+func parseAsOf(v string, set bool) (tasks.Stop, error) {
+	if !set {
+		return tasks.Stop{}, nil
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 1 {
+			return tasks.Stop{}, errs.Invalidf("--as-of line %d is out of range; lines start at 1", n)
+		}
+		return tasks.Stop{Line: n}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return tasks.Stop{}, errs.Invalidf("--as-of %q is neither a line number nor an RFC 3339 time (2026-11-29T10:00:00Z)", v)
+	}
+	return tasks.Stop{Time: t}, nil
+}
+
+func statusLabel(s string) string { return "[" + s + "]" }
+
+func countsLine(s tasks.Summary) string {
+	return fmt.Sprintf("%d tasks: %d pending, %d inprogress, %d completed, %d deleted", s.Total, s.Pending, s.InProgress, s.Completed, s.Deleted)
+}
+
+func (e *Env) writeTaskTable(w io.Writer, ts []tasks.Task) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range ts {
+		fmt.Fprintf(tw, "#%d\t%s\t%s\n", t.TaskID, t.Status, t.Subject)
+	}
+	tw.Flush()
+}
+
+// writeResult is the text form of create/update: the task, then the compact list of open tasks.
+func (e *Env) writeResult(w io.Writer, verb string, res tasks.Result) error {
+	fmt.Fprintf(w, "%s %s %s %s\n", verb, e.Bold("#"+strconv.Itoa(res.Task.TaskID)), statusLabel(res.Task.Status), res.Task.Subject)
+	fmt.Fprintln(w, countsLine(res.Summary))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range res.Summary.Open {
+		fmt.Fprintf(tw, "  #%d\t%s\t%s\n", t.TaskID, t.Status, t.Subject)
+	}
+	return tw.Flush()
+}
+
+func describeChanges(ch map[string]tasks.FieldChange) string {
+	var parts []string
+	for _, k := range []string{"status", "subject", "description", "removed"} {
+		c, ok := ch[k]
+		if !ok {
+			continue
+		}
+		switch {
+		case k == "removed":
+			parts = append(parts, "removed by the snapshot")
+		case c.From == nil:
+			parts = append(parts, fmt.Sprintf("%s=%s", k, short(c.To)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", k, short(c.From), short(c.To)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func short(v any) string {
+	s := fmt.Sprint(v)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return strconv.Quote(s)
+}

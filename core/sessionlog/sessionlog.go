@@ -1,0 +1,272 @@
+// Package sessionlog reads and appends the JSONL session log: streaming, locked, torn-line safe.
+package sessionlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Entry types of SPEC §3.1.
+const (
+	TypeToolCall   = "tool_call"
+	TypeToolResult = "tool_result"
+	TypeCompact    = "compact"
+	TypeSystem     = "system"
+	TypeMessage    = "message"
+)
+
+// ToolCall is a tool invocation; Arguments is an object, or a string holding one (OpenAI style).
+type ToolCall struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	At        string          `json:"at,omitempty"`
+	// Origin is "runtime" for calls the runtime fired itself (the TaskList after a compaction).
+	Origin string `json:"origin,omitempty"`
+}
+
+// ToolResult answers a ToolCall; an error result means the call never took effect.
+type ToolResult struct {
+	Type    string `json:"type"`
+	CallID  string `json:"call_id"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+	At      string `json:"at,omitempty"`
+}
+
+// Compact is a compaction: the full task snapshot that the store becomes on replay.
+type Compact struct {
+	Type    string          `json:"type"`
+	Summary string          `json:"summary"`
+	Tasks   json.RawMessage `json:"tasks"`
+	At      string          `json:"at,omitempty"`
+}
+
+// System is a message injected by the runtime in a lane such as mark_read_required.
+type System struct {
+	Type    string `json:"type"`
+	Lane    string `json:"lane"`
+	Content string `json:"content"`
+	At      string `json:"at,omitempty"`
+}
+
+// Line is one physical line of the log as the scanner saw it.
+type Line struct {
+	// No is the 1-based line number.
+	No int
+	// Data is the line without its newline; valid only until the next call to Next.
+	Data []byte
+	// Torn is true for a final line with no newline: a write that never finished.
+	Torn bool
+}
+
+// Scanner streams lines of a log; memory is bounded by the longest line, not the file.
+type Scanner struct {
+	r    *bufio.Reader
+	buf  []byte
+	line Line
+	err  error
+}
+
+// NewScanner reads lines from r.
+func NewScanner(r io.Reader) *Scanner {
+	return &Scanner{r: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// Next advances to the next line; false at the end or on a read error (see Err).
+func (s *Scanner) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	chunk, err := s.r.ReadSlice('\n')
+	data := chunk
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.buf = append(s.buf[:0], chunk...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = s.r.ReadSlice('\n')
+			s.buf = append(s.buf, chunk...)
+		}
+		data = s.buf
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.err = err
+		return false
+	}
+	if len(data) == 0 {
+		return false
+	}
+	s.line.No++
+	s.line.Torn = data[len(data)-1] != '\n'
+	if !s.line.Torn {
+		data = data[:len(data)-1]
+		if n := len(data); n > 0 && data[n-1] == '\r' {
+			data = data[:n-1]
+		}
+	}
+	s.line.Data = data
+	if errors.Is(err, io.EOF) {
+		s.err = io.EOF
+	}
+	return true
+}
+
+// Line is the current line.
+func (s *Scanner) Line() Line { return s.line }
+
+// Err is the read error that stopped the scan, if any.
+func (s *Scanner) Err() error {
+	if errors.Is(s.err, io.EOF) {
+		return nil
+	}
+	return s.err
+}
+
+// Log is a session log file and its lock file (<log>.lock).
+type Log struct {
+	Path string
+	Wait time.Duration
+}
+
+// LockPath is where the log's flock lives.
+func (l Log) LockPath() string { return l.Path + ".lock" }
+
+// Read opens the log under a shared lock and calls fn with a scanner; a missing log reads as empty.
+func (l Log) Read(fn func(*Scanner) error) error {
+	lock, err := workspace.LockFile(l.LockPath(), false, l.Wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	return l.readUnlocked(fn)
+}
+
+func (l Log) readUnlocked(fn func(*Scanner) error) error {
+	f, err := os.Open(l.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fn(NewScanner(bytes.NewReader(nil)))
+	}
+	if err != nil {
+		return fmt.Errorf("open session log %s: %w", l.Path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return errs.Invalidf("session log %s is a directory", l.Path)
+	}
+	s := NewScanner(f)
+	if err := fn(s); err != nil {
+		return err
+	}
+	if err := s.Err(); err != nil {
+		return fmt.Errorf("read session log %s: %w", l.Path, err)
+	}
+	return nil
+}
+
+// Update takes the exclusive lock, lets fn read the log and decide what to append, appends those
+// entries (one JSON line each, after isolating a torn tail) and fsyncs before returning.
+func (l Log) Update(fn func(*Scanner) ([]any, error)) error {
+	lock, err := workspace.LockFile(l.LockPath(), true, l.Wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	var entries []any
+	err = l.readUnlocked(func(s *Scanner) error {
+		var err error
+		entries, err = fn(s)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	payload, err := encodeLines(entries)
+	if err != nil {
+		return err
+	}
+	return AppendLines(l.Path, payload)
+}
+
+// encodeLines renders entries as JSON lines without HTML escaping.
+func encodeLines(entries []any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			return nil, fmt.Errorf("encode log entry: %w", err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// AppendLines appends payload (whole lines) with O_APPEND and fsyncs; if the file ends in a torn
+// line, a newline is written first so the fragment stays a line of its own. Callers hold the lock.
+func AppendLines(path string, payload []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open session log %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	if st.Size() > 0 {
+		rf, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("open session log %s: %w", path, err)
+		}
+		last := make([]byte, 1)
+		_, err = rf.ReadAt(last, st.Size()-1)
+		rf.Close()
+		if err != nil {
+			return fmt.Errorf("read session log %s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			payload = append([]byte{'\n'}, payload...)
+		}
+	}
+	if _, err := f.Write(payload); err != nil {
+		return fmt.Errorf("append to session log %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync session log %s: %w", path, err)
+	}
+	return nil
+}
+
+// CreateLog writes entries as a new log at path; an existing file is never overwritten.
+func CreateLog(path string, entries []any) error {
+	payload, err := encodeLines(entries)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return errs.Invalidf("%s already exists; --new-log never overwrites a file", path)
+	}
+	if err != nil {
+		return errs.Wrap(errs.Invalid, err, "create new log")
+	}
+	defer f.Close()
+	if _, err := f.Write(payload); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+// Package tasks is the session task list: a store rebuilt by replaying the session log (SPEC §3).
+package tasks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// Statuses in their usual order: pending → inprogress → completed, and deleted.
+const (
+	Pending    = "pending"
+	InProgress = "inprogress"
+	Completed  = "completed"
+	Deleted    = "deleted"
+)
+
+// Statuses lists every valid status, for validation messages and completion.
+var Statuses = []string{Pending, InProgress, Completed, Deleted}
+
+// Limits of SPEC §3.2.
+const (
+	MaxSubjectRunes  = 200
+	MaxDescriptionKB = 64
+	maxDescription   = MaxDescriptionKB * 1024
+)
+
+// Task is one entry of the store, exactly the JSON shape of SPEC §3.3.
+type Task struct {
+	TaskID      int    `json:"taskid"`
+	Status      string `json:"status"`
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+// OpenTask is the short form listed in a Summary.
+type OpenTask struct {
+	TaskID  int    `json:"taskid"`
+	Status  string `json:"status"`
+	Subject string `json:"subject"`
+}
+
+// Summary is the store overview every mutating tool returns, so the model sees the whole plan.
+type Summary struct {
+	Total      int        `json:"total"`
+	Pending    int        `json:"pending"`
+	InProgress int        `json:"inprogress"`
+	Completed  int        `json:"completed"`
+	Deleted    int        `json:"deleted"`
+	Open       []OpenTask `json:"open"`
+}
+
+// Store holds tasks by id; ids are assigned one above the highest ever seen and never reused.
+type Store struct {
+	tasks []Task // ordered by id
+	next  int
+}
+
+// NewStore is an empty store whose first id is 1.
+func NewStore() *Store { return &Store{next: 1} }
+
+// Tasks returns every task ordered by id (deleted and completed included).
+func (s *Store) Tasks() []Task {
+	out := make([]Task, len(s.tasks))
+	copy(out, s.tasks)
+	return out
+}
+
+// Get finds a task by id.
+func (s *Store) Get(id int) (Task, bool) {
+	i := s.find(id)
+	if i < 0 {
+		return Task{}, false
+	}
+	return s.tasks[i], true
+}
+
+// NextID is the id the next create will get.
+func (s *Store) NextID() int { return s.next }
+
+func (s *Store) find(id int) int {
+	i := sort.Search(len(s.tasks), func(i int) bool { return s.tasks[i].TaskID >= id })
+	if i < len(s.tasks) && s.tasks[i].TaskID == id {
+		return i
+	}
+	return -1
+}
+
+func (s *Store) create(subject, description string) Task {
+	t := Task{TaskID: s.next, Status: Pending, Subject: subject, Description: description}
+	s.tasks = append(s.tasks, t)
+	s.next++
+	return t
+}
+
+func (s *Store) put(t Task) {
+	if i := s.find(t.TaskID); i >= 0 {
+		s.tasks[i] = t
+	}
+}
+
+// reset replaces the store with a compaction snapshot; ids continue after the highest.
+func (s *Store) reset(snapshot []Task) {
+	s.tasks = append(s.tasks[:0:0], snapshot...)
+	sort.Slice(s.tasks, func(i, j int) bool { return s.tasks[i].TaskID < s.tasks[j].TaskID })
+	for _, t := range s.tasks {
+		if t.TaskID >= s.next {
+			s.next = t.TaskID + 1
+		}
+	}
+}
+
+// Summary counts tasks by status and lists the open ones by id.
+func (s *Store) Summary() Summary {
+	sum := Summary{Open: []OpenTask{}}
+	for _, t := range s.tasks {
+		sum.Total++
+		switch t.Status {
+		case Pending:
+			sum.Pending++
+		case InProgress:
+			sum.InProgress++
+		case Completed:
+			sum.Completed++
+		case Deleted:
+			sum.Deleted++
+		}
+		if t.Status == Pending || t.Status == InProgress {
+			sum.Open = append(sum.Open, OpenTask{TaskID: t.TaskID, Status: t.Status, Subject: t.Subject})
+		}
+	}
+	return sum
+}
+
+// CheckSubject trims a subject and enforces one line of 1–200 characters.
+func CheckSubject(subject string) (string, error) {
+	s := strings.TrimSpace(subject)
+	switch {
+	case s == "":
+		return "", errs.Invalidf("subject is empty; give a one-line subject of 1-%d characters", MaxSubjectRunes)
+	case !utf8.ValidString(s):
+		return "", errs.Invalidf("subject is not valid UTF-8")
+	case strings.ContainsAny(s, "\n\r"):
+		return "", errs.Invalidf("subject must be one line; put details in the description")
+	case utf8.RuneCountInString(s) > MaxSubjectRunes:
+		return "", errs.Invalidf("subject is %d characters; at most %d", utf8.RuneCountInString(s), MaxSubjectRunes)
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return "", errs.Invalidf("subject contains control character %U", r)
+		}
+	}
+	return s, nil
+}
+
+// CheckDescription enforces the 64 KiB limit and valid UTF-8.
+func CheckDescription(d string) error {
+	if len(d) > maxDescription {
+		return errs.Invalidf("description is %d bytes; at most %d KiB", len(d), MaxDescriptionKB)
+	}
+	if !utf8.ValidString(d) {
+		return errs.Invalidf("description is not valid UTF-8")
+	}
+	return nil
+}
+
+// CheckStatus accepts exactly the four statuses.
+func CheckStatus(st string) error {
+	for _, v := range Statuses {
+		if st == v {
+			return nil
+		}
+	}
+	return errs.Invalidf("unknown status %q; valid: %s", st, strings.Join(Statuses, ", "))
+}
+
+// ParseStatuses splits a comma-separated --status filter and validates each part.
+func ParseStatuses(list string) (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if err := CheckStatus(p); err != nil {
+			return nil, err
+		}
+		want[p] = true
+	}
+	return want, nil
+}
+
+// Render is the snapshot as a model reads it: the mark_read_required system message (SPEC §3.4).
+func Render(tasks []Task, sum Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task list (kept across compaction): %d tasks — %d pending, %d inprogress, %d completed, %d deleted.\n",
+		sum.Total, sum.Pending, sum.InProgress, sum.Completed, sum.Deleted)
+	if len(tasks) == 0 {
+		b.WriteString("No tasks yet. Use TaskCreate to plan the work.\n")
+		return b.String()
+	}
+	b.WriteString("Open tasks come first. Update them with TaskUpdate as you work; do not recreate them.\n")
+	for _, t := range OpenFirst(tasks) {
+		fmt.Fprintf(&b, "- #%d [%s] %s\n", t.TaskID, t.Status, t.Subject)
+		if d := strings.TrimSpace(t.Description); d != "" {
+			for _, line := range strings.Split(d, "\n") {
+				fmt.Fprintf(&b, "    %s\n", line)
+			}
+		}
+	}
+	return b.String()
+}
+
+// OpenFirst orders tasks with pending and in-progress ones first, then the rest, each by id.
+func OpenFirst(tasks []Task) []Task {
+	out := make([]Task, 0, len(tasks))
+	for _, t := range tasks {
+		if t.Status == Pending || t.Status == InProgress {
+			out = append(out, t)
+		}
+	}
+	for _, t := range tasks {
+		if t.Status != Pending && t.Status != InProgress {
+			out = append(out, t)
+		}
+	}
+	return out
+}

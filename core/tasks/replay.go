@@ -1,0 +1,409 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/sessionlog"
+)
+
+// Kind says what a replay event does to the store.
+type Kind int
+
+const (
+	// Create is a TaskCreate call.
+	Create Kind = iota
+	// Update is a TaskUpdate call.
+	Update
+	// Snapshot is a compaction: the store becomes exactly its tasks.
+	Snapshot
+)
+
+// Event is one store change read from a log, whatever its format (cairn JSONL, Claude transcript).
+type Event struct {
+	Line   int
+	At     string
+	CallID string
+	Kind   Kind
+	// Args are the call's arguments, already unwrapped from a JSON string when needed.
+	Args  json.RawMessage
+	Tasks []Task
+}
+
+// Skip is a log line replay could not use, with the reason; `cairn session check` lists them.
+type Skip struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// FieldChange is one field's old and new value in a task's history.
+type FieldChange struct {
+	From any `json:"from"`
+	To   any `json:"to"`
+}
+
+// Change is one event's effect on one task, for `cairn task history`.
+type Change struct {
+	Line    int                    `json:"line"`
+	At      string                 `json:"at"`
+	CallID  string                 `json:"call_id"`
+	Op      string                 `json:"op"`
+	TaskID  int                    `json:"-"`
+	Changes map[string]FieldChange `json:"changes"`
+}
+
+// Replayer folds events into a store.
+type Replayer struct {
+	Store *Store
+	Skips []Skip
+	// OnChange, when set, receives every effective change (history).
+	OnChange func(Change)
+}
+
+// NewReplayer starts from an empty store.
+func NewReplayer() *Replayer { return &Replayer{Store: NewStore()} }
+
+func (r *Replayer) skip(line int, format string, args ...any) {
+	r.Skips = append(r.Skips, Skip{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+type createArgs struct {
+	Subject     *string `json:"subject"`
+	Description *string `json:"description"`
+}
+
+type updateArgs struct {
+	TaskID      *int    `json:"taskid"`
+	Status      *string `json:"status"`
+	Subject     *string `json:"subject"`
+	Description *string `json:"description"`
+}
+
+// decodeStrict refuses unknown fields: a call of another schema version is skipped, not guessed at.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after arguments")
+	}
+	return nil
+}
+
+// Apply re-applies one event with today's validation; an event that does not fit is skipped.
+func (r *Replayer) Apply(ev Event) {
+	switch ev.Kind {
+	case Create:
+		var a createArgs
+		if err := decodeStrict(ev.Args, &a); err != nil {
+			r.skip(ev.Line, "TaskCreate arguments do not fit the schema: %v", err)
+			return
+		}
+		if a.Subject == nil {
+			r.skip(ev.Line, "TaskCreate without subject")
+			return
+		}
+		subject, err := CheckSubject(*a.Subject)
+		if err != nil {
+			r.skip(ev.Line, "TaskCreate: %v", err)
+			return
+		}
+		desc := ""
+		if a.Description != nil {
+			desc = *a.Description
+		}
+		if err := CheckDescription(desc); err != nil {
+			r.skip(ev.Line, "TaskCreate: %v", err)
+			return
+		}
+		t := r.Store.create(subject, desc)
+		if r.OnChange != nil {
+			r.OnChange(Change{Line: ev.Line, At: ev.At, CallID: ev.CallID, Op: "create", TaskID: t.TaskID, Changes: map[string]FieldChange{
+				"status": {nil, t.Status}, "subject": {nil, t.Subject}, "description": {nil, t.Description},
+			}})
+		}
+	case Update:
+		var a updateArgs
+		if err := decodeStrict(ev.Args, &a); err != nil {
+			r.skip(ev.Line, "TaskUpdate arguments do not fit the schema: %v", err)
+			return
+		}
+		if a.TaskID == nil {
+			r.skip(ev.Line, "TaskUpdate without taskid")
+			return
+		}
+		old, ok := r.Store.Get(*a.TaskID)
+		if !ok {
+			r.skip(ev.Line, "TaskUpdate of unknown task %d", *a.TaskID)
+			return
+		}
+		t, err := applyUpdate(old, a)
+		if err != nil {
+			r.skip(ev.Line, "TaskUpdate: %v", err)
+			return
+		}
+		r.Store.put(t)
+		if r.OnChange != nil {
+			r.OnChange(Change{Line: ev.Line, At: ev.At, CallID: ev.CallID, Op: "update", TaskID: t.TaskID, Changes: diff(old, t)})
+		}
+	case Snapshot:
+		before := r.Store.Tasks()
+		r.Store.reset(ev.Tasks)
+		if r.OnChange != nil {
+			r.reportSnapshot(ev, before)
+		}
+	}
+}
+
+// applyUpdate validates the update fields and returns the changed task.
+func applyUpdate(t Task, a updateArgs) (Task, error) {
+	if a.Status == nil && a.Subject == nil && a.Description == nil {
+		return t, fmt.Errorf("no field to update; give status, subject or description")
+	}
+	if a.Status != nil {
+		if err := CheckStatus(*a.Status); err != nil {
+			return t, err
+		}
+		t.Status = *a.Status
+	}
+	if a.Subject != nil {
+		s, err := CheckSubject(*a.Subject)
+		if err != nil {
+			return t, err
+		}
+		t.Subject = s
+	}
+	if a.Description != nil {
+		if err := CheckDescription(*a.Description); err != nil {
+			return t, err
+		}
+		t.Description = *a.Description
+	}
+	return t, nil
+}
+
+func diff(a, b Task) map[string]FieldChange {
+	ch := map[string]FieldChange{}
+	if a.Status != b.Status {
+		ch["status"] = FieldChange{a.Status, b.Status}
+	}
+	if a.Subject != b.Subject {
+		ch["subject"] = FieldChange{a.Subject, b.Subject}
+	}
+	if a.Description != b.Description {
+		ch["description"] = FieldChange{a.Description, b.Description}
+	}
+	return ch
+}
+
+func (r *Replayer) reportSnapshot(ev Event, before []Task) {
+	old := map[int]Task{}
+	for _, t := range before {
+		old[t.TaskID] = t
+	}
+	for _, t := range r.Store.tasks {
+		prev, existed := old[t.TaskID]
+		var ch map[string]FieldChange
+		if !existed {
+			ch = diff(Task{}, t)
+			for k, v := range ch {
+				ch[k] = FieldChange{nil, v.To}
+			}
+		} else {
+			ch = diff(prev, t)
+		}
+		delete(old, t.TaskID)
+		if len(ch) > 0 {
+			r.OnChange(Change{Line: ev.Line, At: ev.At, Op: "compact", TaskID: t.TaskID, Changes: ch})
+		}
+	}
+	for id := range old {
+		r.OnChange(Change{Line: ev.Line, At: ev.At, Op: "compact", TaskID: id, Changes: map[string]FieldChange{"removed": {true, nil}}})
+	}
+}
+
+// Stop bounds a replay for `--as-of`: after line Line (when > 0), or before the first entry
+// stamped after Time (when non-zero).
+type Stop struct {
+	Line int
+	Time time.Time
+}
+
+func (s Stop) afterLine(n int) bool { return s.Line > 0 && n > s.Line }
+
+func (s Stop) afterTime(at string) bool {
+	if s.Time.IsZero() || at == "" {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	return err == nil && t.After(s.Time)
+}
+
+// Counts is what a full scan found, for `cairn session check`.
+type Counts struct {
+	Lines   int            `json:"lines"`
+	ByType  map[string]int `json:"entries"`
+	Skipped []Skip         `json:"skipped"`
+}
+
+// Markers that any line replay cares about must contain; other lines are skipped undecoded.
+var (
+	markTask    = []byte(`"Task`)
+	markCompact = []byte(`"compact"`)
+	markIsError = []byte(`"is_error"`)
+)
+
+// envelope decodes the union of the entry fields replay reads.
+type envelope struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	At        string          `json:"at"`
+	CallID    string          `json:"call_id"`
+	IsError   bool            `json:"is_error"`
+	Tasks     json.RawMessage `json:"tasks"`
+}
+
+// ReplayCairn streams a cairn JSONL log into r. Task calls are held until the next compaction or
+// the end, so a later error result can cancel them; memory grows with task calls, not log size.
+// With counts set, every line is classified (slower; for `session check`).
+func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) {
+	type pending struct {
+		ev     Event
+		failed bool
+	}
+	var queue []pending
+	flush := func() {
+		for _, p := range queue {
+			if !p.failed {
+				r.Apply(p.ev)
+			}
+		}
+		queue = queue[:0]
+	}
+	for s.Next() {
+		ln := s.Line()
+		if stop.afterLine(ln.No) {
+			break
+		}
+		if counts != nil {
+			counts.Lines = ln.No
+		}
+		if ln.Torn {
+			r.skip(ln.No, "torn final line (no newline): an unfinished write")
+			continue
+		}
+		data := ln.Data
+		candidate := bytes.Contains(data, markTask) || bytes.Contains(data, markCompact) || bytes.Contains(data, markIsError)
+		if !candidate && counts == nil {
+			continue
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		var e envelope
+		if err := json.Unmarshal(data, &e); err != nil {
+			r.skip(ln.No, "not valid JSON: %v", err)
+			continue
+		}
+		if counts != nil {
+			t := e.Type
+			if t == "" {
+				t = "(no type)"
+			}
+			counts.ByType[t]++
+		}
+		if !candidate {
+			continue
+		}
+		if stop.afterTime(e.At) {
+			break
+		}
+		switch e.Type {
+		case sessionlog.TypeToolCall:
+			var kind Kind
+			switch e.Name {
+			case "TaskCreate":
+				kind = Create
+			case "TaskUpdate":
+				kind = Update
+			default:
+				continue
+			}
+			args, err := unwrapArgs(e.Arguments)
+			if err != nil {
+				r.skip(ln.No, "%s arguments: %v", e.Name, err)
+				continue
+			}
+			queue = append(queue, pending{ev: Event{Line: ln.No, At: e.At, CallID: e.ID, Kind: kind, Args: args}})
+		case sessionlog.TypeToolResult:
+			if !e.IsError {
+				continue
+			}
+			for i := len(queue) - 1; i >= 0; i-- {
+				if queue[i].ev.CallID == e.CallID && e.CallID != "" {
+					queue[i].failed = true
+					r.skip(queue[i].ev.Line, "call %s failed (tool_result on line %d has is_error)", e.CallID, ln.No)
+					break
+				}
+			}
+		case sessionlog.TypeCompact:
+			var snap []Task
+			if err := json.Unmarshal(e.Tasks, &snap); err != nil || e.Tasks == nil {
+				r.skip(ln.No, "compact entry without a valid tasks snapshot")
+				continue
+			}
+			if err := checkSnapshot(snap); err != nil {
+				r.skip(ln.No, "compact snapshot: %v", err)
+				continue
+			}
+			flush()
+			r.Apply(Event{Line: ln.No, At: e.At, Kind: Snapshot, Tasks: snap})
+		}
+	}
+	flush()
+	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
+}
+
+// unwrapArgs accepts an arguments object, or a string holding one (OpenAI style).
+func unwrapArgs(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, fmt.Errorf("missing")
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		raw = bytes.TrimSpace([]byte(s))
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return append(json.RawMessage(nil), raw...), nil
+}
+
+// checkSnapshot refuses snapshots with duplicate or non-positive ids or invalid statuses.
+func checkSnapshot(snap []Task) error {
+	seen := map[int]bool{}
+	for _, t := range snap {
+		if t.TaskID < 1 {
+			return fmt.Errorf("taskid %d is not positive", t.TaskID)
+		}
+		if seen[t.TaskID] {
+			return fmt.Errorf("taskid %d appears twice", t.TaskID)
+		}
+		seen[t.TaskID] = true
+		if err := CheckStatus(t.Status); err != nil {
+			return err
+		}
+	}
+	return nil
+}

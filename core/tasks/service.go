@@ -1,0 +1,282 @@
+package tasks
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/sessionlog"
+)
+
+// TimeFormat stamps log entries: RFC 3339 in UTC with milliseconds, so --as-of can tell entries apart.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Session is a task list bound to one session log.
+type Session struct {
+	Log sessionlog.Log
+	// Now stamps new entries; tests set it.
+	Now func() time.Time
+}
+
+// NewSession binds a log path with its lock wait.
+func NewSession(path string, wait time.Duration) *Session {
+	return &Session{Log: sessionlog.Log{Path: path, Wait: wait}, Now: time.Now}
+}
+
+func (s *Session) now() string { return s.Now().UTC().Format(TimeFormat) }
+
+// Result is what TaskCreate and TaskUpdate answer.
+type Result struct {
+	Task    Task    `json:"task"`
+	Summary Summary `json:"summary"`
+}
+
+// ListResult is what TaskList answers: every task by id, and the summary.
+type ListResult struct {
+	Tasks   []Task  `json:"tasks"`
+	Summary Summary `json:"summary"`
+}
+
+// Replay rebuilds the store under a shared lock, optionally stopping early (--as-of).
+func (s *Session) Replay(stop Stop) (*Replayer, error) {
+	r := NewReplayer()
+	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
+		ReplayCairn(sc, r, stop, nil)
+		return nil
+	})
+	return r, err
+}
+
+// List is TaskList; statuses, when non-empty, filters the tasks (the summary stays whole).
+func (s *Session) List(stop Stop, statuses map[string]bool) (ListResult, error) {
+	r, err := s.Replay(stop)
+	if err != nil {
+		return ListResult{}, err
+	}
+	all := r.Store.Tasks()
+	out := make([]Task, 0, len(all))
+	for _, t := range all {
+		if len(statuses) == 0 || statuses[t.Status] {
+			out = append(out, t)
+		}
+	}
+	return ListResult{Tasks: out, Summary: r.Store.Summary()}, nil
+}
+
+// Get is TaskGet.
+func (s *Session) Get(id int) (Task, error) {
+	r, err := s.Replay(Stop{})
+	if err != nil {
+		return Task{}, err
+	}
+	t, ok := r.Store.Get(id)
+	if !ok {
+		return Task{}, unknownTask(id, r.Store)
+	}
+	return t, nil
+}
+
+func unknownTask(id int, st *Store) error {
+	if st.NextID() == 1 {
+		return errs.NotFoundf("task %d not found: the task list is empty", id)
+	}
+	return errs.NotFoundf("task %d not found (ids 1-%d exist)", id, st.NextID()-1)
+}
+
+func newCallID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+func marshalArgs(v any) json.RawMessage {
+	data, _ := json.Marshal(v) // plain structs of strings and ints always marshal
+	return data
+}
+
+// Create is TaskCreate: validate, append one tool_call under the exclusive lock, fsync, answer.
+func (s *Session) Create(subject, description string) (Result, error) {
+	subject, err := CheckSubject(subject)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := CheckDescription(description); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
+		r := NewReplayer()
+		ReplayCairn(sc, r, Stop{}, nil)
+		args := marshalArgs(struct {
+			Subject     string `json:"subject"`
+			Description string `json:"description"`
+		}{subject, description})
+		ev := Event{Kind: Create, Args: args}
+		r.Apply(ev)
+		res.Task, _ = r.Store.Get(r.Store.NextID() - 1)
+		res.Summary = r.Store.Summary()
+		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskCreate", Arguments: args, At: s.now()}}, nil
+	})
+	return res, err
+}
+
+// UpdateFields are the optional fields of TaskUpdate; nil means unchanged.
+type UpdateFields struct {
+	Status      *string
+	Subject     *string
+	Description *string
+}
+
+// Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.
+func (s *Session) Update(id int, f UpdateFields) (Result, error) {
+	if f.Status == nil && f.Subject == nil && f.Description == nil {
+		return Result{}, errs.Invalidf("nothing to update: give --status, --subject or --description")
+	}
+	a := updateArgs{TaskID: &id, Status: f.Status, Subject: f.Subject, Description: f.Description}
+	if _, err := applyUpdate(Task{}, a); err != nil {
+		return Result{}, errs.Invalidf("%v", err)
+	}
+	if f.Subject != nil {
+		trimmed, _ := CheckSubject(*f.Subject)
+		a.Subject = &trimmed
+	}
+	var res Result
+	err := s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
+		r := NewReplayer()
+		ReplayCairn(sc, r, Stop{}, nil)
+		old, ok := r.Store.Get(id)
+		if !ok {
+			return nil, unknownTask(id, r.Store)
+		}
+		t, _ := applyUpdate(old, a)
+		r.Store.put(t)
+		res = Result{Task: t, Summary: r.Store.Summary()}
+		args := marshalArgs(struct {
+			TaskID      int     `json:"taskid"`
+			Status      *string `json:"status,omitempty"`
+			Subject     *string `json:"subject,omitempty"`
+			Description *string `json:"description,omitempty"`
+		}{id, a.Status, a.Subject, a.Description})
+		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskUpdate", Arguments: args, At: s.now()}}, nil
+	})
+	return res, err
+}
+
+// HistoryResult is every change of one task, in log order.
+type HistoryResult struct {
+	TaskID  int      `json:"taskid"`
+	Changes []Change `json:"changes"`
+}
+
+// History replays the whole log and keeps every change that touched task id.
+func (s *Session) History(id int) (HistoryResult, error) {
+	res := HistoryResult{TaskID: id, Changes: []Change{}}
+	r := NewReplayer()
+	r.OnChange = func(c Change) {
+		if c.TaskID == id {
+			res.Changes = append(res.Changes, c)
+		}
+	}
+	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
+		ReplayCairn(sc, r, Stop{}, nil)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	if len(res.Changes) == 0 {
+		return res, unknownTask(id, r.Store)
+	}
+	return res, nil
+}
+
+// CheckResult is the `session check` report.
+type CheckResult struct {
+	Log     string         `json:"log"`
+	Lines   int            `json:"lines"`
+	Entries map[string]int `json:"entries"`
+	Tasks   Summary        `json:"tasks"`
+	Skipped []Skip         `json:"skipped"`
+}
+
+// Check replays with every line classified and reports entries, tasks and skipped lines.
+func (s *Session) Check() (CheckResult, error) {
+	r := NewReplayer()
+	counts := &Counts{ByType: map[string]int{}}
+	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
+		ReplayCairn(sc, r, Stop{}, counts)
+		return nil
+	})
+	skips := r.Skips
+	if skips == nil {
+		skips = []Skip{}
+	}
+	return CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips}, err
+}
+
+// Brief is the system message a resuming session is shown.
+type Brief struct {
+	Lane    string `json:"lane"`
+	Content string `json:"content"`
+}
+
+// MarkReadLane is the system-message lane that carries the task snapshot.
+const MarkReadLane = "mark_read_required"
+
+// Brief renders the current snapshot as the mark_read_required message.
+func (s *Session) Brief() (Brief, error) {
+	r, err := s.Replay(Stop{})
+	if err != nil {
+		return Brief{}, err
+	}
+	return Brief{Lane: MarkReadLane, Content: Render(r.Store.Tasks(), r.Store.Summary())}, nil
+}
+
+// CompactContext is the read-only snapshot a compact worker gets: open tasks first.
+func (s *Session) CompactContext() (ListResult, error) {
+	r, err := s.Replay(Stop{})
+	if err != nil {
+		return ListResult{}, err
+	}
+	return ListResult{Tasks: OpenFirst(r.Store.Tasks()), Summary: r.Store.Summary()}, nil
+}
+
+// CompactResult is what a new session must be shown after a compaction.
+type CompactResult struct {
+	System   Brief      `json:"system"`
+	TaskList ListResult `json:"task_list"`
+	NewLog   string     `json:"new_log,omitempty"`
+}
+
+// Compact appends, under one lock, the compact snapshot, the mark_read_required message and a
+// runtime-fired TaskList call with its result; with newLog it also starts that log with them.
+func (s *Session) Compact(summary, newLog string) (CompactResult, error) {
+	var res CompactResult
+	err := s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
+		r := NewReplayer()
+		ReplayCairn(sc, r, Stop{}, nil)
+		all := r.Store.Tasks()
+		sum := r.Store.Summary()
+		at := s.now()
+		snap, _ := json.Marshal(all)
+		list := ListResult{Tasks: all, Summary: sum}
+		listJSON, _ := json.Marshal(list)
+		callID := newCallID()
+		res = CompactResult{System: Brief{Lane: MarkReadLane, Content: Render(all, sum)}, TaskList: list, NewLog: newLog}
+		entries := []any{
+			sessionlog.Compact{Type: sessionlog.TypeCompact, Summary: summary, Tasks: snap, At: at},
+			sessionlog.System{Type: sessionlog.TypeSystem, Lane: MarkReadLane, Content: res.System.Content, At: at},
+			sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: callID, Name: "TaskList", Arguments: json.RawMessage(`{}`), At: at, Origin: "runtime"},
+			sessionlog.ToolResult{Type: sessionlog.TypeToolResult, CallID: callID, Content: string(listJSON), At: at},
+		}
+		if newLog != "" {
+			if err := sessionlog.CreateLog(newLog, entries); err != nil {
+				return nil, err
+			}
+		}
+		return entries, nil
+	})
+	return res, err
+}
