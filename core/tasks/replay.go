@@ -246,9 +246,8 @@ func (s Stop) afterTime(at string) bool {
 
 // Counts is what a full scan found, for `cairn session check`.
 type Counts struct {
-	Lines   int            `json:"lines"`
-	ByType  map[string]int `json:"entries"`
-	Skipped []Skip         `json:"skipped"`
+	Lines  int
+	ByType map[string]int
 }
 
 // Markers that any line replay cares about must contain; other lines are skipped undecoded.

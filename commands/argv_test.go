@@ -1,0 +1,40 @@
+package commands
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNormalizeArgs(t *testing.T) {
+	app := NewApp(newEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+	cases := []struct{ in, want string }{
+		{"cairn task list", "cairn task list"},
+		// flags after positionals move before them
+		{"cairn task create hello --description d", "cairn task create --description d hello"},
+		// global flags after the command move to the front
+		{"cairn task get 3 --json", "cairn --json task get 3"},
+		{"cairn task get 3 -C /w --json", "cairn -C /w --json task get 3"},
+		{"cairn task get 3 --workspace=/w", "cairn --workspace=/w task get 3"},
+		// global flags before the family stay
+		{"cairn --json -C /w task list --status pending", "cairn --json -C /w task list --status pending"},
+		// "--" ends flags: later words are positionals, re-guarded when they look like flags
+		{"cairn task create -- --weird-subject --json", "cairn task create -- --weird-subject --json"},
+		{"cairn task create -- plain", "cairn task create plain"},
+		// a value that looks like a command name is still the flag's value
+		{"cairn task update 1 --subject list", "cairn task update --subject list 1"},
+		// an unknown flag stays with the command so urfave reports it
+		{"cairn task list --bogus", "cairn task list --bogus"},
+		// the completion flag stays last
+		{"cairn task --generate-bash-completion", "cairn task --generate-bash-completion"},
+		{"cairn", "cairn"},
+		{"cairn help task", "cairn help task"},
+	}
+	for _, c := range cases {
+		got := normalizeArgs(app, strings.Fields(c.in))
+		if !reflect.DeepEqual(got, strings.Fields(c.want)) {
+			t.Errorf("normalizeArgs(%q)\n got %q\nwant %q", c.in, strings.Join(got, " "), c.want)
+		}
+	}
+}

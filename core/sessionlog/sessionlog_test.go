@@ -1,0 +1,91 @@
+package sessionlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+func lines(t *testing.T, s string) []Line {
+	t.Helper()
+	sc := NewScanner(strings.NewReader(s))
+	var out []Line
+	for sc.Next() {
+		l := sc.Line()
+		l.Data = append([]byte(nil), l.Data...)
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestScanner(t *testing.T) {
+	long := strings.Repeat("x", 3<<20) // longer than the reader's buffer
+	got := lines(t, "a\r\n\n"+long+"\nlast")
+	if len(got) != 4 {
+		t.Fatalf("got %d lines", len(got))
+	}
+	if string(got[0].Data) != "a" || got[1].No != 2 || len(got[1].Data) != 0 {
+		t.Fatalf("first lines wrong: %+v", got[:2])
+	}
+	if len(got[2].Data) != len(long) || got[2].Torn {
+		t.Fatalf("long line: %d bytes torn=%v", len(got[2].Data), got[2].Torn)
+	}
+	if !got[3].Torn || string(got[3].Data) != "last" || got[3].No != 4 {
+		t.Fatalf("torn line: %+v", got[3])
+	}
+	if n := len(lines(t, "")); n != 0 {
+		t.Fatalf("empty input gave %d lines", n)
+	}
+}
+
+func TestAppendIsolatesTornTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	os.WriteFile(p, []byte(`{"type":"message"}`+"\n"+`{"type":"tool_call","na`), 0o644)
+	if err := AppendLines(p, []byte(`{"type":"system"}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	want := `{"type":"message"}` + "\n" + `{"type":"tool_call","na` + "\n" + `{"type":"system"}` + "\n"
+	if string(data) != want {
+		t.Fatalf("log = %q", data)
+	}
+}
+
+func TestUpdateWaitsForLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	held, err := workspace.LockFile(p+".lock", true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	log := Log{Path: p, Wait: 50 * time.Millisecond}
+	err = log.Update(func(*Scanner) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
+	if errs.CodeOf(err) != errs.Busy {
+		t.Fatalf("err = %v, want STORAGE_BUSY", err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatal("a write happened without the lock")
+	}
+	if err := log.Read(func(*Scanner) error { return nil }); errs.CodeOf(err) != errs.Busy {
+		t.Fatalf("shared read under an exclusive lock: %v", err)
+	}
+}
+
+func TestCreateLogNeverOverwrites(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "new.jsonl")
+	os.WriteFile(p, []byte("keep\n"), 0o644)
+	if err := CreateLog(p, []any{System{Type: TypeSystem}}); errs.CodeOf(err) != errs.Invalid {
+		t.Fatalf("err = %v", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "keep\n" {
+		t.Fatalf("file changed: %q", data)
+	}
+}
