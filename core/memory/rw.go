@@ -1,0 +1,269 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// ReadInput addresses one entry: kind and slug (the summary needs no slug).
+type ReadInput struct {
+	Kind string `json:"kind"`
+	Slug string `json:"slug,omitempty"`
+}
+
+// ReadResult is the output of MemoryRead; SHA256 lets a later write or edit detect that the
+// entry changed in between.
+type ReadResult struct {
+	Kind    Kind   `json:"kind"`
+	Slug    string `json:"slug"`
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	SHA256  string `json:"sha256"`
+}
+
+// WriteInput replaces a whole entry. ExpectSHA256, when set, must be the sha256 of the entry as
+// it is now, or nothing is written.
+type WriteInput struct {
+	Kind         string `json:"kind"`
+	Slug         string `json:"slug,omitempty"`
+	Content      string `json:"content"`
+	ExpectSHA256 string `json:"expect_sha256,omitempty"`
+}
+
+// WriteResult is the output of MemoryWrite.
+type WriteResult struct {
+	Kind    Kind   `json:"kind"`
+	Slug    string `json:"slug"`
+	Path    string `json:"path"`
+	Bytes   int    `json:"bytes"`
+	Created bool   `json:"created"`
+}
+
+// EditInput replaces Old by New in an entry: Old must occur exactly once unless All is set.
+type EditInput struct {
+	Kind         string `json:"kind"`
+	Slug         string `json:"slug,omitempty"`
+	Old          string `json:"old"`
+	New          string `json:"new"`
+	All          bool   `json:"all,omitempty"`
+	ExpectSHA256 string `json:"expect_sha256,omitempty"`
+}
+
+// EditResult is the output of MemoryEdit.
+type EditResult struct {
+	Kind         Kind   `json:"kind"`
+	Slug         string `json:"slug"`
+	Path         string `json:"path"`
+	Replacements int    `json:"replacements"`
+}
+
+// SHA256 is the hex digest read reports and --expect-sha256 compares against.
+func SHA256(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:])
+}
+
+// OpenRoot opens the workspace as an os.Root, through which every memory file access goes.
+func OpenRoot(ws *workspace.Workspace) (*os.Root, error) {
+	root, err := os.OpenRoot(ws.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", ws.Root, err)
+	}
+	return root, nil
+}
+
+// MemoryRead returns an entry's content and its sha256; a missing entry is NOT_FOUND with up to
+// three similar slugs of the same kind.
+func MemoryRead(ws *workspace.Workspace, in ReadInput) (*ReadResult, error) {
+	k, slug, rel, err := Address(in.Kind, in.Slug)
+	if err != nil {
+		return nil, err
+	}
+	root, err := OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	data, exists, err := readEntry(root, ws.Root, rel)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, notFound(root, k, slug, rel)
+	}
+	return &ReadResult{Kind: k, Slug: slug, Path: rel, Content: string(data), SHA256: SHA256(data)}, nil
+}
+
+// MemoryWrite creates or replaces an entry atomically, creating its directory, under the
+// workspace memory lock.
+func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
+	k, slug, rel, err := Address(in.Kind, in.Slug)
+	if err != nil {
+		return nil, err
+	}
+	expect, err := parseExpect(in.ExpectSHA256)
+	if err != nil {
+		return nil, err
+	}
+	root, err := OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	lock, err := ws.LockNamed("memory", true)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if err := refuseSymlink(root, rel); err != nil {
+		return nil, err
+	}
+	cur, exists, err := readEntry(root, ws.Root, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkExpect(rel, expect, cur, exists); err != nil {
+		return nil, err
+	}
+	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "create %s", path.Dir(rel))
+	}
+	if err := workspace.WriteFileAtomicRoot(root, rel, []byte(in.Content), filePerm(root, rel)); err != nil {
+		return nil, err
+	}
+	return &WriteResult{Kind: k, Slug: slug, Path: rel, Bytes: len(in.Content), Created: !exists}, nil
+}
+
+// MemoryEdit replaces exact text in an entry atomically under the workspace memory lock, so
+// concurrent editors never lose an update; bytes it does not replace are left as they are.
+func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
+	k, slug, rel, err := Address(in.Kind, in.Slug)
+	if err != nil {
+		return nil, err
+	}
+	if in.Old == "" {
+		return nil, errs.Invalidf("old text is empty; give the exact text to replace")
+	}
+	expect, err := parseExpect(in.ExpectSHA256)
+	if err != nil {
+		return nil, err
+	}
+	root, err := OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	lock, err := ws.LockNamed("memory", true)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if err := refuseSymlink(root, rel); err != nil {
+		return nil, err
+	}
+	cur, exists, err := readEntry(root, ws.Root, rel)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, notFound(root, k, slug, rel)
+	}
+	if err := checkExpect(rel, expect, cur, exists); err != nil {
+		return nil, err
+	}
+	text := string(cur)
+	n := strings.Count(text, in.Old)
+	switch {
+	case n == 0:
+		return nil, errs.Invalidf("old text occurs 0 times in %s; nothing changed (it must match exactly, whitespace and line ends included)", rel)
+	case n > 1 && !in.All:
+		return nil, errs.Invalidf("old text occurs %d times in %s; nothing changed (give more surrounding text to make it unique, or pass --all to replace every one)", n, rel)
+	}
+	updated := strings.ReplaceAll(text, in.Old, in.New)
+	if updated != text {
+		if err := workspace.WriteFileAtomicRoot(root, rel, []byte(updated), filePerm(root, rel)); err != nil {
+			return nil, err
+		}
+	}
+	return &EditResult{Kind: k, Slug: slug, Path: rel, Replacements: n}, nil
+}
+
+// readEntry reads rel through root; exists is false when there is no such file. A symlink that
+// leaves the workspace, or a directory in the file's place, is INVALID_INPUT.
+func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
+	st, err := root.Lstat(rel)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, false, nil
+		}
+		return nil, false, errs.Wrap(errs.Invalid, err, "%s cannot be used", rel)
+	}
+	if st.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, rel, wsRoot) {
+		return nil, false, errs.Invalidf("%s is a symlink that leads outside the workspace (or into a directory no tool reads); refusing to follow it", rel)
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, false, nil // a dangling symlink
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return nil, false, errs.Wrap(errs.Invalid, err, "%s is a symlink that cannot be followed inside the workspace", rel)
+		}
+		return nil, false, errs.Wrap(errs.Invalid, err, "read %s", rel)
+	}
+	return data, true, nil
+}
+
+// refuseSymlink keeps writes from replacing a symlink with a file (or writing through it).
+func refuseSymlink(root *os.Root, rel string) error {
+	st, err := root.Lstat(rel)
+	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return errs.Invalidf("%s is a symlink; memory writes and edits only change regular files (edit its target instead)", rel)
+	}
+	if err == nil && st.IsDir() {
+		return errs.Invalidf("%s is a directory, not an entry file", rel)
+	}
+	return nil
+}
+
+// filePerm keeps an existing file's permission bits; new files get 0644.
+func filePerm(root *os.Root, rel string) os.FileMode {
+	if st, err := root.Lstat(rel); err == nil && st.Mode().IsRegular() {
+		return st.Mode().Perm()
+	}
+	return 0o644
+}
+
+// parseExpect validates an --expect-sha256 value; empty means no check.
+func parseExpect(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "" {
+		return "", errs.Invalidf("expect-sha256 %q is not a sha256 (64 hex digits, as 'cairn memory read' prints it)", s)
+	}
+	return s, nil
+}
+
+// checkExpect refuses a write when the entry changed since the caller read it.
+func checkExpect(rel, expect string, cur []byte, exists bool) error {
+	if expect == "" {
+		return nil
+	}
+	if !exists {
+		return errs.Invalidf("%s was deleted since you read it (expected sha256 %s); nothing written — read it again", rel, expect)
+	}
+	if got := SHA256(cur); got != expect {
+		return errs.Invalidf("%s changed since you read it (sha256 is now %s, expected %s); nothing written — read it again and redo the change", rel, got, expect)
+	}
+	return nil
+}

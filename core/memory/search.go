@@ -1,0 +1,454 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// MaxSearchFileSize is the largest file search reads; bigger ones are reported in `skipped`.
+const MaxSearchFileSize = 8 << 20
+
+// SearchInput is the input of MemorySearch and KnowledgeSearch. Limit and Context override the
+// manifest's search_hit_limit and search_excerpt_lines for one call when set.
+type SearchInput struct {
+	Query   string `json:"query"`
+	Limit   *int   `json:"limit,omitempty"`
+	Context *int   `json:"context,omitempty"`
+	// Kind (KnowledgeSearch only) keeps files whose frontmatter kind equals it exactly.
+	Kind string `json:"kind,omitempty"`
+}
+
+// MemoryHit is one MemorySearch hit (SPEC §4.2).
+type MemoryHit struct {
+	Slug          string `json:"slug"`
+	Kind          Kind   `json:"kind"`
+	Path          string `json:"path"`
+	Line          int    `json:"line"`
+	InFrontmatter bool   `json:"in_frontmatter"`
+	Excerpt       string `json:"excerpt"`
+	Lines         Lines  `json:"-"`
+}
+
+// KnowledgeHit is one KnowledgeSearch hit; Kind, Description and ModelInvokation come from the
+// frontmatter as written and are null when it is missing or broken.
+type KnowledgeHit struct {
+	Slug            string `json:"slug"`
+	Kind            any    `json:"kind"`
+	Description     any    `json:"description"`
+	ModelInvokation any    `json:"model_invokation"`
+	Path            string `json:"path"`
+	Line            int    `json:"line"`
+	InFrontmatter   bool   `json:"in_frontmatter"`
+	Excerpt         string `json:"excerpt"`
+	Lines           Lines  `json:"-"`
+}
+
+// Lines locates a hit's excerpt for renderers that number and highlight lines: the excerpt's
+// first line number and the matching lines in it. It is not part of the JSON shape.
+type Lines struct {
+	From    int
+	Matches []int
+}
+
+// MemorySearchResult is the output of MemorySearch.
+type MemorySearchResult struct {
+	Hits      []MemoryHit `json:"hits"`
+	Truncated bool        `json:"truncated"`
+	Skipped   []string    `json:"skipped"`
+}
+
+// KnowledgeSearchResult is the output of KnowledgeSearch.
+type KnowledgeSearchResult struct {
+	Hits      []KnowledgeHit `json:"hits"`
+	Truncated bool           `json:"truncated"`
+	Skipped   []string       `json:"skipped"`
+}
+
+// MemorySearch finds a literal query in memory/summary.md, memory/decisions/*.md and
+// memory/requests/*.md, scanning the files on every call.
+func MemorySearch(ws *workspace.Workspace, in SearchInput) (*MemorySearchResult, error) {
+	if in.Kind != "" {
+		return nil, errs.Invalidf("kind filters knowledge search only; memory search takes none")
+	}
+	hits, res, err := search(ws, in, []Kind{KindSummary, KindDecision, KindRequest})
+	if err != nil {
+		return nil, err
+	}
+	out := &MemorySearchResult{Hits: []MemoryHit{}, Truncated: res.truncated, Skipped: res.skipped}
+	for _, h := range hits {
+		out.Hits = append(out.Hits, MemoryHit{Slug: h.file.slug, Kind: h.file.kind, Path: h.file.rel, Line: h.line,
+			InFrontmatter: h.inFM, Excerpt: h.excerpt, Lines: h.lines})
+	}
+	return out, nil
+}
+
+// KnowledgeSearch finds a literal query in knowledge/*.md, optionally only in files whose
+// frontmatter kind equals in.Kind.
+func KnowledgeSearch(ws *workspace.Workspace, in SearchInput) (*KnowledgeSearchResult, error) {
+	hits, res, err := search(ws, in, []Kind{KindKnowledge})
+	if err != nil {
+		return nil, err
+	}
+	out := &KnowledgeSearchResult{Hits: []KnowledgeHit{}, Truncated: res.truncated, Skipped: res.skipped}
+	for _, h := range hits {
+		fm := h.fm
+		out.Hits = append(out.Hits, KnowledgeHit{Slug: h.file.slug, Kind: fm.Kind, Description: fm.Description,
+			ModelInvokation: fm.ModelInvokation, Path: h.file.rel, Line: h.line, InFrontmatter: h.inFM,
+			Excerpt: h.excerpt, Lines: h.lines})
+	}
+	return out, nil
+}
+
+// candidate is one file in a search's scope.
+type candidate struct {
+	rel     string
+	kind    Kind
+	slug    string
+	symlink bool
+}
+
+// hit is a kind-independent search hit.
+type hit struct {
+	file    *candidate
+	line    int
+	inFM    bool
+	excerpt string
+	lines   Lines
+	fm      *Frontmatter
+}
+
+type fileResult struct {
+	hits    []hit
+	skipped bool
+}
+
+type outcome struct {
+	truncated bool
+	skipped   []string
+}
+
+// params are the validated knobs of one search.
+type params struct {
+	needle    textmatch.Needle
+	limit     int
+	context   int
+	kind      string
+	knowledge bool
+}
+
+func searchParams(ws *workspace.Workspace, in SearchInput) (params, error) {
+	q := strings.TrimSpace(in.Query)
+	if q == "" {
+		return params{}, errs.Invalidf("query is empty; give the text to search for")
+	}
+	if strings.ContainsAny(q, "\r\n") {
+		return params{}, errs.Invalidf("query spans several lines; search matches within one line")
+	}
+	p := params{needle: textmatch.NewNeedle(q), limit: ws.Config.Memory.SearchHitLimit,
+		context: ws.Config.Memory.SearchExcerptLines, kind: in.Kind}
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > 500 {
+			return params{}, errs.Invalidf("limit %d is out of range 1..500", *in.Limit)
+		}
+		p.limit = *in.Limit
+	}
+	if in.Context != nil {
+		if *in.Context < 0 || *in.Context > 20 {
+			return params{}, errs.Invalidf("context %d is out of range 0..20", *in.Context)
+		}
+		p.context = *in.Context
+	}
+	return p, nil
+}
+
+// search scans the files of the given kinds in path order, in parallel, and keeps the first
+// limit hits; results are the same whatever the scheduling.
+func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome, error) {
+	p, err := searchParams(ws, in)
+	if err != nil {
+		return nil, outcome{}, err
+	}
+	p.knowledge = len(ks) == 1 && ks[0] == KindKnowledge
+	root, err := os.OpenRoot(ws.Root)
+	if err != nil {
+		return nil, outcome{}, fmt.Errorf("open workspace %s: %w", ws.Root, err)
+	}
+	defer root.Close()
+	files, skipped, err := listCandidates(root, ws.Root, ks)
+	if err != nil {
+		return nil, outcome{}, err
+	}
+	dirRoots := map[string]*os.Root{}
+	for _, k := range ks {
+		if k.dir() == "" {
+			continue
+		}
+		if r, err := root.OpenRoot(k.dir()); err == nil {
+			dirRoots[k.dir()] = r
+			defer r.Close()
+		}
+	}
+
+	n := len(files)
+	results := make([]fileResult, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), n)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := scanner{root: root, dirRoots: dirRoots, p: p, folder: &textmatch.Folder{}}
+			for !stop.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				results[i] = s.scan(&files[i])
+				close(done[i])
+			}
+		}()
+	}
+	defer wg.Wait()
+
+	var hits []hit
+	out := outcome{}
+	for i := range files {
+		<-done[i]
+		r := results[i]
+		if r.skipped {
+			skipped = append(skipped, files[i].rel)
+		}
+		for _, h := range r.hits {
+			if len(hits) == p.limit {
+				out.truncated = true
+				break
+			}
+			hits = append(hits, h)
+		}
+		if out.truncated {
+			stop.Store(true)
+			// Files after the cut are not searched, but oversized ones are still reported.
+			for j := i + 1; j < n; j++ {
+				if st, err := root.Stat(files[j].rel); err == nil && st.Mode().IsRegular() && st.Size() > MaxSearchFileSize {
+					skipped = append(skipped, files[j].rel)
+				}
+			}
+			break
+		}
+	}
+	sort.Strings(skipped)
+	if skipped == nil {
+		skipped = []string{}
+	}
+	out.skipped = skipped
+	return hits, out, nil
+}
+
+// listCandidates lists the entry files of the kinds, sorted by path. Names that are not valid
+// slugs, symlinks that leave the workspace or lead into an excluded directory, and unreadable
+// directories are returned in skipped instead.
+func listCandidates(root *os.Root, wsRoot string, ks []Kind) ([]candidate, []string, error) {
+	var files []candidate
+	var skipped []string
+	for _, k := range ks {
+		if k == KindSummary {
+			st, err := root.Lstat(summaryPath)
+			if err != nil {
+				continue
+			}
+			c := candidate{rel: summaryPath, kind: k, slug: summarySlug, symlink: st.Mode()&fs.ModeSymlink != 0}
+			if c.symlink && symlinkEscapes(root, c.rel, wsRoot) {
+				skipped = append(skipped, c.rel)
+				continue
+			}
+			if c.symlink || st.Mode().IsRegular() {
+				files = append(files, c)
+			}
+			continue
+		}
+		dir := k.dir()
+		d, err := root.Open(dir)
+		if err != nil {
+			if isNotExist(err) {
+				continue
+			}
+			skipped = append(skipped, dir+"/")
+			continue
+		}
+		ents, err := d.ReadDir(-1)
+		d.Close()
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) && len(ents) == 0 {
+				continue // not a directory
+			}
+			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
+				continue
+			}
+			t := e.Type()
+			if t != 0 && t&fs.ModeSymlink == 0 {
+				continue // directories, devices, sockets
+			}
+			rel := dir + "/" + name
+			slug := strings.TrimSuffix(name, ".md")
+			if ValidateSlug(slug) != nil {
+				skipped = append(skipped, rel)
+				continue
+			}
+			c := candidate{rel: rel, kind: k, slug: slug, symlink: t&fs.ModeSymlink != 0}
+			if c.symlink && symlinkEscapes(root, rel, wsRoot) {
+				skipped = append(skipped, rel)
+				continue
+			}
+			files = append(files, c)
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	return files, skipped, nil
+}
+
+// symlinkEscapes reads the link at rel and reports whether its target lies outside the workspace
+// or in an excluded directory; os.Root still guards the open that follows.
+func symlinkEscapes(root *os.Root, rel, wsRoot string) bool {
+	target, err := root.Readlink(rel)
+	if err != nil {
+		return true
+	}
+	return escapes(rel, target, wsRoot)
+}
+
+// scanner searches one file at a time, reusing its buffers; one per goroutine.
+type scanner struct {
+	root     *os.Root
+	dirRoots map[string]*os.Root
+	p        params
+	folder   *textmatch.Folder
+	buf      []byte
+	matches  []int
+}
+
+// scan reads and searches one file. Missing files (deleted since the listing, dangling links)
+// and non-regular files are silently out of scope; unreadable or oversized ones are skipped.
+func (s *scanner) scan(c *candidate) fileResult {
+	content, skip, ok := s.read(c)
+	if !ok {
+		return fileResult{skipped: skip}
+	}
+	s.matches = s.p.needle.MatchingLines(s.folder, content, s.matches[:0])
+	if len(s.matches) == 0 {
+		return fileResult{}
+	}
+	var fm Frontmatter
+	if s.p.knowledge {
+		fm = ParseFrontmatter(content) // only files with a hit pay for YAML
+	} else {
+		_, fm.EndLine = frontmatterBlock(content)
+	}
+	if s.p.kind != "" && !kindEquals(fm.Kind, s.p.kind) {
+		return fileResult{}
+	}
+	total := textmatch.CountLines(content)
+	var r fileResult
+	for _, g := range textmatch.GroupLines(s.matches, s.p.context, total) {
+		if len(r.hits) > s.p.limit {
+			break
+		}
+		lines := textmatch.Lines(content, g.From, g.To)
+		r.hits = append(r.hits, hit{
+			file:    c,
+			line:    g.Matches[0],
+			inFM:    g.Matches[0] <= fm.EndLine,
+			excerpt: strings.Join(lines, "\n"),
+			lines:   Lines{From: g.From, Matches: g.Matches},
+			fm:      &fm,
+		})
+	}
+	return r
+}
+
+// read returns the content of c; ok is false when it is not searched, skip when it should be
+// reported as skipped.
+func (s *scanner) read(c *candidate) (content []byte, skip, ok bool) {
+	var f *os.File
+	var err error
+	if r := s.dirRoots[c.kind.dir()]; r != nil && !c.symlink && c.kind != KindSummary {
+		f, err = r.Open(c.rel[len(c.kind.dir())+1:])
+	} else {
+		f, err = s.root.Open(c.rel)
+	}
+	if err != nil {
+		return nil, !isNotExist(err), false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, true, false
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, false
+	}
+	if st.Size() > MaxSearchFileSize {
+		return nil, true, false
+	}
+	want := int(st.Size()) + 1
+	if cap(s.buf) < want {
+		s.buf = make([]byte, 0, max(want, 64<<10))
+	}
+	buf := s.buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > MaxSearchFileSize {
+				return nil, true, false // grew past the limit while we read it
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, true, false
+		}
+	}
+	if len(buf) > MaxSearchFileSize {
+		return nil, true, false
+	}
+	s.buf = buf
+	return buf, false, true
+}
+
+// kindEquals reports whether a frontmatter kind, as decoded, is the scalar text want.
+func kindEquals(v any, want string) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case string:
+		return x == want
+	case bool, int, int64, uint64, float64:
+		return fmt.Sprint(x) == want
+	}
+	return false
+}

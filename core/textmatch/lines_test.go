@@ -1,0 +1,156 @@
+package textmatch
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestFolderEveryRune checks the fast paths of Folder against Fold for every rune, alone and
+// between ASCII neighbours (so the eight-byte path and the rune paths meet).
+func TestFolderEveryRune(t *testing.T) {
+	var f Folder
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		s := string(r)
+		if got := string(f.Fold([]byte(s))); got != Fold(s) {
+			t.Fatalf("rune %U: Folder %q, Fold %q", r, got, Fold(s))
+		}
+		s = "ABCDEFGHIJ" + s + "KLMNOPQRSTUVWXYZ"
+		if got := string(f.Fold([]byte(s))); got != Fold(s) {
+			t.Fatalf("rune %U in ASCII: Folder %q, Fold %q", r, got, Fold(s))
+		}
+	}
+}
+
+func TestFolderInvalidUTF8(t *testing.T) {
+	var f Folder
+	for _, s := range []string{"\xe4\x41\x42", "\xe3\x80", "\xd7", "\xd7A", "a\xffB", "\xed\xa0\x80X", "\xe3\x80\x80Ａ", strings.Repeat("Ab\xe4", 9)} {
+		if got := string(f.Fold([]byte(s))); got != Fold(s) {
+			t.Errorf("Folder(%q) = %q, Fold = %q", s, got, Fold(s))
+		}
+	}
+}
+
+func TestMatchingLines(t *testing.T) {
+	var f Folder
+	text := []byte("first line\nＯＡｕｔｈ device flow\nnothing\noauth again, OAuth twice\n\nStraße\nlast OAUTH")
+	cases := map[string][]int{
+		"oauth":    {2, 4, 7},
+		"OAUTH":    {2, 4, 7},
+		"strasse":  {6},
+		"STRASSE":  {6},
+		"line\nfi": nil,
+		"missing":  nil,
+		"device f": {2},
+	}
+	for q, want := range cases {
+		got := NewNeedle(q).MatchingLines(&f, text, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: lines %v, want %v", q, got, want)
+		}
+	}
+	// Japanese and Chinese: no case, but width folding of embedded Latin letters.
+	jp := []byte("ログイン画面の改修\n迁移到ＳＱＬｉｔｅ\n検索")
+	if got := NewNeedle("sqlite").MatchingLines(&f, jp, nil); !reflect.DeepEqual(got, []int{2}) {
+		t.Errorf("sqlite in CJK text: %v", got)
+	}
+	if got := NewNeedle("画面の").MatchingLines(&f, jp, nil); !reflect.DeepEqual(got, []int{1}) {
+		t.Errorf("画面の: %v", got)
+	}
+}
+
+func TestGroupLines(t *testing.T) {
+	cases := []struct {
+		matches        []int
+		context, total int
+		want           []LineGroup
+	}{
+		{[]int{5}, 3, 20, []LineGroup{{2, 8, []int{5}}}},
+		{[]int{1}, 3, 2, []LineGroup{{1, 2, []int{1}}}},
+		{[]int{5, 12}, 3, 20, []LineGroup{{2, 15, []int{5, 12}}}},                 // windows touch (8, 9)
+		{[]int{5, 13}, 3, 20, []LineGroup{{2, 8, []int{5}}, {10, 16, []int{13}}}}, // one line between
+		{[]int{1, 2, 3}, 0, 3, []LineGroup{{1, 3, []int{1, 2, 3}}}},               // adjacent lines touch, as grep -C0
+		{[]int{1, 3}, 0, 3, []LineGroup{{1, 1, []int{1}}, {3, 3, []int{3}}}},
+		{[]int{1, 2}, 1, 3, []LineGroup{{1, 3, []int{1, 2}}}},
+	}
+	for _, c := range cases {
+		if got := GroupLines(c.matches, c.context, c.total); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("GroupLines(%v, %d, %d) = %v, want %v", c.matches, c.context, c.total, got, c.want)
+		}
+	}
+}
+
+func TestLinesAndCount(t *testing.T) {
+	text := []byte("one\r\ntwo\nthree\n")
+	if n := CountLines(text); n != 3 {
+		t.Errorf("CountLines = %d", n)
+	}
+	if n := CountLines([]byte("a\nb")); n != 2 {
+		t.Errorf("CountLines without final newline = %d", n)
+	}
+	if n := CountLines(nil); n != 0 {
+		t.Errorf("CountLines(nil) = %d", n)
+	}
+	if got := Lines(text, 1, 2); !reflect.DeepEqual(got, []string{"one", "two"}) {
+		t.Errorf("Lines 1..2 = %q", got)
+	}
+	if got := Lines(text, 3, 9); !reflect.DeepEqual(got, []string{"three"}) {
+		t.Errorf("Lines 3..9 = %q", got)
+	}
+	if got := Lines([]byte("a\nb"), 2, 2); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("last line without newline = %q", got)
+	}
+}
+
+func TestSpans(t *testing.T) {
+	line := "ＯＡｕｔｈ and oauth and Straße"
+	n := NewNeedle("OAuth")
+	spans := n.Spans(line)
+	if len(spans) != 2 || line[spans[0][0]:spans[0][1]] != "ＯＡｕｔｈ" || line[spans[1][0]:spans[1][1]] != "oauth" {
+		t.Errorf("spans %v", spans)
+	}
+	spans = NewNeedle("ss").Spans(line)
+	if len(spans) != 1 || line[spans[0][0]:spans[0][1]] != "ß" {
+		t.Errorf("ss spans %v", spans)
+	}
+}
+
+// FuzzFoldMatch holds the fast folder to Fold and the line matcher to a naive per-line search.
+func FuzzFoldMatch(f *testing.F) {
+	f.Add("ＯＡｕｔｈ device\nStraße\nlast", "oauth")
+	f.Add("ログイン画面\n迁移到ＳＱＬｉｔｅ", "sqlite")
+	f.Add("a\xffB\n\xe3\x80\x80x", "b")
+	f.Add("İstanbul\nK\u212a", "k")
+	f.Fuzz(func(t *testing.T, text, query string) {
+		var fo Folder
+		if got := string(fo.Fold([]byte(text))); got != Fold(text) {
+			t.Fatalf("Folder(%q) = %q, Fold = %q", text, got, Fold(text))
+		}
+		n := NewNeedle(query)
+		got := n.MatchingLines(&fo, []byte(text), nil)
+		var want []int
+		if q := Fold(query); q != "" && !strings.Contains(q, "\n") {
+			for i, l := range strings.Split(text, "\n") {
+				if strings.Contains(Fold(l), q) {
+					want = append(want, i+1)
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("MatchingLines(%q, %q) = %v, want %v", text, query, got, want)
+		}
+		for _, l := range strings.Split(text, "\n") {
+			last := 0
+			for _, s := range n.Spans(l) {
+				if s[0] < last || s[1] < s[0] || s[1] > len(l) {
+					t.Fatalf("bad span %v in %q", s, l)
+				}
+				last = s[1]
+			}
+		}
+	})
+}
