@@ -1,0 +1,493 @@
+package spaces
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// UnavailableMessage is the answer in a no-auth or subtask context (SPEC §5.3); it is not an error.
+const UnavailableMessage = "SearchWorkspaceTasks is not available in this context."
+
+// NoFTS5Message is the answer when the SQLite build cannot search.
+const NoFTS5Message = "SearchWorkspaceTasks is unavailable: this SQLite build has no FTS5 full-text search."
+
+// Limits of SPEC §5.3.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 30
+	MaxContext   = 5
+	// minMatchRunes is the shortest term the trigram index can match; shorter ones go through LIKE.
+	minMatchRunes = 3
+	// excerptBefore and excerptAfter bound an excerpt, in characters around the first matched term.
+	excerptBefore = 40
+	excerptAfter  = 80
+)
+
+// Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
+type Caller struct {
+	User    string
+	Task    string
+	Subtask bool
+}
+
+// SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
+// the default; Limit, Kind, Author and TaskID apply to a query only.
+type SearchInput struct {
+	Query   string
+	Around  string
+	Context int
+	Limit   int
+	Kind    string
+	Author  string
+	TaskID  string
+}
+
+// Unavailable is the "not available in this context" answer.
+type Unavailable struct {
+	Available bool   `json:"available"`
+	Message   string `json:"message"`
+}
+
+// Entry is a raw neighbouring comment (context or around); Target marks the around target.
+type Entry struct {
+	Ref       string `json:"ref"`
+	Author    string `json:"author"`
+	Kind      string `json:"kind"`
+	CreatedAt string `json:"created_at"`
+	Body      string `json:"body"`
+	Target    bool   `json:"target,omitempty"`
+}
+
+// Hit is one matching comment; Before and After are set only with a context above 0.
+type Hit struct {
+	Ref       string   `json:"ref"`
+	Task      string   `json:"task"`
+	TaskTitle string   `json:"task_title"`
+	Author    string   `json:"author"`
+	Kind      string   `json:"kind"`
+	CreatedAt string   `json:"created_at"`
+	Excerpt   string   `json:"excerpt"`
+	Before    *[]Entry `json:"before,omitempty"`
+	After     *[]Entry `json:"after,omitempty"`
+	// Terms are the normalised query terms, for highlighting; not part of the JSON.
+	Terms []string `json:"-"`
+}
+
+// SearchResult is the query-mode answer.
+type SearchResult struct {
+	Query     string `json:"query"`
+	Hits      []Hit  `json:"hits"`
+	Truncated bool   `json:"truncated"`
+}
+
+// AroundResult is the --around answer: the target and its neighbours, oldest first.
+type AroundResult struct {
+	Target    string  `json:"target"`
+	Task      string  `json:"task"`
+	TaskTitle string  `json:"task_title"`
+	Comments  []Entry `json:"comments"`
+	// Context is how many neighbours each side were asked for; not part of the JSON.
+	Context int `json:"-"`
+}
+
+// Answer is exactly one of the three shapes SearchWorkspaceTasks can return.
+type Answer struct {
+	Unavailable *Unavailable
+	Search      *SearchResult
+	Around      *AroundResult
+}
+
+// Value is the answer's JSON document.
+func (a Answer) Value() any {
+	switch {
+	case a.Unavailable != nil:
+		return a.Unavailable
+	case a.Around != nil:
+		return a.Around
+	default:
+		return a.Search
+	}
+}
+
+// SplitQuery splits a query on white space (ASCII and U+3000) and normalises each term as the
+// index text is normalised. Duplicates are dropped; order is kept.
+func SplitQuery(q string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(q, unicode.IsSpace) {
+		t := Normalize(f)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		terms = append(terms, t)
+	}
+	return terms
+}
+
+// ftsPhrase quotes a term for FTS5 so operators and punctuation are literal text.
+func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
+
+// likePattern is %t% with LIKE's wildcards and the escape character escaped (ESCAPE '\').
+func likePattern(t string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(t) + "%"
+}
+
+// validate checks the input alone, before any context or storage is looked at.
+func (in *SearchInput) validate() error {
+	hasQuery := strings.TrimSpace(in.Query) != ""
+	hasAround := strings.TrimSpace(in.Around) != ""
+	switch {
+	case hasQuery && hasAround:
+		return errs.Invalidf("give a query or --around comment:<id>, not both")
+	case !hasQuery && !hasAround:
+		if in.Query != "" {
+			return errs.Invalidf("the query is empty after trimming; give a query or --around comment:<id>")
+		}
+		return errs.Invalidf("give a query or --around comment:<id>")
+	}
+	if !utf8.ValidString(in.Query) {
+		return errs.Invalidf("the query is not valid UTF-8")
+	}
+	if in.Context < 0 || in.Context > MaxContext {
+		return errs.Invalidf("--context %d is out of range 0..%d", in.Context, MaxContext)
+	}
+	if hasAround {
+		var extra []string
+		if in.Limit != 0 {
+			extra = append(extra, "--limit")
+		}
+		if in.Kind != "" {
+			extra = append(extra, "--kind")
+		}
+		if in.Author != "" {
+			extra = append(extra, "--author")
+		}
+		if in.TaskID != "" {
+			extra = append(extra, "--task-id")
+		}
+		if len(extra) > 0 {
+			return errs.Invalidf("%s only narrow a query; --around reads one comment and its neighbours", strings.Join(extra, ", "))
+		}
+		if _, err := parseRef("comment", in.Around); err != nil {
+			return err
+		}
+		return nil
+	}
+	if in.Limit == 0 {
+		in.Limit = DefaultLimit
+	}
+	if in.Limit < 1 || in.Limit > MaxLimit {
+		return errs.Invalidf("--limit %d is out of range 1..%d", in.Limit, MaxLimit)
+	}
+	if in.Kind != "" && !IsKind(in.Kind) {
+		return errs.Invalidf("--kind %q is not one of %s", in.Kind, strings.Join(Kinds, ", "))
+	}
+	if in.TaskID != "" {
+		if _, err := parseRef("task", in.TaskID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3).
+func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	if err := in.validate(); err != nil {
+		return Answer{}, err
+	}
+	if caller.User == "" || caller.Subtask {
+		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
+	}
+	if strings.TrimSpace(caller.Task) == "" {
+		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")
+	}
+	current, err := parseRef("task", caller.Task)
+	if err != nil {
+		return Answer{}, err
+	}
+	st, err := OpenRead(ws)
+	if errors.Is(err, os.ErrNotExist) {
+		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", current, FileName)
+	}
+	if errors.Is(err, ErrNoFTS5) {
+		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	defer st.Close()
+	return st.search(caller.User, current, in, false)
+}
+
+// scope is the resolved context: the current task and its space.
+type scope struct {
+	space ID
+	task  ID
+}
+
+// resolve finds the current task's space and checks the caller may search it.
+func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
+	var space string
+	var parent sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT space, parent FROM tasks WHERE id = ?`, string(task)).Scan(&space, &parent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return scope{}, nil, errs.NotFoundf("task:%s (the current task, from --task or CAIRN_TASK) not found in %s", task, FileName)
+	}
+	if err != nil {
+		return scope{}, nil, s.dbErr(err, "look up the current task")
+	}
+	if parent.Valid {
+		return scope{}, &Unavailable{Message: UnavailableMessage}, nil
+	}
+	var ok int
+	err = q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM spaces WHERE id = ?1 AND owner = ?2) + (SELECT count(*) FROM members WHERE space = ?1 AND user = ?2)`, space, user).Scan(&ok)
+	if err != nil {
+		return scope{}, nil, s.dbErr(err, "check membership")
+	}
+	if ok == 0 {
+		return scope{}, nil, errs.New(errs.Forbidden, "user %q is neither the owner nor a member of the space of task:%s", user, task)
+	}
+	return scope{space: ID(space), task: task}, nil, nil
+}
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// search runs a validated input inside one read transaction, so every part of the answer comes
+// from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
+func (s *Store) search(user string, task ID, in SearchInput, allLike bool) (Answer, error) {
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Answer{}, s.dbErr(err, "begin search")
+	}
+	defer tx.Rollback()
+	sc, unavailable, err := s.resolve(ctx, tx, user, task)
+	if err != nil {
+		return Answer{}, err
+	}
+	if unavailable != nil {
+		return Answer{Unavailable: unavailable}, nil
+	}
+	if strings.TrimSpace(in.Around) != "" {
+		res, err := s.around(ctx, tx, sc, in)
+		if err != nil {
+			return Answer{}, err
+		}
+		return Answer{Around: res}, nil
+	}
+	res, err := s.query(ctx, tx, sc, in, allLike)
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Search: res}, nil
+}
+
+// query is the query mode: every term must occur in the index text; newest first.
+func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput, allLike bool) (*SearchResult, error) {
+	terms := SplitQuery(in.Query)
+	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
+	if len(terms) == 0 {
+		return res, nil
+	}
+	var where []string
+	args := []any{string(sc.space), string(sc.task)}
+	var phrases []string
+	for _, t := range terms {
+		if !allLike && utf8.RuneCountInString(t) >= minMatchRunes {
+			phrases = append(phrases, ftsPhrase(t))
+			continue
+		}
+		where = append(where, `c.itext LIKE ? ESCAPE '\'`)
+		args = append(args, likePattern(t))
+	}
+	if len(phrases) > 0 {
+		where = append(where, `c.rid IN (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ?)`)
+		args = append(args, strings.Join(phrases, " AND "))
+	}
+	if in.Kind != "" {
+		where = append(where, `c.kind = ?`)
+		args = append(args, in.Kind)
+	}
+	if in.Author != "" {
+		where = append(where, `c.author = ?`)
+		args = append(args, in.Author)
+	}
+	if in.TaskID != "" {
+		id, _ := parseRef("task", in.TaskID)
+		where = append(where, `c.task = ?`)
+		args = append(args, string(id))
+	}
+	args = append(args, in.Limit+1)
+	q := `SELECT c.id, c.task, t.title, c.author, c.kind, c.created_at, c.at_ns, c.idkey, c.itext
+		FROM comments c JOIN tasks t ON t.id = c.task
+		WHERE c.space = ?1 AND t.space = ?1 AND c.task <> ?2 AND c.itext IS NOT NULL AND ` +
+		strings.Join(where, " AND ") + `
+		ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?`
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.dbErr(err, "search")
+	}
+	type pos struct {
+		task  string
+		atNS  int64
+		idkey string
+	}
+	var positions []pos
+	for rows.Next() {
+		var h Hit
+		var id, taskID, itext string
+		var p pos
+		if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &p.atNS, &p.idkey, &itext); err != nil {
+			rows.Close()
+			return nil, s.dbErr(err, "search")
+		}
+		h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, terms
+		h.Excerpt = Excerpt(itext, terms)
+		p.task = taskID
+		res.Hits = append(res.Hits, h)
+		positions = append(positions, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr(err, "search")
+	}
+	if len(res.Hits) > in.Limit {
+		res.Hits, positions, res.Truncated = res.Hits[:in.Limit], positions[:in.Limit], true
+	}
+	if in.Context > 0 {
+		for i := range res.Hits {
+			before, after, err := s.neighbours(ctx, tx, ID(positions[i].task), positions[i].atNS, positions[i].idkey, in.Context)
+			if err != nil {
+				return nil, err
+			}
+			res.Hits[i].Before, res.Hits[i].After = &before, &after
+		}
+	}
+	return res, nil
+}
+
+// neighbours are up to n comments of the task just before and just after a position, oldest first.
+func (s *Store) neighbours(ctx context.Context, tx querier, task ID, atNS int64, idkey string, n int) (before, after []Entry, err error) {
+	before, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
+		WHERE task = ? AND (at_ns, idkey) < (?, ?) ORDER BY at_ns DESC, idkey DESC LIMIT ?`, string(task), atNS, idkey, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, j := 0, len(before)-1; i < j; i, j = i+1, j-1 {
+		before[i], before[j] = before[j], before[i]
+	}
+	after, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
+		WHERE task = ? AND (at_ns, idkey) > (?, ?) ORDER BY at_ns, idkey LIMIT ?`, string(task), atNS, idkey, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return before, after, nil
+}
+
+// entries reads raw comments.
+func (s *Store) entries(ctx context.Context, tx querier, q string, args ...any) ([]Entry, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.dbErr(err, "read neighbours")
+	}
+	defer rows.Close()
+	out := []Entry{}
+	for rows.Next() {
+		var e Entry
+		var id string
+		if err := rows.Scan(&id, &e.Author, &e.Kind, &e.CreatedAt, &e.Body); err != nil {
+			return nil, s.dbErr(err, "read neighbours")
+		}
+		e.Ref = "comment:" + id
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr(err, "read neighbours")
+	}
+	return out, nil
+}
+
+// around reads a comment of another task of the space and n neighbours each side, raw.
+func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput) (*AroundResult, error) {
+	id, err := parseRef("comment", in.Around)
+	if err != nil {
+		return nil, err
+	}
+	var target Entry
+	var taskID, title, idkey string
+	var atNS int64
+	err = tx.QueryRowContext(ctx, `SELECT c.task, t.title, c.author, c.kind, c.created_at, c.body, c.at_ns, c.idkey
+		FROM comments c JOIN tasks t ON t.id = c.task
+		WHERE c.id = ?1 AND c.space = ?2 AND t.space = ?2 AND c.task <> ?3`,
+		string(id), string(sc.space), string(sc.task)).Scan(&taskID, &title, &target.Author, &target.Kind, &target.CreatedAt, &target.Body, &atNS, &idkey)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errs.NotFoundf("comment:%s not found in the other tasks of this space", id)
+	}
+	if err != nil {
+		return nil, s.dbErr(err, "read comment")
+	}
+	target.Ref, target.Target = "comment:"+string(id), true
+	before, after, err := s.neighbours(ctx, tx, ID(taskID), atNS, idkey, in.Context)
+	if err != nil {
+		return nil, err
+	}
+	comments := append(append(before, target), after...)
+	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Comments: comments, Context: in.Context}, nil
+}
+
+// Excerpt cuts the index text around the earliest occurrence of any term, with "…" at cut ends.
+func Excerpt(itext string, terms []string) string {
+	f := textmatch.FoldMap(itext)
+	best, bestEnd := -1, -1
+	for _, t := range terms {
+		if i := strings.Index(f.Text, t); i >= 0 && (best < 0 || i < best) {
+			best, bestEnd = i, i+len(t)
+		}
+	}
+	start, end := 0, 0
+	if best >= 0 {
+		start, end = f.Span(best, bestEnd)
+	}
+	from := start
+	for n := 0; n < excerptBefore && from > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(itext[:from])
+		from -= size
+	}
+	to := end
+	for n := 0; n < excerptAfter && to < len(itext); n++ {
+		_, size := utf8.DecodeRuneInString(itext[to:])
+		to += size
+	}
+	out := strings.TrimSpace(itext[from:to])
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(itext) {
+		out += "…"
+	}
+	return out
+}
+
+// String is a short description of an input, for logs and messages.
+func (in SearchInput) String() string {
+	if in.Around != "" {
+		return fmt.Sprintf("around %s", in.Around)
+	}
+	return fmt.Sprintf("query %q", in.Query)
+}

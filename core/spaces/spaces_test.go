@@ -1,0 +1,654 @@
+package spaces
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+func fixturePath(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "fixtures", "spaces", "space.jsonl")
+}
+
+// newWorkspace makes an empty workspace with a short lock wait.
+func newWorkspace(t *testing.T) *workspace.Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := workspace.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Wait = 300 * time.Millisecond
+	return ws
+}
+
+func importText(t *testing.T, ws *workspace.Workspace, text string) ImportReport {
+	t.Helper()
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rep, err := st.Import(strings.NewReader(text), int64(len(text)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatalf("integrity-check after import: %v", err)
+	}
+	return rep
+}
+
+// fixtureWorkspace is a workspace with fixtures/spaces/space.jsonl imported.
+func fixtureWorkspace(t *testing.T) *workspace.Workspace {
+	t.Helper()
+	data, err := os.ReadFile(fixturePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t)
+	rep := importText(t, ws, string(data))
+	if len(rep.BadLines) != 0 {
+		t.Fatalf("fixture has bad lines: %+v", rep.BadLines)
+	}
+	return ws
+}
+
+var bob = Caller{User: "bob", Task: "16"}
+
+func search(t *testing.T, ws *workspace.Workspace, c Caller, in SearchInput) Answer {
+	t.Helper()
+	a, err := SearchWorkspaceTasks(ws, c, in)
+	if err != nil {
+		t.Fatalf("search %v: %v", in, err)
+	}
+	return a
+}
+
+func refs(a Answer) []string {
+	out := []string{}
+	if a.Search != nil {
+		for _, h := range a.Search.Hits {
+			out = append(out, h.Ref)
+		}
+	}
+	if a.Around != nil {
+		for _, e := range a.Around.Comments {
+			out = append(out, e.Ref)
+		}
+	}
+	return out
+}
+
+func TestSearchRules(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	cases := []struct {
+		name  string
+		query string
+		want  []string
+	}{
+		{"two-character Japanese term, newest first, current task and other space excluded", "認証",
+			[]string{"comment:301", "comment:96", "comment:95", "comment:91", "comment:88"}},
+		{"one-character term", "鍵", []string{"comment:204"}},
+		{"implicit AND, order free", "フロー 認証", []string{"comment:96", "comment:88"}},
+		{"AND of a short and a long term", "ui 差し替え", []string{"comment:96", "comment:95", "comment:88"}},
+		{"comment and interjection_ack are never indexed", "了解", []string{}},
+		{"tool progress is indexed by name only", "webfetch", []string{"comment:90"}},
+		{"tool arguments never hit", "oauth", []string{}},
+		{"tool arguments never hit (secret URL)", "cache.internal", []string{"comment:104"}},
+		{"unknown progress types never hit", "limiter_key", []string{}},
+		{"attachment names are indexed", "mock.png", []string{"comment:88"}},
+		{"full-width folds to half-width", "google", []string{"comment:92"}},
+		{"half-width query finds full-width text folded", "ＧＯＯＧＬＥ", []string{"comment:92"}},
+		{"case folded", "REDIS", []string{"comment:104", "comment:102", "comment:101"}},
+		{"percent is literal", "100%", []string{"comment:105"}},
+		{"short percent is literal", "%", []string{"comment:105"}},
+		{"underscore is literal", "_", []string{"comment:107", "comment:104"}},
+		{"backslash is literal", `\data`, []string{"comment:203"}},
+		{"short backslash", `\`, []string{"comment:203"}},
+		{"FTS operators are literal text", "NEAR", []string{"comment:109"}},
+		{"OR is literal", "OR burst", []string{"comment:109"}},
+		{"quote and star are literal", `"burst" *`, []string{"comment:109"}},
+		{"parenthesis is literal", "(limit", []string{"comment:109"}},
+		{"AWS key is redacted", "AKIAIOSFODNN7EXAMPLE", []string{}},
+		{"GitHub token is redacted", "ghp_abcdefghij", []string{}},
+		{"URL password is redacted", "hunter2redis", []string{}},
+		{"PEM body is redacted", "b3BlbnNzaC1rZXkt", []string{}},
+		{"placeholder is searchable", "[redacted]", []string{"comment:204", "comment:202", "comment:108", "comment:104"}},
+		{"Chinese terms", "迁移 脚本", []string{"comment:203", "comment:202"}},
+		{"ideographic space splits terms", "迁移\u3000校验", []string{"comment:203", "comment:202"}},
+		{"no hit", "存在しない語句", []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := search(t, ws, bob, SearchInput{Query: c.query})
+			if got := refs(a); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("query %q = %v, want %v", c.query, got, c.want)
+			}
+			for _, h := range a.Search.Hits {
+				for _, secret := range []string{"akiaiosfodnn7example", "ghp_abcdef", "hunter2redis", "b3blbnnzac1rzxkt", "sup3rs3cret"} {
+					if strings.Contains(strings.ToLower(h.Excerpt), secret) {
+						t.Errorf("excerpt of %s shows a secret: %q", h.Ref, h.Excerpt)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	check := func(in SearchInput, want ...string) {
+		t.Helper()
+		if want == nil {
+			want = []string{}
+		}
+		if got := refs(search(t, ws, bob, in)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v = %v, want %v", in, got, want)
+		}
+	}
+	check(SearchInput{Query: "認証", Kind: "result"}, "comment:301", "comment:95")
+	check(SearchInput{Query: "認証", Author: "user"}, "comment:88")
+	check(SearchInput{Query: "認証", TaskID: "task:12"}, "comment:96", "comment:95", "comment:91", "comment:88")
+	check(SearchInput{Query: "認証", TaskID: "12", Limit: 2}, "comment:96", "comment:95")
+	check(SearchInput{Query: "認証", TaskID: "task:20"})  // another space: nothing, as if it did not exist
+	check(SearchInput{Query: "認証", TaskID: "task:999"}) // does not exist
+	check(SearchInput{Query: "認証", TaskID: "task:16"})  // the current task is out of scope
+	a := search(t, ws, bob, SearchInput{Query: "認証", Limit: 2})
+	if !a.Search.Truncated || len(a.Search.Hits) != 2 {
+		t.Errorf("limit 2: truncated=%v hits=%d", a.Search.Truncated, len(a.Search.Hits))
+	}
+}
+
+func TestContextAndAround(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	a := search(t, ws, bob, SearchInput{Query: "差し替えのみ", Context: 2})
+	if len(a.Search.Hits) != 1 {
+		t.Fatalf("hits = %v", refs(a))
+	}
+	h := a.Search.Hits[0]
+	var before, after []string
+	for _, e := range *h.Before {
+		before = append(before, e.Ref)
+	}
+	for _, e := range *h.After {
+		after = append(after, e.Ref)
+	}
+	if !reflect.DeepEqual(before, []string{"comment:86"}) || !reflect.DeepEqual(after, []string{"comment:89", "comment:90"}) {
+		t.Errorf("before %v after %v", before, after)
+	}
+	if (*h.After)[1].Body != `{"url": "https://example.com/oauth/authorize?client_id=tinylink"}` {
+		t.Errorf("neighbour body not raw: %q", (*h.After)[1].Body)
+	}
+	if h.TaskTitle != "ログイン画面の改修" || h.Task != "task:12" || h.Kind != "request" || h.Author != "user" || h.CreatedAt != "2026-06-20T10:00:00Z" {
+		t.Errorf("hit = %+v", h)
+	}
+
+	ar := search(t, ws, bob, SearchInput{Around: "comment:104", Context: 1})
+	if got := refs(ar); !reflect.DeepEqual(got, []string{"comment:103", "comment:104", "comment:105"}) {
+		t.Errorf("around = %v", got)
+	}
+	if !ar.Around.Comments[1].Target || ar.Around.Comments[0].Target {
+		t.Errorf("target marks wrong: %+v", ar.Around.Comments)
+	}
+	if !strings.Contains(ar.Around.Comments[1].Body, "hunter2redis") {
+		t.Errorf("around must return the raw body, got %q", ar.Around.Comments[1].Body)
+	}
+	// refs out of scope are answered exactly like refs that do not exist
+	var msgs []string
+	for _, ref := range []string{"comment:501", "comment:99999", "comment:401"} {
+		_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Around: ref})
+		if errs.CodeOf(err) != errs.NotFound {
+			t.Fatalf("around %s: %v, want NOT_FOUND", ref, err)
+		}
+		msgs = append(msgs, strings.ReplaceAll(err.Error(), strings.TrimPrefix(ref, "comment:"), "N"))
+	}
+	if msgs[0] != msgs[1] || msgs[1] != msgs[2] {
+		t.Errorf("out-of-space and missing refs answered differently: %q", msgs)
+	}
+}
+
+func TestExcerptCut(t *testing.T) {
+	text := strings.Repeat("あ", 100) + "認証" + strings.Repeat("い", 100)
+	got := Excerpt(text, []string{"認証"})
+	want := "…" + strings.Repeat("あ", excerptBefore) + "認証" + strings.Repeat("い", excerptAfter) + "…"
+	if got != want {
+		t.Errorf("Excerpt = %q", got)
+	}
+	if got := Excerpt("short 認証 text", []string{"認証"}); got != "short 認証 text" {
+		t.Errorf("uncut excerpt = %q", got)
+	}
+	if got := Excerpt("x [REDACTED] y", []string{"redacted"}); got != "x [REDACTED] y" {
+		t.Errorf("placeholder excerpt = %q", got)
+	}
+}
+
+func TestContexts(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	for _, c := range []Caller{
+		{Task: "16"},                           // no-auth
+		{User: "bob", Task: "16", Subtask: true}, // --subtask
+		{User: "alice", Task: "15"},            // a task with a parent is a subtask
+	} {
+		a := search(t, ws, c, SearchInput{Query: "認証"})
+		if a.Unavailable == nil || a.Unavailable.Message != UnavailableMessage || a.Unavailable.Available {
+			t.Errorf("%+v: %+v, want unavailable", c, a)
+		}
+	}
+	_, err := SearchWorkspaceTasks(ws, Caller{User: "mallory", Task: "16"}, SearchInput{Query: "認証"})
+	if errs.CodeOf(err) != errs.Forbidden {
+		t.Errorf("non-member: %v, want FORBIDDEN", err)
+	}
+	_, err = SearchWorkspaceTasks(ws, Caller{User: "erin", Task: "16"}, SearchInput{Query: "認証"})
+	if errs.CodeOf(err) != errs.Forbidden {
+		t.Errorf("member of another space: %v, want FORBIDDEN", err)
+	}
+	// the owner may search; dave's space sees only its own tasks
+	if got := refs(search(t, ws, Caller{User: "alice", Task: "16"}, SearchInput{Query: "tinylink"})); len(got) != 0 {
+		t.Errorf("owner search tinylink = %v", got)
+	}
+	if got := refs(search(t, ws, Caller{User: "dave", Task: "21"}, SearchInput{Query: "認証"})); !reflect.DeepEqual(got, []string{"comment:501"}) {
+		t.Errorf("sp2 search = %v", got)
+	}
+	_, err = SearchWorkspaceTasks(ws, Caller{User: "bob", Task: "777"}, SearchInput{Query: "x"})
+	if errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("unknown current task: %v", err)
+	}
+	_, err = SearchWorkspaceTasks(ws, Caller{User: "bob"}, SearchInput{Query: "x"})
+	if errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("no current task: %v", err)
+	}
+	for _, in := range []SearchInput{
+		{}, {Query: "  "}, {Query: "a", Around: "comment:1"}, {Query: "a", Context: 6}, {Query: "a", Limit: 31},
+		{Query: "a", Limit: -1}, {Query: "a", Kind: "note"}, {Around: "comment:1", Limit: 3}, {Around: "comment: 1"},
+		{Around: "task:12"}, {Query: "a", TaskID: "task:"},
+	} {
+		if _, err := SearchWorkspaceTasks(ws, bob, in); errs.CodeOf(err) != errs.Invalid {
+			t.Errorf("%+v: %v, want INVALID_INPUT", in, err)
+		}
+	}
+}
+
+func TestReimportIdempotent(t *testing.T) {
+	data, err := os.ReadFile(fixturePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t)
+	importText(t, ws, string(data))
+	first := dump(t, ws)
+	ans1 := search(t, ws, bob, SearchInput{Query: "認証", Context: 1})
+	// again, and again in reverse order
+	importText(t, ws, string(data))
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	if second := dump(t, ws); second != first {
+		t.Errorf("re-import changed the store:\n%s\n---\n%s", first, second)
+	}
+	ans2 := search(t, ws, bob, SearchInput{Query: "認証", Context: 1})
+	if !reflect.DeepEqual(ans1, ans2) {
+		t.Errorf("re-import changed the answer")
+	}
+	// the reverse-order file alone gives the same store
+	ws2 := newWorkspace(t)
+	importText(t, ws2, strings.Join(lines, "\n"))
+	if got := refs(search(t, ws2, bob, SearchInput{Query: "認証"})); !reflect.DeepEqual(got, refs(ans1)) {
+		t.Errorf("reverse order import: %v", got)
+	}
+}
+
+// dump renders the whole store (without rowids) for comparisons.
+func dump(t *testing.T, ws *workspace.Workspace) string {
+	t.Helper()
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, name, owner FROM spaces ORDER BY id`,
+		`SELECT space, user FROM members ORDER BY space, user`,
+		`SELECT id, space, title, status, COALESCE(parent, '-'), created_at FROM tasks ORDER BY id`,
+		`SELECT id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, COALESCE(itext, '-') FROM comments ORDER BY id`,
+	} {
+		rows, err := st.db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+func TestImportBadLines(t *testing.T) {
+	ws := newWorkspace(t)
+	text := strings.Join([]string{
+		`{"type":"space","id":"s","name":"S","owner":"o"}`,
+		`not json`,
+		`{"type":"task","id":1,"space":"s","title":"T"}`,
+		``,
+		`{"type":"comment","id":1,"task":1,"kind":"note","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`,
+		`{"type":"comment","id":2,"task":1,"kind":"request","author":"a","created_at":"yesterday","body":"x"}`,
+		`{"type":"comment","id":1.5,"task":1,"kind":"request","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`,
+		`{"type":"board","id":1}`,
+		`{"id":1}`,
+		`{"type":"task","id":2}`,
+		`{"type":"comment","id":3,"task":1,"kind":"request","author":"a","created_at":"2026-01-01T00:00:00Z","body":"loaded despite the rest"}`,
+		`{"type":"comment","id":4,"task":9,"kind":"request","author":"a","created_at":"2026-01-01T00:00:00Z","body":"orphan"}`,
+	}, "\n")
+	rep := importText(t, ws, text)
+	var lines []int
+	for _, b := range rep.BadLines {
+		lines = append(lines, b.Line)
+	}
+	if !reflect.DeepEqual(lines, []int{2, 5, 6, 7, 8, 9, 10}) {
+		t.Errorf("bad lines = %+v", rep.BadLines)
+	}
+	if rep.Comments != 2 || rep.Tasks != 1 || rep.Spaces != 1 || rep.OrphanComments != 1 {
+		t.Errorf("report = %+v", rep)
+	}
+	for _, want := range []string{"not a JSON object", `kind "note" is not one of request`, "RFC 3339", "string or an integer", `unknown type "board"`, `no "type"`, "space is required"} {
+		found := false
+		for _, b := range rep.BadLines {
+			found = found || strings.Contains(b.Message, want)
+		}
+		if !found {
+			t.Errorf("no bad line says %q: %+v", want, rep.BadLines)
+		}
+	}
+}
+
+func TestIndexText(t *testing.T) {
+	r := redact.New()
+	cases := []struct {
+		kind, pt, tool, body string
+		att                  []string
+		want                 string
+		ok                   bool
+	}{
+		{"request", "", "", "  Hello\n\tＷＯＲＬＤ  ", []string{"a.png", "B.PDF"}, "hello world a.png b.pdf", true},
+		{"progress", "tool", "WebFetch", `{"url":"https://u:p@x"}`, nil, "tool: webfetch", true},
+		{"progress", "thinking", "", "Think", nil, "think", true},
+		{"progress", "summary", "", "Sum", nil, "sum", true},
+		{"progress", "debug", "", "x", nil, "", false},
+		{"comment", "", "", "x", nil, "", false},
+		{"interjection_ack", "", "", "x", nil, "", false},
+		{"handoff", "", "", "password=hunter2", nil, "password=[REDACTED]", true},
+		{"ask", "", "", "Straße", nil, "strasse", true},
+	}
+	for _, c := range cases {
+		got, ok := IndexText(r, c.kind, c.pt, c.tool, c.body, c.att)
+		if got != c.want || ok != c.ok {
+			t.Errorf("IndexText(%s/%s %q) = %q %v, want %q %v", c.kind, c.pt, c.body, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestMatchEqualsLike checks, on random texts and queries, that the trigram MATCH path and an
+// all-LIKE scan return identical hits (SPEC §5.3: only the speed may differ).
+func TestMatchEqualsLike(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []string{"a", "b", "A", "Ａ", "ab", "認", "証", "認証", "ー", "%", "_", `\`, `"`, "*", "(", "OR", "NEAR", " ", " ", "\u3000", "ß", "ss", "é", "İ", "ı", "k", "K"}
+	word := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		return b.String()
+	}
+	var lines []string
+	lines = append(lines, `{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`)
+	kinds := []string{"request", "result", "comment", "ask"}
+	for i := 0; i < 400; i++ {
+		b, _ := json.Marshal(word(1 + rng.Intn(12)))
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":%q,"author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%s}`,
+			i, kinds[rng.Intn(len(kinds))], rng.Intn(60), rng.Intn(60), b))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := 0; i < 500; i++ {
+		q := word(1 + rng.Intn(4))
+		if strings.TrimSpace(q) == "" {
+			continue
+		}
+		in := SearchInput{Query: q, Limit: MaxLimit}
+		if err := in.validate(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.search("o", "1", in, false)
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		want, err := st.search("o", "1", in, true)
+		if err != nil {
+			t.Fatalf("query %q (LIKE): %v", q, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("query %q: MATCH %v != LIKE %v", q, refs(got), refs(want))
+		}
+	}
+}
+
+func TestSchemaVersions(t *testing.T) {
+	ws := newWorkspace(t)
+	p := Path(ws)
+	// a file at schema version 1 (before the index existed) is migrated and indexed on open
+	old, err := openPath(p, time.Second, migrations[:1], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.db.Exec(`INSERT INTO spaces VALUES ('s', '', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext) VALUES ('7', 'n7', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'Old text', 'old text')`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	got := refs(search(t, ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "old text"}))
+	if !reflect.DeepEqual(got, []string{"comment:7"}) {
+		t.Errorf("after migration: %v", got)
+	}
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.IntegrityCheck(); err != nil {
+		t.Error(err)
+	}
+	var v int
+	st.db.QueryRow("PRAGMA user_version").Scan(&v)
+	if v != SchemaVersion() {
+		t.Errorf("user_version = %d", v)
+	}
+	// a newer file is refused with a clear message
+	if _, err := st.db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, err = Open(ws)
+	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "newer than this cairn understands") {
+		t.Errorf("newer schema: %v", err)
+	}
+	_, err = SearchWorkspaceTasks(ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "x"})
+	if errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("newer schema on search: %v", err)
+	}
+	// not a database at all
+	ws2 := newWorkspace(t)
+	os.WriteFile(Path(ws2), []byte(strings.Repeat("not sqlite ", 200)), 0o644)
+	if _, err := Open(ws2); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not an SQLite database") {
+		t.Errorf("garbage file: %v", err)
+	}
+	// someone else's database
+	ws3 := newWorkspace(t)
+	db, _ := sql.Open("sqlite", Path(ws3))
+	db.Exec("CREATE TABLE x(y)")
+	db.Close()
+	if _, err := Open(ws3); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a cairn space store") {
+		t.Errorf("foreign database: %v", err)
+	}
+}
+
+func TestBusy(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	// another process holds the SQLite write lock (not our flock): the write waits, then STORAGE_BUSY
+	holder, err := sql.Open("sqlite", "file:"+Path(ws)+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	conn, err := holder.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = st.AddComment(Comment{Task: "12", Kind: "request", Author: "x", CreatedAt: "2026-01-01T00:00:00Z", Body: "b"})
+	st.Close()
+	if errs.CodeOf(err) != errs.Busy {
+		t.Fatalf("write under a held lock: %v, want STORAGE_BUSY", err)
+	}
+	if time.Since(start) < 250*time.Millisecond {
+		t.Errorf("did not wait for the lock (%s)", time.Since(start))
+	}
+	// readers are not blocked by a writer in WAL mode
+	search(t, ws, bob, SearchInput{Query: "認証"})
+	conn.ExecContext(context.Background(), "ROLLBACK")
+
+	// our own writer lock: a second writer waits, then STORAGE_BUSY
+	first, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(ws)
+	first.Close()
+	if errs.CodeOf(err) != errs.Busy {
+		t.Errorf("second writer: %v, want STORAGE_BUSY", err)
+	}
+}
+
+func TestAddCommentAndReindex(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := st.AddComment(Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00+09:00", Body: "Sliding window adopted after all; api_key=abcd1234 moved to vault.", Attachments: []string{"design.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added.Ref != "comment:502" && added.Ref != "comment:503" {
+		t.Errorf("assigned %s", added.Ref)
+	}
+	if added.CreatedAt != "2026-07-02T15:00:00Z" || !added.Indexed {
+		t.Errorf("added = %+v", added)
+	}
+	if _, err := st.AddComment(Comment{Task: "999", Kind: "result", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("unknown task: %v", err)
+	}
+	if _, err := st.AddComment(Comment{Task: "13", Kind: "nope", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("bad kind: %v", err)
+	}
+	// damage one index text, then reindex repairs it
+	if _, err := st.db.Exec(`UPDATE comments SET itext = 'garbage' WHERE id = '88'`); err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	rep, err := st.Reindex(func(done, total int64) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Changed != 1 || calls == 0 || rep.Comments != 31 {
+		t.Errorf("reindex = %+v (progress calls %d)", rep, calls)
+	}
+	if err := st.IntegrityCheck(); err != nil {
+		t.Error(err)
+	}
+	st.Close()
+	got := refs(search(t, ws, bob, SearchInput{Query: "design.md"}))
+	if !reflect.DeepEqual(got, []string{added.Ref}) {
+		t.Errorf("added comment search = %v", got)
+	}
+	if got := refs(search(t, ws, bob, SearchInput{Query: "abcd1234"})); len(got) != 0 {
+		t.Errorf("api_key value findable: %v", got)
+	}
+	if got := refs(search(t, ws, bob, SearchInput{Query: "差し替えのみ"})); !reflect.DeepEqual(got, []string{"comment:88"}) {
+		t.Errorf("after reindex: %v", got)
+	}
+}
+
+func TestNoDatabase(t *testing.T) {
+	ws := newWorkspace(t)
+	_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: "x"})
+	if errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("missing spaces.db: %v", err)
+	}
+	if _, err := os.Stat(Path(ws)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("search created spaces.db")
+	}
+}
+
+func FuzzSplitQuery(f *testing.F) {
+	for _, s := range []string{"認証 ログイン", `"a" OR b*`, "\u3000x\u3000", "ＡＢＣ", "%_\\", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		terms := SplitQuery(q)
+		for _, term := range terms {
+			if term == "" || strings.ContainsAny(term, " \t\n\u3000") {
+				t.Fatalf("bad term %q from %q", term, q)
+			}
+			if Normalize(term) != term {
+				t.Fatalf("term %q not normalised", term)
+			}
+			p := ftsPhrase(term)
+			if !strings.HasPrefix(p, `"`) || !strings.HasSuffix(p, `"`) || strings.Count(p, `"`)%2 != 0 {
+				t.Fatalf("bad phrase %q", p)
+			}
+		}
+	})
+}

@@ -1,0 +1,270 @@
+// Package spaces is the space conversation store behind SearchWorkspaceTasks (SPEC §5): spaces,
+// members, tasks and comments in spaces.db, with an FTS5 trigram index of redacted, folded text.
+package spaces
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// FileName is where the store lives, relative to the workspace root (SPEC §2.1).
+const FileName = "spaces.db"
+
+// applicationID marks a SQLite file as a cairn space store ("crns"), so a stray database is refused.
+const applicationID = 0x63726e73
+
+// Store is an open spaces.db. It is not safe for use after Close.
+type Store struct {
+	db       *sql.DB
+	path     string
+	wait     time.Duration
+	redactor *redact.Redactor
+	lock     *workspace.Lock
+}
+
+// migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
+var migrations = []string{
+	// 1: the records themselves.
+	`CREATE TABLE spaces (
+		id    TEXT PRIMARY KEY,
+		name  TEXT NOT NULL DEFAULT '',
+		owner TEXT NOT NULL DEFAULT ''
+	) WITHOUT ROWID;
+	CREATE TABLE members (
+		space TEXT NOT NULL,
+		user  TEXT NOT NULL,
+		PRIMARY KEY (space, user)
+	) WITHOUT ROWID;
+	CREATE TABLE tasks (
+		id         TEXT PRIMARY KEY,
+		space      TEXT NOT NULL,
+		title      TEXT NOT NULL DEFAULT '',
+		status     TEXT NOT NULL DEFAULT '',
+		parent     TEXT,
+		created_at TEXT NOT NULL DEFAULT ''
+	) WITHOUT ROWID;
+	CREATE INDEX tasks_space ON tasks(space);
+	CREATE TABLE comments (
+		rid           INTEGER PRIMARY KEY,
+		id            TEXT NOT NULL UNIQUE,
+		idkey         TEXT NOT NULL,
+		task          TEXT NOT NULL,
+		space         TEXT NOT NULL DEFAULT '',
+		kind          TEXT NOT NULL,
+		progress_type TEXT NOT NULL DEFAULT '',
+		tool_name     TEXT NOT NULL DEFAULT '',
+		author        TEXT NOT NULL DEFAULT '',
+		created_at    TEXT NOT NULL,
+		at_ns         INTEGER NOT NULL,
+		body          TEXT NOT NULL DEFAULT '',
+		attachments   TEXT NOT NULL DEFAULT '[]',
+		itext         TEXT
+	);
+	CREATE INDEX comments_space_at ON comments(space, at_ns, idkey);
+	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);`,
+	// 2: the trigram index over the index text, kept in sync by triggers in the writing transaction.
+	// Every comment has a row (a NULL index text has no tokens), so FTS5's integrity-check can
+	// compare the index with the whole content table.
+	`CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram');
+	CREATE TRIGGER comments_ai AFTER INSERT ON comments BEGIN
+		INSERT INTO comments_fts(rowid, itext) VALUES (new.rid, new.itext);
+	END;
+	CREATE TRIGGER comments_ad AFTER DELETE ON comments BEGIN
+		INSERT INTO comments_fts(comments_fts, rowid, itext) VALUES ('delete', old.rid, old.itext);
+	END;
+	CREATE TRIGGER comments_au AFTER UPDATE OF itext ON comments WHEN old.itext IS NOT new.itext BEGIN
+		INSERT INTO comments_fts(comments_fts, rowid, itext) VALUES ('delete', old.rid, old.itext);
+		INSERT INTO comments_fts(rowid, itext) VALUES (new.rid, new.itext);
+	END;
+	INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`,
+}
+
+// SchemaVersion is the user_version this build writes and reads, so tests and messages can name it.
+func SchemaVersion() int { return len(migrations) }
+
+// ErrNoFTS5 means the SQLite build cannot search; SearchWorkspaceTasks answers "unavailable" then.
+var ErrNoFTS5 = errors.New("this SQLite build has no FTS5")
+
+// Path is spaces.db inside ws.
+func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
+
+// Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
+// lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY.
+func Open(ws *workspace.Workspace) (*Store, error) {
+	lock, err := ws.LockNamed("spaces", true)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openPath(Path(ws), ws.Wait, migrations, true)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	st.lock = lock
+	return st, nil
+}
+
+// OpenRead opens an existing spaces.db for searching, without the writer lock (WAL readers never
+// wait for writers). A missing file is reported as os.ErrNotExist.
+func OpenRead(ws *workspace.Workspace) (*Store, error) {
+	p := Path(ws)
+	if _, err := os.Stat(p); err != nil {
+		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	return openPath(p, ws.Wait, migrations, false)
+}
+
+// openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
+// transactions begin IMMEDIATE, so they wait for the write lock up front instead of failing midway.
+func openPath(path string, wait time.Duration, migs []string, writer bool) (*Store, error) {
+	if wait <= 0 {
+		wait = workspace.DefaultWait
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)",
+		path, wait.Milliseconds())
+	if writer {
+		dsn += "&_txlock=immediate"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	st := &Store{db: db, path: path, wait: wait, redactor: redact.New()}
+	if err := st.migrate(migs); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Close releases the database and the writer lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if uerr := s.lock.Unlock(); err == nil {
+		err = uerr
+	}
+	return err
+}
+
+// hasFTS5 reports whether the linked SQLite can build the trigram index.
+func (s *Store) hasFTS5(ctx context.Context) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`).Scan(&n)
+	if err != nil {
+		return false, s.dbErr(err, "check FTS5")
+	}
+	return n > 0, nil
+}
+
+// migrate checks the file's identity and version and applies the missing migrations in order.
+func (s *Store) migrate(migs []string) error {
+	ctx := context.Background()
+	version, appID, tables, err := s.header(ctx)
+	if err != nil {
+		return err
+	}
+	want := len(migs)
+	switch {
+	case version > want:
+		return errs.Invalidf("%s has schema version %d, newer than this cairn understands (%d); upgrade cairn or load the conversations into a new workspace", s.path, version, want)
+	case appID != 0 && appID != applicationID:
+		return errs.Invalidf("%s is not a cairn space store (application_id %#x)", s.path, appID)
+	case version == 0 && tables > 0:
+		return errs.Invalidf("%s is not a cairn space store (it has %d tables but no cairn schema version); move it away and import again", s.path, tables)
+	case version == want:
+		return nil
+	}
+	if ok, err := s.hasFTS5(ctx); err != nil {
+		return err
+	} else if !ok {
+		return ErrNoFTS5
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.dbErr(err, "open")
+	}
+	defer conn.Close()
+	for v := version; v < want; v++ {
+		if err := migrateOne(ctx, conn, v, migs[v]); err != nil {
+			return s.dbErr(err, fmt.Sprintf("migrate from schema version %d to %d", v, v+1))
+		}
+	}
+	return nil
+}
+
+// migrateOne applies one migration and records its version in the same transaction.
+func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	// re-read inside the lock: another process may have migrated meanwhile
+	var v int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
+	if v != from {
+		_, err := conn.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", from+1, applicationID)); err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
+	_, err := conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+// header reads user_version, application_id and the number of tables.
+func (s *Store) header(ctx context.Context) (version, appID, tables int, err error) {
+	if err = s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, 0, 0, s.dbErr(err, "read schema version")
+	}
+	if err = s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return 0, 0, 0, s.dbErr(err, "read application id")
+	}
+	if err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
+		return 0, 0, 0, s.dbErr(err, "read schema")
+	}
+	return version, appID, tables, nil
+}
+
+// dbErr gives SQLite failures a code: locked too long is STORAGE_BUSY, a file that is not a
+// database is INVALID_INPUT, anything else INTERNAL with what was being done.
+func (s *Store) dbErr(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return errs.New(errs.Busy, "%s: %s is locked by another process (waited %s; raise it with --wait)", doing, s.path, s.wait)
+		case sqlite3.SQLITE_NOTADB:
+			return errs.Invalidf("%s: %s is not an SQLite database; move it away and import again", doing, s.path)
+		case sqlite3.SQLITE_CORRUPT:
+			return errs.Invalidf("%s: %s is damaged (%v); move it away and import again", doing, s.path, err)
+		}
+	}
+	return fmt.Errorf("%s %s: %w", doing, s.path, err)
+}

@@ -1,0 +1,481 @@
+package spaces
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// BatchSize is how many records one import transaction writes.
+const BatchSize = 2000
+
+// Progress is told how far a long operation got: bytes for import, comments for reindex.
+type Progress func(done, total int64)
+
+// BadLine is an import line that was skipped, with why.
+type BadLine struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// ImportReport says what an import loaded and what it skipped.
+type ImportReport struct {
+	Lines          int       `json:"lines"`
+	Spaces         int       `json:"spaces"`
+	Members        int       `json:"members"`
+	Tasks          int       `json:"tasks"`
+	Comments       int       `json:"comments"`
+	OrphanComments int       `json:"orphan_comments"`
+	BadLines       []BadLine `json:"bad_lines"`
+}
+
+// record is one parsed import line.
+type record struct {
+	kind    string // space, member, task, comment
+	space   spaceRec
+	member  memberRec
+	task    taskRec
+	comment Comment
+	at      time.Time
+}
+
+type spaceRec struct {
+	ID    ID     `json:"id"`
+	Name  string `json:"name"`
+	Owner string `json:"owner"`
+}
+
+type memberRec struct {
+	Space ID     `json:"space"`
+	User  string `json:"user"`
+}
+
+type taskRec struct {
+	ID        ID     `json:"id"`
+	Space     ID     `json:"space"`
+	Title     string `json:"title"`
+	Status    string `json:"status"`
+	Parent    ID     `json:"parent"`
+	CreatedAt string `json:"created_at"`
+}
+
+// recordTypes lists the valid "type" values for messages.
+const recordTypes = "space, member, task, comment"
+
+// parseLine decodes and validates one Appendix A line.
+func parseLine(line []byte) (record, error) {
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return record{}, fmt.Errorf("not a JSON object: %v", jsonMsg(err))
+	}
+	if head.Type == nil {
+		return record{}, fmt.Errorf(`no "type" (want one of %s)`, recordTypes)
+	}
+	rec := record{kind: *head.Type}
+	var err error
+	switch rec.kind {
+	case "space":
+		if err = json.Unmarshal(line, &rec.space); err == nil {
+			err = checkID("id", rec.space.ID)
+			if err == nil && strings.TrimSpace(rec.space.Owner) == "" {
+				err = errors.New("owner is required")
+			}
+		}
+	case "member":
+		if err = json.Unmarshal(line, &rec.member); err == nil {
+			err = checkID("space", rec.member.Space)
+			if err == nil && strings.TrimSpace(rec.member.User) == "" {
+				err = errors.New("user is required")
+			}
+		}
+	case "task":
+		if err = json.Unmarshal(line, &rec.task); err == nil {
+			err = checkID("id", rec.task.ID)
+			if err == nil {
+				err = checkID("space", rec.task.Space)
+			}
+			if err == nil && rec.task.Parent != "" {
+				err = checkID("parent", rec.task.Parent)
+			}
+			if err == nil && rec.task.CreatedAt != "" {
+				var t time.Time
+				t, err = parseTime("created_at", rec.task.CreatedAt)
+				rec.task.CreatedAt = formatTime(t)
+			}
+		}
+	case "comment":
+		if err = json.Unmarshal(line, &rec.comment); err == nil {
+			rec.at, err = rec.comment.validate()
+		}
+	default:
+		return record{}, fmt.Errorf("unknown type %q (want one of %s)", rec.kind, recordTypes)
+	}
+	if err != nil {
+		return record{}, fmt.Errorf("%s: %v", rec.kind, jsonMsg(err))
+	}
+	return rec, nil
+}
+
+// jsonMsg shortens encoding/json's messages to what a user can act on.
+func jsonMsg(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %s has the wrong type (%s)", te.Field, te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// Import loads Appendix A JSON Lines from r (size bytes, for progress; 0 if unknown). Records are
+// upserted by id, so importing the same file twice changes nothing; they may come in any order.
+// A bad line is reported by number and the others still load, BatchSize records per transaction.
+func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport, error) {
+	ctx := context.Background()
+	rep := ImportReport{BadLines: []BadLine{}}
+	br := bufio.NewReaderSize(r, 1<<20)
+	var batch []record
+	var done int64
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := s.writeBatch(ctx, batch, &rep); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		if progress != nil {
+			progress(done, size)
+		}
+		return nil
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			done += int64(len(line))
+			rep.Lines++
+			trimmed := strings.TrimSpace(string(line))
+			if trimmed != "" {
+				rec, perr := parseLine([]byte(trimmed))
+				if perr != nil {
+					rep.BadLines = append(rep.BadLines, BadLine{Line: rep.Lines, Message: perr.Error()})
+				} else {
+					batch = append(batch, rec)
+					if len(batch) >= BatchSize {
+						if ferr := flush(); ferr != nil {
+							return rep, ferr
+						}
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return rep, fmt.Errorf("read line %d: %w", rep.Lines+1, err)
+		}
+	}
+	if err := flush(); err != nil {
+		return rep, err
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM comments c WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task)`).Scan(&rep.OrphanComments); err != nil {
+		return rep, s.dbErr(err, "count comments without a task")
+	}
+	if progress != nil {
+		progress(size, size)
+	}
+	return rep, nil
+}
+
+// writer holds the prepared statements of one write transaction.
+type writer struct {
+	space, member, task, taskComments, comment *sql.Stmt
+}
+
+func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	var w writer
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.space, `INSERT INTO spaces(id, name, owner) VALUES (?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET name = excluded.name, owner = excluded.owner`},
+		{&w.member, `INSERT OR IGNORE INTO members(space, user) VALUES (?, ?)`},
+		{&w.task, `INSERT INTO tasks(id, space, title, status, parent, created_at) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET space = excluded.space, title = excluded.title, status = excluded.status,
+				parent = excluded.parent, created_at = excluded.created_at`},
+		{&w.taskComments, `UPDATE comments SET space = ?1 WHERE task = ?2 AND space <> ?1`},
+		{&w.comment, `INSERT INTO comments(id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, itext)
+			VALUES (?1, ?2, ?3, COALESCE((SELECT space FROM tasks WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+			ON CONFLICT(id) DO UPDATE SET idkey = excluded.idkey, task = excluded.task, space = excluded.space,
+				kind = excluded.kind, progress_type = excluded.progress_type, tool_name = excluded.tool_name,
+				author = excluded.author, created_at = excluded.created_at, at_ns = excluded.at_ns,
+				body = excluded.body, attachments = excluded.attachments, itext = excluded.itext`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.dst = st
+	}
+	return &w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.space, w.member, w.task, w.taskComments, w.comment} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// putComment upserts one comment with its index text.
+func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Time) error {
+	att := c.Attachments
+	if att == nil {
+		att = []string{}
+	}
+	attJSON, err := json.Marshal(att)
+	if err != nil {
+		return fmt.Errorf("encode attachments: %w", err)
+	}
+	var itext sql.NullString
+	if t, ok := IndexText(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
+		itext = sql.NullString{String: t, Valid: true}
+	}
+	_, err = w.comment.ExecContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
+		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext)
+	return err
+}
+
+// writeBatch writes records in one transaction.
+func (s *Store) writeBatch(ctx context.Context, batch []record, rep *ImportReport) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.dbErr(err, "begin import")
+	}
+	defer tx.Rollback()
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		return s.dbErr(err, "prepare import")
+	}
+	defer w.close()
+	for _, rec := range batch {
+		switch rec.kind {
+		case "space":
+			_, err = w.space.ExecContext(ctx, string(rec.space.ID), rec.space.Name, rec.space.Owner)
+			rep.Spaces++
+		case "member":
+			_, err = w.member.ExecContext(ctx, string(rec.member.Space), rec.member.User)
+			rep.Members++
+		case "task":
+			var parent any
+			if rec.task.Parent != "" {
+				parent = string(rec.task.Parent)
+			}
+			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt)
+			if err == nil {
+				_, err = w.taskComments.ExecContext(ctx, string(rec.task.Space), string(rec.task.ID))
+			}
+			rep.Tasks++
+		case "comment":
+			err = s.putComment(ctx, w, rec.comment, rec.at)
+			rep.Comments++
+		}
+		if err != nil {
+			return s.dbErr(err, "import "+rec.kind)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.dbErr(err, "commit import")
+	}
+	return nil
+}
+
+// AddedComment is what add-comment answers.
+type AddedComment struct {
+	Ref       string `json:"ref"`
+	Task      string `json:"task"`
+	Kind      string `json:"kind"`
+	Author    string `json:"author"`
+	CreatedAt string `json:"created_at"`
+	Indexed   bool   `json:"indexed"`
+	Replaced  bool   `json:"replaced"`
+}
+
+// AddComment stores one comment (upsert by id; a missing id gets the next integer id) and its
+// index text in one transaction. The task must exist.
+func (s *Store) AddComment(c Comment) (AddedComment, error) {
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return AddedComment{}, s.dbErr(err, "begin add-comment")
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE id = ?`, string(c.Task)).Scan(&n); err != nil {
+		return AddedComment{}, s.dbErr(err, "look up task")
+	}
+	if n == 0 {
+		return AddedComment{}, errs.NotFoundf("task:%s not found in %s", c.Task, FileName)
+	}
+	if c.ID == "" {
+		var next int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(CAST(substr(idkey, 2) AS INTEGER)), 0) + 1 FROM comments WHERE idkey LIKE 'n%'`).Scan(&next); err != nil {
+			return AddedComment{}, s.dbErr(err, "assign comment id")
+		}
+		c.ID = ID(fmt.Sprint(next))
+	}
+	at, err := c.validate()
+	if err != nil {
+		return AddedComment{}, errs.Invalidf("%v", err)
+	}
+	var existing int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM comments WHERE id = ?`, string(c.ID)).Scan(&existing); err != nil {
+		return AddedComment{}, s.dbErr(err, "look up comment")
+	}
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		return AddedComment{}, s.dbErr(err, "prepare add-comment")
+	}
+	defer w.close()
+	if err := s.putComment(ctx, w, c, at); err != nil {
+		return AddedComment{}, s.dbErr(err, "add comment")
+	}
+	if err := tx.Commit(); err != nil {
+		return AddedComment{}, s.dbErr(err, "commit add-comment")
+	}
+	return AddedComment{
+		Ref: "comment:" + string(c.ID), Task: "task:" + string(c.Task), Kind: c.Kind, Author: c.Author,
+		CreatedAt: formatTime(at), Indexed: Indexed(c.Kind, c.ProgressType), Replaced: existing > 0,
+	}, nil
+}
+
+// ReindexReport says how many comments were indexed again and how many index texts changed.
+type ReindexReport struct {
+	Comments int `json:"comments"`
+	Indexed  int `json:"indexed"`
+	Changed  int `json:"changed"`
+}
+
+// Reindex recomputes every comment's index text (after the redaction rules or folding change) and
+// rebuilds the FTS5 index from it, all in one transaction.
+func (s *Store) Reindex(progress Progress) (ReindexReport, error) {
+	ctx := context.Background()
+	var rep ReindexReport
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, s.dbErr(err, "begin reindex")
+	}
+	defer tx.Rollback()
+	var rids []int64
+	rows, err := tx.QueryContext(ctx, `SELECT rid FROM comments ORDER BY rid`)
+	if err != nil {
+		return rep, s.dbErr(err, "list comments")
+	}
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			rows.Close()
+			return rep, s.dbErr(err, "list comments")
+		}
+		rids = append(rids, rid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return rep, s.dbErr(err, "list comments")
+	}
+	total := int64(len(rids))
+	upd, err := tx.PrepareContext(ctx, `UPDATE comments SET itext = ? WHERE rid = ?`)
+	if err != nil {
+		return rep, s.dbErr(err, "prepare reindex")
+	}
+	defer upd.Close()
+	for i := 0; i < len(rids); i += BatchSize {
+		j := min(i+BatchSize, len(rids))
+		rows, err := tx.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
+		if err != nil {
+			return rep, s.dbErr(err, "read comments")
+		}
+		type change struct {
+			rid  int64
+			text sql.NullString
+		}
+		var changes []change
+		for rows.Next() {
+			var rid int64
+			var kind, pt, tool, body, attJSON string
+			var old sql.NullString
+			if err := rows.Scan(&rid, &kind, &pt, &tool, &body, &attJSON, &old); err != nil {
+				rows.Close()
+				return rep, s.dbErr(err, "read comments")
+			}
+			var att []string
+			if err := json.Unmarshal([]byte(attJSON), &att); err != nil {
+				att = nil
+			}
+			var nt sql.NullString
+			if t, ok := IndexText(s.redactor, kind, pt, tool, body, att); ok {
+				nt = sql.NullString{String: t, Valid: true}
+				rep.Indexed++
+			}
+			rep.Comments++
+			if nt != old {
+				changes = append(changes, change{rid, nt})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return rep, s.dbErr(err, "read comments")
+		}
+		for _, c := range changes {
+			if _, err := upd.ExecContext(ctx, c.text, c.rid); err != nil {
+				return rep, s.dbErr(err, "update index text")
+			}
+		}
+		rep.Changed += len(changes)
+		if progress != nil {
+			progress(int64(j), total)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO comments_fts(comments_fts) VALUES ('delete-all')`,
+		`INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments`,
+		`INSERT INTO comments_fts(comments_fts) VALUES ('optimize')`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return rep, s.dbErr(err, "rebuild the search index")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, s.dbErr(err, "commit reindex")
+	}
+	return rep, nil
+}
+
+// IntegrityCheck runs FTS5's integrity-check against the content table, for tests and doctors.
+func (s *Store) IntegrityCheck() error {
+	_, err := s.db.Exec(`INSERT INTO comments_fts(comments_fts, rank) VALUES ('integrity-check', 1)`)
+	return s.dbErr(err, "integrity-check")
+}
+
+// sortedKeys is a small helper for deterministic messages.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
