@@ -54,6 +54,9 @@ func NewApp(env *Env) *cli.App {
 			initCommand(env),
 			taskCommand(env),
 			sessionCommand(env),
+			memoryCommand(env),
+			knowledgeCommand(env),
+			spaceCommand(env),
 			completionCommand(env),
 		},
 	}
@@ -104,4 +107,9 @@ func isUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// ManPage renders cairn(1) from the command definitions, so the page never drifts from the flags.
+func ManPage() (string, error) {
+	return NewApp(newEnv(nil, io.Discard, io.Discard)).ToManWithSection(1)
 }

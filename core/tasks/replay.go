@@ -299,7 +299,7 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 			continue
 		}
 		data := ln.Data
-		candidate := bytes.Contains(data, markTask) || bytes.Contains(data, markCompact) || bytes.Contains(data, markIsError)
+		candidate := mayMatter(data)
 		if !candidate && counts == nil {
 			continue
 		}
@@ -368,6 +368,44 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 	}
 	flush()
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
+}
+
+// mayMatter is the cheap pre-filter: can this line be a task call, an error result or a compaction?
+// Lines that start with their type (as cairn and most runtimes write them) need at most one scan.
+func mayMatter(data []byte) bool {
+	if rest, ok := bytes.CutPrefix(data, typePrefix); ok {
+		switch {
+		case bytes.HasPrefix(rest, []byte(`message"`)), bytes.HasPrefix(rest, []byte(`system"`)):
+			return false
+		case bytes.HasPrefix(rest, []byte(`tool_call"`)):
+			return bytes.Contains(rest, markTask)
+		case bytes.HasPrefix(rest, []byte(`tool_result"`)):
+			return hasErrorFlag(rest)
+		case bytes.HasPrefix(rest, []byte(`compact"`)):
+			return true
+		}
+	}
+	return bytes.Contains(data, markTask) || bytes.Contains(data, markCompact) || hasErrorFlag(data)
+}
+
+var typePrefix = []byte(`{"type":"`)
+
+// hasErrorFlag reports whether a line holds `"is_error": true`, so successful results, the
+// common case, are skipped without a decode.
+func hasErrorFlag(data []byte) bool {
+	for {
+		i := bytes.Index(data, markIsError)
+		if i < 0 {
+			return false
+		}
+		rest := bytes.TrimLeft(data[i+len(markIsError):], " \t")
+		if len(rest) > 0 && rest[0] == ':' {
+			if bytes.HasPrefix(bytes.TrimLeft(rest[1:], " \t"), []byte("true")) {
+				return true
+			}
+		}
+		data = data[i+len(markIsError):]
+	}
 }
 
 // unwrapArgs accepts an arguments object, or a string holding one (OpenAI style).

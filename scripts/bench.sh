@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Benchmarks cairn against its peers in the same run (SPEC §9). Never part of the test suite.
+#   scripts/bench.sh            # every section
+#   scripts/bench.sh tasks      # only sections whose name matches
+# Each section is scripts/bench.d/<name>.sh, sourced with $CAIRN (a fresh build) and $BENCH_DIR.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_DIR=${BENCH_DIR:-$(pwd)/.bench}
+RUNS=${RUNS:-5}
+mkdir -p "$BENCH_DIR"
+CAIRN="$BENCH_DIR/cairn"
+go build -o "$CAIRN" .
+export CAIRN BENCH_DIR RUNS
+
+# need TOOL PACKAGE: install a peer with apt-get when it is missing.
+need() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "installing $2 ..." >&2
+  (apt-get update -qq && apt-get install -y -qq "$2") >/dev/null 2>&1 || { echo "cannot install $2" >&2; return 1; }
+}
+
+# measure LABEL CMD...: runs CMD $RUNS times (stdout to a file: GNU grep quits early when it sees /dev/null) and prints the median wall time
+# and the largest peak RSS; sets MEDIAN_MS for the caller.
+measure() {
+  local label=$1; shift
+  local times=() rss=0 t m out tf="$BENCH_DIR/.time"
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -o "$tf" -f "%e %M" "$@" >"$BENCH_DIR/.out" 2>&1 || true  # not /dev/null: grep stops early there
+    out=$(tail -1 "$tf")
+    t=${out% *}; m=${out#* }
+    times+=("$t")
+    (( m > rss )) && rss=$m
+  done
+  MEDIAN_MS=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.0f", a[int((NR+1)/2)]*1000}')
+  printf '  %-44s %7s ms  (median of %d)  peak %6.1f MiB\n' "$label" "$MEDIAN_MS" "$RUNS" "$(echo "$rss/1024" | bc -l)"
+}
+
+# ratio A B: prints A/B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
+
+need bc bc
+export -f measure ratio need
+for f in scripts/bench.d/*.sh; do
+  name=$(basename "$f" .sh)
+  if [ $# -gt 0 ] && [[ "$name" != *"$1"* ]]; then continue; fi
+  echo "== $name"
+  # shellcheck source=/dev/null
+  source "$f"
+done

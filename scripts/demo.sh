@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Walks through every cairn tool on a scratch copy of fixtures/demo; the fixtures stay untouched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEMO=$(mktemp -d)
+trap 'rm -rf "$DEMO"' EXIT
+CAIRN="$DEMO/.bin/cairn"
+mkdir -p "$DEMO/.bin"
+go build -o "$CAIRN" .
+cp -r fixtures/demo/. "$DEMO/"
+[ -f "$DEMO/cairn.toml" ] || "$CAIRN" init "$DEMO" >/dev/null
+export CAIRN DEMO
+cd "$DEMO"
+# run CMD...: echo the command as a user would type it, then run it.
+run() {
+  local shown="" a
+  for a in "$@"; do
+    if [[ "$a" =~ ^[A-Za-z0-9_./:=,@#-]+$ ]]; then shown+=" $a"; else shown+=" '${a//\'/\'\\\'\'}'"; fi
+  done
+  echo; echo "\$ cairn${shown}"
+  "$CAIRN" "$@" || echo "(exit $?)"
+}
+for f in "$OLDPWD"/scripts/demo.d/*.sh; do
+  # shellcheck source=/dev/null
+  source "$f"
+done
