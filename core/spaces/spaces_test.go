@@ -244,9 +244,9 @@ func TestExcerptCut(t *testing.T) {
 func TestContexts(t *testing.T) {
 	ws := fixtureWorkspace(t)
 	for _, c := range []Caller{
-		{Task: "16"},                           // no-auth
+		{Task: "16"},                             // no-auth
 		{User: "bob", Task: "16", Subtask: true}, // --subtask
-		{User: "alice", Task: "15"},            // a task with a parent is a subtask
+		{User: "alice", Task: "15"},              // a task with a parent is a subtask
 	} {
 		a := search(t, ws, c, SearchInput{Query: "認証"})
 		if a.Unavailable == nil || a.Unavailable.Message != UnavailableMessage || a.Unavailable.Available {

@@ -1,0 +1,364 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/spaces"
+	"github.com/cairn-dev/cairn/core/textmatch"
+)
+
+// spaceAroundHint ends every query answer, as the seed's Markdown does.
+const spaceAroundHint = `To read the conversation around a hit, use around_ref: "comment:<id>" (cairn space search --around comment:<id> --context N).`
+
+func spaceCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "space",
+		Usage: "conversations of the other tasks of a shared space (SearchWorkspaceTasks), in spaces.db",
+		Subcommands: []*cli.Command{
+			spaceImportCommand(env),
+			spaceAddCommentCommand(env),
+			spaceReindexCommand(env),
+			spaceSearchCommand(env),
+		},
+	}
+}
+
+// spaceProgress draws a progress bar on stderr when it is a terminal; otherwise it draws nothing.
+func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progress, func()) {
+	if !e.StderrTTY {
+		return nil, func() {}
+	}
+	if total <= 0 {
+		total = -1
+	}
+	bar := progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(e.Stderr),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowBytes(bytes),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	return func(done, _ int64) { bar.Set64(done) }, func() { bar.Finish() }
+}
+
+func spaceImportCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "load spaces, members, tasks and comments from JSON Lines (upsert by id; - for standard input)",
+		ArgsUsage: "FILE.jsonl",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
+			}
+			name := c.Args().First()
+			var in io.Reader = env.Stdin
+			var size int64
+			if name != "-" {
+				f, err := os.Open(name)
+				if err != nil {
+					return errs.Wrap(errs.Invalid, err, "space import")
+				}
+				defer f.Close()
+				if st, err := f.Stat(); err == nil {
+					size = st.Size()
+				}
+				in = f
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			st, err := spaces.Open(ws)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			progress, finish := env.spaceProgress(size, true, "importing")
+			rep, err := st.Import(in, size, progress)
+			finish()
+			if err != nil {
+				return err
+			}
+			if !env.JSON || len(rep.BadLines) == 0 {
+				err = env.Render(rep, func(w io.Writer) error {
+					fmt.Fprintf(w, "imported %s: %d spaces, %d members, %d tasks, %d comments (%d lines)\n",
+						name, rep.Spaces, rep.Members, rep.Tasks, rep.Comments, rep.Lines)
+					if rep.OrphanComments > 0 {
+						fmt.Fprintf(w, "%d comments belong to tasks not imported yet; they are found once their task is imported\n", rep.OrphanComments)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			if len(rep.BadLines) > 0 {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s: %d bad line(s) skipped, the other records were loaded:", name, len(rep.BadLines))
+				for _, bl := range rep.BadLines {
+					fmt.Fprintf(&b, "\n  line %d: %s", bl.Line, bl.Message)
+				}
+				return errs.Invalidf("%s", b.String())
+			}
+			return nil
+		},
+	}
+}
+
+func spaceAddCommentCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "add-comment",
+		Usage:     "add one comment to the current task (--task / CAIRN_TASK); upsert by --id",
+		ArgsUsage: "BODY|-",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "id", Usage: "comment id (default: one more than the highest integer id)"},
+			&cli.StringFlag{Name: "kind", Value: "comment", Usage: "one of " + strings.Join(spaces.Kinds, ", ")},
+			&cli.StringFlag{Name: "progress-type", Usage: "for --kind progress: thinking, summary, tool, ..."},
+			&cli.StringFlag{Name: "tool-name", Usage: "for a tool progress comment: the tool's name"},
+			&cli.StringFlag{Name: "author", Usage: "who wrote it (default: --user)"},
+			&cli.StringFlag{Name: "at", Usage: "RFC 3339 time (default: now)"},
+			&cli.StringSliceFlag{Name: "attach", Usage: "an attachment file name (repeatable)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return errs.Invalidf("space add-comment needs exactly one BODY (or - for standard input), got %d arguments", c.NArg())
+			}
+			body := c.Args().First()
+			if body == "-" {
+				data, err := env.readInput("-")
+				if err != nil {
+					return err
+				}
+				body = string(data)
+			}
+			task := strings.TrimPrefix(env.Identity.Task, "task:")
+			if task == "" {
+				return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
+			}
+			author := c.String("author")
+			if author == "" {
+				author = env.Identity.User
+			}
+			if author == "" {
+				return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
+			}
+			at := c.String("at")
+			if at == "" {
+				at = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			st, err := spaces.Open(ws)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			att := c.StringSlice("attach")
+			if att == nil {
+				att = []string{}
+			}
+			added, err := st.AddComment(spaces.Comment{
+				ID: spaces.ID(strings.TrimPrefix(c.String("id"), "comment:")), Task: spaces.ID(task), Kind: c.String("kind"),
+				ProgressType: c.String("progress-type"), ToolName: c.String("tool-name"), Author: author,
+				CreatedAt: at, Body: body, Attachments: att,
+			})
+			if err != nil {
+				return err
+			}
+			return env.Render(map[string]any{"comment": added}, func(w io.Writer) error {
+				verb, idx := "added", "indexed"
+				if added.Replaced {
+					verb = "replaced"
+				}
+				if !added.Indexed {
+					idx = "not indexed"
+				}
+				fmt.Fprintf(w, "%s %s in %s (%s/%s %s, %s)\n", verb, added.Ref, added.Task, added.Author, added.Kind, added.CreatedAt, idx)
+				return nil
+			})
+		},
+	}
+}
+
+func spaceReindexCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "reindex",
+		Usage: "rebuild every comment's index text and the search index (after the redaction rules change)",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return errs.Invalidf("space reindex takes no arguments, got %d", c.NArg())
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			st, err := spaces.Open(ws)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			progress, finish := env.spaceProgress(0, false, "reindexing")
+			rep, err := st.Reindex(progress)
+			finish()
+			if err != nil {
+				return err
+			}
+			return env.Render(rep, func(w io.Writer) error {
+				fmt.Fprintf(w, "reindexed %d comments: %d indexed, %d index texts changed\n", rep.Comments, rep.Indexed, rep.Changed)
+				return nil
+			})
+		},
+	}
+}
+
+func spaceSearchCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks)",
+		ArgsUsage: "[QUERY...]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
+			&cli.IntFlag{Name: "context", Usage: "neighbouring comments per hit, or each side of --around (0..5)"},
+			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most hits (1..%d, default %d; query only)", spaces.MaxLimit, spaces.DefaultLimit)},
+			&cli.StringFlag{Name: "kind", Usage: "only comments of this kind: " + strings.Join(spaces.Kinds, ", ")},
+			&cli.StringFlag{Name: "author", Usage: "only comments by this author"},
+			&cli.StringFlag{Name: "task-id", Usage: "only this task (task:<id> or <id>)"},
+		},
+		Action: func(c *cli.Context) error {
+			in := spaces.SearchInput{
+				Query:   strings.Join(c.Args().Slice(), " "),
+				Around:  c.String("around"),
+				Context: c.Int("context"),
+				Limit:   c.Int("limit"),
+				Kind:    c.String("kind"),
+				Author:  c.String("author"),
+				TaskID:  c.String("task-id"),
+			}
+			if c.IsSet("limit") && in.Limit == 0 {
+				return errs.Invalidf("--limit 0 is out of range 1..%d", spaces.MaxLimit)
+			}
+			if c.IsSet("around") && in.Around == "" {
+				return errs.Invalidf("--around needs comment:<id>")
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			id := env.Identity
+			ans, err := spaces.SearchWorkspaceTasks(ws, spaces.Caller{User: id.User, Task: id.Task, Subtask: id.Subtask}, in)
+			if err != nil {
+				return err
+			}
+			return env.Render(ans.Value(), func(w io.Writer) error { return env.writeSpaceAnswer(w, ans) })
+		},
+	}
+}
+
+// writeSpaceAnswer renders an answer as the seed's Markdown.
+func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
+	switch {
+	case a.Unavailable != nil:
+		fmt.Fprintln(w, a.Unavailable.Message)
+	case a.Around != nil:
+		r := a.Around
+		fmt.Fprintf(w, "## Workspace Task Search — %s %q (%s, %d before and after)\n\n", r.Task, r.TaskTitle, r.Target, r.Context)
+		for _, c := range r.Comments {
+			mark := ""
+			if c.Target {
+				mark = " ←"
+			}
+			fmt.Fprintf(w, "- %s %s%s\n", e.Bold(c.Ref), e.Dim(c.Author+"/"+c.Kind+" "+c.CreatedAt), mark)
+			writeSpaceBody(w, "  ", c.Body)
+		}
+	default:
+		r := a.Search
+		fmt.Fprintf(w, "## Workspace Task Search Results (query: %q, %d hit(s))\n\n", r.Query, len(r.Hits))
+		if len(r.Hits) == 0 {
+			fmt.Fprintf(w, "No comment in the other tasks of this space matches every term.\n\n")
+		}
+		for _, h := range r.Hits {
+			fmt.Fprintf(w, "- %s %q / %s %s\n", h.Task, h.TaskTitle, e.Bold(h.Ref), e.Dim(h.Author+"/"+h.Kind+" "+h.CreatedAt))
+			fmt.Fprintf(w, "  %s\n", e.spaceHighlight(h.Excerpt, h.Terms))
+			if h.Before != nil {
+				for _, n := range *h.Before {
+					fmt.Fprintf(w, "  - %s %s (before)\n", n.Ref, e.Dim(n.Author+"/"+n.Kind+" "+n.CreatedAt))
+					writeSpaceBody(w, "    ", n.Body)
+				}
+				for _, n := range *h.After {
+					fmt.Fprintf(w, "  - %s %s (after)\n", n.Ref, e.Dim(n.Author+"/"+n.Kind+" "+n.CreatedAt))
+					writeSpaceBody(w, "    ", n.Body)
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		if r.Truncated {
+			fmt.Fprintf(w, "More comments match; add terms or raise --limit (at most %d).\n", spaces.MaxLimit)
+		}
+		fmt.Fprintln(w, spaceAroundHint)
+	}
+	return nil
+}
+
+// writeSpaceBody writes a raw body, every line indented, so multi-line comments stay inside their item.
+func writeSpaceBody(w io.Writer, indent, body string) {
+	body = strings.TrimRight(body, "\n")
+	if body == "" {
+		fmt.Fprintf(w, "%s(empty)\n", indent)
+		return
+	}
+	for _, line := range strings.Split(body, "\n") {
+		fmt.Fprintf(w, "%s%s\n", indent, strings.TrimRight(line, "\r"))
+	}
+}
+
+// spaceHighlight marks every occurrence of the (folded) terms in an excerpt; a no-op without colour.
+func (e *Env) spaceHighlight(s string, terms []string) string {
+	if !e.Color || len(terms) == 0 {
+		return s
+	}
+	f := textmatch.FoldMap(s)
+	type span struct{ a, b int }
+	var spans []span
+	for _, t := range terms {
+		for off := 0; off < len(f.Text); {
+			i := strings.Index(f.Text[off:], t)
+			if i < 0 {
+				break
+			}
+			a, b := f.Span(off+i, off+i+len(t))
+			spans = append(spans, span{a, b})
+			off += i + len(t)
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		return spans[i].a < spans[j].a || spans[i].a == spans[j].a && spans[i].b > spans[j].b
+	})
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if sp.a < last {
+			if sp.b > last {
+				b.WriteString(e.Mark(s[last:sp.b]))
+				last = sp.b
+			}
+			continue
+		}
+		b.WriteString(s[last:sp.a])
+		b.WriteString(e.Mark(s[sp.a:sp.b]))
+		last = sp.b
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
