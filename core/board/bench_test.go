@@ -1,0 +1,103 @@
+package board
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/scripts/gen-board/boardgen"
+)
+
+// benchWorkspace imports a synthetic board of scale $CAIRN_BENCH_SCALE (default 10) once.
+func benchWorkspace(b *testing.B) *workspace.Workspace {
+	b.Helper()
+	scale := 10
+	if s := os.Getenv("CAIRN_BENCH_SCALE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("CAIRN_BENCH_SCALE=%q is not a positive number", s)
+		}
+		scale = n
+	}
+	dir := b.TempDir()
+	if _, err := workspace.Init(dir); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := workspace.Open(dir, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc := filepath.Join(dir, "board.json")
+	f, err := os.Create(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := boardgen.Write(f, scale, 1); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	in, err := os.Open(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	if _, err := Import(ws, in); err != nil {
+		b.Fatal(err)
+	}
+	return ws
+}
+
+// BenchmarkSearch measures one in-memory search over a loaded board (SPEC §9: ≤ 5 ms at scale 10),
+// for a two-character Chinese word, an English word, and two terms across all projects.
+func BenchmarkSearch(b *testing.B) {
+	ws := benchWorkspace(b)
+	ix, err := Load(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := ix.Stats()
+	b.Logf("board: %d projects, %d cards, %d memory entries, %d fields, %d bytes of folded text", st.Projects, st.Cards, st.Memory, st.Fields, st.TextBytes)
+	p1 := "p1"
+	for _, tc := range []struct {
+		name string
+		in   SearchInput
+	}{
+		{"all/迁移", SearchInput{Query: "迁移"}},
+		{"all/sqlite", SearchInput{Query: "sqlite"}},
+		{"all/two-terms", SearchInput{Query: "迁移 timeout"}},
+		{"all/rare", SearchInput{Query: "TL-417"}},
+		{"project/迁移", SearchInput{Query: "迁移", ProjectID: &p1}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ix.Search(ws.Config.Board, tc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoad compares building the index from the files with reading the snapshot.
+func BenchmarkLoad(b *testing.B) {
+	ws := benchWorkspace(b)
+	if _, err := Load(ws); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := LoadFresh(ws); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Load(ws); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,490 @@
+package board
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// ImportResult says what an import wrote, for the command's output.
+type ImportResult struct {
+	Revision  int64 `json:"revision"`
+	Projects  int   `json:"projects"`
+	Cards     int   `json:"cards"`
+	Events    int   `json:"events"`
+	Workpads  int   `json:"workpads"`
+	Ideas     int   `json:"ideas"`
+	Artifacts int   `json:"artifacts"`
+	Summaries int   `json:"summaries"`
+	Memory    int   `json:"memory"`
+}
+
+// maxImportBytes bounds an import document so a wrong file cannot exhaust memory.
+const maxImportBytes = 1 << 30
+
+// board is a validated import document, ready to write.
+type parsedBoard struct {
+	revision  int64
+	projects  []Project
+	cards     []Card
+	events    []Event
+	workpads  []Workpad
+	ideas     []Idea
+	artifacts []Artifact
+	summaries []byte // board/summaries.json as given
+	memory    []byte // board/memory.json as given
+	nSummary  int
+	nMemory   int
+}
+
+// Import replaces the workspace's board with the Appendix B document read from r. The whole
+// document is validated first (a bad record is named and nothing is written); the database is
+// replaced in one transaction and the JSON files atomically, all under the exclusive board lock.
+func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxImportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read board document: %w", err)
+	}
+	if len(data) > maxImportBytes {
+		return nil, errs.Invalidf("board document is larger than %d bytes", maxImportBytes)
+	}
+	b, err := parseDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := ws.LockNamed(lockName, true)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if err := os.MkdirAll(ws.Path("board"), 0o755); err != nil {
+		return nil, fmt.Errorf("create board directory: %w", err)
+	}
+	rev, err := writeDB(ws, b)
+	if err != nil {
+		return nil, err
+	}
+	return &ImportResult{
+		Revision: rev, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
+		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
+		Summaries: b.nSummary, Memory: b.nMemory,
+	}, nil
+}
+
+// decodeStrict decodes one record, refusing unknown fields so typos are not silently dropped.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the record")
+	}
+	return nil
+}
+
+// recordErr names a bad record: its list, index and id when it has one.
+func recordErr(list string, i int, id string, format string, args ...any) error {
+	where := fmt.Sprintf("%s[%d]", list, i)
+	if id != "" {
+		where += fmt.Sprintf(" (id %q)", id)
+	}
+	return errs.Invalidf("board document: %s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// checkTime validates an RFC 3339 time; empty is allowed only when optional.
+func checkTime(s string, optional bool) error {
+	if s == "" {
+		if optional {
+			return nil
+		}
+		return fmt.Errorf("is missing (an RFC 3339 time such as 2026-10-20T08:00:00Z)")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("%q is not an RFC 3339 time such as 2026-10-20T08:00:00Z", s)
+	}
+	if t.Year() < 1900 || t.Year() > 2200 {
+		return fmt.Errorf("%q is outside the years 1900..2200", s)
+	}
+	return nil
+}
+
+// checkText refuses invalid UTF-8, which SQLite and JSON would silently mangle.
+func checkText(vals ...string) error {
+	for _, v := range vals {
+		if !utf8.ValidString(v) {
+			return fmt.Errorf("text is not valid UTF-8")
+		}
+	}
+	return nil
+}
+
+func parseDocument(data []byte) (*parsedBoard, error) {
+	var doc Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, errs.Invalidf("board document is not the JSON object of SPEC Appendix B: %v", err)
+	}
+	if dec.More() {
+		return nil, errs.Invalidf("board document: trailing data after the JSON object")
+	}
+	if doc.Revision < 0 {
+		return nil, errs.Invalidf("board document: revision %d must be 0 or more", doc.Revision)
+	}
+	b := &parsedBoard{revision: doc.Revision}
+	projects := map[string]bool{}
+	for i, raw := range doc.Projects {
+		var p Project
+		if err := decodeStrict(raw, &p); err != nil {
+			return nil, recordErr("projects", i, "", "%v", err)
+		}
+		switch {
+		case p.ID == "":
+			return nil, recordErr("projects", i, "", "id is missing")
+		case projects[p.ID]:
+			return nil, recordErr("projects", i, p.ID, "duplicate id")
+		case strings.TrimSpace(p.Title) == "":
+			return nil, recordErr("projects", i, p.ID, "title is missing")
+		}
+		if err := checkText(p.ID, p.Title); err != nil {
+			return nil, recordErr("projects", i, p.ID, "%v", err)
+		}
+		projects[p.ID] = true
+		b.projects = append(b.projects, p)
+	}
+	cards := map[string]bool{}
+	for i, raw := range doc.Cards {
+		var c Card
+		if err := decodeStrict(raw, &c); err != nil {
+			return nil, recordErr("cards", i, "", "%v", err)
+		}
+		switch {
+		case c.ID == "":
+			return nil, recordErr("cards", i, "", "id is missing")
+		case cards[c.ID]:
+			return nil, recordErr("cards", i, c.ID, "duplicate id")
+		case !projects[c.Project]:
+			return nil, recordErr("cards", i, c.ID, "project %q is not in projects", c.Project)
+		case strings.TrimSpace(c.Title) == "":
+			return nil, recordErr("cards", i, c.ID, "title is missing")
+		case strings.TrimSpace(c.Status) == "":
+			return nil, recordErr("cards", i, c.ID, "status (the lane name) is missing")
+		}
+		if err := checkTime(c.UpdatedAt, false); err != nil {
+			return nil, recordErr("cards", i, c.ID, "updated_at %v", err)
+		}
+		if err := checkText(append([]string{c.ID, c.Title, c.Description, c.Type, c.Status, c.WorkspaceID}, c.Tags...)...); err != nil {
+			return nil, recordErr("cards", i, c.ID, "%v", err)
+		}
+		for _, t := range c.Tags {
+			if strings.TrimSpace(t) == "" {
+				return nil, recordErr("cards", i, c.ID, "a tag is empty")
+			}
+		}
+		cards[c.ID] = true
+		b.cards = append(b.cards, c)
+	}
+	ids := map[string]bool{}
+	ref := func(list string, i int, id, card string) error {
+		switch {
+		case id == "":
+			return recordErr(list, i, "", "id is missing")
+		case ids[id]:
+			return recordErr(list, i, id, "duplicate id")
+		case !cards[card]:
+			return recordErr(list, i, id, "card %q is not in cards", card)
+		}
+		ids[id] = true
+		return nil
+	}
+	for i, raw := range doc.Events {
+		var e Event
+		if err := decodeStrict(raw, &e); err != nil {
+			return nil, recordErr("events", i, "", "%v", err)
+		}
+		if err := ref("events", i, e.ID, e.Card); err != nil {
+			return nil, err
+		}
+		if e.Type == "" {
+			return nil, recordErr("events", i, e.ID, "type is missing")
+		}
+		if err := checkTime(e.At, false); err != nil {
+			return nil, recordErr("events", i, e.ID, "at %v", err)
+		}
+		if err := checkText(e.ID, e.Type, e.Note, e.Actor); err != nil {
+			return nil, recordErr("events", i, e.ID, "%v", err)
+		}
+		b.events = append(b.events, e)
+	}
+	clear(ids)
+	for i, raw := range doc.Workpads {
+		var w Workpad
+		if err := decodeStrict(raw, &w); err != nil {
+			return nil, recordErr("workpads", i, "", "%v", err)
+		}
+		if err := ref("workpads", i, w.ID, w.Card); err != nil {
+			return nil, err
+		}
+		if !oneOf(w.Kind, "acceptance", "check", "question") {
+			return nil, recordErr("workpads", i, w.ID, "kind %q is not one of acceptance, check, question", w.Kind)
+		}
+		if w.Kind != "check" && (w.Command != "" || w.Evidence != "") {
+			return nil, recordErr("workpads", i, w.ID, "only a check has command and evidence")
+		}
+		if err := checkTime(w.At, true); err != nil {
+			return nil, recordErr("workpads", i, w.ID, "at %v", err)
+		}
+		if err := checkText(w.ID, w.Description, w.Command, w.Evidence); err != nil {
+			return nil, recordErr("workpads", i, w.ID, "%v", err)
+		}
+		b.workpads = append(b.workpads, w)
+	}
+	clear(ids)
+	for i, raw := range doc.Ideas {
+		var d Idea
+		if err := decodeStrict(raw, &d); err != nil {
+			return nil, recordErr("ideas", i, "", "%v", err)
+		}
+		if err := ref("ideas", i, d.ID, d.Card); err != nil {
+			return nil, err
+		}
+		if !oneOf(d.Status, "open", "accepted", "dismissed") {
+			return nil, recordErr("ideas", i, d.ID, "status %q is not one of open, accepted, dismissed", d.Status)
+		}
+		if err := checkTime(d.At, true); err != nil {
+			return nil, recordErr("ideas", i, d.ID, "at %v", err)
+		}
+		if err := checkText(d.ID, d.Title, d.Detail, d.Rationale, d.Context); err != nil {
+			return nil, recordErr("ideas", i, d.ID, "%v", err)
+		}
+		b.ideas = append(b.ideas, d)
+	}
+	clear(ids)
+	for i, raw := range doc.Artifacts {
+		var a Artifact
+		if err := decodeStrict(raw, &a); err != nil {
+			return nil, recordErr("artifacts", i, "", "%v", err)
+		}
+		if err := ref("artifacts", i, a.ID, a.Card); err != nil {
+			return nil, err
+		}
+		if err := checkTime(a.At, true); err != nil {
+			return nil, recordErr("artifacts", i, a.ID, "at %v", err)
+		}
+		if err := checkText(a.ID, a.Title, a.Note, a.Target, a.ExternalKey); err != nil {
+			return nil, recordErr("artifacts", i, a.ID, "%v", err)
+		}
+		b.artifacts = append(b.artifacts, a)
+	}
+	var err error
+	if b.summaries, b.nSummary, err = validateSummaries(doc.Summaries, cards); err != nil {
+		return nil, err
+	}
+	if b.memory, b.nMemory, err = validateMemory(doc.Memory, projects); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// isNull reports an absent or null JSON member.
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+func validateSummaries(raw json.RawMessage, cards map[string]bool) ([]byte, int, error) {
+	if isNull(raw) {
+		return []byte("{}\n"), 0, nil
+	}
+	var m map[string][]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, 0, errs.Invalidf("board document: summaries must map card ids to lists of versions: %v", err)
+	}
+	for card, versions := range m {
+		if !cards[card] {
+			return nil, 0, errs.Invalidf("board document: summaries[%q]: card %q is not in cards", card, card)
+		}
+		for i, v := range versions {
+			var s Summary
+			if err := decodeStrict(v, &s); err != nil {
+				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: %v", card, i, err)
+			}
+			if err := checkTime(s.At, false); err != nil {
+				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: at %v", card, i, err)
+			}
+			if err := checkText(s.State, s.Target, s.Recap, s.Next); err != nil {
+				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: %v", card, i, err)
+			}
+		}
+	}
+	return withNewline(raw), len(m), nil
+}
+
+func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int, error) {
+	if isNull(raw) {
+		return []byte("[]\n"), 0, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, 0, errs.Invalidf("board document: memory must be a list of entries: %v", err)
+	}
+	ids := map[string]bool{}
+	for i, r := range list {
+		var m MemoryEntry
+		if err := decodeStrict(r, &m); err != nil {
+			return nil, 0, recordErr("memory", i, "", "%v", err)
+		}
+		switch {
+		case m.ID == "":
+			return nil, 0, recordErr("memory", i, "", "id is missing")
+		case ids[m.ID]:
+			return nil, 0, recordErr("memory", i, m.ID, "duplicate id")
+		case !projects[m.Project]:
+			return nil, 0, recordErr("memory", i, m.ID, "project %q is not in projects", m.Project)
+		case !oneOf(m.Status, "active", "candidate", "rejected", "archived"):
+			return nil, 0, recordErr("memory", i, m.ID, "status %q is not one of active, candidate, rejected, archived", m.Status)
+		}
+		if err := checkTime(m.ConfirmedAt, true); err != nil {
+			return nil, 0, recordErr("memory", i, m.ID, "confirmed_at %v", err)
+		}
+		if err := checkText(append(append([]string{m.ID, m.Kind, m.Title, m.Body}, m.Keywords...), m.Tags...)...); err != nil {
+			return nil, 0, recordErr("memory", i, m.ID, "%v", err)
+		}
+		ids[m.ID] = true
+	}
+	return withNewline(raw), len(list), nil
+}
+
+func withNewline(raw json.RawMessage) []byte {
+	out := append([]byte(nil), bytes.TrimSpace(raw)...)
+	return append(out, '\n')
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writeDB replaces the board in one transaction, writes the JSON files, then commits; it returns
+// the stored revision, which always moves forward so caches keyed by it notice a re-import.
+func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
+	path := ws.Path(DBPath)
+	db, err := openDB(path, ws.Wait, false)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode = DELETE`); err != nil {
+		return 0, storageErr(err, "open %s", DBPath)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, storageErr(err, "begin import into %s", DBPath)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return 0, storageErr(err, "read %s", DBPath)
+	}
+	rev := b.revision
+	if version != 0 {
+		var prev sql.NullInt64
+		tx.QueryRow(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision'`).Scan(&prev)
+		if prev.Valid && prev.Int64 >= rev {
+			rev = prev.Int64 + 1
+		}
+	}
+	// Drop whatever an earlier import or an older schema left, then create the current schema.
+	for _, t := range []string{"artifacts", "ideas", "workpads", "events", "tasks", "projects", "meta"} {
+		if _, err := tx.Exec(`DROP TABLE IF EXISTS ` + t); err != nil {
+			return 0, storageErr(err, "clear %s", DBPath)
+		}
+	}
+	for _, stmt := range schemaSQL() {
+		if _, err := tx.Exec(stmt); err != nil {
+			return 0, storageErr(err, "create schema in %s", DBPath)
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return 0, storageErr(err, "set schema version")
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('revision', ?)`, fmt.Sprint(rev)); err != nil {
+		return 0, storageErr(err, "write revision")
+	}
+	insert := func(query string, n int, args func(i int) []any) error {
+		st, err := tx.Prepare(query)
+		if err != nil {
+			return storageErr(err, "prepare import")
+		}
+		defer st.Close()
+		for i := 0; i < n; i++ {
+			if _, err := st.Exec(args(i)...); err != nil {
+				return storageErr(err, "import into %s", DBPath)
+			}
+		}
+		return nil
+	}
+	steps := []error{
+		insert(`INSERT INTO projects VALUES (?,?,?,?)`, len(b.projects), func(i int) []any {
+			p := b.projects[i]
+			return []any{p.ID, p.Title, boolInt(p.Archived), boolInt(p.Memory)}
+		}),
+		insert(`INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)`, len(b.cards), func(i int) []any {
+			c := b.cards[i]
+			tags := c.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+			tj, _ := json.Marshal(tags)
+			return []any{c.ID, c.Project, c.Title, c.Description, string(tj), c.Type, c.Status, boolInt(c.Archived), c.UpdatedAt, c.WorkspaceID}
+		}),
+		insert(`INSERT INTO events VALUES (?,?,?,?,?,?)`, len(b.events), func(i int) []any {
+			e := b.events[i]
+			return []any{e.ID, e.Card, e.Type, e.Note, e.Actor, e.At}
+		}),
+		insert(`INSERT INTO workpads VALUES (?,?,?,?,?,?,?)`, len(b.workpads), func(i int) []any {
+			w := b.workpads[i]
+			return []any{w.ID, w.Card, w.Kind, w.Description, w.Command, w.Evidence, w.At}
+		}),
+		insert(`INSERT INTO ideas VALUES (?,?,?,?,?,?,?,?)`, len(b.ideas), func(i int) []any {
+			d := b.ideas[i]
+			return []any{d.ID, d.Card, d.Title, d.Detail, d.Rationale, d.Context, d.Status, d.At}
+		}),
+		insert(`INSERT INTO artifacts VALUES (?,?,?,?,?,?,?)`, len(b.artifacts), func(i int) []any {
+			a := b.artifacts[i]
+			return []any{a.ID, a.Card, a.Title, a.Note, a.Target, a.ExternalKey, a.At}
+		}),
+	}
+	for _, err := range steps {
+		if err != nil {
+			return 0, err
+		}
+	}
+	// The JSON files go in just before the commit: a failure here rolls the database back.
+	if err := workspace.WriteFileAtomic(ws.Path(SummariesPath), b.summaries, 0o644); err != nil {
+		return 0, err
+	}
+	if err := workspace.WriteFileAtomic(ws.Path(MemoryPath), b.memory, 0o644); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, storageErr(err, "commit import into %s", DBPath)
+	}
+	return rev, nil
+}

@@ -1,0 +1,328 @@
+package board
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/textmatch"
+)
+
+// noTime marks a document without a time; it sorts before every real time.
+const noTime = math.MinInt64
+
+// Index is a loaded board ready to search: every searchable field folded once, joined into one
+// text so a term is found with one strings.Index pass, with the metadata results need. It is
+// immutable after loading, so a daemon can share one Index between concurrent searches and swap
+// in a new one when Stale says the files changed.
+type Index struct {
+	stamp    Stamp
+	projects []project // by id
+	cards    []card    // grouped by project (in project order), then by id
+	memory   []memEntry
+	fields   []field // card fields in card order, then memory fields in memory order
+	// blob holds the folded text of every field, each followed by a NUL; fields[i] is
+	// blob[fields[i].start:fields[i].end]. Terms never contain NUL, so no match spans two fields.
+	blob     string
+	partial  partialSet
+	projByID map[string]int32
+	cardByID map[string]int32
+}
+
+// partialSet records which JSON files could not be read when the index was built.
+type partialSet struct{ summaries, memory bool }
+
+type project struct {
+	id, title      string
+	archived       bool
+	memory         bool
+	cardLo, cardHi int32 // cards of this project: cards[cardLo:cardHi]
+	memLo, memHi   int32 // active memory of this project: memory[memLo:memHi]
+}
+
+type card struct {
+	id, title, status, typ, workspaceID string
+	updatedAt                           string
+	proj                                int32
+	tags                                []string
+	foldedTags                          []string
+	archived                            bool
+	updated                             int64
+	fieldLo, fieldHi                    int32
+	// summary is the latest summary's state and recap, for the agent view; hasSummary says one exists.
+	summaryState, summaryRecap string
+	hasSummary                 bool
+}
+
+type memEntry struct {
+	id, kind, title  string
+	proj             int32
+	foldedTags       []string
+	confirmed        int64
+	fieldLo, fieldHi int32
+}
+
+type field struct {
+	owner      int32 // index into cards, or into memory for memory fields
+	source     Source
+	name       string
+	weight     uint8
+	start, end int32 // folded text in Index.blob
+	orig       string
+	omap       []int32 // folded offset → original offset; nil when identical
+	refID      string
+	status     string // idea status
+	at         int64
+}
+
+// folded returns the field's folded text with its map back to the original.
+func (ix *Index) folded(f *field) textmatch.Folded {
+	return textmatch.FromParts(ix.blob[f.start:f.end], f.orig, f.omap)
+}
+
+// Revision is the board revision the index was built from.
+func (ix *Index) Revision() int64 { return ix.stamp.Revision }
+
+// Stats counts what the index holds, for the benchmark and diagnostics.
+type Stats struct {
+	Projects, Cards, Memory, Fields int
+	TextBytes                       int
+}
+
+// Stats reports the index's size.
+func (ix *Index) Stats() Stats {
+	return Stats{Projects: len(ix.projects), Cards: len(ix.cards), Memory: len(ix.memory), Fields: len(ix.fields), TextBytes: len(ix.blob)}
+}
+
+// parseTime reads an RFC 3339 time as Unix nanoseconds; empty or invalid is noTime.
+func parseTime(s string) int64 {
+	if s == "" {
+		return noTime
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.Year() < 1700 || t.Year() > 2200 {
+		return noTime
+	}
+	return t.UnixNano()
+}
+
+// formatTime renders Unix nanoseconds as RFC 3339 in UTC; noTime is "".
+func formatTime(ns int64) string {
+	if ns == noTime {
+		return ""
+	}
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
+
+// builder assembles an Index from loaded records in a deterministic order.
+type builder struct {
+	ix   *Index
+	blob strings.Builder
+}
+
+// addField folds text once and appends it as a field of the current owner; empty text is skipped.
+func (b *builder) addField(owner int32, src Source, name string, weight uint8, text, refID, status string, at int64) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	text = strings.ReplaceAll(text, "\x00", " ")
+	fm := textmatch.FoldMap(text)
+	folded, omap := fm.Parts()
+	start := b.blob.Len()
+	b.blob.WriteString(folded)
+	end := b.blob.Len()
+	b.blob.WriteByte(0)
+	b.ix.fields = append(b.ix.fields, field{
+		owner: owner, source: src, name: name, weight: weight,
+		start: int32(start), end: int32(end), orig: text, omap: omap,
+		refID: refID, status: status, at: at,
+	})
+}
+
+// loaded is everything read from the files, before the index is built.
+type loaded struct {
+	projects  []Project
+	cards     []Card
+	events    []Event
+	workpads  []Workpad
+	ideas     []Idea
+	artifacts []Artifact
+	summaries map[string][]Summary
+	memory    []MemoryEntry
+	partial   partialSet
+}
+
+// build turns loaded records into an Index: archived projects keep only their record, non-active
+// memory and memory of projects with memory off are dropped, every other document becomes fields.
+func build(l *loaded, stamp Stamp) *Index {
+	ix := &Index{stamp: stamp, partial: l.partial}
+	b := &builder{ix: ix}
+	sort.Slice(l.projects, func(i, j int) bool { return l.projects[i].ID < l.projects[j].ID })
+	ix.projByID = make(map[string]int32, len(l.projects))
+	for i, p := range l.projects {
+		ix.projects = append(ix.projects, project{id: p.ID, title: p.Title, archived: p.Archived, memory: p.Memory})
+		ix.projByID[p.ID] = int32(i)
+	}
+	// Group child records by card, each group in a fixed order.
+	events := map[string][]Event{}
+	for _, e := range l.events {
+		if searchedEvent(e.Type) && strings.TrimSpace(e.Note) != "" {
+			events[e.Card] = append(events[e.Card], e)
+		}
+	}
+	workpads := map[string][]Workpad{}
+	for _, w := range l.workpads {
+		workpads[w.Card] = append(workpads[w.Card], w)
+	}
+	ideas := map[string][]Idea{}
+	for _, d := range l.ideas {
+		ideas[d.Card] = append(ideas[d.Card], d)
+	}
+	artifacts := map[string][]Artifact{}
+	for _, a := range l.artifacts {
+		artifacts[a.Card] = append(artifacts[a.Card], a)
+	}
+	cards := make([]Card, 0, len(l.cards))
+	for _, c := range l.cards {
+		if p, ok := ix.projByID[c.Project]; ok && !ix.projects[p].archived {
+			cards = append(cards, c)
+		}
+	}
+	sort.Slice(cards, func(i, j int) bool {
+		pi, pj := ix.projByID[cards[i].Project], ix.projByID[cards[j].Project]
+		if pi != pj {
+			return pi < pj
+		}
+		return cards[i].ID < cards[j].ID
+	})
+	ix.cardByID = make(map[string]int32, len(cards))
+	for i := range ix.projects {
+		ix.projects[i].cardLo, ix.projects[i].cardHi = -1, -1
+	}
+	for ci, c := range cards {
+		owner := int32(ci)
+		pi := ix.projByID[c.Project]
+		if ix.projects[pi].cardLo < 0 {
+			ix.projects[pi].cardLo = owner
+		}
+		ix.projects[pi].cardHi = owner + 1
+		updated := parseTime(c.UpdatedAt)
+		cd := card{
+			id: c.ID, title: c.Title, status: c.Status, typ: c.Type, workspaceID: c.WorkspaceID,
+			updatedAt: formatTime(updated), proj: pi, tags: append([]string{}, c.Tags...),
+			archived: c.Archived, updated: updated, fieldLo: int32(len(ix.fields)),
+		}
+		for _, t := range c.Tags {
+			cd.foldedTags = append(cd.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
+		}
+		b.addField(owner, SourceCard, "title", 6, c.Title, "", "", updated)
+		b.addField(owner, SourceCard, "tags", 5, strings.Join(c.Tags, " "), "", "", updated)
+		b.addField(owner, SourceCard, "description", 3, c.Description, "", "", updated)
+		b.addField(owner, SourceCard, "type", 1, c.Type, "", "", updated)
+		if s, ok := latestSummary(l.summaries[c.ID]); ok {
+			at := parseTime(s.At)
+			cd.summaryState, cd.summaryRecap, cd.hasSummary = s.State, s.Recap, true
+			b.addField(owner, SourceSummary, "state", 4, s.State, "", "", at)
+			b.addField(owner, SourceSummary, "target", 4, s.Target, "", "", at)
+			b.addField(owner, SourceSummary, "recap", 4, s.Recap, "", "", at)
+			b.addField(owner, SourceSummary, "next", 4, s.Next, "", "", at)
+		}
+		evs := events[c.ID]
+		sort.SliceStable(evs, func(i, j int) bool { return evs[i].ID < evs[j].ID })
+		for _, e := range evs {
+			b.addField(owner, SourceNote, "note", 2, e.Note, e.ID, "", parseTime(e.At))
+		}
+		wps := workpads[c.ID]
+		sort.SliceStable(wps, func(i, j int) bool { return wps[i].ID < wps[j].ID })
+		for _, w := range wps {
+			at := parseTime(w.At)
+			b.addField(owner, SourceWorkpad, "description", 2, w.Description, w.ID, "", at)
+			if w.Kind == "check" {
+				b.addField(owner, SourceWorkpad, "command", 2, w.Command, w.ID, "", at)
+				b.addField(owner, SourceWorkpad, "evidence", 2, w.Evidence, w.ID, "", at)
+			}
+		}
+		ids := ideas[c.ID]
+		sort.SliceStable(ids, func(i, j int) bool { return ids[i].ID < ids[j].ID })
+		for _, d := range ids {
+			at := parseTime(d.At)
+			b.addField(owner, SourceIdea, "title", 4, d.Title, d.ID, d.Status, at)
+			b.addField(owner, SourceIdea, "detail", 2, d.Detail, d.ID, d.Status, at)
+			b.addField(owner, SourceIdea, "rationale", 2, d.Rationale, d.ID, d.Status, at)
+			b.addField(owner, SourceIdea, "context", 2, d.Context, d.ID, d.Status, at)
+		}
+		arts := artifacts[c.ID]
+		sort.SliceStable(arts, func(i, j int) bool { return arts[i].ID < arts[j].ID })
+		for _, a := range arts {
+			at := parseTime(a.At)
+			b.addField(owner, SourceArtifact, "title", 3, a.Title, a.ID, "", at)
+			b.addField(owner, SourceArtifact, "note", 3, a.Note, a.ID, "", at)
+			b.addField(owner, SourceArtifact, "target", 3, a.Target, a.ID, "", at)
+			b.addField(owner, SourceArtifact, "externalKey", 3, a.ExternalKey, a.ID, "", at)
+		}
+		cd.fieldHi = int32(len(ix.fields))
+		ix.cards = append(ix.cards, cd)
+		ix.cardByID[c.ID] = owner
+	}
+	for i := range ix.projects {
+		if ix.projects[i].cardLo < 0 {
+			ix.projects[i].cardLo, ix.projects[i].cardHi = 0, 0
+		}
+		ix.projects[i].memLo, ix.projects[i].memHi = -1, -1
+	}
+	mems := make([]MemoryEntry, 0, len(l.memory))
+	for _, m := range l.memory {
+		p, ok := ix.projByID[m.Project]
+		if ok && m.Status == "active" && !ix.projects[p].archived && ix.projects[p].memory {
+			mems = append(mems, m)
+		}
+	}
+	sort.SliceStable(mems, func(i, j int) bool {
+		pi, pj := ix.projByID[mems[i].Project], ix.projByID[mems[j].Project]
+		if pi != pj {
+			return pi < pj
+		}
+		return mems[i].ID < mems[j].ID
+	})
+	for mi, m := range mems {
+		owner := int32(mi)
+		pi := ix.projByID[m.Project]
+		if ix.projects[pi].memLo < 0 {
+			ix.projects[pi].memLo = owner
+		}
+		ix.projects[pi].memHi = owner + 1
+		confirmed := parseTime(m.ConfirmedAt)
+		me := memEntry{id: m.ID, kind: m.Kind, title: m.Title, proj: pi, confirmed: confirmed, fieldLo: int32(len(ix.fields))}
+		for _, t := range m.Tags {
+			me.foldedTags = append(me.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
+		}
+		b.addField(owner, SourceMemory, "title", 4, m.Title, "", "", confirmed)
+		b.addField(owner, SourceMemory, "body", 4, m.Body, "", "", confirmed)
+		b.addField(owner, SourceMemory, "keywords", 4, strings.Join(m.Keywords, " "), "", "", confirmed)
+		b.addField(owner, SourceMemory, "tags", 4, strings.Join(m.Tags, " "), "", "", confirmed)
+		me.fieldHi = int32(len(ix.fields))
+		ix.memory = append(ix.memory, me)
+	}
+	for i := range ix.projects {
+		if ix.projects[i].memLo < 0 {
+			ix.projects[i].memLo, ix.projects[i].memHi = 0, 0
+		}
+	}
+	ix.blob = b.blob.String()
+	return ix
+}
+
+// latestSummary picks the newest version by time; among equal times the later one in the file.
+func latestSummary(versions []Summary) (Summary, bool) {
+	if len(versions) == 0 {
+		return Summary{}, false
+	}
+	best, bestAt := 0, parseTime(versions[0].At)
+	for i := 1; i < len(versions); i++ {
+		if at := parseTime(versions[i].At); at >= bestAt {
+			best, bestAt = i, at
+		}
+	}
+	return versions[best], true
+}

@@ -1,0 +1,215 @@
+package board
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Load returns the workspace's board ready to search. It reuses the derived snapshot in .cairn/
+// when its stamp matches the files, and otherwise reads the database and JSON files, builds the
+// index and saves a new snapshot (a snapshot that cannot be written only costs speed next time).
+// An unreadable summaries or memory file is no error: the index remembers it as partial.
+func Load(ws *workspace.Workspace) (*Index, error) {
+	ok, err := dbExists(ws)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNoBoard()
+	}
+	lock, err := ws.LockNamed(lockName, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	stamp, err := currentStamp(ws)
+	if err != nil {
+		return nil, err
+	}
+	snapPath, err := snapshotPath(ws)
+	if err != nil {
+		return nil, err
+	}
+	if ix, err := readSnapshot(snapPath, stamp); err == nil {
+		return ix, nil
+	}
+	ix, err := loadFresh(ws, stamp)
+	if err != nil {
+		return nil, err
+	}
+	_ = writeSnapshot(snapPath, ix) // derived data: failing to save it must not fail the search
+	return ix, nil
+}
+
+// LoadFresh builds the index from the files, ignoring and not writing any snapshot; tests and the
+// benchmark use it to measure and compare the plain way.
+func LoadFresh(ws *workspace.Workspace) (*Index, error) {
+	ok, err := dbExists(ws)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNoBoard()
+	}
+	lock, err := ws.LockNamed(lockName, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	stamp, err := currentStamp(ws)
+	if err != nil {
+		return nil, err
+	}
+	return loadFresh(ws, stamp)
+}
+
+// Stale reports whether the files changed since ix was built (revision, database identity, or a
+// JSON file's size, time or identity), so a daemon can keep ix until it is.
+func (ix *Index) Stale(ws *workspace.Workspace) (bool, error) {
+	s, err := fileStamps(ws)
+	if err != nil {
+		return false, err
+	}
+	if s.DB != ix.stamp.DB || s.Summaries != ix.stamp.Summaries || s.Memory != ix.stamp.Memory {
+		return true, nil
+	}
+	return false, nil
+}
+
+// currentStamp stats the files and reads the revision.
+func currentStamp(ws *workspace.Workspace) (Stamp, error) {
+	s, err := fileStamps(ws)
+	if err != nil {
+		return s, err
+	}
+	if !s.DB.Exists {
+		return s, errNoBoard()
+	}
+	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
+	if err != nil {
+		return s, err
+	}
+	defer db.Close()
+	s.Revision, err = readRevision(db, DBPath)
+	return s, err
+}
+
+func loadFresh(ws *workspace.Workspace, stamp Stamp) (*Index, error) {
+	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var l loaded
+	if err := readTables(db, &l); err != nil {
+		return nil, err
+	}
+	if err := readJSON(ws.Path(SummariesPath), &l.summaries); err != nil {
+		l.partial.summaries = true
+		l.summaries = nil
+	}
+	if err := readJSON(ws.Path(MemoryPath), &l.memory); err != nil {
+		l.partial.memory = true
+		l.memory = nil
+	}
+	return build(&l, stamp), nil
+}
+
+// readJSON decodes a board JSON file; a missing file is empty, anything unreadable is an error.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}
+
+func readTables(db *sql.DB, l *loaded) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return storageErr(err, "read %s", DBPath)
+	}
+	defer tx.Rollback()
+	scan := func(query string, each func(*sql.Rows) error) error {
+		rows, err := tx.Query(query)
+		if err != nil {
+			return storageErr(err, "read %s", DBPath)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := each(rows); err != nil {
+				return storageErr(err, "read %s", DBPath)
+			}
+		}
+		return storageErr(rows.Err(), "read %s", DBPath)
+	}
+	err = scan(`SELECT id, title, archived, memory FROM projects`, func(r *sql.Rows) error {
+		var p Project
+		err := r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
+		l.projects = append(l.projects, p)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = scan(`SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, func(r *sql.Rows) error {
+		var c Card
+		var tags string
+		if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
+			return fmt.Errorf("card %s: tags: %w", c.ID, err)
+		}
+		l.cards = append(l.cards, c)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = scan(`SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, func(r *sql.Rows) error {
+		var e Event
+		err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.At)
+		l.events = append(l.events, e)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = scan(`SELECT id, card, kind, description, command, evidence, at FROM workpads`, func(r *sql.Rows) error {
+		var w Workpad
+		err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
+		l.workpads = append(l.workpads, w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = scan(`SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, func(r *sql.Rows) error {
+		var d Idea
+		err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
+		l.ideas = append(l.ideas, d)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return scan(`SELECT id, card, title, note, target, external_key, at FROM artifacts`, func(r *sql.Rows) error {
+		var a Artifact
+		err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
+		l.artifacts = append(l.artifacts, a)
+		return err
+	})
+}

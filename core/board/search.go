@@ -1,0 +1,570 @@
+package board
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Limits of seed 004 §3.4 and §6.
+const (
+	DefaultCardLimit  = 30
+	MaxCardLimit      = 50
+	MaxMemoryResults  = 10
+	DefaultAgentLimit = 10
+	MaxAgentLimit     = 20
+	MaxHitsPerCard    = 3
+	MaxAgentSummary   = 400
+)
+
+// SearchInput is the search.query input of seed 004 §4; the JSON names are the RPC's, so the
+// daemon can decode a request straight into it.
+type SearchInput struct {
+	Query string `json:"query"`
+	// ProjectID limits the search to one project; nil searches every project that is not archived.
+	ProjectID *string  `json:"projectId"`
+	Sources   []Source `json:"sources,omitempty"`
+	// Limit is the most cards returned, 1..50; nil means 30.
+	Limit *int `json:"limit,omitempty"`
+}
+
+// Result is the search.query output of seed 004 §4.
+type Result struct {
+	Cards     []CardResult   `json:"cards"`
+	Memory    []MemoryResult `json:"memory"`
+	Truncated bool           `json:"truncated"`
+	// Partial names the JSON files ("summaries", "memory") that could not be read this time, so
+	// their documents are missing from the result.
+	Partial []string `json:"partial"`
+}
+
+// CardResult is one matching card with its best hits.
+type CardResult struct {
+	TaskID       string  `json:"taskId"`
+	ProjectID    string  `json:"projectId"`
+	ProjectTitle string  `json:"projectTitle"`
+	WorkspaceID  *string `json:"workspaceId"`
+	Title        string  `json:"title"`
+	Status       string  `json:"status"`
+	Type         string  `json:"type,omitempty"`
+	Archived     bool    `json:"archived"`
+	UpdatedAt    string  `json:"updatedAt"`
+	Hits         []Hit   `json:"hits"`
+}
+
+// Hit is one matching field: where it is and a snippet with the matched terms' UTF-16 ranges.
+type Hit struct {
+	Source  Source  `json:"source"`
+	RefID   string  `json:"refId,omitempty"`
+	Field   string  `json:"field"`
+	Snippet string  `json:"snippet"`
+	Ranges  []Range `json:"ranges"`
+	At      string  `json:"at,omitempty"`
+	// Status is an idea's status (open, accepted, dismissed); empty for other sources.
+	Status string `json:"status,omitempty"`
+}
+
+// MemoryResult is one matching active project memory entry.
+type MemoryResult struct {
+	ID        string  `json:"id"`
+	ProjectID string  `json:"projectId"`
+	Kind      string  `json:"kind"`
+	Title     string  `json:"title"`
+	Snippet   string  `json:"snippet"`
+	Ranges    []Range `json:"ranges"`
+}
+
+// AgentInput is the flowly_search input of seed 004 §6; Card is the caller's own card (--card).
+type AgentInput struct {
+	Card    string   `json:"-"`
+	Query   string   `json:"query"`
+	Sources []Source `json:"sources,omitempty"`
+	Limit   *int     `json:"limit,omitempty"`
+}
+
+// AgentResult is the flowly_search output: cards of the caller's project with tags and summary.
+type AgentResult struct {
+	Cards     []AgentCard `json:"cards"`
+	Truncated bool        `json:"truncated"`
+}
+
+// AgentCard is a card as an agent sees it: enough to decide whether to look further.
+type AgentCard struct {
+	TaskID    string     `json:"taskId"`
+	Title     string     `json:"title"`
+	Status    string     `json:"status"`
+	Type      string     `json:"type,omitempty"`
+	Tags      []string   `json:"tags"`
+	Archived  bool       `json:"archived"`
+	UpdatedAt string     `json:"updatedAt"`
+	Summary   string     `json:"summary,omitempty"`
+	Hits      []AgentHit `json:"hits"`
+}
+
+// AgentHit is a hit without ranges: agents read the snippet, they do not highlight it.
+type AgentHit struct {
+	Source  Source `json:"source"`
+	Snippet string `json:"snippet"`
+}
+
+// sourceMask is a set of sources as bits of sourceIndex.
+type sourceMask uint8
+
+func (m sourceMask) has(s Source) bool { return m&(1<<sourceIndex(s)) != 0 }
+
+// parseSources validates a source list against the allowed ones; empty means all allowed.
+func parseSources(list []Source, allowed []Source) (sourceMask, error) {
+	var all sourceMask
+	names := make([]string, len(allowed))
+	for i, s := range allowed {
+		all |= 1 << sourceIndex(s)
+		names[i] = string(s)
+	}
+	if len(list) == 0 {
+		return all, nil
+	}
+	var m sourceMask
+	for _, s := range list {
+		i := sourceIndex(s)
+		if i < 0 || all&(1<<i) == 0 {
+			return 0, errs.Invalidf("unknown source %q (valid: %s)", s, strings.Join(names, ", "))
+		}
+		m |= 1 << i
+	}
+	return m, nil
+}
+
+// applySwitches removes the sources the [board] settings turn off.
+func applySwitches(m sourceMask, cfg workspace.BoardConfig) sourceMask {
+	if !cfg.Ideas {
+		m &^= 1 << sourceIndex(SourceIdea)
+	}
+	if !cfg.Artifacts {
+		m &^= 1 << sourceIndex(SourceArtifact)
+	}
+	if !cfg.Memory {
+		m &^= 1 << sourceIndex(SourceMemory)
+	}
+	return m
+}
+
+func checkLimit(limit *int, def, maxLimit int) (int, error) {
+	if limit == nil {
+		return def, nil
+	}
+	if *limit < 1 || *limit > maxLimit {
+		return 0, errs.Invalidf("limit %d is out of range 1..%d", *limit, maxLimit)
+	}
+	return *limit, nil
+}
+
+// Search answers search.query (seed 004 §3–§4) with the [board] switches of cfg.
+func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
+	q, err := ParseQuery(in.Query)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit, DefaultCardLimit, MaxCardLimit)
+	if err != nil {
+		return nil, err
+	}
+	mask, err := parseSources(in.Sources, AllSources())
+	if err != nil {
+		return nil, err
+	}
+	mask = applySwitches(mask, cfg)
+	var scope []int32
+	if in.ProjectID != nil {
+		p, ok := ix.projByID[*in.ProjectID]
+		if !ok || ix.projects[p].archived {
+			return nil, errs.NotFoundf("Project not found.")
+		}
+		scope = []int32{p}
+	} else {
+		for i, p := range ix.projects {
+			if !p.archived {
+				scope = append(scope, int32(i))
+			}
+		}
+	}
+	res := &Result{Cards: []CardResult{}, Memory: []MemoryResult{}, Partial: []string{}}
+	if ix.partial.summaries && mask.has(SourceSummary) {
+		res.Partial = append(res.Partial, "summaries")
+	}
+	if ix.partial.memory && mask.has(SourceMemory) {
+		res.Partial = append(res.Partial, "memory")
+	}
+	if q.Empty() {
+		return res, nil
+	}
+	matches := ix.matchCards(q, scope, mask, -1)
+	if len(matches) > limit {
+		res.Truncated = true
+		matches = matches[:limit]
+	}
+	terms := highlightTerms(q)
+	for _, m := range matches {
+		c := &ix.cards[m.card]
+		p := &ix.projects[c.proj]
+		cr := CardResult{
+			TaskID: c.id, ProjectID: p.id, ProjectTitle: p.title, Title: c.title, Status: c.status,
+			Type: c.typ, Archived: c.archived, UpdatedAt: c.updatedAt, Hits: []Hit{},
+		}
+		if c.workspaceID != "" {
+			ws := c.workspaceID
+			cr.WorkspaceID = &ws
+		}
+		for _, fi := range ix.topHits(m.hits) {
+			f := &ix.fields[fi]
+			snip, ranges := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
+			cr.Hits = append(cr.Hits, Hit{
+				Source: f.source, RefID: f.refID, Field: f.name, Snippet: snip, Ranges: ranges,
+				At: formatTime(f.at), Status: f.status,
+			})
+		}
+		res.Cards = append(res.Cards, cr)
+	}
+	if mask.has(SourceMemory) {
+		res.Memory = ix.matchMemory(q, scope)
+	}
+	return res, nil
+}
+
+// AgentSearch answers flowly_search (seed 004 §6): the caller's project only, its own card
+// excluded, no memory, each card with its tags and latest summary.
+func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
+	if strings.TrimFunc(in.Query, isSpace) == "" {
+		return nil, errs.Invalidf("query must not be empty (1..%d characters)", MaxQueryChars)
+	}
+	q, err := ParseQuery(in.Query)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit, DefaultAgentLimit, MaxAgentLimit)
+	if err != nil {
+		return nil, err
+	}
+	allowed := AllSources()
+	allowed = allowed[:len(allowed)-1] // every source but memory
+	mask, err := parseSources(in.Sources, allowed)
+	if err != nil {
+		return nil, err
+	}
+	mask = applySwitches(mask, cfg)
+	own, ok := ix.cardByID[in.Card]
+	if !ok {
+		return nil, errs.NotFoundf("Card %q not found (it is not on the board, or its project is archived).", in.Card)
+	}
+	res := &AgentResult{Cards: []AgentCard{}}
+	matches := ix.matchCards(q, []int32{ix.cards[own].proj}, mask, own)
+	if len(matches) > limit {
+		res.Truncated = true
+		matches = matches[:limit]
+	}
+	terms := highlightTerms(q)
+	for _, m := range matches {
+		c := &ix.cards[m.card]
+		ac := AgentCard{
+			TaskID: c.id, Title: c.title, Status: c.status, Type: c.typ, Tags: append([]string{}, c.tags...),
+			Archived: c.archived, UpdatedAt: c.updatedAt, Summary: agentSummary(c), Hits: []AgentHit{},
+		}
+		for _, fi := range ix.topHits(m.hits) {
+			f := &ix.fields[fi]
+			snip, _ := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
+			ac.Hits = append(ac.Hits, AgentHit{Source: f.source, Snippet: snip})
+		}
+		res.Cards = append(res.Cards, ac)
+	}
+	return res, nil
+}
+
+// agentSummary is the latest summary's state and recap, one per line, cut to 400 characters.
+func agentSummary(c *card) string {
+	if !c.hasSummary {
+		return ""
+	}
+	var parts []string
+	for _, s := range []string{c.summaryState, c.summaryRecap} {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	s := strings.Join(parts, "\n")
+	if utf8.RuneCountInString(s) <= MaxAgentSummary {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:MaxAgentSummary-1]) + string(ellipsis)
+}
+
+// highlightTerms are what snippets mark: the terms, or the tags when the query has only tags.
+func highlightTerms(q Query) []string {
+	if len(q.Terms) > 0 {
+		return q.Terms
+	}
+	return q.Tags
+}
+
+// cardMatch is a card that matched, with what ranks it and its chosen hits.
+type cardMatch struct {
+	card   int32
+	best   uint8
+	class  int
+	latest int64
+	hits   []int32
+}
+
+// statusClass orders open cards before finished (Done, Cancelled) before archived ones.
+func statusClass(c *card) int {
+	switch {
+	case c.archived:
+		return 2
+	case strings.EqualFold(c.status, "Done"), strings.EqualFold(c.status, "Cancelled"), strings.EqualFold(c.status, "Canceled"):
+		return 1
+	}
+	return 0
+}
+
+// fieldRange is the fields of cards[lo:hi] (contiguous because fields follow card order).
+func (ix *Index) fieldRange(lo, hi int32) (int32, int32) {
+	if lo >= hi {
+		return 0, 0
+	}
+	return ix.cards[lo].fieldLo, ix.cards[hi-1].fieldHi
+}
+
+// scan calls fn once for every field in fields[flo:fhi] whose folded text contains term, with one
+// strings.Index pass over the joined text.
+func (ix *Index) scan(term string, flo, fhi int32, fn func(fi int32)) {
+	if flo >= fhi {
+		return
+	}
+	end := int(ix.fields[fhi-1].end)
+	pos := int(ix.fields[flo].start)
+	lo := flo
+	for pos < end {
+		i := strings.Index(ix.blob[pos:end], term)
+		if i < 0 {
+			return
+		}
+		at := int32(pos + i)
+		// The field holding at: the last one starting at or before it.
+		k := lo + int32(sort.Search(int(fhi-lo), func(j int) bool { return ix.fields[lo+int32(j)].start > at })) - 1
+		fn(k)
+		pos = int(ix.fields[k].end) + 1
+		lo = k + 1
+	}
+}
+
+// matchCards finds the cards of the scope projects where every term occurs in some allowed
+// field and every tag filter matches, ranked, each with at most three hits.
+func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32) []cardMatch {
+	allowedCard := func(ci int32) bool {
+		return ci != exclude && (len(q.Tags) == 0 || allTags(q.Tags, ix.cards[ci].foldedTags))
+	}
+	var hitFields []int32
+	var cands []int32
+	if len(q.Terms) == 0 {
+		// Tags only: every tagged card matches; its tags field is the hit.
+		for _, p := range scope {
+			for ci := ix.projects[p].cardLo; ci < ix.projects[p].cardHi; ci++ {
+				if !allowedCard(ci) {
+					continue
+				}
+				cands = append(cands, ci)
+				if mask.has(SourceCard) {
+					c := &ix.cards[ci]
+					for fi := c.fieldLo; fi < c.fieldHi; fi++ {
+						if ix.fields[fi].source == SourceCard && ix.fields[fi].name == "tags" {
+							hitFields = append(hitFields, fi)
+						}
+					}
+				}
+			}
+		}
+	} else {
+		mark := make([]int32, len(ix.cards))
+		for ti, term := range q.Terms {
+			tag := int32(ti + 1)
+			var next []int32
+			visit := func(fi int32) {
+				f := &ix.fields[fi]
+				if !mask.has(f.source) {
+					return
+				}
+				if ti == 0 && !allowedCard(f.owner) {
+					return
+				}
+				hitFields = append(hitFields, fi)
+				if mark[f.owner] != tag {
+					mark[f.owner] = tag
+					next = append(next, f.owner)
+				}
+			}
+			if ti == 0 {
+				for _, p := range scope {
+					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
+					ix.scan(term, flo, fhi, visit)
+				}
+			} else {
+				for _, ci := range cands {
+					ix.scan(term, ix.cards[ci].fieldLo, ix.cards[ci].fieldHi, visit)
+				}
+			}
+			cands = next
+			if len(cands) == 0 {
+				return nil
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	slices.Sort(cands)
+	slices.Sort(hitFields)
+	hitFields = slices.Compact(hitFields)
+	matches := make([]cardMatch, 0, len(cands))
+	h := 0
+	for _, ci := range cands {
+		c := &ix.cards[ci]
+		for h < len(hitFields) && hitFields[h] < c.fieldLo {
+			h++
+		}
+		start := h
+		for h < len(hitFields) && hitFields[h] < c.fieldHi {
+			h++
+		}
+		m := cardMatch{card: ci, class: statusClass(c), latest: c.updated, hits: hitFields[start:h:h]}
+		for _, fi := range m.hits {
+			f := &ix.fields[fi]
+			m.best = max(m.best, f.weight)
+			m.latest = max(m.latest, f.at)
+		}
+		matches = append(matches, m)
+	}
+	sort.Slice(matches, func(i, j int) bool {
+		a, b := &matches[i], &matches[j]
+		if a.best != b.best {
+			return a.best > b.best
+		}
+		if a.class != b.class {
+			return a.class < b.class
+		}
+		if a.latest != b.latest {
+			return a.latest > b.latest
+		}
+		return a.card < b.card
+	})
+	return matches
+}
+
+// topHits orders a card's hit fields by weight, then newest, then field order, and keeps three.
+func (ix *Index) topHits(hits []int32) []int32 {
+	out := slices.Clone(hits)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &ix.fields[out[i]], &ix.fields[out[j]]
+		if a.weight != b.weight {
+			return a.weight > b.weight
+		}
+		if a.at != b.at {
+			return a.at > b.at
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > MaxHitsPerCard {
+		out = out[:MaxHitsPerCard]
+	}
+	return out
+}
+
+func allTags(filters, folded []string) bool {
+	for _, f := range filters {
+		if !tagMatches(f, folded) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchMemory finds active memory entries of the scope projects that hold every term in one
+// entry and match every tag filter by their own tags; newest confirmed first, at most ten.
+func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
+	type memMatch struct {
+		entry int32
+		field int32
+	}
+	var found []memMatch
+	terms := highlightTerms(q)
+	for _, p := range scope {
+		if !ix.projects[p].memory {
+			continue
+		}
+		for mi := ix.projects[p].memLo; mi < ix.projects[p].memHi; mi++ {
+			m := &ix.memory[mi]
+			if len(q.Tags) > 0 && !allTags(q.Tags, m.foldedTags) {
+				continue
+			}
+			best, bestCount := int32(-1), 0
+			ok := true
+			for _, t := range q.Terms {
+				in := false
+				for fi := m.fieldLo; fi < m.fieldHi; fi++ {
+					if strings.Contains(ix.blob[ix.fields[fi].start:ix.fields[fi].end], t) {
+						in = true
+						break
+					}
+				}
+				if !in {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			// The snippet comes from the field holding the most distinct terms (first on ties).
+			for fi := m.fieldLo; fi < m.fieldHi; fi++ {
+				n := 0
+				for _, t := range terms {
+					if strings.Contains(ix.blob[ix.fields[fi].start:ix.fields[fi].end], t) {
+						n++
+					}
+				}
+				if n > bestCount {
+					best, bestCount = fi, n
+				}
+			}
+			if best < 0 && m.fieldLo < m.fieldHi {
+				best = m.fieldLo
+			}
+			if best >= 0 {
+				found = append(found, memMatch{mi, best})
+			}
+		}
+	}
+	sort.Slice(found, func(i, j int) bool {
+		a, b := &ix.memory[found[i].entry], &ix.memory[found[j].entry]
+		if a.confirmed != b.confirmed {
+			return a.confirmed > b.confirmed
+		}
+		return found[i].entry < found[j].entry
+	})
+	if len(found) > MaxMemoryResults {
+		found = found[:MaxMemoryResults]
+	}
+	out := []MemoryResult{}
+	for _, fm := range found {
+		m := &ix.memory[fm.entry]
+		f := &ix.fields[fm.field]
+		snip, ranges := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
+		out = append(out, MemoryResult{
+			ID: m.id, ProjectID: ix.projects[m.proj].id, Kind: m.kind, Title: m.title,
+			Snippet: snip, Ranges: ranges,
+		})
+	}
+	return out
+}

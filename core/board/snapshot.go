@@ -1,0 +1,381 @@
+package board
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// The snapshot is derived data, never a source of truth: a compact binary image of a built Index
+// in .cairn/board.snapshot, so a fresh process skips SQLite row scans, JSON decoding and folding.
+// Layout: magic, format version, the Stamp it was built from, a CRC-32C of the body, the body.
+// A snapshot with another stamp, version or checksum is ignored and rebuilt.
+const (
+	snapshotName    = "board.snapshot"
+	snapshotMagic   = "CAIRNBS\x00"
+	snapshotVersion = 1
+	stampBytes      = 8 + 3*(1+8+8+8+8)
+	headerBytes     = len(snapshotMagic) + 4 + stampBytes + 4 + 8
+)
+
+var errSnapshot = errors.New("snapshot unusable")
+
+func snapshotPath(ws *workspace.Workspace) (string, error) {
+	dir, err := ws.StateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, snapshotName), nil
+}
+
+// enc appends the snapshot's primitive values.
+type enc struct{ b []byte }
+
+func (e *enc) uv(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) iv(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) str(s string) { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *enc) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *enc) flag(v bool)  { e.b = append(e.b, boolByte(v)) }
+func (e *enc) strs(s []string) {
+	e.uv(uint64(len(s)))
+	for _, x := range s {
+		e.str(x)
+	}
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (e *enc) stamp(s Stamp) {
+	e.u64(uint64(s.Revision))
+	for _, f := range []FileStamp{s.DB, s.Summaries, s.Memory} {
+		e.flag(f.Exists)
+		e.u64(uint64(f.Size))
+		e.u64(uint64(f.ModNano))
+		e.u64(f.Dev)
+		e.u64(f.Ino)
+	}
+}
+
+// encodeSnapshot renders ix into the snapshot format.
+func encodeSnapshot(ix *Index) []byte {
+	body := enc{b: make([]byte, 0, len(ix.blob)*2+len(ix.fields)*16)}
+	body.flag(ix.partial.summaries)
+	body.flag(ix.partial.memory)
+	body.str(ix.blob)
+	body.uv(uint64(len(ix.projects)))
+	for _, p := range ix.projects {
+		body.str(p.id)
+		body.str(p.title)
+		body.flag(p.archived)
+		body.flag(p.memory)
+		for _, v := range []int32{p.cardLo, p.cardHi, p.memLo, p.memHi} {
+			body.uv(uint64(v))
+		}
+	}
+	body.uv(uint64(len(ix.cards)))
+	for _, c := range ix.cards {
+		for _, s := range []string{c.id, c.title, c.status, c.typ, c.workspaceID, c.updatedAt, c.summaryState, c.summaryRecap} {
+			body.str(s)
+		}
+		body.uv(uint64(c.proj))
+		body.strs(c.tags)
+		body.strs(c.foldedTags)
+		body.flag(c.archived)
+		body.flag(c.hasSummary)
+		body.iv(c.updated)
+		body.uv(uint64(c.fieldLo))
+		body.uv(uint64(c.fieldHi))
+	}
+	body.uv(uint64(len(ix.memory)))
+	for _, m := range ix.memory {
+		body.str(m.id)
+		body.str(m.kind)
+		body.str(m.title)
+		body.uv(uint64(m.proj))
+		body.strs(m.foldedTags)
+		body.iv(m.confirmed)
+		body.uv(uint64(m.fieldLo))
+		body.uv(uint64(m.fieldHi))
+	}
+	body.uv(uint64(len(ix.fields)))
+	for _, f := range ix.fields {
+		body.uv(uint64(f.owner))
+		body.str(string(f.source))
+		body.str(f.name)
+		body.b = append(body.b, f.weight)
+		body.uv(uint64(f.end - f.start))
+		same := f.orig == ix.blob[f.start:f.end]
+		body.flag(same)
+		if !same {
+			body.str(f.orig)
+		}
+		body.uv(uint64(len(f.omap)))
+		prev := int32(0)
+		for _, o := range f.omap {
+			body.uv(uint64(o - prev))
+			prev = o
+		}
+		body.str(f.refID)
+		body.str(f.status)
+		body.iv(f.at)
+	}
+	head := enc{b: make([]byte, 0, headerBytes+len(body.b))}
+	head.b = append(head.b, snapshotMagic...)
+	head.b = binary.LittleEndian.AppendUint32(head.b, snapshotVersion)
+	head.stamp(ix.stamp)
+	head.b = binary.LittleEndian.AppendUint32(head.b, crc32.Checksum(body.b, crc32.MakeTable(crc32.Castagnoli)))
+	head.u64(uint64(len(body.b)))
+	return append(head.b, body.b...)
+}
+
+// writeSnapshot saves ix atomically, so a reader never sees a torn snapshot.
+func writeSnapshot(path string, ix *Index) error {
+	return workspace.WriteFileAtomic(path, encodeSnapshot(ix), 0o644)
+}
+
+// dec reads the snapshot format; any read past the end marks it bad instead of panicking.
+type dec struct {
+	s   string // the whole body, aliasing the file's bytes
+	i   int
+	bad bool
+}
+
+func (d *dec) uv() uint64 {
+	if d.bad {
+		return 0
+	}
+	v, n := uvarintString(d.s[d.i:])
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.i += n
+	return v
+}
+
+func (d *dec) iv() int64 {
+	u := d.uv()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
+// n reads a count or offset that must fit in an int32 and be at most max.
+func (d *dec) n(max int) int {
+	v := d.uv()
+	if v > uint64(max) || v > math.MaxInt32 {
+		d.bad = true
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) str() string {
+	n := d.n(len(d.s) - d.i)
+	if d.bad {
+		return ""
+	}
+	s := d.s[d.i : d.i+n]
+	d.i += n
+	return s
+}
+
+func (d *dec) byte1() byte {
+	if d.bad || d.i >= len(d.s) {
+		d.bad = true
+		return 0
+	}
+	b := d.s[d.i]
+	d.i++
+	return b
+}
+
+func (d *dec) flag() bool { return d.byte1() == 1 }
+
+func (d *dec) strs() []string {
+	n := d.n(len(d.s) - d.i)
+	if d.bad || n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for k := range out {
+		out[k] = d.str()
+	}
+	return out
+}
+
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
+
+// readSnapshot returns the index saved at path when it was built from exactly stamp.
+func readSnapshot(path string, stamp Stamp) (*Index, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < headerBytes || string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, errSnapshot
+	}
+	p := len(snapshotMagic)
+	if binary.LittleEndian.Uint32(data[p:]) != snapshotVersion {
+		return nil, errSnapshot
+	}
+	p += 4
+	want := enc{}
+	want.stamp(stamp)
+	if string(data[p:p+stampBytes]) != string(want.b) {
+		return nil, errSnapshot
+	}
+	p += stampBytes
+	sum := binary.LittleEndian.Uint32(data[p:])
+	size := binary.LittleEndian.Uint64(data[p+4:])
+	body := data[headerBytes:]
+	if uint64(len(body)) != size || crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return nil, errSnapshot
+	}
+	ix, err := decodeBody(unsafe.String(unsafe.SliceData(body), len(body)))
+	if err != nil {
+		return nil, err
+	}
+	ix.stamp = stamp
+	return ix, nil
+}
+
+// decodeBody rebuilds an Index from a snapshot body; strings alias s, which is never modified.
+func decodeBody(s string) (*Index, error) {
+	d := &dec{s: s}
+	ix := &Index{}
+	ix.partial.summaries = d.flag()
+	ix.partial.memory = d.flag()
+	ix.blob = d.str()
+	np := d.n(len(s))
+	ix.projects = make([]project, 0, np)
+	ix.projByID = make(map[string]int32, np)
+	for k := 0; k < np && !d.bad; k++ {
+		p := project{id: d.str(), title: d.str(), archived: d.flag(), memory: d.flag()}
+		p.cardLo, p.cardHi, p.memLo, p.memHi = int32(d.n(len(s))), int32(d.n(len(s))), int32(d.n(len(s))), int32(d.n(len(s)))
+		ix.projByID[p.id] = int32(k)
+		ix.projects = append(ix.projects, p)
+	}
+	nc := d.n(len(s))
+	ix.cards = make([]card, 0, nc)
+	ix.cardByID = make(map[string]int32, nc)
+	for k := 0; k < nc && !d.bad; k++ {
+		c := card{id: d.str(), title: d.str(), status: d.str(), typ: d.str(), workspaceID: d.str(), updatedAt: d.str(), summaryState: d.str(), summaryRecap: d.str()}
+		c.proj = int32(d.n(np))
+		c.tags = d.strs()
+		c.foldedTags = d.strs()
+		c.archived = d.flag()
+		c.hasSummary = d.flag()
+		c.updated = d.iv()
+		c.fieldLo, c.fieldHi = int32(d.n(len(s))), int32(d.n(len(s)))
+		ix.cardByID[c.id] = int32(k)
+		ix.cards = append(ix.cards, c)
+	}
+	nm := d.n(len(s))
+	ix.memory = make([]memEntry, 0, nm)
+	for k := 0; k < nm && !d.bad; k++ {
+		m := memEntry{id: d.str(), kind: d.str(), title: d.str()}
+		m.proj = int32(d.n(np))
+		m.foldedTags = d.strs()
+		m.confirmed = d.iv()
+		m.fieldLo, m.fieldHi = int32(d.n(len(s))), int32(d.n(len(s)))
+		ix.memory = append(ix.memory, m)
+	}
+	nf := d.n(len(s))
+	ix.fields = make([]field, 0, nf)
+	pos := 0
+	for k := 0; k < nf && !d.bad; k++ {
+		f := field{owner: int32(d.n(len(s)))}
+		f.source = Source(d.str())
+		f.name = d.str()
+		f.weight = d.byte1()
+		length := d.n(len(ix.blob) - pos)
+		f.start, f.end = int32(pos), int32(pos+length)
+		pos += length + 1
+		if pos > len(ix.blob) {
+			d.bad = true
+			break
+		}
+		if d.flag() {
+			f.orig = ix.blob[f.start:f.end]
+		} else {
+			f.orig = d.str()
+		}
+		if n := d.n(length + 1); n > 0 {
+			if n != length+1 {
+				d.bad = true
+				break
+			}
+			f.omap = make([]int32, n)
+			prev := 0
+			for j := range f.omap {
+				prev += d.n(len(f.orig))
+				f.omap[j] = int32(prev)
+			}
+			if prev > len(f.orig) {
+				d.bad = true
+			}
+		}
+		f.refID = d.str()
+		f.status = d.str()
+		f.at = d.iv()
+		ix.fields = append(ix.fields, f)
+	}
+	if d.bad || d.i != len(s) || !ix.consistent() {
+		return nil, fmt.Errorf("%w: corrupt body", errSnapshot)
+	}
+	return ix, nil
+}
+
+// consistent checks the cross references a search relies on, so a damaged snapshot that passed
+// the checksum still cannot make a search index out of range.
+func (ix *Index) consistent() bool {
+	nf, nc, nm := int32(len(ix.fields)), int32(len(ix.cards)), int32(len(ix.memory))
+	for _, p := range ix.projects {
+		if p.cardLo < 0 || p.cardLo > p.cardHi || p.cardHi > nc || p.memLo < 0 || p.memLo > p.memHi || p.memHi > nm {
+			return false
+		}
+	}
+	for _, c := range ix.cards {
+		if c.fieldLo > c.fieldHi || c.fieldHi > nf {
+			return false
+		}
+	}
+	for _, m := range ix.memory {
+		if m.fieldLo > m.fieldHi || m.fieldHi > nf {
+			return false
+		}
+	}
+	for _, f := range ix.fields {
+		if f.source == SourceMemory && f.owner >= nm || f.source != SourceMemory && f.owner >= nc {
+			return false
+		}
+	}
+	return true
+}

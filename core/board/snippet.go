@@ -1,0 +1,142 @@
+package board
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/textmatch"
+)
+
+// Snippet sizes of seed 004 §3.2: about 40 characters each side of the first match, at most 160
+// in all (the "…" marks included).
+const (
+	snippetSide = 40
+	snippetMax  = 160
+	ellipsis    = '…'
+)
+
+// Range is a highlighted [start, end) in UTF-16 code units of a snippet, the unit JavaScript
+// strings are indexed by.
+type Range [2]int
+
+// span is a byte range of the original text.
+type span struct{ start, end int }
+
+// occurrences finds every occurrence of every term in the folded text and maps each back to the
+// original, sorted by start (longer first on ties).
+func occurrences(f textmatch.Folded, terms []string) []span {
+	var out []span
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		for pos := 0; pos <= len(f.Text); {
+			i := strings.Index(f.Text[pos:], t)
+			if i < 0 {
+				break
+			}
+			s, e := f.Span(pos+i, pos+i+len(t))
+			out = append(out, span{s, e})
+			pos += i + len(t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].start != out[j].start {
+			return out[i].start < out[j].start
+		}
+		return out[i].end > out[j].end
+	})
+	return out
+}
+
+// makeSnippet cuts the original text around the first occurrence, newlines as spaces, and
+// returns the UTF-16 ranges of every occurrence wholly inside it (overlapping ones merged).
+func makeSnippet(orig string, occ []span) (string, []Range) {
+	// Rune boundaries of the original; invalid bytes count as one U+FFFD each.
+	starts := make([]int, 0, len(orig)+1)
+	for i := 0; i < len(orig); {
+		starts = append(starts, i)
+		_, size := utf8.DecodeRuneInString(orig[i:])
+		i += size
+	}
+	n := len(starts)
+	starts = append(starts, len(orig))
+	runeAt := func(b int) int { return sort.SearchInts(starts, b) }
+	rs, re := 0, 0
+	if len(occ) > 0 {
+		rs, re = runeAt(occ[0].start), runeAt(occ[0].end)
+	}
+	if re-rs > snippetMax-2 {
+		re = rs + snippetMax - 2
+	}
+	start, end := rs-snippetSide, re+snippetSide
+	if start < 0 {
+		end -= start
+		start = 0
+	}
+	if end > n {
+		start -= end - n
+		end = n
+		if start < 0 {
+			start = 0
+		}
+	}
+	for {
+		marks := 0
+		if start > 0 {
+			marks++
+		}
+		if end < n {
+			marks++
+		}
+		over := end - start + marks - snippetMax
+		if over <= 0 {
+			break
+		}
+		// Cut the tail first, then the head, never into the first occurrence.
+		if cut := min(over, end-re); cut > 0 {
+			end -= cut
+			continue
+		}
+		start += over
+	}
+	var b strings.Builder
+	b.Grow(starts[end] - starts[start] + 8)
+	unit := 0
+	units := make([]int, end-start+1) // UTF-16 offset of each rune of the window
+	if start > 0 {
+		b.WriteRune(ellipsis)
+		unit++
+	}
+	for k := start; k < end; k++ {
+		units[k-start] = unit
+		r, size := utf8.DecodeRuneInString(orig[starts[k]:])
+		if r == utf8.RuneError && size <= 1 {
+			r = utf8.RuneError
+		}
+		if r == '\n' || r == '\r' {
+			r = ' '
+		}
+		b.WriteRune(r)
+		unit += textmatch.RuneUTF16Len(r)
+	}
+	units[end-start] = unit
+	if end < n {
+		b.WriteRune(ellipsis)
+	}
+	ranges := []Range{}
+	for _, o := range occ {
+		a, z := runeAt(o.start), runeAt(o.end)
+		if a < start || z > end || a >= z {
+			continue
+		}
+		r := Range{units[a-start], units[z-start]}
+		if k := len(ranges) - 1; k >= 0 && r[0] < ranges[k][1] {
+			ranges[k][1] = max(ranges[k][1], r[1])
+			continue
+		}
+		ranges = append(ranges, r)
+	}
+	return b.String(), ranges
+}
