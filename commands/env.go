@@ -52,7 +52,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout (errors too)"},
 		&cli.DurationFlag{Name: "wait", Value: workspace.DefaultWait, Usage: "how long to wait for a lock before STORAGE_BUSY"},
 		&cli.StringFlag{Name: "session", Usage: "session log file (default: [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
-		&cli.StringFlag{Name: "session-format", Usage: "session log format: cairn, claude, or auto (detect from the first lines)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
+		&cli.StringFlag{Name: "session-format", Usage: "session log format: auto (detect from the first lines), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
 		&cli.StringFlag{Name: "user", Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
 		&cli.StringFlag{Name: "task", Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
 		&cli.BoolFlag{Name: "subtask", Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},

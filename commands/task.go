@@ -20,14 +20,14 @@ func (e *Env) session() (*tasks.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait)
 	switch e.Identity.Format {
-	case "", "auto", "cairn":
-	case "claude":
-		return nil, errs.Invalidf("--session-format claude is not supported yet; valid: auto, cairn")
+	case "", tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude:
+		s.Format = e.Identity.Format
 	default:
 		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude", e.Identity.Format)
 	}
-	return tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait), nil
+	return s, nil
 }
 
 func taskCommand(env *Env) *cli.Command {

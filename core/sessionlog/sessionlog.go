@@ -150,6 +150,10 @@ func (l Log) Read(fn func(*Scanner) error) error {
 	return l.readUnlocked(fn)
 }
 
+// ReadWithoutLock reads a log that cairn never writes (a Claude Code transcript), so no lock file
+// is created beside it.
+func (l Log) ReadWithoutLock(fn func(*Scanner) error) error { return l.readUnlocked(fn) }
+
 func (l Log) readUnlocked(fn func(*Scanner) error) error {
 	f, err := os.Open(l.Path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -16,13 +17,72 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // Session is a task list bound to one session log.
 type Session struct {
 	Log sessionlog.Log
+	// Format is auto, cairn or claude; auto looks at the first lines of the log.
+	Format string
 	// Now stamps new entries; tests set it.
 	Now func() time.Time
 }
 
 // NewSession binds a log path with its lock wait.
 func NewSession(path string, wait time.Duration) *Session {
-	return &Session{Log: sessionlog.Log{Path: path, Wait: wait}, Now: time.Now}
+	return &Session{Log: sessionlog.Log{Path: path, Wait: wait}, Format: FormatAuto, Now: time.Now}
+}
+
+// format resolves auto to the format the log's first lines show.
+func (s *Session) format() (string, error) {
+	switch s.Format {
+	case FormatCairn, FormatClaude:
+		return s.Format, nil
+	case "", FormatAuto:
+		f, err := os.Open(s.Log.Path)
+		if err != nil {
+			return FormatCairn, nil // a missing log is an empty cairn log; Read reports other errors
+		}
+		defer f.Close()
+		return DetectFormat(f), nil
+	}
+	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude", s.Format)
+}
+
+// replay folds the scanned log into r in the session's format.
+func (s *Session) replay(sc *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts, format string) {
+	if format == FormatClaude {
+		ReplayClaude(sc, r, stop, counts)
+		return
+	}
+	ReplayCairn(sc, r, stop, counts)
+}
+
+// read replays the whole log (or up to stop) under the shared lock.
+func (s *Session) read(r *Replayer, stop Stop, counts *Counts) error {
+	format, err := s.format()
+	if err != nil {
+		return err
+	}
+	replay := func(sc *sessionlog.Scanner) error {
+		s.replay(sc, r, stop, counts, format)
+		return nil
+	}
+	if format == FormatClaude {
+		return s.Log.ReadWithoutLock(replay)
+	}
+	return s.Log.Read(replay)
+}
+
+// update is Log.Update for cairn logs only: a Claude Code transcript is never written to.
+func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
+	format, err := s.format()
+	if err != nil {
+		return err
+	}
+	if format == FormatClaude {
+		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
+	}
+	return s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
+		r := NewReplayer()
+		ReplayCairn(sc, r, Stop{}, nil)
+		return fn(r)
+	})
 }
 
 func (s *Session) now() string { return s.Now().UTC().Format(TimeFormat) }
@@ -42,10 +102,7 @@ type ListResult struct {
 // Replay rebuilds the store under a shared lock, optionally stopping early (--as-of).
 func (s *Session) Replay(stop Stop) (*Replayer, error) {
 	r := NewReplayer()
-	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
-		ReplayCairn(sc, r, stop, nil)
-		return nil
-	})
+	err := s.read(r, stop, nil)
 	return r, err
 }
 
@@ -106,9 +163,7 @@ func (s *Session) Create(subject, description string) (Result, error) {
 		return Result{}, err
 	}
 	var res Result
-	err = s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
-		r := NewReplayer()
-		ReplayCairn(sc, r, Stop{}, nil)
+	err = s.update(func(r *Replayer) ([]any, error) {
 		args := marshalArgs(struct {
 			Subject     string `json:"subject"`
 			Description string `json:"description"`
@@ -143,9 +198,7 @@ func (s *Session) Update(id int, f UpdateFields) (Result, error) {
 		a.Subject = &trimmed
 	}
 	var res Result
-	err := s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
-		r := NewReplayer()
-		ReplayCairn(sc, r, Stop{}, nil)
+	err := s.update(func(r *Replayer) ([]any, error) {
 		old, ok := r.Store.Get(id)
 		if !ok {
 			return nil, unknownTask(id, r.Store)
@@ -179,11 +232,7 @@ func (s *Session) History(id int) (HistoryResult, error) {
 			res.Changes = append(res.Changes, c)
 		}
 	}
-	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
-		ReplayCairn(sc, r, Stop{}, nil)
-		return nil
-	})
-	if err != nil {
+	if err := s.read(r, Stop{}, nil); err != nil {
 		return res, err
 	}
 	if len(res.Changes) == 0 {
@@ -205,10 +254,7 @@ type CheckResult struct {
 func (s *Session) Check() (CheckResult, error) {
 	r := NewReplayer()
 	counts := &Counts{ByType: map[string]int{}}
-	err := s.Log.Read(func(sc *sessionlog.Scanner) error {
-		ReplayCairn(sc, r, Stop{}, counts)
-		return nil
-	})
+	err := s.read(r, Stop{}, counts)
 	skips := r.Skips
 	if skips == nil {
 		skips = []Skip{}
@@ -254,9 +300,7 @@ type CompactResult struct {
 // runtime-fired TaskList call with its result; with newLog it also starts that log with them.
 func (s *Session) Compact(summary, newLog string) (CompactResult, error) {
 	var res CompactResult
-	err := s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
-		r := NewReplayer()
-		ReplayCairn(sc, r, Stop{}, nil)
+	err := s.update(func(r *Replayer) ([]any, error) {
 		all := r.Store.Tasks()
 		sum := r.Store.Summary()
 		at := s.now()
