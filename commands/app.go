@@ -57,6 +57,8 @@ func NewApp(env *Env) *cli.App {
 			memoryCommand(env),
 			knowledgeCommand(env),
 			spaceCommand(env),
+			toolsCommand(env),
+			mcpCommand(env),
 			completionCommand(env),
 		},
 	}

@@ -1,0 +1,132 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tools"
+)
+
+// toolContext is the identity of SPEC §2.4 with the opened workspace, for the tool registry.
+func (e *Env) toolContext() (tools.Context, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return tools.Context{}, err
+	}
+	id := e.Identity
+	return tools.Context{Workspace: ws, Session: id.Session, SessionFormat: id.Format, User: id.User, Task: id.Task, Subtask: id.Subtask, Card: id.Card}, nil
+}
+
+func toolsCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "tools",
+		Usage: "every tool by its agent name, with a JSON Schema of its input; call one with JSON",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "list the tools (with --json: name, description, read_only, input_schema, ready to register)",
+				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
+					reg := tools.New()
+					defs := make([]tools.Definition, 0, len(reg.List()))
+					for _, t := range reg.List() {
+						defs = append(defs, t.Definition())
+					}
+					return env.Render(map[string]any{"tools": defs}, func(w io.Writer) error {
+						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+						for _, d := range defs {
+							mode := "writes"
+							if d.ReadOnly {
+								mode = "read-only"
+							}
+							first, _, _ := strings.Cut(d.Description, ". ")
+							fmt.Fprintf(tw, "%s\t%s\t%s\n", env.Bold(d.Name), mode, first)
+						}
+						return tw.Flush()
+					})
+				},
+			},
+			{
+				Name:      "call",
+				Usage:     "run one tool with JSON input and print its JSON result (errors as {\"error\": {code, message}})",
+				ArgsUsage: "NAME",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "the tool's input as JSON, or - to read it from standard input (default {})"},
+				},
+				Action: func(c *cli.Context) error {
+					env.JSON = true // a tool's answer is always JSON, errors too
+					env.Color = false
+					if c.NArg() != 1 {
+						return errs.Invalidf("tools call needs exactly one tool NAME (see cairn tools list)")
+					}
+					t, err := tools.New().Get(c.Args().First())
+					if err != nil {
+						return err
+					}
+					input := []byte(c.String("input"))
+					if c.String("input") == "-" {
+						if input, err = env.readInput("-"); err != nil {
+							return err
+						}
+					}
+					tc, err := env.toolContext()
+					if err != nil {
+						return err
+					}
+					out, err := t.Call(c.Context, tc, json.RawMessage(input))
+					if err != nil {
+						return err
+					}
+					return env.writeJSON(env.Stdout, out)
+				},
+			},
+		},
+	}
+}
+
+func mcpCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve every tool over the Model Context Protocol on standard input and output",
+		Description: "Register with Claude Code:  claude mcp add cairn -- cairn --workspace /path/to/ws mcp\n" +
+			"The identity flags (--session, --user, --task, --subtask, --card) given here apply to every call.",
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			tc, err := env.toolContext()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			server := tools.NewMCPServer(tools.New(), Version, tc)
+			transport := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+			if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil && !isClosed(err) {
+				return fmt.Errorf("mcp server: %w", err)
+			}
+			return nil
+		},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// isClosed recognises the end of the client's input, the normal way an stdio session ends.
+func isClosed(err error) bool {
+	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
+}

@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+var wantNames = []string{"TaskCreate", "TaskList", "TaskGet", "TaskUpdate", "MemorySearch", "KnowledgeSearch",
+	"MemoryRead", "MemoryWrite", "MemoryEdit", "SearchWorkspaceTasks", "flowly_search"}
+
+func newContext(t *testing.T) Context {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := workspace.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Context{Workspace: ws}
+}
+
+func TestRegistryHasEveryToolWithASchema(t *testing.T) {
+	reg := New()
+	var names []string
+	for _, tool := range reg.List() {
+		names = append(names, tool.Name)
+		if tool.Schema == nil || tool.Schema.Type != "object" {
+			t.Errorf("%s: input schema is not an object schema", tool.Name)
+		}
+		if tool.Schema.AdditionalProperties == nil {
+			t.Errorf("%s: schema allows unknown fields", tool.Name)
+		}
+		if len(tool.Description) < 80 {
+			t.Errorf("%s: description too short to tell a model when to use it", tool.Name)
+		}
+		for name, p := range tool.Schema.Properties {
+			if p.Description == "" {
+				t.Errorf("%s.%s has no description", tool.Name, name)
+			}
+		}
+		data, err := json.Marshal(tool.Definition())
+		if err != nil || !strings.Contains(string(data), `"input_schema":{`) {
+			t.Errorf("%s: definition does not marshal: %v %s", tool.Name, err, data)
+		}
+	}
+	if !reflect.DeepEqual(names, wantNames) {
+		t.Fatalf("tools = %v, want %v", names, wantNames)
+	}
+	if _, err := reg.Get("taskcreate"); errs.CodeOf(err) != errs.Invalid {
+		t.Fatalf("names are exact: %v", err)
+	}
+}
+
+func TestInputValidation(t *testing.T) {
+	c := newContext(t)
+	reg := New()
+	cases := []struct{ tool, input, want string }{
+		{"TaskGet", `{"taskid":1,"id":1}`, "unknown field id; valid fields: taskid"},
+		{"TaskGet", `{}`, "taskid"},
+		{"TaskGet", `{"taskid":"1"}`, "taskid"},
+		{"TaskGet", `{"taskid":0}`, "minimum"},
+		{"TaskUpdate", `{"taskid":1,"status":"done"}`, "pending inprogress completed deleted"},
+		{"TaskCreate", `[]`, "must be a JSON object"},
+		{"TaskCreate", `{"subject":`, "not valid JSON"},
+		{"MemorySearch", `{"query":"x","limit":501}`, "maximum"},
+		{"MemoryRead", `{"kind":"secret"}`, "summary decision request knowledge"},
+		{"SearchWorkspaceTasks", `{"query":"x","context":6}`, "maximum"},
+		{"flowly_search", `{"query":"x","sources":["memory"]}`, "sources"},
+		{"flowly_search", `{"query":"x","limit":21}`, "maximum"},
+	}
+	for _, tc := range cases {
+		tool, err := reg.Get(tc.tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tool.Call(context.Background(), c, json.RawMessage(tc.input))
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: err = %v, want INVALID_INPUT mentioning %q", tc.tool, tc.input, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(c.Workspace.SessionLog("")); !os.IsNotExist(err) {
+		t.Fatal("invalid input wrote to the session log")
+	}
+}
+
+func call(t *testing.T, c Context, name, input string) any {
+	t.Helper()
+	tool, err := New().Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Call(context.Background(), c, json.RawMessage(input))
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, input, err)
+	}
+	return out
+}
+
+func TestToolsCallTheCore(t *testing.T) {
+	c := newContext(t)
+	call(t, c, "TaskCreate", `{"subject":"plan the migration","description":"sqlite"}`)
+	call(t, c, "TaskUpdate", `{"taskid":1,"status":"inprogress"}`)
+	data, _ := json.Marshal(call(t, c, "TaskList", ``))
+	if !strings.Contains(string(data), `"status":"inprogress"`) || !strings.Contains(string(data), `"total":1`) {
+		t.Fatalf("TaskList = %s", data)
+	}
+	if _, err := New().byName["TaskGet"].Call(context.Background(), c, json.RawMessage(`{"taskid":7}`)); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("TaskGet 7: %v", err)
+	}
+	call(t, c, "MemoryWrite", `{"kind":"decision","slug":"storage","content":"# Storage\nUse SQLite in WAL mode.\n"}`)
+	data, _ = json.Marshal(call(t, c, "MemorySearch", `{"query":"wal MODE"}`))
+	if !strings.Contains(string(data), `"slug":"storage"`) {
+		t.Fatalf("MemorySearch = %s", data)
+	}
+	call(t, c, "MemoryEdit", `{"kind":"decision","slug":"storage","old":"WAL","new":"rollback journal"}`)
+	data, _ = json.Marshal(call(t, c, "MemoryRead", `{"kind":"decision","slug":"storage"}`))
+	if !strings.Contains(string(data), "rollback journal") {
+		t.Fatalf("MemoryRead = %s", data)
+	}
+	data, _ = json.Marshal(call(t, c, "SearchWorkspaceTasks", `{"query":"anything"}`))
+	if !strings.Contains(string(data), `"available":false`) {
+		t.Fatalf("no-auth SearchWorkspaceTasks = %s", data)
+	}
+	if _, err := New().byName["flowly_search"].Call(context.Background(), c, json.RawMessage(`{"query":"x"}`)); errs.CodeOf(err) != errs.Invalid {
+		t.Fatalf("flowly_search without a card: %v", err)
+	}
+}
+
+func TestMCPRoundTrip(t *testing.T) {
+	c := newContext(t)
+	ctx := context.Background()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	server := NewMCPServer(New(), "test", c)
+	if _, err := server.Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != len(wantNames) {
+		t.Fatalf("%d tools over MCP", len(list.Tools))
+	}
+	for _, tool := range list.Tools {
+		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+		if want := New().byName[tool.Name].ReadOnly; ro != want {
+			t.Errorf("%s readOnlyHint = %v, want %v", tool.Name, ro, want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskCreate", Arguments: map[string]any{"subject": "from MCP"}})
+	if err != nil || res.IsError {
+		t.Fatalf("TaskCreate over MCP: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"subject":"from MCP"`) {
+		t.Fatalf("result text = %s", text)
+	}
+	bad, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskUpdate", Arguments: map[string]any{"taskid": 1, "status": "done"}})
+	if err != nil {
+		t.Fatalf("a tool error became a protocol error: %v", err)
+	}
+	if !bad.IsError || !strings.Contains(bad.Content[0].(*mcp.TextContent).Text, `"code":"INVALID_INPUT"`) {
+		t.Fatalf("bad input result = %+v", bad)
+	}
+	missing, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskGet", Arguments: map[string]any{"taskid": 5}})
+	if err != nil || !missing.IsError || !strings.Contains(missing.Content[0].(*mcp.TextContent).Text, "NOT_FOUND") {
+		t.Fatalf("TaskGet 5 = %+v, %v", missing, err)
+	}
+	// the server lives on after errors
+	ok, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskList", Arguments: map[string]any{}})
+	if err != nil || ok.IsError {
+		t.Fatalf("TaskList after errors: %v %+v", err, ok)
+	}
+	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
+		t.Fatal("MCP create did not reach the session log")
+	}
+}
