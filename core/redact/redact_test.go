@@ -118,3 +118,14 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+func TestHintsFollowCaseFolding(t *testing.T) {
+	// (?i) matches ſ as s and the Kelvin sign as k; the hint check must not skip such text.
+	r := New()
+	if got := r.Text("paſſword=hunter22xyz"); strings.Contains(got, "hunter22xyz") {
+		t.Errorf("long s defeated the hint: %q", got)
+	}
+	if got := r.Text("api_\u212aey=0123456789abcdef"); strings.Contains(got, "0123456789abcdef") {
+		t.Errorf("Kelvin sign defeated the hint: %q", got)
+	}
+}

@@ -305,40 +305,58 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	if len(terms) == 0 {
 		return res, nil
 	}
+	// every parameter is numbered (?N), so the same arguments serve both plans below
 	var where []string
 	args := []any{string(sc.space), string(sc.task)}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("?%d", len(args))
+	}
 	var phrases []string
 	for _, t := range terms {
 		if !allLike && utf8.RuneCountInString(t) >= minMatchRunes {
 			phrases = append(phrases, ftsPhrase(t))
 			continue
 		}
-		where = append(where, `c.itext LIKE ? ESCAPE '\'`)
-		args = append(args, likePattern(t))
+		where = append(where, `c.itext LIKE `+arg(likePattern(t))+` ESCAPE '\'`)
 	}
+	match := ""
 	if len(phrases) > 0 {
-		where = append(where, `c.rid IN (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ?)`)
-		args = append(args, strings.Join(phrases, " AND "))
+		match = arg(strings.Join(phrases, " AND "))
 	}
 	if in.Kind != "" {
-		where = append(where, `c.kind = ?`)
-		args = append(args, in.Kind)
+		where = append(where, `c.kind = `+arg(in.Kind))
 	}
 	if in.Author != "" {
-		where = append(where, `c.author = ?`)
-		args = append(args, in.Author)
+		where = append(where, `c.author = `+arg(in.Author))
 	}
 	if in.TaskID != "" {
 		id, _ := parseRef("task", in.TaskID)
-		where = append(where, `c.task = ?`)
-		args = append(args, string(id))
+		where = append(where, `c.task = `+arg(string(id)))
 	}
-	args = append(args, in.Limit+1)
+	limit := arg(in.Limit + 1)
+	// Two plans give the same rows: a rare term is fastest driven from its few index matches and
+	// then sorted; a common one from the (space, created_at) index, newest first, stopping at the
+	// limit. A bounded count of the matches picks one; never bm25 over every match.
+	from := `comments c JOIN tasks t ON t.id = c.task`
+	if match != "" {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ? LIMIT ?)`,
+			strings.Join(phrases, " AND "), s.ftsDriveMax+1).Scan(&n); err != nil {
+			return nil, s.dbErr(err, "search")
+		}
+		if n <= s.ftsDriveMax {
+			from = `(SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH ` + match + `) f
+				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+		} else {
+			where = append(where, `c.rid IN (SELECT rowid FROM comments_fts WHERE comments_fts MATCH `+match+`)`)
+		}
+	}
+	where = append([]string{`c.space = ?1`, `t.space = ?1`, `c.task <> ?2`, `c.itext IS NOT NULL`}, where...)
 	q := `SELECT c.id, c.task, t.title, c.author, c.kind, c.created_at, c.at_ns, c.idkey, c.itext
-		FROM comments c JOIN tasks t ON t.id = c.task
-		WHERE c.space = ?1 AND t.space = ?1 AND c.task <> ?2 AND c.itext IS NOT NULL AND ` +
-		strings.Join(where, " AND ") + `
-		ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?`
+		FROM ` + from + `
+		WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + limit
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, s.dbErr(err, "search")

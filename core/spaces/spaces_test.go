@@ -465,6 +465,16 @@ func TestMatchEqualsLike(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("query %q: MATCH %v != LIKE %v", q, refs(got), refs(want))
 		}
+		// the other plan: walk the space newest first, checking index membership
+		st.ftsDriveMax = 0
+		walked, err := st.search("o", "1", in, false)
+		st.ftsDriveMax = defaultFTSDriveMax
+		if err != nil {
+			t.Fatalf("query %q (walk): %v", q, err)
+		}
+		if !reflect.DeepEqual(walked, want) {
+			t.Fatalf("query %q: walk %v != LIKE %v", q, refs(walked), refs(want))
+		}
 	}
 }
 

@@ -32,6 +32,9 @@ type Store struct {
 	wait     time.Duration
 	redactor *redact.Redactor
 	lock     *workspace.Lock
+	// ftsDriveMax is the most index matches for which a search is driven from the FTS index
+	// rather than from the (space, created_at) index; tests lower it to exercise both plans.
+	ftsDriveMax int
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -74,20 +77,12 @@ var migrations = []string{
 	);
 	CREATE INDEX comments_space_at ON comments(space, at_ns, idkey);
 	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);`,
-	// 2: the trigram index over the index text, kept in sync by triggers in the writing transaction.
-	// Every comment has a row (a NULL index text has no tokens), so FTS5's integrity-check can
-	// compare the index with the whole content table.
+	// 2: the trigram index over the index text. Every comment has a row (a NULL index text has no
+	// tokens), so FTS5's integrity-check can compare the index with the whole content table. The
+	// writers keep it in sync in the transaction that writes the comments (see ftsSync): not with
+	// row triggers, because FTS5 flushes its pending terms at every statement savepoint, and a
+	// trigger per row would leave one index segment per comment to merge.
 	`CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram');
-	CREATE TRIGGER comments_ai AFTER INSERT ON comments BEGIN
-		INSERT INTO comments_fts(rowid, itext) VALUES (new.rid, new.itext);
-	END;
-	CREATE TRIGGER comments_ad AFTER DELETE ON comments BEGIN
-		INSERT INTO comments_fts(comments_fts, rowid, itext) VALUES ('delete', old.rid, old.itext);
-	END;
-	CREATE TRIGGER comments_au AFTER UPDATE OF itext ON comments WHEN old.itext IS NOT new.itext BEGIN
-		INSERT INTO comments_fts(comments_fts, rowid, itext) VALUES ('delete', old.rid, old.itext);
-		INSERT INTO comments_fts(rowid, itext) VALUES (new.rid, new.itext);
-	END;
 	INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`,
 }
 
@@ -96,6 +91,9 @@ func SchemaVersion() int { return len(migrations) }
 
 // ErrNoFTS5 means the SQLite build cannot search; SearchWorkspaceTasks answers "unavailable" then.
 var ErrNoFTS5 = errors.New("this SQLite build has no FTS5")
+
+// defaultFTSDriveMax: up to this many matches, sorting them beats walking the space newest first.
+const defaultFTSDriveMax = 2000
 
 // Path is spaces.db inside ws.
 func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
@@ -145,7 +143,7 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, redactor: redact.New()}
+	st := &Store{db: db, path: path, wait: wait, redactor: redact.New(), ftsDriveMax: defaultFTSDriveMax}
 	if err := st.migrate(migs); err != nil {
 		db.Close()
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 )
 
 // BatchSize is how many records one import transaction writes.
-const BatchSize = 2000
+const BatchSize = 5000
 
 // Progress is told how far a long operation got: bytes for import, comments for reindex.
 type Progress func(done, total int64)
@@ -197,9 +196,67 @@ func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport
 	return rep, nil
 }
 
-// writer holds the prepared statements of one write transaction.
+// writer holds the prepared statements of one write transaction and the index changes it owes.
 type writer struct {
-	space, member, task, taskComments, comment *sql.Stmt
+	space, member, task, taskComments, comment, old *sql.Stmt
+	fts                                             ftsSync
+}
+
+// ftsSync collects the index changes of one transaction and applies them in two statements at
+// its end: removing the old text of changed comments, then adding the current text of new and
+// changed ones.
+type ftsSync struct {
+	deletes []any          // [rid, old itext] pairs as FTS5 'delete' needs them
+	pending map[int64]bool // rids whose current text is added at the end
+	order   []int64
+}
+
+// note records that comment rid went from old (ok: it existed and is in the index) to itext.
+func (f *ftsSync) note(rid int64, existed bool, old, itext sql.NullString) {
+	if f.pending == nil {
+		f.pending = map[int64]bool{}
+	}
+	if f.pending[rid] {
+		return // added at the end with whatever text it has then
+	}
+	if existed {
+		if old == itext {
+			return
+		}
+		var o any
+		if old.Valid {
+			o = old.String
+		}
+		f.deletes = append(f.deletes, []any{rid, o})
+	}
+	f.pending[rid] = true
+	f.order = append(f.order, rid)
+}
+
+// flush applies the collected changes inside tx.
+func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
+	if len(f.deletes) > 0 {
+		doc, err := json.Marshal(f.deletes)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_fts(comments_fts, rowid, itext)
+			SELECT 'delete', j.value ->> 0, j.value ->> 1 FROM json_each(?) j`, string(doc)); err != nil {
+			return err
+		}
+	}
+	if len(f.order) > 0 {
+		doc, err := json.Marshal(f.order)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_fts(rowid, itext)
+			SELECT rid, itext FROM comments WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid`, string(doc)); err != nil {
+			return err
+		}
+	}
+	*f = ftsSync{}
+	return nil
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -220,7 +277,9 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 			ON CONFLICT(id) DO UPDATE SET idkey = excluded.idkey, task = excluded.task, space = excluded.space,
 				kind = excluded.kind, progress_type = excluded.progress_type, tool_name = excluded.tool_name,
 				author = excluded.author, created_at = excluded.created_at, at_ns = excluded.at_ns,
-				body = excluded.body, attachments = excluded.attachments, itext = excluded.itext`},
+				body = excluded.body, attachments = excluded.attachments, itext = excluded.itext
+			RETURNING rid`},
+		{&w.old, `SELECT rid, itext FROM comments WHERE id = ?`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -233,7 +292,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.space, w.member, w.task, w.taskComments, w.comment} {
+	for _, st := range []*sql.Stmt{w.space, w.member, w.task, w.taskComments, w.comment, w.old} {
 		if st != nil {
 			st.Close()
 		}
@@ -254,9 +313,22 @@ func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Ti
 	if t, ok := IndexText(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
 		itext = sql.NullString{String: t, Valid: true}
 	}
-	_, err = w.comment.ExecContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
-		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext)
-	return err
+	var oldRID int64
+	var old sql.NullString
+	existed := true
+	if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
+		existed = false
+	} else if err != nil {
+		return err
+	}
+	var rid int64
+	err = w.comment.QueryRowContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
+		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext).Scan(&rid)
+	if err != nil {
+		return err
+	}
+	w.fts.note(rid, existed, old, itext)
+	return nil
 }
 
 // writeBatch writes records in one transaction.
@@ -296,6 +368,9 @@ func (s *Store) writeBatch(ctx context.Context, batch []record, rep *ImportRepor
 		if err != nil {
 			return s.dbErr(err, "import "+rec.kind)
 		}
+	}
+	if err := w.fts.flush(ctx, tx); err != nil {
+		return s.dbErr(err, "update the search index")
 	}
 	if err := tx.Commit(); err != nil {
 		return s.dbErr(err, "commit import")
@@ -352,6 +427,9 @@ func (s *Store) AddComment(c Comment) (AddedComment, error) {
 	defer w.close()
 	if err := s.putComment(ctx, w, c, at); err != nil {
 		return AddedComment{}, s.dbErr(err, "add comment")
+	}
+	if err := w.fts.flush(ctx, tx); err != nil {
+		return AddedComment{}, s.dbErr(err, "update the search index")
 	}
 	if err := tx.Commit(); err != nil {
 		return AddedComment{}, s.dbErr(err, "commit add-comment")
@@ -468,14 +546,4 @@ func (s *Store) Reindex(progress Progress) (ReindexReport, error) {
 func (s *Store) IntegrityCheck() error {
 	_, err := s.db.Exec(`INSERT INTO comments_fts(comments_fts, rank) VALUES ('integrity-check', 1)`)
 	return s.dbErr(err, "integrity-check")
-}
-
-// sortedKeys is a small helper for deterministic messages.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
