@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -113,10 +112,9 @@ func KnowledgeSearch(ws *workspace.Workspace, in SearchInput) (*KnowledgeSearchR
 
 // candidate is one file in a search's scope.
 type candidate struct {
-	rel     string
-	kind    Kind
-	slug    string
-	symlink bool
+	rel  string
+	kind Kind
+	slug string
 }
 
 // hit is a kind-independent search hit.
@@ -186,43 +184,51 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 		return nil, outcome{}, fmt.Errorf("open workspace %s: %w", ws.Root, err)
 	}
 	defer root.Close()
-	files, skipped, err := listCandidates(root, ws.Root, ks)
+	files, skipped, err := listCandidates(root, ks)
 	if err != nil {
 		return nil, outcome{}, err
 	}
-	dirRoots := map[string]*os.Root{}
+	dirs := map[string]*os.File{}
 	for _, k := range ks {
 		if k.dir() == "" {
 			continue
 		}
-		if r, err := root.OpenRoot(k.dir()); err == nil {
-			dirRoots[k.dir()] = r
-			defer r.Close()
+		if d, err := root.Open(k.dir()); err == nil {
+			dirs[k.dir()] = d
+			defer d.Close()
 		}
 	}
 
+	// Workers take chunks of files in path order; the merge below waits for chunks in order, so
+	// the result does not depend on scheduling, and stops every worker once the limit is passed.
 	n := len(files)
+	const chunk = 32
+	nchunks := (n + chunk - 1) / chunk
 	results := make([]fileResult, n)
-	done := make([]chan struct{}, n)
+	done := make([]chan struct{}, nchunks)
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
 	var next atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), n)
-	for range workers {
+	for range min(runtime.GOMAXPROCS(0), nchunks) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := scanner{root: root, dirRoots: dirRoots, p: p, folder: &textmatch.Folder{}}
-			for !stop.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
+			s := scanner{root: root, wsRoot: ws.Root, dirs: dirs, p: p, folder: &textmatch.Folder{}}
+			for {
+				ci := int(next.Add(1) - 1)
+				if ci >= nchunks {
 					return
 				}
-				results[i] = s.scan(&files[i])
-				close(done[i])
+				for i := ci * chunk; i < min(n, (ci+1)*chunk); i++ {
+					if stop.Load() {
+						return
+					}
+					results[i] = s.scan(&files[i])
+				}
+				close(done[ci])
 			}
 		}()
 	}
@@ -231,7 +237,9 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 	var hits []hit
 	out := outcome{}
 	for i := range files {
-		<-done[i]
+		if i%chunk == 0 {
+			<-done[i/chunk]
+		}
 		r := results[i]
 		if r.skipped {
 			skipped = append(skipped, files[i].rel)
@@ -247,7 +255,7 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 			stop.Store(true)
 			// Files after the cut are not searched, but oversized ones are still reported.
 			for j := i + 1; j < n; j++ {
-				if st, err := root.Stat(files[j].rel); err == nil && st.Mode().IsRegular() && st.Size() > MaxSearchFileSize {
+				if unsearchable(root, ws.Root, files[j].rel) {
 					skipped = append(skipped, files[j].rel)
 				}
 			}
@@ -265,22 +273,13 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 // listCandidates lists the entry files of the kinds, sorted by path. Names that are not valid
 // slugs, symlinks that leave the workspace or lead into an excluded directory, and unreadable
 // directories are returned in skipped instead.
-func listCandidates(root *os.Root, wsRoot string, ks []Kind) ([]candidate, []string, error) {
+func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
 	var files []candidate
 	var skipped []string
 	for _, k := range ks {
 		if k == KindSummary {
-			st, err := root.Lstat(summaryPath)
-			if err != nil {
-				continue
-			}
-			c := candidate{rel: summaryPath, kind: k, slug: summarySlug, symlink: st.Mode()&fs.ModeSymlink != 0}
-			if c.symlink && symlinkEscapes(root, c.rel, wsRoot) {
-				skipped = append(skipped, c.rel)
-				continue
-			}
-			if c.symlink || st.Mode().IsRegular() {
-				files = append(files, c)
+			if _, err := root.Lstat(summaryPath); err == nil {
+				files = append(files, candidate{rel: summaryPath, kind: k, slug: summarySlug})
 			}
 			continue
 		}
@@ -293,23 +292,19 @@ func listCandidates(root *os.Root, wsRoot string, ks []Kind) ([]candidate, []str
 			skipped = append(skipped, dir+"/")
 			continue
 		}
-		ents, err := d.ReadDir(-1)
+		// Names only: a ReadDir through os.Root costs an lstat per entry. File types are learnt
+		// when each file is opened (see scanner.read).
+		names, err := d.Readdirnames(-1)
 		d.Close()
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) && len(ents) == 0 {
-				continue // not a directory
+			if st, serr := root.Stat(dir); serr == nil && !st.IsDir() {
+				continue // a file where the directory should be: nothing to search
 			}
 			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 		}
-		for _, e := range ents {
-			name := e.Name()
+		for _, name := range names {
 			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 				continue
-			}
-			t := e.Type()
-			if t != 0 && t&fs.ModeSymlink == 0 {
-				continue // directories, devices, sockets
 			}
 			rel := dir + "/" + name
 			slug := strings.TrimSuffix(name, ".md")
@@ -317,16 +312,25 @@ func listCandidates(root *os.Root, wsRoot string, ks []Kind) ([]candidate, []str
 				skipped = append(skipped, rel)
 				continue
 			}
-			c := candidate{rel: rel, kind: k, slug: slug, symlink: t&fs.ModeSymlink != 0}
-			if c.symlink && symlinkEscapes(root, rel, wsRoot) {
-				skipped = append(skipped, rel)
-				continue
-			}
-			files = append(files, c)
+			files = append(files, candidate{rel: rel, kind: k, slug: slug})
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	return files, skipped, nil
+}
+
+// unsearchable reports, without reading it, a file that a scan would report in skipped: one over
+// the size limit, or a symlink leaving the workspace.
+func unsearchable(root *os.Root, wsRoot, rel string) bool {
+	lst, err := root.Lstat(rel)
+	if err != nil {
+		return false
+	}
+	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, rel, wsRoot) {
+		return true
+	}
+	st, err := root.Stat(rel)
+	return err == nil && st.Mode().IsRegular() && st.Size() > MaxSearchFileSize
 }
 
 // symlinkEscapes reads the link at rel and reports whether its target lies outside the workspace
@@ -341,20 +345,21 @@ func symlinkEscapes(root *os.Root, rel, wsRoot string) bool {
 
 // scanner searches one file at a time, reusing its buffers; one per goroutine.
 type scanner struct {
-	root     *os.Root
-	dirRoots map[string]*os.Root
-	p        params
-	folder   *textmatch.Folder
-	buf      []byte
-	matches  []int
+	root    *os.Root
+	wsRoot  string
+	dirs    map[string]*os.File // kind directories opened through root, for readAt
+	p       params
+	folder  *textmatch.Folder
+	buf     []byte
+	matches []int
 }
 
 // scan reads and searches one file. Missing files (deleted since the listing, dangling links)
 // and non-regular files are silently out of scope; unreadable or oversized ones are skipped.
 func (s *scanner) scan(c *candidate) fileResult {
-	content, skip, ok := s.read(c)
-	if !ok {
-		return fileResult{skipped: skip}
+	content, st := s.read(c)
+	if st != readOK {
+		return fileResult{skipped: st == readSkip}
 	}
 	s.matches = s.p.needle.MatchingLines(s.folder, content, s.matches[:0])
 	if len(s.matches) == 0 {
@@ -388,41 +393,60 @@ func (s *scanner) scan(c *candidate) fileResult {
 	return r
 }
 
-// read returns the content of c; ok is false when it is not searched, skip when it should be
-// reported as skipped.
-func (s *scanner) read(c *candidate) (content []byte, skip, ok bool) {
-	var f *os.File
-	var err error
-	if r := s.dirRoots[c.kind.dir()]; r != nil && !c.symlink && c.kind != KindSummary {
-		f, err = r.Open(c.rel[len(c.kind.dir())+1:])
-	} else {
-		f, err = s.root.Open(c.rel)
+// readStatus says what became of reading one candidate.
+type readStatus int
+
+const (
+	readOK       readStatus = iota
+	readMissing             // gone since the listing, a dangling link, not a regular file: out of scope
+	readSkip                // oversized or unreadable: reported in skipped
+	readFallback            // not handled by the fast path; read through os.Root
+)
+
+// read returns the content of c, or why there is none.
+func (s *scanner) read(c *candidate) ([]byte, readStatus) {
+	if d := s.dirs[c.kind.dir()]; d != nil && c.kind != KindSummary {
+		buf, st := readAt(int(d.Fd()), c.rel[len(c.kind.dir())+1:], s.buf)
+		s.buf = buf[:0]
+		if st != readFallback {
+			return buf, st
+		}
 	}
+	lst, err := s.root.Lstat(c.rel)
 	if err != nil {
-		return nil, !isNotExist(err), false
+		if isNotExist(err) {
+			return nil, readMissing
+		}
+		return nil, readSkip
+	}
+	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(s.root, c.rel, s.wsRoot) {
+		return nil, readSkip
+	}
+	f, err := s.root.Open(c.rel)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, readMissing
+		}
+		return nil, readSkip
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, true, false
+		return nil, readSkip
 	}
 	if !st.Mode().IsRegular() {
-		return nil, false, false
+		return nil, readMissing
 	}
 	if st.Size() > MaxSearchFileSize {
-		return nil, true, false
-	}
-	want := int(st.Size()) + 1
-	if cap(s.buf) < want {
-		s.buf = make([]byte, 0, max(want, 64<<10))
+		return nil, readSkip
 	}
 	buf := s.buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxSearchFileSize {
-				return nil, true, false // grew past the limit while we read it
+				return nil, readSkip // grew past the limit while we read it
 			}
-			buf = append(buf, 0)[:len(buf)]
+			buf = append(buf, make([]byte, max(int(st.Size())+1-len(buf), 4096))...)[:len(buf)]
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -430,14 +454,14 @@ func (s *scanner) read(c *candidate) (content []byte, skip, ok bool) {
 			break
 		}
 		if err != nil {
-			return nil, true, false
+			return nil, readSkip
 		}
 	}
+	s.buf = buf[:0]
 	if len(buf) > MaxSearchFileSize {
-		return nil, true, false
+		return nil, readSkip
 	}
-	s.buf = buf
-	return buf, false, true
+	return buf, readOK
 }
 
 // kindEquals reports whether a frontmatter kind, as decoded, is the scalar text want.

@@ -20,52 +20,115 @@ type Folder struct {
 	ok    bool // caser initialised
 }
 
+// Byte classes for the folding fast path. A lead byte is "safe" when every rune it starts folds to
+// itself (most of Hebrew and Arabic, U+0800-U+0FFF, CJK, kana except U+3000, Hangul, private use,
+// planes 1+ above U+3FFFF); copying such a lead with its continuation bytes is exact even when
+// the sequence is invalid, because Fold keeps invalid bytes as they are. Checked against Fold rune
+// by rune in the tests.
+const (
+	clSlow  = 'o' // decode and fold the rune
+	clASCII = 'a'
+	clCont  = 'c' // a stray continuation byte: kept as it is
+	clSafe2 = '2'
+	clSafe3 = '3'
+	clE3    = 'j' // safe except U+3000 IDEOGRAPHIC SPACE, which width-folds to ' '
+	clSafe4 = '4'
+)
+
+// byteClass maps a byte to its class; a string constant so it cannot be changed.
+const byteClass = "" +
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + // 00-3F
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" + // 40-7F
+	"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc" + // 80-BF
+	"ooooooooooooooooooooooo222222222" + // C0-D6 slow, D7-DF safe
+	"3ooj333333o3333o" + // E0 safe, E1 E2 slow, E3 special, E4-E9 safe, EA slow, EB-EE safe, EF slow
+	"o4444ooooooooooo" // F0 slow, F1-F4 safe, F5-FF invalid
+
 // AppendFold appends the fold of src to dst (the same bytes as Fold(string(src))) and returns it.
 func (f *Folder) AppendFold(dst, src []byte) []byte {
+	out, same := f.fold(dst, src)
+	if same {
+		return append(dst, src...)
+	}
+	return out
+}
+
+// fold appends the fold of src to dst; same reports that the fold is src itself, in which case
+// nothing was appended.
+func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
 	n := len(src)
-	for i := 0; i < n; {
-		// Eight ASCII bytes at a time: lower-case them with one add-and-mask.
-		if i+8 <= n {
-			x := binary.LittleEndian.Uint64(src[i:])
-			if x&0x8080808080808080 == 0 {
+	start, i := 0, 0 // src[start:i] folds to itself and is not yet appended
+	wrote := false
+	for i < n {
+		c := src[i]
+		switch byteClass[c] {
+		case clASCII:
+			// Eight ASCII bytes at a time; lower-case letters need no work.
+			for i+8 <= n {
+				x := binary.LittleEndian.Uint64(src[i:])
+				if x&0x8080808080808080 != 0 {
+					break
+				}
 				upper := ((x + 0x3f3f3f3f3f3f3f3f) &^ (x + 0x2525252525252525)) & 0x8080808080808080
-				dst = binary.LittleEndian.AppendUint64(dst, x|upper>>2)
+				if upper != 0 {
+					dst = append(dst, src[start:i]...)
+					dst = binary.LittleEndian.AppendUint64(dst, x|upper>>2)
+					wrote = true
+					start = i + 8
+				}
 				i += 8
+			}
+			for ; i < n && src[i] < utf8.RuneSelf; i++ {
+				if c := src[i]; c-'A' < 26 {
+					dst = append(dst, src[start:i]...)
+					dst = append(dst, c+'a'-'A')
+					wrote = true
+					start = i + 1
+				}
+			}
+			continue
+		case clCont:
+			i++
+			continue
+		case clSafe2:
+			if i+1 < n && src[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
+		case clSafe3:
+			if i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 {
+				i += 3
+				continue
+			}
+		case clE3:
+			if i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 && (src[i+1] != 0x80 || src[i+2] != 0x80) {
+				i += 3
+				continue
+			}
+		case clSafe4:
+			if i+3 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 && src[i+3]&0xC0 == 0x80 {
+				i += 4
 				continue
 			}
 		}
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		// Runes that neither width nor case folding changes: most of Hebrew and Arabic, CJK,
-		// kana (except U+3000), Hangul syllables. Checked against Fold rune by rune in the tests.
-		if c >= 0xD7 && c <= 0xDF && i+1 < n && src[i+1]&0xC0 == 0x80 {
-			dst = append(dst, c, src[i+1])
-			i += 2
-			continue
-		}
-		if i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 &&
-			((c >= 0xE4 && c <= 0xE9) || c == 0xEB || c == 0xEC || (c == 0xE3 && (src[i+1] != 0x80 || src[i+2] != 0x80))) {
-			dst = append(dst, c, src[i+1], src[i+2])
-			i += 3
-			continue
-		}
 		r, size := utf8.DecodeRune(src[i:])
 		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, c)
-			i++
+			i++ // invalid UTF-8 is kept as it is
 			continue
 		}
-		dst = append(dst, f.foldRune(r, src[i:i+size])...)
+		out := f.foldRune(r, src[i:i+size])
+		if out != string(src[i:i+size]) {
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, out...)
+			wrote = true
+			start = i + size
+		}
 		i += size
 	}
-	return dst
+	if !wrote {
+		return dst, true
+	}
+	return append(dst, src[start:]...), false
 }
 
 // foldRune folds one valid rune exactly as FoldMap does, remembering the answer.
@@ -92,20 +155,136 @@ func (f *Folder) foldRune(r rune, raw []byte) string {
 	return out
 }
 
-// Fold folds src into the Folder's buffer; the result is valid until the next call.
+// Fold returns the fold of src: src itself when folding changes nothing, else the Folder's
+// buffer, valid until the next call.
 func (f *Folder) Fold(src []byte) []byte {
-	f.buf = f.AppendFold(f.buf[:0], src)
-	return f.buf
+	out, same := f.fold(f.buf[:0], src)
+	if same {
+		return src
+	}
+	f.buf = out
+	return out
 }
 
 // Needle is a query folded once, ready to be matched against many folded texts.
 type Needle struct {
 	folded []byte
+	// anchors are byte strings of which a text must contain at least one to hold a match: the
+	// forms, before folding, of one rare character of the query. nil means no prefilter.
+	anchors [][]byte
 }
 
 // NewNeedle folds query for matching; the query is taken literally (not split into words).
 func NewNeedle(query string) Needle {
-	return Needle{folded: []byte(Fold(query))}
+	n := Needle{folded: []byte(Fold(query))}
+	n.anchors = anchorsFor(string(n.folded))
+	return n
+}
+
+// anchorRank orders ASCII bytes from rarest to most common in prose and code; bytes not listed
+// (control characters) count as rarest.
+const anchorRank = "~^|\\{}[]<>@$%&!?+=*;#\"'`0987654321zqxjkvbpygfwmucldrhsnioate_-/:(),. "
+
+// anchorsFor picks the character of a folded query whose unfolded forms are cheapest to look for
+// and returns those forms. Only characters whose every preimage under Fold is known qualify:
+// ASCII (see asciiPreimages) and CJK ideographs, hiragana and Hangul syllables, which nothing but
+// themselves folds to (both checked exhaustively in the tests).
+func anchorsFor(q string) [][]byte {
+	best, bestScore := "", 1<<30
+	for _, r := range q {
+		score := -1
+		switch {
+		case r < utf8.RuneSelf:
+			score = 100 + strings.IndexByte(anchorRank, byte(r))
+		case r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xAC00 && r <= 0xD7A3:
+			score = 0
+		case r >= 0x3041 && r <= 0x3096:
+			score = 150
+		}
+		if score >= 0 && score < bestScore {
+			best, bestScore = string(r), score
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	if len(best) > 1 {
+		return [][]byte{[]byte(best)}
+	}
+	var out [][]byte
+	for _, p := range asciiPreimages(best[0]) {
+		out = append(out, []byte(p))
+	}
+	return out
+}
+
+// asciiPreimages lists every string of one rune whose fold contains the ASCII byte b: b itself,
+// its upper case, the full-width forms, and the few Unicode characters that fold to it.
+func asciiPreimages(b byte) []string {
+	if 'A' <= b && b <= 'Z' {
+		return nil // folded text has no upper case
+	}
+	out := []string{string(rune(b))}
+	if 'a' <= b && b <= 'z' {
+		out = append(out, string(rune(b-'a'+'A')))
+	}
+	if b >= 0x21 && b <= 0x7E {
+		out = append(out, string(rune(0xFF01+int(b)-0x21)))
+		if 'a' <= b && b <= 'z' {
+			out = append(out, string(rune(0xFF01+int(b-'a'+'A')-0x21)))
+		}
+	}
+	var special string
+	switch b {
+	case ' ':
+		special = "\u3000"
+	case 'a':
+		special = "\u1E9A"
+	case 'f':
+		special = "\uFB00\uFB01\uFB02\uFB03\uFB04"
+	case 'h':
+		special = "\u1E96"
+	case 'i':
+		special = "\u0130\uFB01\uFB03"
+	case 'j':
+		special = "\u01F0"
+	case 'k':
+		special = "\u212A"
+	case 'l':
+		special = "\uFB02\uFB04"
+	case 'n':
+		special = "\u0149"
+	case 's':
+		special = "\u00DF\u017F\u1E9E\uFB05\uFB06"
+	case 't':
+		special = "\u1E97\uFB05\uFB06"
+	case 'w':
+		special = "\u1E98"
+	case 'y':
+		special = "\u1E99"
+	}
+	for _, r := range special {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// MayMatch is a cheap, exact-or-conservative test: false means text cannot contain the needle,
+// so it need not be folded at all.
+func (n Needle) MayMatch(text []byte) bool {
+	if n.anchors == nil {
+		return true
+	}
+	for _, a := range n.anchors {
+		if len(a) == 1 {
+			if bytes.IndexByte(text, a[0]) >= 0 {
+				return true
+			}
+		} else if bytes.Index(text, a) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Len is the length of the folded query in bytes; zero matches nothing.
@@ -115,7 +294,7 @@ func (n Needle) Len() int { return len(n.folded) }
 // (each line once, ascending), folding text with f. Lines end at '\n'; folding never creates or
 // removes a '\n', so line numbers in the folded text are those of the original.
 func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
-	if len(n.folded) == 0 || bytes.IndexByte(n.folded, '\n') >= 0 {
+	if len(n.folded) == 0 || bytes.IndexByte(n.folded, '\n') >= 0 || !n.MayMatch(text) {
 		return dst
 	}
 	folded := f.Fold(text)

@@ -154,3 +154,64 @@ func FuzzFoldMatch(f *testing.F) {
 		}
 	})
 }
+
+// TestAnchorsAreComplete proves the prefilter sound: for every ASCII byte, the runes whose fold
+// contains it are exactly asciiPreimages; and no rune but itself folds to a string containing a
+// CJK ideograph, a hiragana letter or a Hangul syllable.
+func TestAnchorsAreComplete(t *testing.T) {
+	want := map[byte]map[string]bool{}
+	for b := 0; b < utf8.RuneSelf; b++ {
+		want[byte(b)] = map[string]bool{}
+	}
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		f := Fold(string(r))
+		for i := 0; i < len(f); i++ {
+			if f[i] < utf8.RuneSelf {
+				want[f[i]][string(r)] = true
+			}
+		}
+		for _, c := range f {
+			if c != r && isAnchorRune(c) {
+				t.Errorf("%U folds to %q, which contains the anchor %U", r, f, c)
+			}
+		}
+	}
+	for b := 0; b < utf8.RuneSelf; b++ {
+		got := map[string]bool{}
+		for _, p := range asciiPreimages(byte(b)) {
+			got[p] = true
+		}
+		if !reflect.DeepEqual(got, want[byte(b)]) {
+			t.Errorf("asciiPreimages(%q) = %v, want %v", byte(b), got, want[byte(b)])
+		}
+	}
+	if len(byteClass) != 256 {
+		t.Fatalf("byteClass has %d entries", len(byteClass))
+	}
+}
+
+func isAnchorRune(r rune) bool {
+	a := anchorsFor(string(r))
+	return r >= utf8.RuneSelf && len(a) == 1 && string(a[0]) == string(r)
+}
+
+func TestMayMatch(t *testing.T) {
+	for _, c := range []struct {
+		q, text string
+		want    bool
+	}{
+		{"zzqqxx", "nothing here", false},
+		{"zzqqxx", "a ｚ somewhere", true},
+		{"kelvin", "\u212a only", true},
+		{"認証", "ログイン", false},
+		{"認証", "認", true},
+		{"ログイン", "ﾛｸﾞｲﾝ", true}, // no anchor among katakana: never pruned
+	} {
+		if got := NewNeedle(c.q).MayMatch([]byte(c.text)); got != c.want {
+			t.Errorf("MayMatch(%q, %q) = %t", c.q, c.text, got)
+		}
+	}
+}

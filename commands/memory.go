@@ -1,0 +1,307 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/memory"
+	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+func memoryCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "memory",
+		Usage: "project memory: summary, decisions, requests (MemorySearch, MemoryRead, MemoryWrite, MemoryEdit)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "search",
+				Usage:     "find a literal text in memory/summary.md, memory/decisions/ and memory/requests/ (MemorySearch)",
+				ArgsUsage: "QUERY",
+				Flags:     searchFlags(false),
+				Action: func(c *cli.Context) error {
+					in, err := searchInput(c)
+					if err != nil {
+						return err
+					}
+					ws, err := env.Workspace()
+					if err != nil {
+						return err
+					}
+					res, err := memory.MemorySearch(ws, in)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
+						for i, h := range res.Hits {
+							header := env.Bold(h.Path+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String())
+							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+						}
+						env.searchNotes(len(res.Hits), res.Truncated, res.Skipped)
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "read",
+				Usage:     "print one entry (MemoryRead); --json adds its path and sha256",
+				ArgsUsage: "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				Action: func(c *cli.Context) error {
+					ws, err := env.Workspace()
+					if err != nil {
+						return err
+					}
+					ref, err := entryArgs(c, ws, "read")
+					if err != nil {
+						return err
+					}
+					res, err := memory.MemoryRead(ws, memory.ReadInput{Kind: string(ref.Kind), Slug: ref.Slug})
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						if env.StderrTTY {
+							fmt.Fprintln(env.Stderr, env.Dim(res.Path+"  sha256 "+res.SHA256))
+						}
+						_, err := io.WriteString(w, res.Content)
+						return err
+					})
+				},
+			},
+			{
+				Name:      "write",
+				Usage:     "create or replace one entry atomically from --file or standard input (MemoryWrite)",
+				ArgsUsage: "KIND [SLUG] | decision:SLUG",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from this file (- or absent: standard input)"},
+					expectFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					ws, err := env.Workspace()
+					if err != nil {
+						return err
+					}
+					ref, err := entryArgs(c, ws, "write")
+					if err != nil {
+						return err
+					}
+					src := c.String("file")
+					if src == "" {
+						src = "-"
+					}
+					data, err := env.readInput(src)
+					if err != nil {
+						return err
+					}
+					res, err := memory.MemoryWrite(ws, memory.WriteInput{Kind: string(ref.Kind), Slug: ref.Slug, Content: string(data), ExpectSHA256: c.String("expect-sha256")})
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						verb := "replaced"
+						if res.Created {
+							verb = "created"
+						}
+						fmt.Fprintf(w, "%s %s (%d bytes)\n", verb, res.Path, res.Bytes)
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "edit",
+				Usage:     "replace exact text in one entry (MemoryEdit); --old must occur once unless --all",
+				ArgsUsage: "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "old", Usage: "the exact text to replace (whitespace and line ends included)", Required: true},
+					&cli.StringFlag{Name: "new", Usage: "the replacement text (may be empty)", Required: true},
+					&cli.BoolFlag{Name: "all", Usage: "replace every occurrence instead of requiring exactly one"},
+					expectFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					ws, err := env.Workspace()
+					if err != nil {
+						return err
+					}
+					ref, err := entryArgs(c, ws, "edit")
+					if err != nil {
+						return err
+					}
+					res, err := memory.MemoryEdit(ws, memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug, Old: c.String("old"), New: c.String("new"), All: c.Bool("all"), ExpectSHA256: c.String("expect-sha256")})
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						plural := "s"
+						if res.Replacements == 1 {
+							plural = ""
+						}
+						fmt.Fprintf(w, "edited %s (%d replacement%s)\n", res.Path, res.Replacements, plural)
+						return nil
+					})
+				},
+			},
+		},
+	}
+}
+
+func knowledgeCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "knowledge",
+		Usage: "project knowledge under knowledge/ (KnowledgeSearch); read entries with 'cairn memory read knowledge SLUG'",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "search",
+				Usage:     "find a literal text in knowledge/*.md, frontmatter included (KnowledgeSearch)",
+				ArgsUsage: "QUERY",
+				Flags:     searchFlags(true),
+				Action: func(c *cli.Context) error {
+					in, err := searchInput(c)
+					if err != nil {
+						return err
+					}
+					in.Kind = c.String("kind")
+					ws, err := env.Workspace()
+					if err != nil {
+						return err
+					}
+					res, err := memory.KnowledgeSearch(ws, in)
+					if err != nil {
+						return err
+					}
+					return env.Render(res, func(w io.Writer) error {
+						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
+						for i, h := range res.Hits {
+							header := env.Bold(h.Path+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(memory.Ref{Kind: memory.KindKnowledge, Slug: h.Slug}.String())
+							if k, ok := h.Kind.(string); ok && k != "" {
+								header += "  " + env.Dim("["+sanitizeLine(k)+"]")
+							}
+							if d, ok := h.Description.(string); ok && d != "" {
+								header += "  " + sanitizeLine(d)
+							}
+							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+						}
+						env.searchNotes(len(res.Hits), res.Truncated, res.Skipped)
+						return nil
+					})
+				},
+			},
+		},
+	}
+}
+
+// searchFlags are the flags of memory search and knowledge search (SPEC §4.2).
+func searchFlags(knowledge bool) []cli.Flag {
+	flags := []cli.Flag{
+		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most this many hits, 1..500 (default: search_hit_limit of cairn.toml)"},
+		&cli.IntFlag{Name: "context", Aliases: []string{"c"}, Usage: "lines before and after each match, 0..20 (default: search_excerpt_lines of cairn.toml)"},
+	}
+	if knowledge {
+		flags = append(flags, &cli.StringFlag{Name: "kind", Aliases: []string{"k"}, Usage: "only files whose frontmatter kind is exactly this"})
+	}
+	return flags
+}
+
+func expectFlag() cli.Flag {
+	return &cli.StringFlag{Name: "expect-sha256", Usage: "refuse (exit 2, nothing written) unless the entry still has this sha256, as 'memory read --json' printed it"}
+}
+
+// searchInput reads the query (all positional arguments, joined by spaces) and the overrides.
+func searchInput(c *cli.Context) (memory.SearchInput, error) {
+	if c.NArg() == 0 {
+		return memory.SearchInput{}, errs.Invalidf("%s needs a QUERY", c.Command.FullName())
+	}
+	in := memory.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
+	if c.IsSet("limit") {
+		n := c.Int("limit")
+		in.Limit = &n
+	}
+	if c.IsSet("context") {
+		n := c.Int("context")
+		in.Context = &n
+	}
+	return in, nil
+}
+
+// entryArgs reads KIND [SLUG] or one ref (decision:SLUG, #SLUG, summary) from the arguments.
+func entryArgs(c *cli.Context, ws *workspace.Workspace, verb string) (memory.Ref, error) {
+	args := c.Args().Slice()
+	switch len(args) {
+	case 0:
+		return memory.Ref{}, errs.Invalidf("memory %s needs KIND [SLUG] or a ref such as decision:SLUG or '#SLUG' (kinds: summary, decision, request, knowledge)", verb)
+	case 1:
+		if k, err := memory.ParseKind(args[0]); err == nil {
+			k, slug, _, err := memory.Address(string(k), "")
+			return memory.Ref{Kind: k, Slug: slug}, err
+		}
+		root, err := memory.OpenRoot(ws)
+		if err != nil {
+			return memory.Ref{}, err
+		}
+		defer root.Close()
+		return memory.ResolveRef(root, args[0])
+	case 2:
+		k, slug, _, err := memory.Address(args[0], args[1])
+		return memory.Ref{Kind: k, Slug: slug}, err
+	}
+	return memory.Ref{}, errs.Invalidf("memory %s takes KIND [SLUG] or one ref, got %d arguments", verb, len(args))
+}
+
+// writeHit prints one search hit for a person: a path:line header, then the excerpt with line
+// numbers, matching lines marked with ':' (context with '-', as grep does) and the match highlighted.
+func (e *Env) writeHit(w io.Writer, i int, header, excerpt string, lines memory.Lines, needle textmatch.Needle) {
+	if i > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, header)
+	text := strings.Split(excerpt, "\n")
+	width := len(strconv.Itoa(lines.From + len(text) - 1))
+	matches := map[int]bool{}
+	for _, m := range lines.Matches {
+		matches[m] = true
+	}
+	for k, l := range text {
+		n := lines.From + k
+		if !matches[n] {
+			fmt.Fprintf(w, "%s  %s\n", e.Dim(fmt.Sprintf("%*d-", width, n)), sanitizeLine(l))
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, s := range needle.Spans(l) {
+			b.WriteString(sanitizeLine(l[last:s[0]]))
+			b.WriteString(e.Mark(sanitizeLine(l[s[0]:s[1]])))
+			last = s[1]
+		}
+		b.WriteString(sanitizeLine(l[last:]))
+		fmt.Fprintf(w, "%s  %s\n", fmt.Sprintf("%*d:", width, n), b.String())
+	}
+}
+
+// searchNotes tells the person on stderr what the hits do not show: a cut at the limit, skipped files.
+func (e *Env) searchNotes(hits int, truncated bool, skipped []string) {
+	if truncated {
+		fmt.Fprintf(e.Stderr, "note: showing the first %d hits; more exist (raise --limit, at most 500)\n", hits)
+	}
+	for _, p := range skipped {
+		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", sanitizeLine(p))
+	}
+}
+
+// sanitizeLine makes file text safe to print on a terminal: invalid UTF-8 becomes U+FFFD and
+// control characters other than tab become U+FFFD, so file content cannot drive the terminal.
+func sanitizeLine(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
