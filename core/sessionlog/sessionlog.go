@@ -244,9 +244,11 @@ func AppendLines(path string, payload []byte) error {
 		}
 	}
 	if _, err := f.Write(payload); err != nil {
+		f.Truncate(st.Size()) // a half-written line (disk full) is taken back; we hold the lock
 		return fmt.Errorf("append to session log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
+		f.Truncate(st.Size())
 		return fmt.Errorf("sync session log %s: %w", path, err)
 	}
 	return nil

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -25,12 +27,26 @@ func (l *Lock) Unlock() error {
 }
 
 // LockFile takes an flock on path (created if missing), exclusive or shared, waiting at most wait.
-// Timing out is STORAGE_BUSY so callers can tell contention from failure.
+// Timing out is STORAGE_BUSY so callers can tell contention from failure. A shared lock on a
+// read-only file system, where no lock file can be created, is not needed: nobody can write there.
 func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if !exclusive && readOnly(err) {
+			return &Lock{}, nil
+		}
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	fl := flock.New(path)
+	if !exclusive {
+		fl = flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY))
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644); err != nil {
+			if readOnly(err) {
+				return &Lock{}, nil
+			}
+		} else {
+			f.Close()
+		}
+	}
 	if wait <= 0 {
 		wait = DefaultWait
 	}
@@ -50,6 +66,11 @@ func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
 		return nil, errs.New(errs.Busy, "%s is locked by another process (waited %s; raise it with --wait)", path, wait)
 	}
 	return &Lock{fl: fl}, nil
+}
+
+// readOnly reports errors that mean the file system (or the directory) cannot be written.
+func readOnly(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 // LockNamed takes a workspace-wide lock .cairn/<name>.lock.
