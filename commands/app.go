@@ -57,6 +57,7 @@ func NewApp(env *Env) *cli.App {
 			memoryCommand(env),
 			knowledgeCommand(env),
 			spaceCommand(env),
+			boardCommand(env),
 			toolsCommand(env),
 			mcpCommand(env),
 			completionCommand(env),
@@ -114,4 +115,9 @@ func isUsageError(err error) bool {
 // ManPage renders cairn(1) from the command definitions, so the page never drifts from the flags.
 func ManPage() (string, error) {
 	return NewApp(newEnv(nil, io.Discard, io.Discard)).ToManWithSection(1)
+}
+
+// Commands is the command tree, for tests and generators that walk every command and flag.
+func Commands() []*cli.Command {
+	return NewApp(newEnv(nil, io.Discard, io.Discard)).Commands
 }

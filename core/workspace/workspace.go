@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -99,6 +100,16 @@ func (w *Workspace) StateDir() (string, error) {
 	return dir, nil
 }
 
+// pathError classifies a file system error: a path that cannot exist (too long, a file in the
+// way, missing parent) is the caller's input; anything else is a storage failure.
+func pathError(err error, format string, args ...any) error {
+	if errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) {
+		return errs.Wrap(errs.Invalid, err, format, args...)
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
 // InitDirs are the directories `cairn init` creates, relative to the root.
 var initDirs = []string{"sessions", "memory", "memory/decisions", "memory/requests", "knowledge", "board", ".cairn"}
 
@@ -113,7 +124,7 @@ func Init(dir string) ([]string, error) {
 	}
 	var created []string
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", abs, err)
+		return nil, pathError(err, "create %s", dir)
 	}
 	manifest := filepath.Join(abs, ManifestName)
 	f, err := os.OpenFile(manifest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
