@@ -1,0 +1,349 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// MaxBodyBytes caps a request body, so one client cannot make the daemon buffer without limit.
+const MaxBodyBytes = 1 << 20
+
+// Options is what a Handler needs; the caller opens the workspace and loads the board once.
+type Options struct {
+	// Workspace is the opened workspace; its [board] switches apply to every search.
+	Workspace *workspace.Workspace
+	// Index is the board as loaded at start; the handler replaces it when the files change.
+	Index *board.Index
+	// Tools is the identity every tool call runs with (the daemon's flags, as for cairn mcp).
+	Tools tools.Context
+	// Registry holds the tools callable by name; nil means tools.New().
+	Registry *tools.Registry
+	// Token is the secret every /api request must carry as "Authorization: Bearer <token>".
+	Token string
+	// Log receives one line per API request with its action, status, duration and counts — never
+	// the query or any input text (seed 004 §7). Nil discards.
+	Log io.Writer
+}
+
+// Handler serves POST /api and the embedded Search page; it is safe for concurrent use.
+type Handler struct {
+	ws       *workspace.Workspace
+	tc       tools.Context
+	reg      *tools.Registry
+	token    []byte
+	log      *log.Logger
+	static   http.Handler
+	cur      atomic.Pointer[board.Index]
+	reloadMu sync.Mutex // serialises rebuilds so concurrent requests share one
+	reloads  atomic.Int64
+}
+
+// New builds the handler around an already loaded board.
+func New(opts Options) (*Handler, error) {
+	if opts.Workspace == nil || opts.Index == nil {
+		return nil, errors.New("web: a workspace and a loaded board are required")
+	}
+	if len(opts.Token) < 16 {
+		return nil, errors.New("web: the token must be at least 16 characters")
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = tools.New()
+	}
+	out := opts.Log
+	if out == nil {
+		out = io.Discard
+	}
+	tc := opts.Tools
+	if tc.Workspace == nil {
+		tc.Workspace = opts.Workspace
+	}
+	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0)}
+	h.cur.Store(opts.Index)
+	static, err := staticHandler()
+	if err != nil {
+		return nil, err
+	}
+	h.static = static
+	return h, nil
+}
+
+// Reloads counts how many times the board was rebuilt since start, for tests and diagnostics.
+func (h *Handler) Reloads() int64 { return h.reloads.Load() }
+
+// ServeHTTP routes /api to the API and everything else to the page.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api" {
+		h.serveAPI(w, r)
+		return
+	}
+	h.static.ServeHTTP(w, r)
+}
+
+// request is the body of POST /api.
+type request struct {
+	Action string          `json:"action"`
+	Input  json.RawMessage `json:"input"`
+}
+
+// statusError is an API failure that has no core code (authentication, method, size).
+type statusError struct {
+	status int
+	code   string
+	msg    string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	action := "-"
+	var counts string
+	status, body := func() (int, any) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			return errorBody(&statusError{http.StatusMethodNotAllowed, errs.Invalid.Name(), "use POST /api with {\"action\": NAME, \"input\": {...}}"})
+		}
+		if !h.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			return errorBody(&statusError{http.StatusUnauthorized, "UNAUTHORIZED", "missing or wrong token: send \"Authorization: Bearer <token>\" with the token in .cairn/serve.token"})
+		}
+		req, err := decodeRequest(w, r)
+		if err != nil {
+			return errorBody(err)
+		}
+		action = req.Action
+		out, err := h.dispatch(r.Context(), req)
+		if err != nil {
+			return errorBody(err)
+		}
+		counts = countsOf(out)
+		return http.StatusOK, out
+	}()
+	h.writeJSON(w, status, body)
+	// Durations and counts only: the query and any other input never reach the log.
+	h.log.Printf("%s %d %s%s", safeAction(action, h), status, time.Since(start).Round(time.Microsecond), counts)
+}
+
+// safeAction logs an action name only when it is a known one, so input cannot be smuggled into
+// the log through the action field.
+func safeAction(a string, h *Handler) string {
+	switch a {
+	case "-", actionSearch, actionProjects, actionCard:
+		return a
+	}
+	if _, err := h.reg.Get(a); err == nil {
+		return a
+	}
+	return "unknown"
+}
+
+// authorized compares the bearer token in constant time.
+func (h *Handler) authorized(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	const prefix = "Bearer "
+	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+		return false
+	}
+	got := []byte(strings.TrimSpace(auth[len(prefix):]))
+	return subtle.ConstantTimeCompare(got, h.token) == 1
+}
+
+// decodeRequest reads the capped body and checks the envelope.
+func decodeRequest(w http.ResponseWriter, r *http.Request) (*request, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &statusError{http.StatusRequestEntityTooLarge, errs.Invalid.Name(), fmt.Sprintf("request body is larger than %d bytes", MaxBodyBytes)}
+		}
+		return nil, errs.Wrap(errs.Invalid, err, "read request body")
+	}
+	var req request
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return nil, errs.Invalidf("request body must be {\"action\": NAME, \"input\": {...}}: %v", err)
+	}
+	if dec.More() {
+		return nil, errs.Invalidf("request body must hold one JSON object")
+	}
+	if req.Action == "" {
+		return nil, errs.Invalidf("request body needs an \"action\" (search, projects, card, or a tool name)")
+	}
+	return &req, nil
+}
+
+// API actions besides the tools of the registry.
+const (
+	actionSearch   = "search"
+	actionProjects = "projects"
+	actionCard     = "card"
+)
+
+func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
+	switch req.Action {
+	case actionSearch:
+		var in board.SearchInput
+		if err := decodeInput(req.Input, &in, "search"); err != nil {
+			return nil, err
+		}
+		ix, err := h.index()
+		if err != nil {
+			return nil, err
+		}
+		return ix.Search(h.ws.Config.Board, in)
+	case actionProjects:
+		var in struct{}
+		if err := decodeInput(req.Input, &in, "projects"); err != nil {
+			return nil, err
+		}
+		return listProjects(h.ws, h.tc.Card)
+	case actionCard:
+		var in cardInput
+		if err := decodeInput(req.Input, &in, "card"); err != nil {
+			return nil, err
+		}
+		return readCard(h.ws, in.TaskID)
+	}
+	t, err := h.reg.Get(req.Action)
+	if err != nil {
+		return nil, errs.NotFoundf("unknown action %q; actions: search, projects, card, and every tool of 'cairn tools list'", req.Action)
+	}
+	input := bytes.TrimSpace(req.Input)
+	if string(input) == "null" {
+		input = nil // a tool takes a missing input as {}
+	}
+	return t.Call(ctx, h.tc, input)
+}
+
+// decodeInput decodes an action's input strictly; a missing or null input means {}.
+func decodeInput(raw json.RawMessage, v any, action string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errs.Invalidf("%s input: %v", action, err)
+	}
+	return nil
+}
+
+// index returns the current board, rebuilding it first when its files changed. The stamp is
+// checked once per request; a request that finds it stale takes the reload lock and checks
+// again, so concurrent requests share one rebuild instead of each doing their own.
+func (h *Handler) index() (*board.Index, error) {
+	ix := h.cur.Load()
+	stale, err := ix.Stale(h.ws)
+	if err != nil {
+		return nil, fmt.Errorf("check board files: %w", err)
+	}
+	if !stale {
+		return ix, nil
+	}
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	if cur := h.cur.Load(); cur != ix {
+		return cur, nil // another request rebuilt it while this one waited
+	}
+	fresh, err := board.Load(h.ws)
+	if err != nil {
+		return nil, err
+	}
+	h.cur.Store(fresh)
+	h.reloads.Add(1)
+	st := fresh.Stats()
+	h.log.Printf("board reloaded: revision %d, %d cards", fresh.Revision(), st.Cards)
+	return fresh, nil
+}
+
+// httpStatus maps a SPEC §8 code to the HTTP status of the API.
+func httpStatus(c errs.Code) int {
+	switch c {
+	case errs.Invalid:
+		return http.StatusBadRequest
+	case errs.NotFound:
+		return http.StatusNotFound
+	case errs.Busy:
+		return http.StatusServiceUnavailable
+	case errs.Forbidden:
+		return http.StatusForbidden
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// errorBody renders a failure as {"error": {"code", "message"}} with its status.
+func errorBody(err error) (int, any) {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status, tools.ErrorBody{Error: tools.ErrorDetail{Code: se.code, Message: se.msg}}
+	}
+	return httpStatus(errs.CodeOf(err)), tools.ErrorOf(err)
+}
+
+// writeJSON encodes v exactly as the CLI's --json does (indented, HTML not escaped, final
+// newline), so an answer can be compared byte for byte with cairn board search --json.
+func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		_ = json.NewEncoder(&buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// countsOf summarises an answer for the log: numbers only.
+func countsOf(v any) string {
+	switch r := v.(type) {
+	case *board.Result:
+		return fmt.Sprintf(" cards=%d memory=%d truncated=%t", len(r.Cards), len(r.Memory), r.Truncated)
+	case *board.AgentResult:
+		return fmt.Sprintf(" cards=%d", len(r.Cards))
+	case *projectsResult:
+		return fmt.Sprintf(" projects=%d", len(r.Projects))
+	}
+	return ""
+}
+
+// NewServer wraps h in an http.Server with a timeout on every phase of a connection, so a slow
+// or stalled client cannot hold the daemon's resources.
+func NewServer(addr string, h http.Handler, errorLog *log.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          errorLog,
+	}
+}
