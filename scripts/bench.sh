@@ -32,14 +32,21 @@ measure() {
     (( m > rss )) && rss=$m
   done
   MEDIAN_MS=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.0f", a[int((NR+1)/2)]*1000}')
-  printf '  %-44s %7s ms  (median of %d)  peak %6.1f MiB\n' "$label" "$MEDIAN_MS" "$RUNS" "$(echo "$rss/1024" | bc -l)"
+  PEAK_MIB=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
+  printf '  %-44s %7s ms  (median of %d)  peak %6s MiB\n' "$label" "$MEDIAN_MS" "$RUNS" "$PEAK_MIB"
 }
+
+# record BENCHMARK CAIRN_LABEL CAIRN_MS PEER_LABEL PEER_MS CAIRN_PEAK_MIB TARGET: one row of
+# docs/benchmarks.md (use - for a figure that does not apply).
+RESULTS="$BENCH_DIR/results.tsv"
+: >"$RESULTS"
+record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"; }
 
 # ratio A B: prints A/B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
 
-need bc bc
-export -f measure ratio need
+export RESULTS
+export -f measure ratio need record
 for f in scripts/bench.d/*.sh; do
   name=$(basename "$f" .sh)
   if [ $# -gt 0 ] && [[ "$name" != *"$1"* ]]; then continue; fi
@@ -47,3 +54,9 @@ for f in scripts/bench.d/*.sh; do
   # shellcheck source=/dev/null
   source "$f"
 done
+
+if [ $# -eq 0 ] && [ -s "$RESULTS" ]; then
+  go run ./scripts/benchreport -in "$RESULTS" -md docs/benchmarks.md -svg docs/benchmarks.svg \
+    -machine "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3)"
+  echo "wrote docs/benchmarks.md and docs/benchmarks.svg"
+fi

@@ -1,0 +1,146 @@
+// Command benchreport turns the rows scripts/bench.sh records into docs/benchmarks.md and an SVG
+// bar chart: go run ./scripts/benchreport -in results.tsv -md docs/benchmarks.md -svg docs/benchmarks.svg
+//
+// Each input row is tab-separated: benchmark, cairn label, cairn ms, peer label, peer ms, cairn peak MiB, target.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"html"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type row struct {
+	bench, cairnLabel, peerLabel, target string
+	cairnMS, peerMS, peakMiB                float64
+}
+
+func main() {
+	in := flag.String("in", "results.tsv", "rows recorded by scripts/bench.sh")
+	md := flag.String("md", "docs/benchmarks.md", "Markdown table to write")
+	svg := flag.String("svg", "docs/benchmarks.svg", "chart to write")
+	machine := flag.String("machine", "", "a line describing the machine")
+	flag.Parse()
+	rows, err := read(*in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*md, []byte(markdown(rows, *machine, *svg)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*svg, []byte(chart(rows)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+func read(path string) ([]row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rows []row
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		parts := strings.Split(sc.Text(), "\t")
+		if len(parts) < 7 {
+			return nil, fmt.Errorf("%s:%d: want 7 tab-separated fields, got %d", path, n, len(parts))
+		}
+		num := func(s string) float64 {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return math.NaN()
+			}
+			return v
+		}
+		rows = append(rows, row{bench: parts[0], cairnLabel: parts[1], cairnMS: num(parts[2]), peerLabel: parts[3], peerMS: num(parts[4]), peakMiB: num(parts[5]), target: parts[6]})
+	}
+	return rows, sc.Err()
+}
+
+func fmtMS(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	if v < 10 {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func markdown(rows []row, machine, svg string) string {
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\n")
+	fmt.Fprintf(&b, "Written by `scripts/bench.sh` on %s. Each figure is the median of several runs, the peer's\n", time.Now().UTC().Format("2006-01-02"))
+	b.WriteString("figure comes from the same run on the same data, and peak memory is the largest resident set of\n")
+	b.WriteString("the cairn process. Regenerate with `scripts/bench.sh`.\n\n")
+	if machine != "" {
+		fmt.Fprintf(&b, "Machine: %s\n\n", machine)
+	}
+	b.WriteString("| benchmark | cairn | ms | peer | ms | cairn / peer | cairn peak MiB | target |\n")
+	b.WriteString("|---|---|--:|---|--:|--:|--:|---|\n")
+	for _, r := range rows {
+		ratio := "–"
+		if !math.IsNaN(r.peerMS) && r.peerMS > 0 && !math.IsNaN(r.cairnMS) {
+			ratio = strconv.FormatFloat(r.cairnMS/r.peerMS, 'f', 2, 64)
+		}
+		peak := "–"
+		if !math.IsNaN(r.peakMiB) {
+			peak = strconv.FormatFloat(r.peakMiB, 'f', 1, 64)
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | `%s` | %s | %s | %s | %s |\n", r.bench, r.cairnLabel, fmtMS(r.cairnMS), r.peerLabel, fmtMS(r.peerMS), ratio, peak, r.target)
+	}
+	fmt.Fprintf(&b, "\n![cairn and its peers, milliseconds](%s)\n", strings.TrimPrefix(svg, "docs/"))
+	return b.String()
+}
+
+// chart draws paired horizontal bars (cairn, peer) per benchmark on a log scale, so 1 ms and
+// 1 s both stay readable.
+func chart(rows []row) string {
+	const left, barH, gap, width = 330, 16, 18, 900
+	height := 70 + len(rows)*(2*barH+gap)
+	maxMS := 1.0
+	for _, r := range rows {
+		for _, v := range []float64{r.cairnMS, r.peerMS} {
+			if !math.IsNaN(v) && v > maxMS {
+				maxMS = v
+			}
+		}
+	}
+	scale := func(v float64) float64 {
+		if math.IsNaN(v) || v <= 0 {
+			return 0
+		}
+		lo, hi := math.Log10(0.1), math.Log10(maxMS*1.5)
+		return (math.Log10(math.Max(v, 0.1)) - lo) / (hi - lo) * float64(width-left-80)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="system-ui, sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="16" y="24" font-size="15" font-weight="600">cairn vs its peers (milliseconds, log scale; shorter is faster)</text>`+"\n")
+	fmt.Fprintf(&b, `<rect x="16" y="36" width="12" height="12" fill="#2f6fdf"/><text x="34" y="46">cairn</text><rect x="90" y="36" width="12" height="12" fill="#b0b7c3"/><text x="108" y="46">peer</text>`+"\n")
+	y := 62
+	for _, r := range rows {
+		fmt.Fprintf(&b, `<text x="16" y="%d">%s</text>`+"\n", y+barH, html.EscapeString(r.bench))
+		for i, v := range []float64{r.cairnMS, r.peerMS} {
+			color, label := "#2f6fdf", r.cairnLabel
+			if i == 1 {
+				color, label = "#b0b7c3", r.peerLabel
+			}
+			w := scale(v)
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`, left, y+i*barH, w, barH-2, color, html.EscapeString(label))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#333">%s ms</text>`+"\n", float64(left)+w+6, y+i*barH+barH-4, fmtMS(v))
+		}
+		y += 2*barH + gap
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
