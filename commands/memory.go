@@ -269,7 +269,11 @@ func (e *Env) writeHit(w io.Writer, i int, header, excerpt string, lines memory.
 	for k, l := range text {
 		n := lines.From + k
 		if !matches[n] {
-			fmt.Fprintf(w, "%s  %s\n", e.Dim(fmt.Sprintf("%*d-", width, n)), sanitizeLine(l))
+			if l == "" {
+				fmt.Fprintln(w, e.Dim(fmt.Sprintf("%*d-", width, n)))
+			} else {
+				fmt.Fprintf(w, "%s  %s\n", e.Dim(fmt.Sprintf("%*d-", width, n)), sanitizeLine(l))
+			}
 			continue
 		}
 		var b strings.Builder
@@ -287,7 +291,11 @@ func (e *Env) writeHit(w io.Writer, i int, header, excerpt string, lines memory.
 // searchNotes tells the person on stderr what the hits do not show: a cut at the limit, skipped files.
 func (e *Env) searchNotes(hits int, truncated bool, skipped []string) {
 	if truncated {
-		fmt.Fprintf(e.Stderr, "note: showing the first %d hits; more exist (raise --limit, at most 500)\n", hits)
+		plural := "s"
+		if hits == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
 	}
 	for _, p := range skipped {
 		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", sanitizeLine(p))

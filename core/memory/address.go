@@ -72,10 +72,10 @@ func ValidateSlug(slug string) error {
 		return errs.Invalidf("slug is %d bytes long; at most %d are allowed", len(slug), maxSlugBytes)
 	case slug == "." || slug == "..":
 		return errs.Invalidf("slug %q is not a file name", slug)
-	case strings.HasPrefix(slug, "."):
-		return errs.Invalidf("slug %q starts with '.'; hidden files are not entries", slug)
 	case strings.ContainsAny(slug, `/\`):
 		return errs.Invalidf("slug %q contains a path separator; a slug is one file name without .md", slug)
+	case strings.HasPrefix(slug, "."):
+		return errs.Invalidf("slug %q starts with '.'; hidden files are not entries", slug)
 	}
 	for _, r := range slug {
 		if unicode.IsControl(r) {
@@ -114,7 +114,12 @@ type Ref struct {
 }
 
 // String prints the ref in the `kind:slug` form that ParseRef and ResolveRef accept.
-func (r Ref) String() string { return string(r.Kind) + ":" + r.Slug }
+func (r Ref) String() string {
+	if r.Kind == KindSummary {
+		return summarySlug
+	}
+	return string(r.Kind) + ":" + r.Slug
+}
 
 // ParseRef splits `kind:slug` (or `summary`); ok is false when s is not in that form. It does not
 // handle `#slug`, which needs the workspace: see ResolveRef.
