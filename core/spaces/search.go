@@ -312,17 +312,40 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		args = append(args, v)
 		return fmt.Sprintf("?%d", len(args))
 	}
-	var phrases []string
+	var long, short []string
 	for _, t := range terms {
 		if !allLike && utf8.RuneCountInString(t) >= minMatchRunes {
-			phrases = append(phrases, ftsPhrase(t))
-			continue
+			long = append(long, t)
+		} else {
+			short = append(short, t)
 		}
-		where = append(where, `c.itext LIKE `+arg(likePattern(t))+` ESCAPE '\'`)
 	}
-	match := ""
-	if len(phrases) > 0 {
-		match = arg(strings.Join(phrases, " AND "))
+	// Two plans give the same rows. When the long terms together match few comments, the search is
+	// driven from their trigram index matches, then sorted. When they match many, it walks the
+	// space newest first through the (space, created_at) index and stops at the limit, testing each
+	// comment with LIKE, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting
+	// every match of a common term first would cost more than the walk. Never bm25 over every match.
+	from := `comments c JOIN tasks t ON t.id = c.task`
+	if len(long) > 0 {
+		phrases := make([]string, len(long))
+		for i, t := range long {
+			phrases[i] = ftsPhrase(t)
+		}
+		match := strings.Join(phrases, " AND ")
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ? LIMIT ?)`,
+			match, s.ftsDriveMax+1).Scan(&n); err != nil {
+			return nil, s.dbErr(err, "search")
+		}
+		if n <= s.ftsDriveMax {
+			from = `(SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH ` + arg(match) + `) f
+				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+		} else {
+			short = append(short, long...)
+		}
+	}
+	for _, t := range short {
+		where = append(where, `c.itext LIKE `+arg(likePattern(t))+` ESCAPE '\'`)
 	}
 	if in.Kind != "" {
 		where = append(where, `c.kind = `+arg(in.Kind))
@@ -335,23 +358,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		where = append(where, `c.task = `+arg(string(id)))
 	}
 	limit := arg(in.Limit + 1)
-	// Two plans give the same rows: a rare term is fastest driven from its few index matches and
-	// then sorted; a common one from the (space, created_at) index, newest first, stopping at the
-	// limit. A bounded count of the matches picks one; never bm25 over every match.
-	from := `comments c JOIN tasks t ON t.id = c.task`
-	if match != "" {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ? LIMIT ?)`,
-			strings.Join(phrases, " AND "), s.ftsDriveMax+1).Scan(&n); err != nil {
-			return nil, s.dbErr(err, "search")
-		}
-		if n <= s.ftsDriveMax {
-			from = `(SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH ` + match + `) f
-				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
-		} else {
-			where = append(where, `c.rid IN (SELECT rowid FROM comments_fts WHERE comments_fts MATCH `+match+`)`)
-		}
-	}
 	where = append([]string{`c.space = ?1`, `t.space = ?1`, `c.task <> ?2`, `c.itext IS NOT NULL`}, where...)
 	q := `SELECT c.id, c.task, t.title, c.author, c.kind, c.created_at, c.at_ns, c.idkey, c.itext
 		FROM ` + from + `

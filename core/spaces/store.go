@@ -30,7 +30,7 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	wait     time.Duration
-	redactor *redact.Redactor
+	redactor *redact.Redactor // writers only
 	lock     *workspace.Lock
 	// ftsDriveMax is the most index matches for which a search is driven from the FTS index
 	// rather than from the (space, created_at) index; tests lower it to exercise both plans.
@@ -143,7 +143,10 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, redactor: redact.New(), ftsDriveMax: defaultFTSDriveMax}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax}
+	if writer {
+		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
+	}
 	if err := st.migrate(migs); err != nil {
 		db.Close()
 		return nil, err
