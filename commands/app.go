@@ -60,6 +60,7 @@ func NewApp(env *Env) *cli.App {
 			boardCommand(env),
 			toolsCommand(env),
 			mcpCommand(env),
+			serveCommand(env),
 			completionCommand(env),
 		},
 	}

@@ -1,0 +1,113 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/web"
+)
+
+// shutdownGrace is how long in-flight requests get to finish after SIGINT or SIGTERM.
+const shutdownGrace = 5 * time.Second
+
+func serveCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the board daemon: the HTTP API (POST /api) and the Search page, with the board kept in memory",
+		Description: "Loads the board once and keeps it in memory, rebuilding it when board.db or a JSON file changes.\n" +
+			"Every /api request needs the token written to .cairn/serve.token (mode 0600) as\n" +
+			"\"Authorization: Bearer <token>\"; the page URL printed on stderr carries it once.\n" +
+			"Tools called over /api run with this command's identity flags (--user, --task, --card, ...).\n" +
+			"Stops cleanly on SIGINT or SIGTERM. The log on stderr holds durations and counts, never queries.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7777", Usage: "listen address HOST:PORT (port 0 picks a free one)", EnvVars: []string{"CAIRN_SERVE_ADDR"}},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a listen address other than loopback (the API is plain HTTP: use it only behind TLS or on a trusted network)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			addr := c.String("addr")
+			if err := web.CheckAddr(addr, c.Bool("allow-remote")); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, env, addr)
+		},
+	}
+}
+
+// runServe loads the board, writes the token, listens on addr and serves until ctx ends.
+func runServe(ctx context.Context, env *Env, addr string) error {
+	tc, err := env.toolContext()
+	if err != nil {
+		return err
+	}
+	ws := tc.Workspace
+	start := time.Now()
+	ix, err := board.Load(ws)
+	if err != nil {
+		return err
+	}
+	st := ix.Stats()
+	fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries, loaded in %s\n",
+		ix.Revision(), st.Projects, st.Cards, st.Memory, time.Since(start).Round(time.Millisecond))
+	token, err := web.NewToken()
+	if err != nil {
+		return err
+	}
+	handler, err := web.New(web.Options{Workspace: ws, Index: ix, Tools: tc, Registry: tools.New(), Token: token, Log: env.Stderr})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	tokenPath, err := web.WriteToken(ws, token)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() {
+		if err := web.RemoveToken(tokenPath, token); err != nil {
+			fmt.Fprintf(env.Stderr, "cairn serve: %v\n", err)
+		}
+	}()
+	srv := web.NewServer(addr, handler, log.New(env.Stderr, "cairn serve: ", 0))
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr().String(), token)
+	fmt.Fprintf(env.Stderr, "cairn serve: token in %s\n", tokenPath)
+	fmt.Fprintf(env.Stderr, "cairn serve: open %s\n", url)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve on %s: %w", addr, err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	fmt.Fprintf(env.Stderr, "cairn serve: shutting down\n")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	<-done
+	fmt.Fprintf(env.Stderr, "cairn serve: stopped\n")
+	return nil
+}
