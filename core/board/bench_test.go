@@ -58,7 +58,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	st := ix.Stats()
-	b.Logf("board: %d projects, %d cards, %d memory entries, %d fields, %d bytes of folded text", st.Projects, st.Cards, st.Memory, st.Fields, st.TextBytes)
+	b.Logf("board: %d projects, %d cards, %d memory entries, %d fields, %d bytes of folded text; origs %d, shifts %d", st.Projects, st.Cards, st.Memory, st.Fields, st.TextBytes, len(ix.origs), len(ix.shifts))
 	p1 := "p1"
 	for _, tc := range []struct {
 		name string

@@ -31,7 +31,7 @@ func isSpace(r rune) bool { return unicode.IsSpace(r) || r == 0 }
 // filters, `"quoted phrases"` as one term, other words split on white space (U+3000 included).
 // A lone `#` is a word; an unclosed quote runs to the end; empty quotes are ignored.
 func ParseQuery(s string) (Query, error) {
-	s = strings.TrimFunc(s, isSpace)
+	s = strings.TrimFunc(strings.ToValidUTF8(s, "\uFFFD"), isSpace)
 	if n := utf8.RuneCountInString(s); n > MaxQueryChars {
 		return Query{}, errs.Invalidf("query is %d characters; at most %d are allowed", n, MaxQueryChars)
 	}

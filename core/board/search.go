@@ -1,9 +1,12 @@
 package board
 
 import (
+	"cmp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -116,6 +119,8 @@ type sourceMask uint8
 
 func (m sourceMask) has(s Source) bool { return m&(1<<sourceIndex(s)) != 0 }
 
+func (m sourceMask) hasBit(i uint8) bool { return m&(1<<i) != 0 }
+
 // parseSources validates a source list against the allowed ones; empty means all allowed.
 func parseSources(list []Source, allowed []Source) (sourceMask, error) {
 	var all sourceMask
@@ -201,11 +206,8 @@ func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, err
 	if q.Empty() {
 		return res, nil
 	}
-	matches := ix.matchCards(q, scope, mask, -1)
-	if len(matches) > limit {
-		res.Truncated = true
-		matches = matches[:limit]
-	}
+	matches, total := ix.matchCards(q, scope, mask, -1, limit)
+	res.Truncated = total > len(matches)
 	terms := highlightTerms(q)
 	for _, m := range matches {
 		c := &ix.cards[m.card]
@@ -220,10 +222,10 @@ func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, err
 		}
 		for _, fi := range ix.topHits(m.hits) {
 			f := &ix.fields[fi]
-			snip, ranges := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
+			snip, ranges := makeSnippet(ix.original(f), occurrences(ix.folded(f), terms))
 			cr.Hits = append(cr.Hits, Hit{
-				Source: f.source, RefID: f.refID, Field: f.name, Snippet: snip, Ranges: ranges,
-				At: formatTime(f.at), Status: f.status,
+				Source: sourceAt(f.source), RefID: ix.refID(f), Field: fieldName(f.name), Snippet: snip, Ranges: ranges,
+				At: formatTime(f.at), Status: ideaStatus(f.status),
 			})
 		}
 		res.Cards = append(res.Cards, cr)
@@ -260,11 +262,8 @@ func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentRe
 		return nil, errs.NotFoundf("Card %q not found (it is not on the board, or its project is archived).", in.Card)
 	}
 	res := &AgentResult{Cards: []AgentCard{}}
-	matches := ix.matchCards(q, []int32{ix.cards[own].proj}, mask, own)
-	if len(matches) > limit {
-		res.Truncated = true
-		matches = matches[:limit]
-	}
+	matches, total := ix.matchCards(q, []int32{ix.cards[own].proj}, mask, own, limit)
+	res.Truncated = total > len(matches)
 	terms := highlightTerms(q)
 	for _, m := range matches {
 		c := &ix.cards[m.card]
@@ -274,8 +273,8 @@ func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentRe
 		}
 		for _, fi := range ix.topHits(m.hits) {
 			f := &ix.fields[fi]
-			snip, _ := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
-			ac.Hits = append(ac.Hits, AgentHit{Source: f.source, Snippet: snip})
+			snip, _ := makeSnippet(ix.original(f), occurrences(ix.folded(f), terms))
+			ac.Hits = append(ac.Hits, AgentHit{Source: sourceAt(f.source), Snippet: snip})
 		}
 		res.Cards = append(res.Cards, ac)
 	}
@@ -309,21 +308,35 @@ func highlightTerms(q Query) []string {
 	return q.Tags
 }
 
-// cardMatch is a card that matched, with what ranks it and its chosen hits.
+// cardMatch is a card that matched, with what ranks it and, for the cards returned, its hits.
 type cardMatch struct {
+	latest int64
 	card   int32
 	best   uint8
-	class  int
-	latest int64
+	class  uint8
 	hits   []int32
 }
 
-// statusClass orders open cards before finished (Done, Cancelled) before archived ones.
-func statusClass(c *card) int {
+// before is the ranking of seed 004 §3.3: best hit weight, then open / finished / archived, then
+// latest activity, then card order for a total order.
+func (a *cardMatch) before(b *cardMatch) bool {
 	switch {
-	case c.archived:
+	case a.best != b.best:
+		return a.best > b.best
+	case a.class != b.class:
+		return a.class < b.class
+	case a.latest != b.latest:
+		return a.latest > b.latest
+	}
+	return a.card < b.card
+}
+
+// statusClass orders open cards before finished (Done, Cancelled) before archived ones.
+func statusClass(archived bool, lane string) uint8 {
+	switch {
+	case archived:
 		return 2
-	case strings.EqualFold(c.status, "Done"), strings.EqualFold(c.status, "Cancelled"), strings.EqualFold(c.status, "Canceled"):
+	case strings.EqualFold(lane, "Done"), strings.EqualFold(lane, "Cancelled"), strings.EqualFold(lane, "Canceled"):
 		return 1
 	}
 	return 0
@@ -337,36 +350,126 @@ func (ix *Index) fieldRange(lo, hi int32) (int32, int32) {
 	return ix.cards[lo].fieldLo, ix.cards[hi-1].fieldHi
 }
 
-// scan calls fn once for every field in fields[flo:fhi] whose folded text contains term, with one
-// strings.Index pass over the joined text.
-func (ix *Index) scan(term string, flo, fhi int32, fn func(fi int32)) {
+// needle is a term prepared for scanning: it looks for the term's rarest byte (by the board's
+// byte counts) with IndexByte, which skips at memchr speed, and compares the term around each
+// candidate. When even the rarest byte is common it falls back to strings.Index.
+type needle struct {
+	t     string
+	off   int
+	c     byte
+	plain bool
+}
+
+func (ix *Index) newNeedle(t string) needle {
+	best := 0
+	for k := 1; k < len(t); k++ {
+		if ix.freq[t[k]] < ix.freq[t[best]] {
+			best = k
+		}
+	}
+	n := needle{t: t, off: best, c: t[best]}
+	n.plain = len(t) > 1 && uint64(ix.freq[n.c])*32 > uint64(len(ix.blob))
+	return n
+}
+
+// find returns the first occurrence of the term in s[pos:end] as an offset into s, or -1.
+func (n *needle) find(s string, pos, end int) int {
+	if n.plain {
+		if i := strings.Index(s[pos:end], n.t); i >= 0 {
+			return pos + i
+		}
+		return -1
+	}
+	for p := pos + n.off; p < end; {
+		i := strings.IndexByte(s[p:end], n.c)
+		if i < 0 {
+			return -1
+		}
+		at := p + i - n.off
+		if at+len(n.t) <= end && s[at:at+len(n.t)] == n.t {
+			return at
+		}
+		p += i + 1
+	}
+	return -1
+}
+
+// scan appends to out every field of fields[flo:fhi] whose folded text contains the term, in
+// field order, with one pass over the joined text that jumps to the next field after a match.
+func (ix *Index) scan(n *needle, flo, fhi int32, out []int32) []int32 {
 	if flo >= fhi {
-		return
+		return out
 	}
 	end := int(ix.fields[fhi-1].end)
 	pos := int(ix.fields[flo].start)
-	lo := flo
+	k := flo
 	for pos < end {
-		i := strings.Index(ix.blob[pos:end], term)
-		if i < 0 {
-			return
+		at := n.find(ix.blob, pos, end)
+		if at < 0 {
+			break
 		}
-		at := int32(pos + i)
-		// The field holding at: the last one starting at or before it.
-		k := lo + int32(sort.Search(int(fhi-lo), func(j int) bool { return ix.fields[lo+int32(j)].start > at })) - 1
-		fn(k)
+		for k+1 < fhi && int(ix.fields[k+1].start) <= at {
+			k++
+		}
+		out = append(out, k)
 		pos = int(ix.fields[k].end) + 1
-		lo = k + 1
 	}
+	return out
+}
+
+// parallelScanBytes is the text size above which one scan is split across the CPUs.
+const parallelScanBytes = 1 << 20
+
+// scanParallel is scan over a large range, split at field boundaries into one part per CPU.
+func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
+	if flo >= fhi {
+		return out
+	}
+	size := int(ix.fields[fhi-1].end - ix.fields[flo].start)
+	parts := min(runtime.GOMAXPROCS(0), 8)
+	if parts < 2 || size < parallelScanBytes {
+		return ix.scan(n, flo, fhi, out)
+	}
+	bounds := []int32{flo}
+	for p := 1; p < parts; p++ {
+		target := ix.fields[flo].start + int32(size*p/parts)
+		k := flo + int32(sort.Search(int(fhi-flo), func(j int) bool { return ix.fields[flo+int32(j)].start >= target }))
+		if k > bounds[len(bounds)-1] && k < fhi {
+			bounds = append(bounds, k)
+		}
+	}
+	bounds = append(bounds, fhi)
+	results := make([][]int32, len(bounds)-1)
+	var wg sync.WaitGroup
+	for p := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[p] = ix.scan(n, bounds[p], bounds[p+1], nil)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out
 }
 
 // matchCards finds the cards of the scope projects where every term occurs in some allowed
 // field and every tag filter matches, ranked, each with at most three hits.
-func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32) []cardMatch {
+func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
 	allowedCard := func(ci int32) bool {
 		return ci != exclude && (len(q.Tags) == 0 || allTags(q.Tags, ix.cards[ci].foldedTags))
 	}
-	var hitFields []int32
+	hit := make([]uint64, (len(ix.fields)+63)/64) // bit per field: it holds a term
+	best := make([]uint8, len(ix.cards))          // per card: best hit weight so far
+	latest := make([]int64, len(ix.cards))        // per card: newest hit time so far
+	mark1 := func(fi int32) {
+		f := &ix.fields[fi]
+		hit[fi>>6] |= 1 << (fi & 63)
+		best[f.owner] = max(best[f.owner], f.weight)
+		latest[f.owner] = max(latest[f.owner], f.at)
+	}
 	var cands []int32
 	if len(q.Terms) == 0 {
 		// Tags only: every tagged card matches; its tags field is the hit.
@@ -379,87 +482,108 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 				if mask.has(SourceCard) {
 					c := &ix.cards[ci]
 					for fi := c.fieldLo; fi < c.fieldHi; fi++ {
-						if ix.fields[fi].source == SourceCard && ix.fields[fi].name == "tags" {
-							hitFields = append(hitFields, fi)
+						if f := &ix.fields[fi]; f.source == 0 && f.name == nameTags {
+							mark1(fi)
 						}
 					}
 				}
 			}
 		}
 	} else {
-		mark := make([]int32, len(ix.cards))
-		for ti, term := range q.Terms {
+		mark := make([]int32, len(ix.cards)) // per card: the last term index+1 it matched
+		var found []int32
+		scopeBytes := 0
+		for _, p := range scope {
+			flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
+			if flo < fhi {
+				scopeBytes += int(ix.fields[fhi-1].end - ix.fields[flo].start)
+			}
+		}
+		for ti, term := range termOrder(q.Terms) {
 			tag := int32(ti + 1)
+			n := ix.newNeedle(term)
+			found = found[:0]
+			if ti == 0 && len(q.Tags) == 0 || ti > 0 && ix.candidateBytes(cands)*4 > scopeBytes {
+				// Most of the scope is still in play: one parallel pass beats many small ones.
+				for _, p := range scope {
+					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
+					found = ix.scanParallel(&n, flo, fhi, found)
+				}
+			} else {
+				if ti == 0 {
+					for _, p := range scope {
+						for ci := ix.projects[p].cardLo; ci < ix.projects[p].cardHi; ci++ {
+							if allowedCard(ci) {
+								cands = append(cands, ci)
+							}
+						}
+					}
+				}
+				for _, ci := range cands {
+					found = ix.scan(&n, ix.cards[ci].fieldLo, ix.cards[ci].fieldHi, found)
+				}
+			}
 			var next []int32
-			visit := func(fi int32) {
+			for _, fi := range found {
 				f := &ix.fields[fi]
-				if !mask.has(f.source) {
-					return
+				if !mask.hasBit(f.source) || ti == 0 && !allowedCard(f.owner) || ti > 0 && mark[f.owner] < tag-1 {
+					continue
 				}
-				if ti == 0 && !allowedCard(f.owner) {
-					return
-				}
-				hitFields = append(hitFields, fi)
+				mark1(fi)
 				if mark[f.owner] != tag {
 					mark[f.owner] = tag
 					next = append(next, f.owner)
 				}
 			}
-			if ti == 0 {
-				for _, p := range scope {
-					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
-					ix.scan(term, flo, fhi, visit)
-				}
-			} else {
-				for _, ci := range cands {
-					ix.scan(term, ix.cards[ci].fieldLo, ix.cards[ci].fieldHi, visit)
-				}
-			}
 			cands = next
 			if len(cands) == 0 {
-				return nil
+				return nil, 0
 			}
 		}
 	}
-	if len(cands) == 0 {
-		return nil
-	}
-	slices.Sort(cands)
-	slices.Sort(hitFields)
-	hitFields = slices.Compact(hitFields)
-	matches := make([]cardMatch, 0, len(cands))
-	h := 0
+	// Keep the best limit cards in order; the rest only count.
+	top := make([]cardMatch, 0, limit+1)
 	for _, ci := range cands {
 		c := &ix.cards[ci]
-		for h < len(hitFields) && hitFields[h] < c.fieldLo {
-			h++
+		m := cardMatch{card: ci, class: c.class, best: best[ci], latest: max(c.updated, latest[ci])}
+		if len(top) == limit && !m.before(&top[limit-1]) {
+			continue
 		}
-		start := h
-		for h < len(hitFields) && hitFields[h] < c.fieldHi {
-			h++
+		i := sort.Search(len(top), func(k int) bool { return m.before(&top[k]) })
+		top = slices.Insert(top, i, m)
+		if len(top) > limit {
+			top = top[:limit]
 		}
-		m := cardMatch{card: ci, class: statusClass(c), latest: c.updated, hits: hitFields[start:h:h]}
-		for _, fi := range m.hits {
-			f := &ix.fields[fi]
-			m.best = max(m.best, f.weight)
-			m.latest = max(m.latest, f.at)
-		}
-		matches = append(matches, m)
 	}
-	sort.Slice(matches, func(i, j int) bool {
-		a, b := &matches[i], &matches[j]
-		if a.best != b.best {
-			return a.best > b.best
+	for k := range top {
+		c := &ix.cards[top[k].card]
+		for fi := c.fieldLo; fi < c.fieldHi; fi++ {
+			if hit[fi>>6]&(1<<(fi&63)) != 0 {
+				top[k].hits = append(top[k].hits, fi)
+			}
 		}
-		if a.class != b.class {
-			return a.class < b.class
+	}
+	return top, len(cands)
+}
+
+// candidateBytes is the size of the folded text of the given cards.
+func (ix *Index) candidateBytes(cands []int32) int {
+	n := 0
+	for _, ci := range cands {
+		c := &ix.cards[ci]
+		if c.fieldLo < c.fieldHi {
+			n += int(ix.fields[c.fieldHi-1].end - ix.fields[c.fieldLo].start)
 		}
-		if a.latest != b.latest {
-			return a.latest > b.latest
-		}
-		return a.card < b.card
-	})
-	return matches
+	}
+	return n
+}
+
+// termOrder scans the longest term first: longer terms are rarer, so later terms only look
+// inside the few cards that are left.
+func termOrder(terms []string) []string {
+	out := slices.Clone(terms)
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return out
 }
 
 // topHits orders a card's hit fields by weight, then newest, then field order, and keeps three.
@@ -513,7 +637,7 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 			for _, t := range q.Terms {
 				in := false
 				for fi := m.fieldLo; fi < m.fieldHi; fi++ {
-					if strings.Contains(ix.blob[ix.fields[fi].start:ix.fields[fi].end], t) {
+					if strings.Contains(ix.text(&ix.fields[fi]), t) {
 						in = true
 						break
 					}
@@ -530,7 +654,7 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 			for fi := m.fieldLo; fi < m.fieldHi; fi++ {
 				n := 0
 				for _, t := range terms {
-					if strings.Contains(ix.blob[ix.fields[fi].start:ix.fields[fi].end], t) {
+					if strings.Contains(ix.text(&ix.fields[fi]), t) {
 						n++
 					}
 				}
@@ -560,7 +684,7 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 	for _, fm := range found {
 		m := &ix.memory[fm.entry]
 		f := &ix.fields[fm.field]
-		snip, ranges := makeSnippet(f.orig, occurrences(ix.folded(f), terms))
+		snip, ranges := makeSnippet(ix.original(f), occurrences(ix.folded(f), terms))
 		out = append(out, MemoryResult{
 			ID: m.id, ProjectID: ix.projects[m.proj].id, Kind: m.kind, Title: m.title,
 			Snippet: snip, Ranges: ranges,

@@ -70,10 +70,20 @@ func (e *enc) stamp(s Stamp) {
 
 // encodeSnapshot renders ix into the snapshot format.
 func encodeSnapshot(ix *Index) []byte {
-	body := enc{b: make([]byte, 0, len(ix.blob)*2+len(ix.fields)*16)}
+	body := enc{b: make([]byte, 0, len(ix.blob)+len(ix.origs)+len(ix.refs)+8*len(ix.shifts)+len(ix.fields)*fieldRecordBytes+1<<16)}
 	body.flag(ix.partial.summaries)
 	body.flag(ix.partial.memory)
+	for _, n := range ix.freq {
+		body.b = binary.LittleEndian.AppendUint32(body.b, n)
+	}
 	body.str(ix.blob)
+	body.str(ix.origs)
+	body.str(ix.refs)
+	body.uv(uint64(len(ix.shifts)))
+	for _, sh := range ix.shifts {
+		body.b = binary.LittleEndian.AppendUint32(body.b, uint32(sh.orig))
+		body.b = binary.LittleEndian.AppendUint32(body.b, uint32(sh.folded))
+	}
 	body.uv(uint64(len(ix.projects)))
 	for _, p := range ix.projects {
 		body.str(p.id)
@@ -111,25 +121,11 @@ func encodeSnapshot(ix *Index) []byte {
 	}
 	body.uv(uint64(len(ix.fields)))
 	for _, f := range ix.fields {
-		body.uv(uint64(f.owner))
-		body.str(string(f.source))
-		body.str(f.name)
-		body.b = append(body.b, f.weight)
-		body.uv(uint64(f.end - f.start))
-		same := f.orig == ix.blob[f.start:f.end]
-		body.flag(same)
-		if !same {
-			body.str(f.orig)
+		body.b = binary.LittleEndian.AppendUint64(body.b, uint64(f.at))
+		for _, v := range [...]int32{f.start, f.end, f.ostart, f.oend, f.shift, f.nshift, f.owner, f.refStart, f.refEnd} {
+			body.b = binary.LittleEndian.AppendUint32(body.b, uint32(v))
 		}
-		body.uv(uint64(len(f.omap)))
-		prev := int32(0)
-		for _, o := range f.omap {
-			body.uv(uint64(o - prev))
-			prev = o
-		}
-		body.str(f.refID)
-		body.str(f.status)
-		body.iv(f.at)
+		body.b = append(body.b, f.source, f.name, f.weight, f.status)
 	}
 	head := enc{b: make([]byte, 0, headerBytes+len(body.b))}
 	head.b = append(head.b, snapshotMagic...)
@@ -151,6 +147,23 @@ type dec struct {
 	i   int
 	bad bool
 }
+
+// fixed returns the next n bytes, for fixed-width records.
+func (d *dec) fixed(n int) string {
+	if d.bad || n < 0 || n > len(d.s)-d.i {
+		d.bad = true
+		return ""
+	}
+	s := d.s[d.i : d.i+n]
+	d.i += n
+	return s
+}
+
+func le32(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func le64(s string, i int) uint64 { return uint64(le32(s, i)) | uint64(le32(s, i+4))<<32 }
 
 func (d *dec) uv() uint64 {
 	if d.bad {
@@ -185,10 +198,12 @@ func (d *dec) n(max int) int {
 }
 
 func (d *dec) str() string {
-	n := d.n(len(d.s) - d.i)
-	if d.bad {
+	v := d.uv() // read before measuring what is left: the length itself takes bytes
+	if d.bad || v > uint64(len(d.s)-d.i) {
+		d.bad = true
 		return ""
 	}
+	n := int(v)
 	s := d.s[d.i : d.i+n]
 	d.i += n
 	return s
@@ -206,8 +221,19 @@ func (d *dec) byte1() byte {
 
 func (d *dec) flag() bool { return d.byte1() == 1 }
 
+// count reads a number of records of at least minBytes each that must fit in what is left, so a
+// damaged count cannot make the decoder allocate more than the file holds.
+func (d *dec) count(minBytes int) int {
+	v := d.uv()
+	if d.bad || v > uint64((len(d.s)-d.i)/minBytes) {
+		d.bad = true
+		return 0
+	}
+	return int(v)
+}
+
 func (d *dec) strs() []string {
-	n := d.n(len(d.s) - d.i)
+	n := d.count(1)
 	if d.bad || n == 0 {
 		return nil
 	}
@@ -272,8 +298,22 @@ func decodeBody(s string) (*Index, error) {
 	ix := &Index{}
 	ix.partial.summaries = d.flag()
 	ix.partial.memory = d.flag()
+	if fr := d.fixed(256 * 4); !d.bad {
+		for k := range ix.freq {
+			ix.freq[k] = le32(fr, 4*k)
+		}
+	}
 	ix.blob = d.str()
-	np := d.n(len(s))
+	ix.origs = d.str()
+	ix.refs = d.str()
+	if n := d.count(8); !d.bad {
+		raw := d.fixed(8 * n)
+		ix.shifts = make([]shift, n)
+		for k := range ix.shifts {
+			ix.shifts[k] = shift{orig: int32(le32(raw, 8*k)), folded: int32(le32(raw, 8*k+4))}
+		}
+	}
+	np := d.count(4)
 	ix.projects = make([]project, 0, np)
 	ix.projByID = make(map[string]int32, np)
 	for k := 0; k < np && !d.bad; k++ {
@@ -282,7 +322,7 @@ func decodeBody(s string) (*Index, error) {
 		ix.projByID[p.id] = int32(k)
 		ix.projects = append(ix.projects, p)
 	}
-	nc := d.n(len(s))
+	nc := d.count(16)
 	ix.cards = make([]card, 0, nc)
 	ix.cardByID = make(map[string]int32, nc)
 	for k := 0; k < nc && !d.bad; k++ {
@@ -291,13 +331,14 @@ func decodeBody(s string) (*Index, error) {
 		c.tags = d.strs()
 		c.foldedTags = d.strs()
 		c.archived = d.flag()
+		c.class = statusClass(c.archived, c.status)
 		c.hasSummary = d.flag()
 		c.updated = d.iv()
 		c.fieldLo, c.fieldHi = int32(d.n(len(s))), int32(d.n(len(s)))
 		ix.cardByID[c.id] = int32(k)
 		ix.cards = append(ix.cards, c)
 	}
-	nm := d.n(len(s))
+	nm := d.count(8)
 	ix.memory = make([]memEntry, 0, nm)
 	for k := 0; k < nm && !d.bad; k++ {
 		m := memEntry{id: d.str(), kind: d.str(), title: d.str()}
@@ -307,45 +348,21 @@ func decodeBody(s string) (*Index, error) {
 		m.fieldLo, m.fieldHi = int32(d.n(len(s))), int32(d.n(len(s)))
 		ix.memory = append(ix.memory, m)
 	}
-	nf := d.n(len(s))
-	ix.fields = make([]field, 0, nf)
-	pos := 0
-	for k := 0; k < nf && !d.bad; k++ {
-		f := field{owner: int32(d.n(len(s)))}
-		f.source = Source(d.str())
-		f.name = d.str()
-		f.weight = d.byte1()
-		length := d.n(len(ix.blob) - pos)
-		f.start, f.end = int32(pos), int32(pos+length)
-		pos += length + 1
-		if pos > len(ix.blob) {
-			d.bad = true
-			break
+	nf := d.count(fieldRecordBytes)
+	raw := d.fixed(nf * fieldRecordBytes)
+	if !d.bad {
+		ix.fields = make([]field, nf)
+		for k := range ix.fields {
+			p := k * fieldRecordBytes
+			f := &ix.fields[k]
+			f.at = int64(le64(raw, p))
+			p += 8
+			f.start, f.end, f.ostart, f.oend = int32(le32(raw, p)), int32(le32(raw, p+4)), int32(le32(raw, p+8)), int32(le32(raw, p+12))
+			f.shift, f.nshift, f.owner = int32(le32(raw, p+16)), int32(le32(raw, p+20)), int32(le32(raw, p+24))
+			f.refStart, f.refEnd = int32(le32(raw, p+28)), int32(le32(raw, p+32))
+			p += 36
+			f.source, f.name, f.weight, f.status = raw[p], raw[p+1], raw[p+2], raw[p+3]
 		}
-		if d.flag() {
-			f.orig = ix.blob[f.start:f.end]
-		} else {
-			f.orig = d.str()
-		}
-		if n := d.n(length + 1); n > 0 {
-			if n != length+1 {
-				d.bad = true
-				break
-			}
-			f.omap = make([]int32, n)
-			prev := 0
-			for j := range f.omap {
-				prev += d.n(len(f.orig))
-				f.omap[j] = int32(prev)
-			}
-			if prev > len(f.orig) {
-				d.bad = true
-			}
-		}
-		f.refID = d.str()
-		f.status = d.str()
-		f.at = d.iv()
-		ix.fields = append(ix.fields, f)
 	}
 	if d.bad || d.i != len(s) || !ix.consistent() {
 		return nil, fmt.Errorf("%w: corrupt body", errSnapshot)
@@ -372,10 +389,38 @@ func (ix *Index) consistent() bool {
 			return false
 		}
 	}
-	for _, f := range ix.fields {
-		if f.source == SourceMemory && f.owner >= nm || f.source != SourceMemory && f.owner >= nc {
+	memSource := uint8(sourceIndex(SourceMemory))
+	next := int32(0)
+	for i := range ix.fields {
+		f := &ix.fields[i]
+		switch {
+		case f.start != next, f.end < f.start, int(f.end) >= len(ix.blob), ix.blob[f.end] != 0:
+			return false
+		case f.source > memSource, f.name >= numNames, f.status > 3:
+			return false
+		case f.source == memSource && f.owner >= nm, f.source != memSource && f.owner >= nc, f.owner < 0:
+			return false
+		case f.refStart < 0 || f.refStart > f.refEnd || int(f.refEnd) > len(ix.refs):
+			return false
+		case f.ostart >= 0 && (f.ostart > f.oend || int(f.oend) > len(ix.origs)):
 			return false
 		}
+		next = f.end + 1
+		if f.shift >= 0 {
+			if f.nshift < 0 || int(f.shift)+int(f.nshift) > len(ix.shifts) {
+				return false
+			}
+			limit, prev := int32(len(ix.original(f))), int32(-1)
+			for _, sh := range ix.shifts[f.shift : f.shift+f.nshift] {
+				if sh.orig <= prev || sh.orig >= limit || sh.folded < 0 || sh.folded > 64 {
+					return false
+				}
+				prev = sh.orig
+			}
+		}
+	}
+	if int(next) != len(ix.blob) {
+		return false
 	}
 	return true
 }

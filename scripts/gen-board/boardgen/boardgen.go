@@ -65,18 +65,16 @@ func (g *gen) sentence(words int) string {
 				b.WriteByte(' ')
 			}
 			b.WriteString(g.pick(g.wl.en))
-			b.WriteByte(' ')
+			if i+1 < words {
+				b.WriteByte(' ')
+			}
 		}
 	}
-	switch lang {
-	case 0:
-		b.WriteString("。")
-	case 1:
-		b.WriteString("。")
-	default:
-		b.WriteString(".")
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if lang == 2 {
+		return out + "."
 	}
-	return strings.TrimSpace(b.String())
+	return out + "。"
 }
 
 func (g *gen) text(sentences, words int) string {

@@ -1,0 +1,282 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/textmatch"
+)
+
+func boardCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "board",
+		Usage: "the kanban board of agent work: import it, search it (search.query, flowly_search)",
+		Subcommands: []*cli.Command{
+			boardImportCommand(env),
+			boardSearchCommand(env),
+		},
+	}
+}
+
+func boardImportCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "replace the board with a board document (SPEC Appendix B; - for standard input)",
+		ArgsUsage: "FILE.json",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
+			}
+			name := c.Args().First()
+			var in io.Reader = env.Stdin
+			if name != "-" {
+				f, err := os.Open(name)
+				if err != nil {
+					return errs.Wrap(errs.Invalid, err, "board import")
+				}
+				defer f.Close()
+				in = f
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			res, err := board.Import(ws, in)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				fmt.Fprintf(w, "imported board revision %d: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
+					res.Revision, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
+				return nil
+			})
+		},
+	}
+}
+
+func boardSearchCommand(env *Env) *cli.Command {
+	sources := make([]string, 0, 7)
+	for _, s := range board.AllSources() {
+		sources = append(sources, string(s))
+	}
+	return &cli.Command{
+		Name:  "search",
+		Usage: "search cards, summaries, notes, workpads, ideas, deliverables and project memory",
+		Description: "Every word must occur somewhere in a card (any source); \"quoted phrases\" count as one word;\n" +
+			"#tag keeps cards with that tag or a tag under it (#module matches module/storage).\n" +
+			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n" +
+			"the card itself excluded, no memory, each card with its tags and latest summary.",
+		ArgsUsage: "QUERY...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "project", Usage: "search this project only (default: every project that is not archived)"},
+			&cli.BoolFlag{Name: "all-projects", Usage: "search every project that is not archived (the default)"},
+			&cli.StringFlag{Name: "sources", Usage: "comma-separated sources to search: " + strings.Join(sources, ",") + " (default: all)"},
+			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most cards (1..%d, default %d; with --card 1..%d, default %d)", board.MaxCardLimit, board.DefaultCardLimit, board.MaxAgentLimit, board.DefaultAgentLimit)},
+		},
+		Action: func(c *cli.Context) error {
+			query := strings.Join(c.Args().Slice(), " ")
+			var limit *int
+			if c.IsSet("limit") {
+				n := c.Int("limit")
+				limit = &n
+			}
+			var srcs []board.Source
+			for _, s := range strings.Split(c.String("sources"), ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					srcs = append(srcs, board.Source(s))
+				}
+			}
+			if c.IsSet("project") && c.Bool("all-projects") {
+				return errs.Invalidf("--project and --all-projects exclude each other")
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			if card := env.Identity.Card; card != "" {
+				if c.IsSet("project") || c.Bool("all-projects") {
+					return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
+				}
+				ix, err := board.Load(ws)
+				if err != nil {
+					return err
+				}
+				res, err := ix.AgentSearch(ws.Config.Board, board.AgentInput{Card: card, Query: query, Sources: srcs, Limit: limit})
+				if err != nil {
+					return err
+				}
+				return env.Render(res, func(w io.Writer) error { return env.writeAgentResult(w, res) })
+			}
+			in := board.SearchInput{Query: query, Sources: srcs, Limit: limit}
+			if c.IsSet("project") {
+				p := c.String("project")
+				in.ProjectID = &p
+			}
+			ix, err := board.Load(ws)
+			if err != nil {
+				return err
+			}
+			res, err := ix.Search(ws.Config.Board, in)
+			if err != nil {
+				return err
+			}
+			for _, p := range res.Partial {
+				fmt.Fprintf(env.Stderr, "cairn: %s could not be read; results are missing them\n", boardFileLabel(p))
+			}
+			return env.Render(res, func(w io.Writer) error { return env.writeSearchResult(w, res, in.ProjectID == nil) })
+		},
+	}
+}
+
+// boardFileLabel names a partial file as the Search page does.
+func boardFileLabel(p string) string {
+	switch p {
+	case "summaries":
+		return "Summaries"
+	case "memory":
+		return "Memory"
+	}
+	return p
+}
+
+// boardSourceLabel is a hit's source as the Search page labels it.
+func boardSourceLabel(s board.Source) string {
+	switch s {
+	case board.SourceCard:
+		return "Card"
+	case board.SourceSummary:
+		return "Summary"
+	case board.SourceNote:
+		return "Note"
+	case board.SourceWorkpad:
+		return "Workpad"
+	case board.SourceIdea:
+		return "Idea"
+	case board.SourceArtifact:
+		return "Deliverable"
+	case board.SourceMemory:
+		return "Memory"
+	}
+	return string(s)
+}
+
+// writeSearchResult prints one line per card (lane, type, project in all-projects mode, Archived),
+// then its hits with the matched terms marked; the card title's own hit marks the card line.
+func (e *Env) writeSearchResult(w io.Writer, res *board.Result, allProjects bool) error {
+	if len(res.Cards) == 0 && len(res.Memory) == 0 {
+		fmt.Fprintln(w, "No results")
+		return nil
+	}
+	for _, c := range res.Cards {
+		title := c.Title
+		var hits []board.Hit
+		for _, h := range c.Hits {
+			if h.Source == board.SourceCard && h.Field == "title" && h.Snippet == c.Title {
+				title = e.markRanges(h.Snippet, h.Ranges)
+				continue
+			}
+			hits = append(hits, h)
+		}
+		meta := []string{c.Status}
+		if c.Type != "" {
+			meta = append(meta, c.Type)
+		}
+		if allProjects {
+			meta = append(meta, c.ProjectTitle)
+		}
+		if c.Archived {
+			meta = append(meta, "Archived")
+		}
+		fmt.Fprintf(w, "%s  %s  %s\n", e.Bold(c.TaskID), title, e.Dim(strings.Join(meta, " · ")))
+		for _, h := range hits {
+			label := boardSourceLabel(h.Source) + " " + h.Field
+			if h.Status != "" {
+				label += " (" + h.Status + ")"
+			}
+			fmt.Fprintf(w, "    %s  %s\n", e.Dim(label+":"), e.markRanges(h.Snippet, h.Ranges))
+		}
+	}
+	if res.Truncated {
+		fmt.Fprintf(w, "Showing the first %d cards\n", len(res.Cards))
+	}
+	if len(res.Memory) > 0 {
+		fmt.Fprintln(w, e.Bold("Memory"))
+		for _, m := range res.Memory {
+			fmt.Fprintf(w, "%s  %s  %s\n", e.Bold(m.ID), m.Title, e.Dim(m.Kind+" · "+m.ProjectID))
+			fmt.Fprintf(w, "    %s\n", e.markRanges(m.Snippet, m.Ranges))
+		}
+	}
+	return nil
+}
+
+// writeAgentResult prints the agent view: card line, tags, latest summary, then the hits.
+func (e *Env) writeAgentResult(w io.Writer, res *board.AgentResult) error {
+	if len(res.Cards) == 0 {
+		fmt.Fprintln(w, "No results")
+		return nil
+	}
+	for _, c := range res.Cards {
+		meta := []string{c.Status}
+		if c.Type != "" {
+			meta = append(meta, c.Type)
+		}
+		if c.Archived {
+			meta = append(meta, "Archived")
+		}
+		fmt.Fprintf(w, "%s  %s  %s\n", e.Bold(c.TaskID), c.Title, e.Dim(strings.Join(meta, " · ")))
+		if len(c.Tags) > 0 {
+			fmt.Fprintf(w, "    %s  %s\n", e.Dim("tags:"), strings.Join(c.Tags, ", "))
+		}
+		if c.Summary != "" {
+			fmt.Fprintf(w, "    %s  %s\n", e.Dim("summary:"), strings.ReplaceAll(c.Summary, "\n", " / "))
+		}
+		for _, h := range c.Hits {
+			fmt.Fprintf(w, "    %s  %s\n", e.Dim(boardSourceLabel(h.Source)+":"), h.Snippet)
+		}
+	}
+	if res.Truncated {
+		fmt.Fprintf(w, "Showing the first %d cards\n", len(res.Cards))
+	}
+	return nil
+}
+
+// markRanges highlights the UTF-16 ranges of a snippet with env.Mark (a no-op off a terminal).
+func (e *Env) markRanges(s string, ranges []board.Range) string {
+	if len(ranges) == 0 || !e.Color {
+		return s
+	}
+	var b strings.Builder
+	unit, last, k := 0, 0, 0
+	open := -1
+	for i := 0; i <= len(s) && k < len(ranges); {
+		if open < 0 && unit == ranges[k][0] {
+			b.WriteString(s[last:i])
+			open, last = i, i
+		}
+		if open >= 0 && unit == ranges[k][1] {
+			b.WriteString(e.Mark(s[open:i]))
+			open, last = -1, i
+			k++
+			continue
+		}
+		if i == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		unit += textmatch.RuneUTF16Len(r)
+		i += size
+	}
+	if open >= 0 {
+		b.WriteString(e.Mark(s[open:]))
+	} else {
+		b.WriteString(s[last:])
+	}
+	return b.String()
+}
