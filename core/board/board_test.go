@@ -66,7 +66,7 @@ func search(t testing.TB, ix *Index, query string, mod ...func(*SearchInput)) *R
 }
 
 func inProject(id string) func(*SearchInput) { return func(in *SearchInput) { in.ProjectID = &id } }
-func limit(n int) func(*SearchInput)       { return func(in *SearchInput) { in.Limit = &n } }
+func limit(n int) func(*SearchInput)         { return func(in *SearchInput) { in.Limit = &n } }
 func sources(s ...Source) func(*SearchInput) {
 	return func(in *SearchInput) { in.Sources = s }
 }
@@ -474,11 +474,11 @@ func TestImportValidation(t *testing.T) {
 	ws := newBoard(t, nil)
 	before, _ := os.ReadFile(ws.Path(SummariesPath))
 	cases := map[string]string{
-		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p9","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`:                                                                  `cards[0] (id "c1"): project "p9" is not in projects`,
-		`{"projects":[{"id":"p1","title":"x","colour":"red"}]}`:                                                                                                                                                  `projects[0]: json: unknown field "colour"`,
-		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"yesterday"}]}`:                                                                      `updated_at "yesterday" is not an RFC 3339 time`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p9","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`: `cards[0] (id "c1"): project "p9" is not in projects`,
+		`{"projects":[{"id":"p1","title":"x","colour":"red"}]}`:                                                                                                                                                      `projects[0]: json: unknown field "colour"`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"yesterday"}]}`:                                                                           `updated_at "yesterday" is not an RFC 3339 time`,
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}],"ideas":[{"id":"i1","card":"c1","title":"t","status":"maybe"}]}`: `ideas[0] (id "i1"): status "maybe" is not one of open, accepted, dismissed`,
-		`{"memory":[{"id":"m1","project":"p1","status":"active"}]}`:                                                                                                                                              `memory[0] (id "m1"): project "p1" is not in projects`,
+		`{"memory":[{"id":"m1","project":"p1","status":"active"}]}`:                                                                                                                                                  `memory[0] (id "m1"): project "p1" is not in projects`,
 		`{"summaries":{"c9":[]}}`: `summaries["c9"]: card "c9" is not in cards`,
 		`[1,2]`:                   `not the JSON object`,
 	}
