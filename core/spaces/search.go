@@ -31,6 +31,7 @@ const (
 	// excerptBefore and excerptAfter bound an excerpt, in characters around the first matched term.
 	excerptBefore = 40
 	excerptAfter  = 80
+	excerptSlack  = 12
 )
 
 // Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
@@ -497,6 +498,13 @@ func Excerpt(itext string, terms []string) string {
 	for n := 0; n < excerptAfter && to < len(itext); n++ {
 		_, size := utf8.DecodeRuneInString(itext[to:])
 		to += size
+	}
+	// a cut that would leave only a few characters out leaves none out
+	if utf8.RuneCountInString(itext[:from]) <= excerptSlack {
+		from = 0
+	}
+	if utf8.RuneCountInString(itext[to:]) <= excerptSlack {
+		to = len(itext)
 	}
 	out := strings.TrimSpace(itext[from:to])
 	if from > 0 {
