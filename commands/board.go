@@ -135,6 +135,14 @@ func boardSearchCommand(env *Env) *cli.Command {
 	}
 }
 
+// showingFirst is the truncation notice of the Search page.
+func showingFirst(n int) string {
+	if n == 1 {
+		return "Showing the first card"
+	}
+	return fmt.Sprintf("Showing the first %d cards", n)
+}
+
 // boardFileLabel names a partial file as the Search page does.
 func boardFileLabel(p string) string {
 	switch p {
@@ -196,7 +204,10 @@ func (e *Env) writeSearchResult(w io.Writer, res *board.Result, allProjects bool
 		}
 		fmt.Fprintf(w, "%s  %s  %s\n", e.Bold(c.TaskID), title, e.Dim(strings.Join(meta, " · ")))
 		for _, h := range hits {
-			label := boardSourceLabel(h.Source) + " " + h.Field
+			label := boardSourceLabel(h.Source)
+			if h.Field != string(h.Source) {
+				label += " " + h.Field
+			}
 			if h.Status != "" {
 				label += " (" + h.Status + ")"
 			}
@@ -204,7 +215,7 @@ func (e *Env) writeSearchResult(w io.Writer, res *board.Result, allProjects bool
 		}
 	}
 	if res.Truncated {
-		fmt.Fprintf(w, "Showing the first %d cards\n", len(res.Cards))
+		fmt.Fprintln(w, showingFirst(len(res.Cards)))
 	}
 	if len(res.Memory) > 0 {
 		fmt.Fprintln(w, e.Bold("Memory"))
@@ -242,7 +253,7 @@ func (e *Env) writeAgentResult(w io.Writer, res *board.AgentResult) error {
 		}
 	}
 	if res.Truncated {
-		fmt.Fprintf(w, "Showing the first %d cards\n", len(res.Cards))
+		fmt.Fprintln(w, showingFirst(len(res.Cards)))
 	}
 	return nil
 }
