@@ -70,6 +70,9 @@ func spaceImportCommand(env *Env) *cli.Command {
 				}
 				defer f.Close()
 				if st, err := f.Stat(); err == nil {
+					if st.IsDir() {
+						return errs.Invalidf("space import: %s is a directory, not a JSON Lines file", name)
+					}
 					size = st.Size()
 				}
 				in = f
