@@ -1,0 +1,567 @@
+// cairn Search page (seed 004 §5): plain JavaScript, no build step. Talks to POST /api only.
+"use strict";
+(() => {
+  const SOURCES = ["card", "summary", "note", "workpad", "idea", "artifact", "memory"];
+  const LANGS = ["en", "zh", "ja"];
+  const DEBOUNCE_MS = 250;
+  const DEFAULT_LIMIT = 30;
+
+  // The token comes from the URL once, lives only in this closure, and leaves the address bar.
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
+  params.delete("token");
+  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+  const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+
+  const state = {
+    strings: {},
+    fallback: {},
+    lang: "en",
+    projects: [],
+    project: params.get("project") || null,
+    scope: "project",
+    sources: new Set(),
+    query: "",
+    seq: 0,
+    controller: null,
+    timer: 0,
+    last: null, // {result, input} of the newest answer shown
+    searchOpen: false,
+    drawer: null, // {taskId, hit}
+    drawerSeq: 0,
+  };
+
+  // ---- strings -------------------------------------------------------------------------------
+  function t(key, vars) {
+    let s = state.strings[key] || state.fallback[key] || key;
+    if (vars) for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
+    return s;
+  }
+  async function loadCatalog(lang) {
+    const resp = await fetch("/static/i18n/" + lang + ".json");
+    if (!resp.ok) throw new Error("catalog " + lang + ": " + resp.status);
+    return resp.json();
+  }
+  function pickLanguage() {
+    for (const l of navigator.languages || [navigator.language || "en"]) {
+      const base = String(l).toLowerCase().split("-")[0];
+      if (LANGS.includes(base)) return base;
+    }
+    return "en";
+  }
+  async function setLanguage(lang) {
+    state.lang = lang;
+    state.strings = lang === "en" ? state.fallback : await loadCatalog(lang);
+    document.documentElement.lang = lang === "zh" ? "zh-CN" : lang;
+    $("#lang").value = lang;
+    for (const el of $$("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+    for (const el of $$("[data-i18n-label]")) {
+      el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+      el.title = t(el.dataset.i18nLabel);
+    }
+    for (const el of $$("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+    document.title = "cairn — " + t("app.title");
+    renderHomeStats();
+    if (state.last) render(state.last.result, state.last.input, false);
+    if (state.drawer && state.drawer.data) renderDrawer(state.drawer.data, state.drawer.hit, false);
+  }
+
+  // ---- API -----------------------------------------------------------------------------------
+  class APIError extends Error {
+    constructor(status, code, message) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+  }
+  async function api(action, input, signal) {
+    const resp = await fetch("/api", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      body: JSON.stringify({ action, input }),
+      signal,
+    });
+    const body = await resp.json().catch(() => ({}));
+    if (!resp.ok) {
+      const e = body.error || {};
+      throw new APIError(resp.status, e.code || "INTERNAL", e.message || resp.statusText);
+    }
+    return body;
+  }
+
+  // ---- text helpers --------------------------------------------------------------------------
+  // fold maps each UTF-16 unit to one unit, case-folded and full-width ASCII made half-width, so
+  // offsets in the folded text are offsets in the original.
+  function fold(s) {
+    let out = "";
+    for (let i = 0; i < s.length; i++) {
+      let c = s.charCodeAt(i);
+      if (c >= 0xff01 && c <= 0xff5e) c -= 0xfee0;
+      else if (c === 0x3000) c = 0x20;
+      const ch = String.fromCharCode(c);
+      const low = ch.toLowerCase();
+      out += low.length === 1 ? low : ch;
+    }
+    return out;
+  }
+  // queryTerms follows the search syntax: "quoted phrases" are one term, #tags are filters.
+  function queryTerms(q) {
+    const terms = [];
+    const re = /"([^"]*)"|(\S+)/g;
+    let m;
+    while ((m = re.exec(q))) {
+      if (m[1] !== undefined) {
+        if (m[1].trim()) terms.push(fold(m[1]));
+      } else if (!m[2].startsWith("#")) terms.push(fold(m[2].replace(/"/g, "")));
+    }
+    return terms.filter((x) => x.length > 0);
+  }
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  // highlighted renders text with ranges ([start, end) in UTF-16 units) in bold accent.
+  function highlighted(text, ranges, cls = "snippet") {
+    const span = el("span", cls);
+    const rs = (ranges || []).map((r) => [r[0], r[1]]).sort((a, b) => a[0] - b[0]);
+    let pos = 0;
+    for (const [s0, e0] of rs) {
+      const s = Math.max(s0, pos);
+      const e = Math.min(e0, text.length);
+      if (e <= s) continue;
+      if (s > pos) span.append(text.slice(pos, s));
+      span.append(el("strong", "hl", text.slice(s, e)));
+      pos = e;
+    }
+    if (pos < text.length) span.append(text.slice(pos));
+    return span;
+  }
+  // markTerms wraps every occurrence of terms in the text nodes under root; returns the count.
+  function markTerms(root, terms) {
+    if (!terms.length) return 0;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    let count = 0;
+    for (const node of nodes) {
+      const text = node.nodeValue;
+      const folded = fold(text);
+      const spans = [];
+      for (const term of terms) {
+        let i = folded.indexOf(term);
+        while (i >= 0) {
+          spans.push([i, i + term.length]);
+          i = folded.indexOf(term, i + term.length);
+        }
+      }
+      if (!spans.length) continue;
+      spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+      const frag = document.createDocumentFragment();
+      let pos = 0;
+      for (const [s, e] of spans) {
+        if (s < pos) continue;
+        if (s > pos) frag.append(text.slice(pos, s));
+        frag.append(el("mark", "term", text.slice(s, e)));
+        pos = e;
+        count++;
+      }
+      if (pos < text.length) frag.append(text.slice(pos));
+      node.replaceWith(frag);
+    }
+    return count;
+  }
+  function formatTime(iso) {
+    if (!iso) return "";
+    const d = new Date(iso);
+    if (isNaN(d)) return iso;
+    return d.toLocaleString(state.lang === "zh" ? "zh-CN" : state.lang, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  // ---- notices -------------------------------------------------------------------------------
+  function showNotices(list) {
+    const box = $("#notices");
+    box.replaceChildren(...list.map(([text, cls]) => el("div", "notice" + (cls ? " " + cls : ""), text)));
+  }
+  function showError(err) {
+    if (err.status === 401 || !token) showNotices([[t("error.token"), "error"]]);
+    else showNotices([[t("error.failed", { message: err.message }), "error"]]);
+  }
+
+  // ---- search --------------------------------------------------------------------------------
+  function currentInput() {
+    const input = { query: state.query, projectId: state.scope === "all" ? null : state.project };
+    if (state.sources.size) input.sources = SOURCES.filter((s) => state.sources.has(s));
+    return input;
+  }
+  function scheduleSearch() {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(runSearch, DEBOUNCE_MS);
+  }
+  async function runSearch() {
+    clearTimeout(state.timer);
+    if (state.controller) state.controller.abort();
+    const seq = ++state.seq;
+    const results = $("#results");
+    if (!state.query.trim()) {
+      state.last = null;
+      results.classList.remove("pending");
+      results.replaceChildren();
+      showNotices([]);
+      return;
+    }
+    const input = currentInput();
+    const controller = new AbortController();
+    state.controller = controller;
+    results.classList.add("pending");
+    try {
+      const result = await api("search", input, controller.signal);
+      if (seq !== state.seq) return; // a newer request was sent: this answer is stale
+      state.last = { result, input };
+      render(result, input, true);
+    } catch (err) {
+      if (seq !== state.seq || err.name === "AbortError") return;
+      results.classList.remove("pending");
+      showError(err);
+    }
+  }
+
+  function render(result, input, animate) {
+    const results = $("#results");
+    results.classList.remove("pending");
+    const notices = [];
+    for (const p of result.partial || []) notices.push([t("partial." + p)]);
+    showNotices(notices);
+    const nodes = [];
+    const allProjects = input.projectId === null;
+    if (!result.cards.length && !result.memory.length) {
+      nodes.push(el("div", "empty", t("results.none")));
+    }
+    for (const card of result.cards) nodes.push(cardRow(card, allProjects));
+    const limit = input.limit || DEFAULT_LIMIT;
+    if (result.truncated && result.cards.length >= limit) {
+      nodes.push(el("div", "footnote", t("results.truncated", { n: limit })));
+    }
+    if (result.memory.length) {
+      nodes.push(el("h2", "group-title", t("results.memory")));
+      for (const m of result.memory) nodes.push(memoryRow(m, allProjects));
+    }
+    results.replaceChildren(...nodes);
+    if (animate && !reducedMotion.matches) {
+      results.classList.remove("enter");
+      void results.offsetWidth; // restart the animation
+      results.classList.add("enter");
+    }
+  }
+
+  function cardRow(card, allProjects) {
+    const row = el("article", "card-row");
+    row.tabIndex = 0;
+    row.dataset.task = card.taskId;
+    const head = el("div", "card-head");
+    const titleHit = card.hits.find((h) => h.source === "card" && h.field === "title");
+    head.append(titleHit ? highlighted(card.title, titleHit.ranges, "card-title") : el("span", "card-title", card.title));
+    head.append(el("span", "badge lane", card.status));
+    if (card.type) head.append(el("span", "badge", card.type));
+    if (allProjects) head.append(el("span", "badge project", card.projectTitle));
+    if (card.archived) head.append(el("span", "badge archived", t("card.archived")));
+    row.append(head);
+    const hits = card.hits.filter((h) => h !== titleHit);
+    if (hits.length) {
+      const ul = el("ul", "hits");
+      hits.forEach((h) => {
+        const li = el("li", "hit");
+        li.dataset.hit = String(card.hits.indexOf(h));
+        const label = el("span", "hit-source", t("hit." + h.source));
+        if (h.source === "card") label.textContent = t("hit.card") + " · " + h.field;
+        li.append(label);
+        const body = el("span");
+        if (h.status) body.append(el("span", "hit-status", t("idea." + h.status) + " · "));
+        body.append(highlighted(h.snippet, h.ranges));
+        li.append(body);
+        ul.append(li);
+      });
+      row.append(ul);
+    }
+    row._card = card;
+    return row;
+  }
+
+  function memoryRow(m, allProjects) {
+    const row = el("div", "memory-row");
+    const head = el("div", "card-head");
+    head.append(el("span", "card-title", m.title));
+    head.append(el("span", "badge", m.kind));
+    if (allProjects) {
+      const p = state.projects.find((x) => x.id === m.projectId);
+      head.append(el("span", "badge project", p ? p.title : m.projectId));
+    }
+    row.append(head, highlighted(m.snippet, m.ranges));
+    return row;
+  }
+
+  // ---- side panel ----------------------------------------------------------------------------
+  async function openDrawer(taskId, hit) {
+    const seq = ++state.drawerSeq;
+    state.drawer = { taskId, hit, data: null };
+    $("#drawer-title").textContent = t("panel.loading");
+    $("#drawer-body").replaceChildren();
+    $("#drawer").hidden = false;
+    $("#scrim").hidden = false;
+    try {
+      const data = await api("card", { taskId });
+      if (seq !== state.drawerSeq || !state.drawer) return;
+      state.drawer.data = data;
+      renderDrawer(data, hit, true);
+    } catch (err) {
+      if (seq !== state.drawerSeq) return;
+      $("#drawer-title").textContent = "";
+      $("#drawer-body").replaceChildren(el("div", "notice error", err.status === 401 ? t("error.token") : err.message));
+    }
+  }
+  function closeDrawer() {
+    if (!state.drawer) return false;
+    const taskId = state.drawer.taskId;
+    state.drawer = null;
+    state.drawerSeq++;
+    $("#drawer").hidden = true;
+    $("#scrim").hidden = true;
+    const row = $$(".card-row").find((r) => r.dataset.task === taskId);
+    if (row) row.focus({ preventScroll: true });
+    else if (state.searchOpen) $("#q").focus();
+    return true;
+  }
+
+  function section(key, id, children) {
+    const s = el("section", "section");
+    s.id = id;
+    s.append(el("h3", null, t(key)));
+    if (!children.length) s.append(el("div", "muted", t("panel.empty")));
+    else s.append(...children);
+    return s;
+  }
+  function kv(pairs) {
+    const dl = el("dl", "kv");
+    for (const [k, v] of pairs) {
+      if (!v) continue;
+      dl.append(el("dt", null, k), el("dd", null, v));
+    }
+    return dl;
+  }
+  function item(ref, headParts, ...body) {
+    const d = el("div", "item");
+    d.dataset.ref = ref;
+    const head = el("div", "item-head");
+    for (const p of headParts) if (p) head.append(p);
+    d.append(head, ...body);
+    return d;
+  }
+  function isURL(s) {
+    return /^https?:\/\//i.test(s);
+  }
+
+  function renderDrawer(data, hit, scroll) {
+    const c = data.card;
+    $("#drawer-title").textContent = c.title;
+    const body = $("#drawer-body");
+    const meta = el("div", "meta");
+    meta.append(el("span", "badge lane", c.status));
+    if (c.type) meta.append(el("span", "badge", c.type));
+    meta.append(el("span", "badge project", c.projectTitle));
+    if (c.archived) meta.append(el("span", "badge archived", t("card.archived")));
+    meta.append(el("span", "muted", t("panel.updated", { time: formatTime(c.updatedAt) })));
+
+    const top = el("section", "section");
+    top.id = "sec-card";
+    top.append(meta);
+    if (c.tags.length) {
+      const tags = el("div", "meta");
+      tags.id = "card-tags";
+      for (const tag of c.tags) tags.append(el("span", "badge", "#" + tag));
+      top.append(tags);
+    }
+    const desc = el("div", c.description ? "text" : "muted", c.description || t("panel.noDescription"));
+    desc.id = "card-description";
+    top.append(desc);
+
+    const s = data.summary;
+    const progress = section("panel.progress", "sec-progress", s ? [
+      el("div", "item-head", formatTime(s.at)),
+      kv([[t("summary.state"), s.state], [t("summary.target"), s.target], [t("summary.recap"), s.recap], [t("summary.next"), s.next]]),
+    ] : []);
+    const activity = section("panel.activity", "sec-activity", data.notes.map((n) =>
+      item(n.id, [el("span", "item-title", t("event." + n.type)), el("span", null, n.actor), el("span", null, formatTime(n.at))], el("div", "text", n.note))));
+    const workpad = section("panel.workpad", "sec-workpad", data.workpads.map((w) => {
+      const parts = [el("div", "text", w.description)];
+      if (w.command) parts.push(kv([[t("workpad.command"), w.command]]));
+      if (w.evidence) parts.push(kv([[t("workpad.evidence"), w.evidence]]));
+      return item(w.id, [el("span", "item-title", t("workpad." + w.kind)), el("span", null, formatTime(w.at))], ...parts);
+    }));
+    const ideas = section("panel.ideas", "sec-ideas", data.ideas.map((d) =>
+      item(d.id, [el("span", "item-title", d.title), el("span", "hit-status", t("idea." + d.status))],
+        kv([[t("idea.detail"), d.detail], [t("idea.rationale"), d.rationale], [t("idea.context"), d.context]]))));
+    const artifacts = section("panel.artifacts", "sec-artifacts", data.artifacts.map((a) => {
+      const target = isURL(a.target) ? Object.assign(el("a", null, a.target), { href: a.target, target: "_blank", rel: "noopener noreferrer" }) : el("code", null, a.target);
+      const parts = [];
+      if (a.note) parts.push(el("div", "text", a.note));
+      if (a.target) parts.push(target);
+      return item(a.id, [el("span", "item-title", a.title), a.external_key ? el("code", null, a.external_key) : null], ...parts);
+    }));
+    body.replaceChildren(top, progress, activity, workpad, ideas, artifacts);
+    if (data.partial && data.partial.length) body.prepend(el("div", "notice", t("partial.summaries")));
+    if (scroll) focusHit(hit);
+  }
+
+  // focusHit scrolls to the record a hit came from and marks the query's terms in it; without a
+  // term to mark it outlines the record for about 1.6 s instead.
+  function focusHit(hit) {
+    const body = $("#drawer-body");
+    let target = null;
+    if (hit) {
+      if (hit.source === "summary") target = $("#sec-progress", body);
+      else if (hit.source === "card") target = hit.field === "tags" ? $("#card-tags", body) : hit.field === "description" ? $("#card-description", body) : null;
+      else if (hit.refId) target = $$(".item", body).find((x) => x.dataset.ref === hit.refId) || null;
+      if (!target) {
+        const sec = { note: "#sec-activity", workpad: "#sec-workpad", idea: "#sec-ideas", artifact: "#sec-artifacts" }[hit.source];
+        if (sec) target = $(sec, body);
+      }
+    }
+    if (!target) {
+      body.scrollTop = 0;
+      return;
+    }
+    const marked = markTerms(target, queryTerms(state.last ? state.last.input.query : state.query));
+    if (target.classList.contains("item")) target.classList.add("focus");
+    target.scrollIntoView({ block: "center", behavior: reducedMotion.matches ? "auto" : "smooth" });
+    if (!marked) {
+      target.classList.add("flash");
+      setTimeout(() => target.classList.remove("flash"), 1600);
+    }
+  }
+
+  // ---- page open/close -----------------------------------------------------------------------
+  function openSearch() {
+    state.searchOpen = true;
+    $("#search-page").hidden = false;
+    $("#home").hidden = true;
+    $("#search-toggle").setAttribute("aria-pressed", "true");
+    const q = $("#q");
+    q.focus();
+    q.select();
+    if (state.query.trim()) runSearch(); // reopening queries once again
+  }
+  function closeSearch() {
+    closeDrawer();
+    state.searchOpen = false;
+    clearTimeout(state.timer);
+    if (state.controller) state.controller.abort();
+    state.seq++;
+    $("#search-page").hidden = true;
+    $("#home").hidden = false;
+    $("#search-toggle").setAttribute("aria-pressed", "false");
+  }
+  function renderHomeStats() {
+    const cards = state.projects.reduce((n, p) => n + p.cards, 0);
+    $("#home-stats").textContent = state.projects.length ? t("home.stats", { projects: state.projects.length, cards }) : "";
+  }
+  function isTyping(target) {
+    if (!target || !(target instanceof Element)) return false;
+    return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+  }
+
+  function setScope(scope) {
+    state.scope = scope;
+    for (const b of $$("[data-scope]")) b.setAttribute("aria-pressed", String(b.dataset.scope === scope));
+    $(".project-field").classList.toggle("muted", scope === "all");
+  }
+
+  // ---- wiring --------------------------------------------------------------------------------
+  function wire() {
+    $("#q").addEventListener("input", (e) => {
+      state.query = e.target.value;
+      if (!state.query.trim()) runSearch();
+      else scheduleSearch();
+    });
+    for (const b of $$("[data-scope]")) {
+      b.addEventListener("click", () => {
+        setScope(b.dataset.scope);
+        runSearch();
+      });
+    }
+    for (const b of $$("[data-source]")) {
+      b.addEventListener("click", () => {
+        const s = b.dataset.source;
+        if (state.sources.has(s)) state.sources.delete(s);
+        else state.sources.add(s);
+        b.setAttribute("aria-pressed", String(state.sources.has(s)));
+        runSearch();
+      });
+    }
+    $("#project").addEventListener("change", (e) => {
+      state.project = e.target.value;
+      if (state.scope === "project") runSearch();
+    });
+    $("#lang").addEventListener("change", (e) => setLanguage(e.target.value).catch(showError));
+    $("#search-toggle").addEventListener("click", () => (state.searchOpen ? closeSearch() : openSearch()));
+    $("#drawer-close").addEventListener("click", closeDrawer);
+    $("#scrim").addEventListener("click", closeDrawer);
+    $("#results").addEventListener("click", (e) => {
+      const row = e.target.closest(".card-row");
+      if (!row) return;
+      const li = e.target.closest(".hit");
+      openDrawer(row.dataset.task, li ? row._card.hits[Number(li.dataset.hit)] : null);
+    });
+    $("#results").addEventListener("keydown", (e) => {
+      const row = e.target.closest(".card-row");
+      if (row && (e.key === "Enter" || e.key === " ")) {
+        e.preventDefault();
+        openDrawer(row.dataset.task, null);
+      }
+    });
+    document.addEventListener("keydown", (e) => {
+      if (e.isComposing) return;
+      if (e.key === "Escape") {
+        if (closeDrawer()) e.preventDefault();
+        else if (state.searchOpen) {
+          e.preventDefault();
+          closeSearch();
+        }
+        return;
+      }
+      if ((e.key === "s" || e.key === "S") && !e.ctrlKey && !e.metaKey && !e.altKey && !isTyping(e.target)) {
+        e.preventDefault();
+        if (state.drawer) closeDrawer();
+        openSearch();
+      }
+    });
+  }
+
+  async function start() {
+    state.fallback = await loadCatalog("en");
+    await setLanguage(pickLanguage());
+    wire();
+    setScope("project");
+    openSearch();
+    if (!token) {
+      showError(new APIError(401, "UNAUTHORIZED", ""));
+      return;
+    }
+    try {
+      const p = await api("projects", {});
+      state.projects = p.projects;
+      if (!state.projects.some((x) => x.id === state.project)) state.project = p.current || (state.projects[0] && state.projects[0].id) || null;
+      const sel = $("#project");
+      sel.replaceChildren(...state.projects.map((x) => Object.assign(el("option", null, x.title), { value: x.id })));
+      if (state.project) sel.value = state.project;
+      if (!state.project) setScope("all");
+      renderHomeStats();
+    } catch (err) {
+      showError(err);
+    }
+  }
+  start().catch((err) => showNotices([[String(err), "error"]]));
+})();
