@@ -48,7 +48,12 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
-	return func(done, _ int64) { bar.Set64(done) }, func() { bar.Finish() }
+	return func(done, max int64) {
+		if max > 0 && max != bar.GetMax64() {
+			bar.ChangeMax64(max)
+		}
+		bar.Set64(done)
+	}, func() { bar.Finish() }
 }
 
 func spaceImportCommand(env *Env) *cli.Command {

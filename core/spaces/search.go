@@ -161,6 +161,9 @@ func (in *SearchInput) validate() error {
 	if !utf8.ValidString(in.Query) {
 		return errs.Invalidf("the query is not valid UTF-8")
 	}
+	if strings.ContainsRune(in.Query, 0) {
+		return errs.Invalidf("the query contains a NUL character")
+	}
 	if in.Context < 0 || in.Context > MaxContext {
 		return errs.Invalidf("--context %d is out of range 0..%d", in.Context, MaxContext)
 	}
@@ -229,6 +232,11 @@ func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 		return Answer{}, err
 	}
 	defer st.Close()
+	if ok, err := st.hasFTS5(context.Background()); err != nil {
+		return Answer{}, err
+	} else if !ok {
+		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
+	}
 	return st.search(caller.User, current, in, false)
 }
 

@@ -662,3 +662,53 @@ func FuzzSplitQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSearchQuery sends arbitrary queries through the real SQL: quoting must keep every FTS5
+// operator literal (no syntax error ever reaches the user) and MATCH must agree with LIKE.
+func FuzzSearchQuery(f *testing.F) {
+	for _, s := range []string{"認証", `"`, `a"b" OR c`, "NEAR(a b)", "*", "^x", "x:y", "-x", "+", "'", `\%_`, "ＡＮＤ", "a\x00b"} {
+		f.Add(s)
+	}
+	data, err := os.ReadFile(fixturePath(&testing.T{}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := f.TempDir()
+	if _, err := workspace.Init(dir); err != nil {
+		f.Fatal(err)
+	}
+	ws, err := workspace.Open(dir, dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	w, err := Open(ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := w.Import(strings.NewReader(string(data)), 0, nil); err != nil {
+		f.Fatal(err)
+	}
+	w.Close()
+	st, err := OpenRead(ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { st.Close() })
+	f.Fuzz(func(t *testing.T, q string) {
+		in := SearchInput{Query: q, Limit: MaxLimit}
+		if in.validate() != nil {
+			return
+		}
+		got, err := st.search("bob", "16", in, false)
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		want, err := st.search("bob", "16", in, true)
+		if err != nil {
+			t.Fatalf("query %q (LIKE): %v", q, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("query %q: MATCH %v != LIKE %v", q, refs(got), refs(want))
+		}
+	})
+}
