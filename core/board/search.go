@@ -212,19 +212,21 @@ func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, err
 	for _, m := range matches {
 		c := &ix.cards[m.card]
 		p := &ix.projects[c.proj]
+		// Strings are copied: the index may alias a mapped snapshot that outlives no result.
 		cr := CardResult{
-			TaskID: c.id, ProjectID: p.id, ProjectTitle: p.title, Title: c.title, Status: c.status,
-			Type: c.typ, Archived: c.archived, UpdatedAt: c.updatedAt, Hits: []Hit{},
+			TaskID: strings.Clone(c.id), ProjectID: strings.Clone(p.id), ProjectTitle: strings.Clone(p.title),
+			Title: strings.Clone(c.title), Status: strings.Clone(c.status), Type: strings.Clone(c.typ),
+			Archived: c.archived, UpdatedAt: strings.Clone(c.updatedAt), Hits: []Hit{},
 		}
 		if c.workspaceID != "" {
-			ws := c.workspaceID
+			ws := strings.Clone(c.workspaceID)
 			cr.WorkspaceID = &ws
 		}
 		for _, fi := range ix.topHits(m.hits) {
 			f := &ix.fields[fi]
 			snip, ranges := makeSnippet(ix.original(f), occurrences(ix.folded(f), terms))
 			cr.Hits = append(cr.Hits, Hit{
-				Source: sourceAt(f.source), RefID: ix.refID(f), Field: fieldName(f.name), Snippet: snip, Ranges: ranges,
+				Source: sourceAt(f.source), RefID: strings.Clone(ix.refID(f)), Field: fieldName(f.name), Snippet: snip, Ranges: ranges,
 				At: formatTime(f.at), Status: ideaStatus(f.status),
 			})
 		}
@@ -233,6 +235,7 @@ func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, err
 	if mask.has(SourceMemory) {
 		res.Memory = ix.matchMemory(q, scope)
 	}
+	runtime.KeepAlive(ix)
 	return res, nil
 }
 
@@ -268,8 +271,12 @@ func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentRe
 	for _, m := range matches {
 		c := &ix.cards[m.card]
 		ac := AgentCard{
-			TaskID: c.id, Title: c.title, Status: c.status, Type: c.typ, Tags: append([]string{}, c.tags...),
-			Archived: c.archived, UpdatedAt: c.updatedAt, Summary: agentSummary(c), Hits: []AgentHit{},
+			TaskID: strings.Clone(c.id), Title: strings.Clone(c.title), Status: strings.Clone(c.status),
+			Type: strings.Clone(c.typ), Tags: []string{}, Archived: c.archived,
+			UpdatedAt: strings.Clone(c.updatedAt), Summary: strings.Clone(agentSummary(c)), Hits: []AgentHit{},
+		}
+		for _, t := range c.tags {
+			ac.Tags = append(ac.Tags, strings.Clone(t))
 		}
 		for _, fi := range ix.topHits(m.hits) {
 			f := &ix.fields[fi]
@@ -278,6 +285,7 @@ func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentRe
 		}
 		res.Cards = append(res.Cards, ac)
 	}
+	runtime.KeepAlive(ix)
 	return res, nil
 }
 
@@ -686,7 +694,7 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 		f := &ix.fields[fm.field]
 		snip, ranges := makeSnippet(ix.original(f), occurrences(ix.folded(f), terms))
 		out = append(out, MemoryResult{
-			ID: m.id, ProjectID: ix.projects[m.proj].id, Kind: m.kind, Title: m.title,
+			ID: strings.Clone(m.id), ProjectID: strings.Clone(ix.projects[m.proj].id), Kind: strings.Clone(m.kind), Title: strings.Clone(m.title),
 			Snippet: snip, Ranges: ranges,
 		})
 	}

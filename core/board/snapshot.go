@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
 	"path/filepath"
+	"runtime"
 	"unsafe"
 
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -33,6 +33,21 @@ func snapshotPath(ws *workspace.Workspace) (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, snapshotName), nil
+}
+
+// fieldTablePad is how many zero bytes precede the field table that would start at body offset
+// off, so that the table is 8-byte aligned in the file (and in memory, where the file is mapped
+// page-aligned or read into a large allocation) and can be used in place.
+func fieldTablePad(off int) int { return (8 - (headerBytes+off)%8) % 8 }
+
+// fieldsInPlace reports whether the field records in raw can be used as []field without copying:
+// the struct has exactly the record layout, the machine is little-endian and raw is aligned.
+func fieldsInPlace(raw string) bool {
+	var f field
+	return unsafe.Sizeof(f) == fieldRecordBytes && unsafe.Alignof(f) == 8 &&
+		unsafe.Offsetof(f.start) == 8 && unsafe.Offsetof(f.refEnd) == 40 && unsafe.Offsetof(f.source) == 44 && unsafe.Offsetof(f.status) == 47 &&
+		binary.NativeEndian.Uint16([]byte{1, 0}) == 1 &&
+		uintptr(unsafe.Pointer(unsafe.StringData(raw)))%8 == 0
 }
 
 // enc appends the snapshot's primitive values.
@@ -120,6 +135,9 @@ func encodeSnapshot(ix *Index) []byte {
 		body.uv(uint64(m.fieldHi))
 	}
 	body.uv(uint64(len(ix.fields)))
+	for pad := fieldTablePad(len(body.b)); pad > 0; pad-- {
+		body.b = append(body.b, 0)
+	}
 	for _, f := range ix.fields {
 		body.b = binary.LittleEndian.AppendUint64(body.b, uint64(f.at))
 		for _, v := range [...]int32{f.start, f.end, f.ostart, f.oend, f.shift, f.nshift, f.owner, f.refStart, f.refEnd} {
@@ -258,12 +276,24 @@ func uvarintString(s string) (uint64, int) {
 	return 0, 0
 }
 
-// readSnapshot returns the index saved at path when it was built from exactly stamp.
+// readSnapshot returns the index saved at path when it was built from exactly stamp. The index
+// aliases the file's bytes (mapped where the platform allows), which are released only when the
+// index is garbage; results copy every string they take from it.
 func readSnapshot(path string, stamp Stamp) (*Index, error) {
-	data, err := os.ReadFile(path)
+	data, release, err := readWhole(path)
 	if err != nil {
 		return nil, err
 	}
+	ix, err := decodeSnapshot(data, stamp)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	runtime.AddCleanup(ix, func(release func()) { release() }, release)
+	return ix, nil
+}
+
+func decodeSnapshot(data []byte, stamp Stamp) (*Index, error) {
 	if len(data) < headerBytes || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, errSnapshot
 	}
@@ -281,10 +311,16 @@ func readSnapshot(path string, stamp Stamp) (*Index, error) {
 	sum := binary.LittleEndian.Uint32(data[p:])
 	size := binary.LittleEndian.Uint64(data[p+4:])
 	body := data[headerBytes:]
-	if uint64(len(body)) != size || crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+	if uint64(len(body)) != size {
 		return nil, errSnapshot
 	}
+	// The checksum runs on another core while the body is decoded; a mismatch discards both.
+	crc := make(chan uint32, 1)
+	go func() { crc <- crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) }()
 	ix, err := decodeBody(unsafe.String(unsafe.SliceData(body), len(body)))
+	if <-crc != sum {
+		return nil, errSnapshot
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -349,8 +385,12 @@ func decodeBody(s string) (*Index, error) {
 		ix.memory = append(ix.memory, m)
 	}
 	nf := d.count(fieldRecordBytes)
+	d.fixed(fieldTablePad(d.i))
 	raw := d.fixed(nf * fieldRecordBytes)
-	if !d.bad {
+	if !d.bad && nf > 0 && fieldsInPlace(raw) {
+		// The records already have the in-memory layout: use them where they lie.
+		ix.fields = unsafe.Slice((*field)(unsafe.Pointer(unsafe.StringData(raw))), nf)
+	} else if !d.bad {
 		ix.fields = make([]field, nf)
 		for k := range ix.fields {
 			p := k * fieldRecordBytes
