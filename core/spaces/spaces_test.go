@@ -712,3 +712,45 @@ func FuzzSearchQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestImportProgressAndBatches(t *testing.T) {
+	ws := newWorkspace(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"space","id":"s","owner":"o"}` + "\n" + `{"type":"task","id":1,"space":"s"}` + "\n" + `{"type":"task","id":2,"space":"s"}` + "\n")
+	n := BatchSize*2 + 7
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"row %d"}`+"\n", i, i)
+	}
+	text := b.String()
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []int64
+	rep, err := st.Import(strings.NewReader(text), int64(len(text)), func(done, total int64) {
+		if total != int64(len(text)) {
+			t.Errorf("total %d", total)
+		}
+		calls = append(calls, done)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if rep.Comments != n || len(calls) < 3 || calls[len(calls)-1] != int64(len(text)) {
+		t.Errorf("report %+v, progress %v", rep, calls)
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i] < calls[i-1] {
+			t.Errorf("progress went back: %v", calls)
+		}
+	}
+	// the same ids ordered by time then id: the tie on created_at is broken by id, integers by value
+	a := search(t, ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "row", Limit: 3})
+	if got := refs(a); !reflect.DeepEqual(got, []string{fmt.Sprintf("comment:%d", n-1), fmt.Sprintf("comment:%d", n-2), fmt.Sprintf("comment:%d", n-3)}) {
+		t.Errorf("tie order = %v", got)
+	}
+}
