@@ -322,9 +322,13 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 	if !seenAlias {
 		t.Errorf("a symlink inside the workspace should be searched")
 	}
-	// Oversized files are reported even when the hit limit cuts the scan short.
+	// When the hit limit cuts the scan short, files after the cut are not reported.
 	res, _ = KnowledgeSearch(ws, SearchInput{Query: "oauth", Limit: ptr(1)})
-	if !res.Truncated || !reflect.DeepEqual(res.Skipped, wantSkipped) {
+	if !res.Truncated || len(res.Skipped) != 0 {
+		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
+	}
+	res, _ = KnowledgeSearch(ws, SearchInput{Query: "oauth", Limit: ptr(3), Context: ptr(0)})
+	if !res.Truncated || !reflect.DeepEqual(res.Skipped, wantSkipped[:2]) {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
 

@@ -253,12 +253,7 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 		}
 		if out.truncated {
 			stop.Store(true)
-			// Files after the cut are not searched, but oversized ones are still reported.
-			for j := i + 1; j < n; j++ {
-				if unsearchable(root, ws.Root, files[j].rel) {
-					skipped = append(skipped, files[j].rel)
-				}
-			}
+			// Files after the cut are neither searched nor reported in skipped.
 			break
 		}
 	}
@@ -317,20 +312,6 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	return files, skipped, nil
-}
-
-// unsearchable reports, without reading it, a file that a scan would report in skipped: one over
-// the size limit, or a symlink leaving the workspace.
-func unsearchable(root *os.Root, wsRoot, rel string) bool {
-	lst, err := root.Lstat(rel)
-	if err != nil {
-		return false
-	}
-	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, rel, wsRoot) {
-		return true
-	}
-	st, err := root.Stat(rel)
-	return err == nil && st.Mode().IsRegular() && st.Size() > MaxSearchFileSize
 }
 
 // symlinkEscapes reads the link at rel and reports whether its target lies outside the workspace

@@ -169,6 +169,7 @@ func (f *Folder) Fold(src []byte) []byte {
 // Needle is a query folded once, ready to be matched against many folded texts.
 type Needle struct {
 	folded []byte
+	rare   int // offset in folded of the byte least likely to occur, where a search starts looking
 	// anchors are byte strings of which a text must contain at least one to hold a match: the
 	// forms, before folding, of one rare character of the query. nil means no prefilter.
 	anchors [][]byte
@@ -178,7 +179,39 @@ type Needle struct {
 func NewNeedle(query string) Needle {
 	n := Needle{folded: []byte(Fold(query))}
 	n.anchors = anchorsFor(string(n.folded))
+	best := 1 << 30
+	for i, b := range n.folded {
+		score := 200 // lead bytes of multi-byte characters repeat a lot in CJK text
+		switch {
+		case b < utf8.RuneSelf:
+			score = 100 + strings.IndexByte(anchorRank, b)
+		case b < 0xC0:
+			score = 150
+		}
+		if score < best {
+			n.rare, best = i, score
+		}
+	}
 	return n
+}
+
+// index is the first offset of the needle in folded text, or -1: it looks for the needle's rarest
+// byte with IndexByte and checks the whole needle around it, which beats bytes.Index when the
+// needle starts with a common letter.
+func (n Needle) index(hay []byte) int {
+	q, k := n.folded, n.rare
+	for pos := 0; pos+len(q) <= len(hay); {
+		i := bytes.IndexByte(hay[pos+k:len(hay)-len(q)+k+1], q[k])
+		if i < 0 {
+			return -1
+		}
+		start := pos + i
+		if string(hay[start:start+len(q)]) == string(q) {
+			return start
+		}
+		pos = start + 1
+	}
+	return -1
 }
 
 // anchorRank orders ASCII bytes from rarest to most common in prose and code; bytes not listed
@@ -291,16 +324,92 @@ func (n Needle) MayMatch(text []byte) bool {
 func (n Needle) Len() int { return len(n.folded) }
 
 // MatchingLines appends to dst the 1-based numbers of the lines of text that contain the needle
-// (each line once, ascending), folding text with f. Lines end at '\n'; folding never creates or
-// removes a '\n', so line numbers in the folded text are those of the original.
+// (each line once, ascending), folding with f. Lines end at '\n'; folding never creates or removes
+// a '\n' and works rune by rune, so a line folds on its own to what it is within the whole text.
+// With anchors, only the lines that hold one of them are folded and matched.
 func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
-	if len(n.folded) == 0 || bytes.IndexByte(n.folded, '\n') >= 0 || !n.MayMatch(text) {
+	if len(n.folded) == 0 || bytes.IndexByte(n.folded, '\n') >= 0 {
 		return dst
 	}
-	folded := f.Fold(text)
+	if n.anchors == nil {
+		return n.matchFolded(f.Fold(text), dst)
+	}
+	occurrences := 0 // of the one-byte forms; the multi-byte ones are rare, only presence matters
+	for _, a := range n.anchors {
+		if len(a) == 1 {
+			occurrences += bytes.Count(text, a)
+		}
+	}
+	for _, a := range n.anchors {
+		if occurrences > 0 {
+			break
+		}
+		if len(a) > 1 && bytes.Index(text, a) >= 0 {
+			occurrences = 1
+		}
+	}
+	if occurrences == 0 {
+		return dst
+	}
+	if occurrences*4 > bytes.Count(text, []byte{'\n'}) {
+		// The anchor is on most lines: folding the whole text at once is cheaper.
+		return n.matchFolded(f.Fold(text), dst)
+	}
+	var nextBuf [16]int
+	next := nextBuf[:0] // next occurrence of each anchor at or after at; -1 when none is left
+	for _, a := range n.anchors {
+		next = append(next, indexFrom(text, a, 0))
+	}
+	line, at := 1, 0 // line is the number of the line that starts at at
+	for {
+		p := -1
+		for i, x := range next {
+			if x >= 0 && x < at {
+				x = indexFrom(text, n.anchors[i], at)
+				next[i] = x
+			}
+			if x >= 0 && (p < 0 || x < p) {
+				p = x
+			}
+		}
+		if p < 0 {
+			return dst
+		}
+		start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
+		line += bytes.Count(text[at:start], []byte{'\n'})
+		end := len(text)
+		if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
+			end = p + nl
+		}
+		if n.index(f.Fold(text[start:end])) >= 0 {
+			dst = append(dst, line)
+		}
+		if end == len(text) {
+			return dst
+		}
+		at, line = end+1, line+1
+	}
+}
+
+// indexFrom is the index of a in text at or after from, or -1.
+func indexFrom(text, a []byte, from int) int {
+	var i int
+	if len(a) == 1 {
+		i = bytes.IndexByte(text[from:], a[0])
+	} else {
+		i = bytes.Index(text[from:], a)
+	}
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// matchFolded finds the needle's lines in an already folded text.
+func (n Needle) matchFolded(folded []byte, dst []int) []int {
 	line, at := 1, 0 // line number of folded[at]
 	for pos := 0; pos < len(folded); {
-		i := bytes.Index(folded[pos:], n.folded)
+		i := n.index(folded[pos:])
 		if i < 0 {
 			break
 		}
