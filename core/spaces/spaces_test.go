@@ -356,7 +356,7 @@ func dump(t *testing.T, ws *workspace.Workspace) string {
 
 func TestImportBadLines(t *testing.T) {
 	ws := newWorkspace(t)
-	text := strings.Join([]string{
+	text := "\ufeff" + strings.Join([]string{
 		`{"type":"space","id":"s","name":"S","owner":"o"}`,
 		`not json`,
 		`{"type":"task","id":1,"space":"s","title":"T"}`,

@@ -2,6 +2,7 @@ package spaces
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -162,6 +163,9 @@ func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport
 		if len(line) > 0 {
 			done += int64(len(line))
 			rep.Lines++
+			if rep.Lines == 1 {
+				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
+			}
 			trimmed := strings.TrimSpace(string(line))
 			if trimmed != "" {
 				rec, perr := parseLine([]byte(trimmed))
