@@ -247,9 +247,6 @@ func didYouMean(slug string, candidates []string, refs bool) string {
 		}
 	}
 	matches := fuzzy.Find(slug, keys)
-	if len(matches) == 0 {
-		return ""
-	}
 	sort.SliceStable(matches, func(i, j int) bool {
 		if matches[i].Score != matches[j].Score {
 			return matches[i].Score > matches[j].Score
@@ -257,13 +254,57 @@ func didYouMean(slug string, candidates []string, refs bool) string {
 		return matches[i].Index < matches[j].Index
 	})
 	var out []string
+	seen := map[int]bool{}
 	for _, m := range matches {
-		out = append(out, candidates[m.Index])
 		if len(out) == 3 {
 			break
 		}
+		out = append(out, candidates[m.Index])
+		seen[m.Index] = true
+	}
+	// fuzzy matches the typed letters in order, so a typo ("link-expire" for "link-expiry")
+	// finds nothing; close names by edit distance fill the remaining places.
+	type near struct{ i, d int }
+	var nears []near
+	limit := max(2, utf8.RuneCountInString(slug)/3)
+	for i, k := range keys {
+		if d := editDistance(slug, k); !seen[i] && d <= limit {
+			nears = append(nears, near{i, d})
+		}
+	}
+	sort.SliceStable(nears, func(a, b int) bool { return nears[a].d < nears[b].d })
+	for _, n := range nears {
+		if len(out) == 3 {
+			break
+		}
+		out = append(out, candidates[n.i])
+	}
+	if len(out) == 0 {
+		return ""
 	}
 	return "; did you mean " + strings.Join(out, ", ") + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // notFound is the NOT_FOUND error for an entry, with fuzzy suggestions from the same kind.

@@ -577,3 +577,21 @@ func FuzzFrontmatter(f *testing.F) {
 		}
 	})
 }
+
+func TestDidYouMeanTypos(t *testing.T) {
+	cands := []string{"link-expiry", "link-stats", "auth-flow", "認証トークンの保存"}
+	for slug, want := range map[string]string{
+		"link-expire":  "link-expiry",
+		"auth":         "auth-flow",
+		"認証トークン保存":     "認証トークンの保存",
+		"completely-x": "",
+	} {
+		got := didYouMean(slug, cands, false)
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("didYouMean(%q) = %q, want %q", slug, got, want)
+		}
+	}
+	if got := didYouMean("link", cands, false); got != "; did you mean link-stats, link-expiry?" {
+		t.Errorf("ranking: %q", got)
+	}
+}
