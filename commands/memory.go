@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -95,6 +96,9 @@ func memoryCommand(env *Env) *cli.Command {
 					src := c.String("file")
 					if src == "" {
 						src = "-"
+					}
+					if f, ok := env.Stdin.(*os.File); ok && src == "-" && isTerminal(f) {
+						fmt.Fprintln(env.Stderr, "reading the entry from standard input; end it with Ctrl-D")
 					}
 					data, err := env.readInput(src)
 					if err != nil {

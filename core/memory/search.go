@@ -188,13 +188,13 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 	if err != nil {
 		return nil, outcome{}, err
 	}
-	dirs := map[string]*os.File{}
+	dirs := map[string]int{} // descriptors of the kind directories, opened through root, for readAt
 	for _, k := range ks {
 		if k.dir() == "" {
 			continue
 		}
 		if d, err := root.Open(k.dir()); err == nil {
-			dirs[k.dir()] = d
+			dirs[k.dir()] = int(d.Fd()) // once, before the workers start: Fd is not free
 			defer d.Close()
 		}
 	}
@@ -328,7 +328,7 @@ func symlinkEscapes(root *os.Root, rel, wsRoot string) bool {
 type scanner struct {
 	root    *os.Root
 	wsRoot  string
-	dirs    map[string]*os.File // kind directories opened through root, for readAt
+	dirs    map[string]int // descriptors of the kind directories, opened through root, for readAt
 	p       params
 	folder  *textmatch.Folder
 	buf     []byte
@@ -386,8 +386,8 @@ const (
 
 // read returns the content of c, or why there is none.
 func (s *scanner) read(c *candidate) ([]byte, readStatus) {
-	if d := s.dirs[c.kind.dir()]; d != nil && c.kind != KindSummary {
-		buf, st := readAt(int(d.Fd()), c.rel[len(c.kind.dir())+1:], s.buf)
+	if fd, ok := s.dirs[c.kind.dir()]; ok && c.kind != KindSummary {
+		buf, st := readAt(fd, c.rel[len(c.kind.dir())+1:], s.buf)
 		s.buf = buf[:0]
 		if st != readFallback {
 			return buf, st
