@@ -46,6 +46,9 @@ func boardImportCommand(env *Env) *cli.Command {
 					return errs.Wrap(errs.Invalid, err, "board import")
 				}
 				defer f.Close()
+				if st, err := f.Stat(); err == nil && st.IsDir() {
+					return errs.Invalidf("board import: %s is a directory, not a board document", name)
+				}
 				in = f
 			}
 			ws, err := env.Workspace()

@@ -189,6 +189,7 @@ func TestAcceptance2TermsPhrasesTags(t *testing.T) {
 	check("#PERF", "c1")
 	check("#module/storage", "c8", "c1")
 	check("#mod")
+	check("#module/ ログイン", "c2")
 	check("#module 迁移", "c1", "c8")
 	check("#ux", "c6")
 	check("#module/auth ログイン", "c2")

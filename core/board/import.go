@@ -53,7 +53,7 @@ type parsedBoard struct {
 func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxImportBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read board document: %w", err)
+		return nil, errs.Wrap(errs.Invalid, err, "read board document")
 	}
 	if len(data) > maxImportBytes {
 		return nil, errs.Invalidf("board document is larger than %d bytes", maxImportBytes)

@@ -88,10 +88,10 @@ func ParseQuery(s string) (Query, error) {
 }
 
 // tagMatches is the board's tag rule: a card tag equal to the filter or starting with filter + "/",
-// both folded (so #module matches module/storage, but not modules).
+// both folded (so #module and #module/ match module/storage, but not modules).
 func tagMatches(filter string, folded []string) bool {
 	for _, t := range folded {
-		if t == filter || strings.HasPrefix(t, filter) && len(t) > len(filter) && t[len(filter)] == '/' {
+		if t == filter || strings.HasPrefix(t, strings.TrimSuffix(filter, "/")+"/") {
 			return true
 		}
 	}

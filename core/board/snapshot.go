@@ -20,8 +20,8 @@ import (
 const (
 	snapshotName    = "board.snapshot"
 	snapshotMagic   = "CAIRNBS\x00"
-	snapshotVersion = 1
-	stampBytes      = 8 + 3*(1+8+8+8+8)
+	snapshotVersion = 2
+	stampBytes      = 8 + 4*(1+8+8+8+8)
 	headerBytes     = len(snapshotMagic) + 4 + stampBytes + 4 + 8
 )
 
@@ -74,7 +74,7 @@ func boolByte(v bool) byte {
 
 func (e *enc) stamp(s Stamp) {
 	e.u64(uint64(s.Revision))
-	for _, f := range []FileStamp{s.DB, s.Summaries, s.Memory} {
+	for _, f := range []FileStamp{s.DB, s.WAL, s.Summaries, s.Memory} {
 		e.flag(f.Exists)
 		e.u64(uint64(f.Size))
 		e.u64(uint64(f.ModNano))

@@ -98,6 +98,15 @@ func TestSnapshotStaleness(t *testing.T) {
 	if len(search(t, ix, "REIMPORTWORD").Cards) != 1 || ix.Revision() != 8 {
 		t.Errorf("reload after re-import")
 	}
+	// A WAL-mode writer commits to board.db-wal without touching board.db.
+	os.WriteFile(ws.Path(DBPath)+"-wal", nil, 0o644)
+	if stale, _ := ix.Stale(ws); !stale {
+		t.Errorf("a new board.db-wal not noticed")
+	}
+	os.Remove(ws.Path(DBPath) + "-wal")
+	if stale, _ := ix.Stale(ws); stale {
+		t.Errorf("stale without a change")
+	}
 	// Memory file removed: stale, and memory is simply empty.
 	os.Remove(ws.Path(MemoryPath))
 	if stale, _ := ix.Stale(ws); !stale {

@@ -22,8 +22,10 @@ type FileStamp struct {
 
 // Stamp is what a prepared board was built from; equal stamps mean the snapshot is current.
 type Stamp struct {
-	Revision  int64
-	DB        FileStamp
+	Revision int64
+	DB       FileStamp
+	// WAL is board.db-wal: a writer in WAL mode commits there without touching board.db.
+	WAL       FileStamp
 	Summaries FileStamp
 	Memory    FileStamp
 }
@@ -40,11 +42,14 @@ func statFile(path string) (FileStamp, error) {
 	return FileStamp{Exists: true, Size: fi.Size(), ModNano: fi.ModTime().UnixNano(), Dev: dev, Ino: ino}, nil
 }
 
-// fileStamps stats the three board files; the revision is filled in by the caller.
+// fileStamps stats the board files; the revision is filled in by the caller.
 func fileStamps(ws *workspace.Workspace) (Stamp, error) {
 	var s Stamp
 	var err error
 	if s.DB, err = statFile(ws.Path(DBPath)); err != nil {
+		return s, err
+	}
+	if s.WAL, err = statFile(ws.Path(DBPath) + "-wal"); err != nil {
 		return s, err
 	}
 	if s.Summaries, err = statFile(ws.Path(SummariesPath)); err != nil {
