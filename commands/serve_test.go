@@ -1,0 +1,131 @@
+package commands_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServe runs the real binary: it loads the board, writes the token with mode 0600, prints
+// the URL with the token, answers /api with the token only, logs no query text, and on SIGTERM
+// stops cleanly (exit 0) and removes its token file.
+func TestServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the daemon")
+	}
+	bin := buildCairn(t)
+	ws := newWorkspace(t, bin)
+	_, file, _, _ := runtime.Caller(0)
+	fixture := filepath.Join(filepath.Dir(file), "..", "fixtures", "board", "board.json")
+	if out, err := exec.Command(bin, "-C", ws, "board", "import", fixture).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v %s", err, out)
+	}
+
+	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var log bytes.Buffer
+	urlc := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := re.FindString(sc.Text()); m != "" {
+				urlc <- m
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urlc:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no URL on stderr")
+	}
+	base, token, _ := strings.Cut(url, "/?token=")
+
+	tokenPath := filepath.Join(ws, ".cairn", "serve.token")
+	fi, err := os.Stat(tokenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if data, _ := os.ReadFile(tokenPath); strings.TrimSpace(string(data)) != token {
+		t.Errorf("token file %q does not hold the printed token", data)
+	}
+
+	call := func(auth, body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api", strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	const search = `{"action":"search","input":{"query":"secretquerytext 迁移","projectId":null}}`
+	if status, _ := call("", search); status != http.StatusUnauthorized {
+		t.Errorf("no token: %d", status)
+	}
+	status, body := call("Bearer "+token, search)
+	if status != http.StatusOK || !strings.Contains(body, `"cards"`) {
+		t.Errorf("search: %d %s", status, body)
+	}
+	cli, err := exec.Command(bin, "-C", ws, "--json", "board", "search", "secretquerytext 迁移").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != string(cli) {
+		t.Errorf("HTTP and CLI answers differ:\n%s\n%s", body, cli)
+	}
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(page, []byte("/static/app.js")) {
+		t.Errorf("GET /: %d", resp.StatusCode)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, log.String())
+	}
+	if _, err := os.Stat(tokenPath); !os.IsNotExist(err) {
+		t.Errorf("token file left after shutdown: %v", err)
+	}
+	if strings.Contains(log.String(), "secretquerytext") {
+		t.Errorf("query text in the daemon's log:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "search 200") || !strings.Contains(log.String(), "stopped") {
+		t.Errorf("log lacks the request line or the stop:\n%s", log.String())
+	}
+}
