@@ -32,7 +32,7 @@ type ImportResult struct {
 // maxImportBytes bounds an import document so a wrong file cannot exhaust memory.
 const maxImportBytes = 1 << 30
 
-// board is a validated import document, ready to write.
+// parsedBoard is a validated import document, ready to write.
 type parsedBoard struct {
 	revision  int64
 	projects  []Project
@@ -440,39 +440,51 @@ func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
 		}
 		return nil
 	}
-	steps := []error{
-		insert(`INSERT INTO projects VALUES (?,?,?,?)`, len(b.projects), func(i int) []any {
-			p := b.projects[i]
-			return []any{p.ID, p.Title, boolInt(p.Archived), boolInt(p.Memory)}
-		}),
-		insert(`INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)`, len(b.cards), func(i int) []any {
-			c := b.cards[i]
-			tags := c.Tags
-			if tags == nil {
-				tags = []string{}
-			}
-			tj, _ := json.Marshal(tags)
-			return []any{c.ID, c.Project, c.Title, c.Description, string(tj), c.Type, c.Status, boolInt(c.Archived), c.UpdatedAt, c.WorkspaceID}
-		}),
-		insert(`INSERT INTO events VALUES (?,?,?,?,?,?)`, len(b.events), func(i int) []any {
-			e := b.events[i]
-			return []any{e.ID, e.Card, e.Type, e.Note, e.Actor, e.At}
-		}),
-		insert(`INSERT INTO workpads VALUES (?,?,?,?,?,?,?)`, len(b.workpads), func(i int) []any {
-			w := b.workpads[i]
-			return []any{w.ID, w.Card, w.Kind, w.Description, w.Command, w.Evidence, w.At}
-		}),
-		insert(`INSERT INTO ideas VALUES (?,?,?,?,?,?,?,?)`, len(b.ideas), func(i int) []any {
-			d := b.ideas[i]
-			return []any{d.ID, d.Card, d.Title, d.Detail, d.Rationale, d.Context, d.Status, d.At}
-		}),
-		insert(`INSERT INTO artifacts VALUES (?,?,?,?,?,?,?)`, len(b.artifacts), func(i int) []any {
-			a := b.artifacts[i]
-			return []any{a.ID, a.Card, a.Title, a.Note, a.Target, a.ExternalKey, a.At}
-		}),
+	steps := []func() error{
+		func() error {
+			return insert(`INSERT INTO projects VALUES (?,?,?,?)`, len(b.projects), func(i int) []any {
+				p := b.projects[i]
+				return []any{p.ID, p.Title, boolInt(p.Archived), boolInt(p.Memory)}
+			})
+		},
+		func() error {
+			return insert(`INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)`, len(b.cards), func(i int) []any {
+				c := b.cards[i]
+				tags := c.Tags
+				if tags == nil {
+					tags = []string{}
+				}
+				tj, _ := json.Marshal(tags)
+				return []any{c.ID, c.Project, c.Title, c.Description, string(tj), c.Type, c.Status, boolInt(c.Archived), c.UpdatedAt, c.WorkspaceID}
+			})
+		},
+		func() error {
+			return insert(`INSERT INTO events VALUES (?,?,?,?,?,?)`, len(b.events), func(i int) []any {
+				e := b.events[i]
+				return []any{e.ID, e.Card, e.Type, e.Note, e.Actor, e.At}
+			})
+		},
+		func() error {
+			return insert(`INSERT INTO workpads VALUES (?,?,?,?,?,?,?)`, len(b.workpads), func(i int) []any {
+				w := b.workpads[i]
+				return []any{w.ID, w.Card, w.Kind, w.Description, w.Command, w.Evidence, w.At}
+			})
+		},
+		func() error {
+			return insert(`INSERT INTO ideas VALUES (?,?,?,?,?,?,?,?)`, len(b.ideas), func(i int) []any {
+				d := b.ideas[i]
+				return []any{d.ID, d.Card, d.Title, d.Detail, d.Rationale, d.Context, d.Status, d.At}
+			})
+		},
+		func() error {
+			return insert(`INSERT INTO artifacts VALUES (?,?,?,?,?,?,?)`, len(b.artifacts), func(i int) []any {
+				a := b.artifacts[i]
+				return []any{a.ID, a.Card, a.Title, a.Note, a.Target, a.ExternalKey, a.At}
+			})
+		},
 	}
-	for _, err := range steps {
-		if err != nil {
+	for _, step := range steps {
+		if err := step(); err != nil {
 			return 0, err
 		}
 	}
