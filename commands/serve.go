@@ -32,7 +32,7 @@ func serveCommand(env *Env) *cli.Command {
 			"Tools called over /api run with this command's identity flags (--user, --task, --card, ...).\n" +
 			"Stops cleanly on SIGINT or SIGTERM. The log on stderr holds durations and counts, never queries.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7777", Usage: "listen address HOST:PORT (port 0 picks a free one)", EnvVars: []string{"CAIRN_SERVE_ADDR"}},
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7777", Usage: "listen address HOST:PORT (port 0 picks a free one)"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a listen address other than loopback (the API is plain HTTP: use it only behind TLS or on a trusted network)"},
 		},
 		Action: func(c *cli.Context) error {
