@@ -127,11 +127,13 @@ type hit struct {
 	fm      *Frontmatter
 }
 
+// fileResult is what scanning one file produced: at most limit+1 hits, or that it was skipped.
 type fileResult struct {
 	hits    []hit
 	skipped bool
 }
 
+// outcome is the part of a search result that does not depend on the kind of hit.
 type outcome struct {
 	truncated bool
 	skipped   []string
@@ -146,6 +148,7 @@ type params struct {
 	knowledge bool
 }
 
+// searchParams validates the input and merges it with the manifest's limits.
 func searchParams(ws *workspace.Workspace, in SearchInput) (params, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" {
@@ -179,9 +182,9 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 		return nil, outcome{}, err
 	}
 	p.knowledge = len(ks) == 1 && ks[0] == KindKnowledge
-	root, err := os.OpenRoot(ws.Root)
+	root, err := OpenRoot(ws)
 	if err != nil {
-		return nil, outcome{}, fmt.Errorf("open workspace %s: %w", ws.Root, err)
+		return nil, outcome{}, err
 	}
 	defer root.Close()
 	files, skipped, err := listCandidates(root, ks)

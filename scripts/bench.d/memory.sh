@@ -34,13 +34,13 @@ know_pair() {
 }
 
 know_record() { if type record >/dev/null 2>&1; then record "$@"; fi; }
-printf '  %-46s %9s %9s %7s\n' "query" "cairn ms" "rg ms" "ratio"
+printf '  %-60s %9s %9s %7s\n' "query" "cairn ms" "rg ms" "ratio"
 # label|query|extra cairn flags
 while IFS='|' read -r label q extra; do
   # shellcheck disable=SC2086
   know_pair knowledge search "$q" $extra -- -i -n -C3 "$q"
   hits=$( (cd "$know_ws" && rg -i -c "$q" knowledge || true) | awk -F: '{n += $NF} END {print n+0}')
-  printf '  %-46s %9s %9s %7s\n' "$label ($hits matching lines)" "$KNOW_CAIRN_MS" "$KNOW_RG_MS" "$(ratio "$KNOW_CAIRN_MS" "$KNOW_RG_MS")"
+  printf '  %-60s %9s %9s %7s\n' "$label ($hits matching lines)" "$KNOW_CAIRN_MS" "$KNOW_RG_MS" "$(ratio "$KNOW_CAIRN_MS" "$KNOW_RG_MS")"
   # shellcheck disable=SC2086
   peak=$( { /usr/bin/time -f "%M" "$CAIRN" -C "$know_ws" knowledge search "$q" $extra >/dev/null; } 2>&1 | tail -1)
   know_record "knowledge search, $label, $KNOW_N files" "cairn knowledge search" "$KNOW_CAIRN_MS" "rg -i -n -C3" "$KNOW_RG_MS" \
