@@ -527,8 +527,14 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 						}
 					}
 				}
-				for _, ci := range cands {
-					found = ix.scan(&n, ix.cards[ci].fieldLo, ix.cards[ci].fieldHi, found)
+				// Cards with consecutive indices have adjacent text: scan each run in one pass.
+				for i := 0; i < len(cands); {
+					j := i + 1
+					for j < len(cands) && cands[j] == cands[j-1]+1 {
+						j++
+					}
+					found = ix.scan(&n, ix.cards[cands[i]].fieldLo, ix.cards[cands[j-1]].fieldHi, found)
+					i = j
 				}
 			}
 			var next []int32
