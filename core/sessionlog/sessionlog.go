@@ -140,8 +140,8 @@ type Log struct {
 // LockPath is where the log's flock lives.
 func (l Log) LockPath() string { return l.Path + ".lock" }
 
-// Read opens the log under a shared lock and calls fn with a scanner; a missing log reads as empty.
-func (l Log) Read(fn func(*Scanner) error) error {
+// Read opens the log under a shared lock and calls fn with its content; a missing log reads as empty.
+func (l Log) Read(fn func(io.Reader) error) error {
 	lock, err := workspace.LockFile(l.LockPath(), false, l.Wait)
 	if err != nil {
 		return err
@@ -152,12 +152,26 @@ func (l Log) Read(fn func(*Scanner) error) error {
 
 // ReadWithoutLock reads a log that cairn never writes (a Claude Code transcript), so no lock file
 // is created beside it.
-func (l Log) ReadWithoutLock(fn func(*Scanner) error) error { return l.readUnlocked(fn) }
+func (l Log) ReadWithoutLock(fn func(io.Reader) error) error { return l.readUnlocked(fn) }
 
-func (l Log) readUnlocked(fn func(*Scanner) error) error {
+// errReader remembers a read error so it is reported even when the consumer stops early.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		e.err = err
+	}
+	return n, err
+}
+
+func (l Log) readUnlocked(fn func(io.Reader) error) error {
 	f, err := os.Open(l.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fn(NewScanner(bytes.NewReader(nil)))
+		return fn(bytes.NewReader(nil))
 	}
 	if err != nil {
 		return fmt.Errorf("open session log %s: %w", l.Path, err)
@@ -166,28 +180,31 @@ func (l Log) readUnlocked(fn func(*Scanner) error) error {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return errs.Invalidf("session log %s is a directory", l.Path)
 	}
-	s := NewScanner(f)
-	if err := fn(s); err != nil {
+	r := &errReader{r: f}
+	if err := fn(r); err != nil {
+		if r.err != nil {
+			return fmt.Errorf("read session log %s: %w", l.Path, r.err)
+		}
 		return err
 	}
-	if err := s.Err(); err != nil {
-		return fmt.Errorf("read session log %s: %w", l.Path, err)
+	if r.err != nil {
+		return fmt.Errorf("read session log %s: %w", l.Path, r.err)
 	}
 	return nil
 }
 
 // Update takes the exclusive lock, lets fn read the log and decide what to append, appends those
 // entries (one JSON line each, after isolating a torn tail) and fsyncs before returning.
-func (l Log) Update(fn func(*Scanner) ([]any, error)) error {
+func (l Log) Update(fn func(io.Reader) ([]any, error)) error {
 	lock, err := workspace.LockFile(l.LockPath(), true, l.Wait)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
 	var entries []any
-	err = l.readUnlocked(func(s *Scanner) error {
+	err = l.readUnlocked(func(r io.Reader) error {
 		var err error
-		entries, err = fn(s)
+		entries, err = fn(r)
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,14 +68,14 @@ func TestUpdateWaitsForLock(t *testing.T) {
 	}
 	defer held.Unlock()
 	log := Log{Path: p, Wait: 50 * time.Millisecond}
-	err = log.Update(func(*Scanner) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
+	err = log.Update(func(io.Reader) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
 	if errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("err = %v, want STORAGE_BUSY", err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Fatal("a write happened without the lock")
 	}
-	if err := log.Read(func(*Scanner) error { return nil }); errs.CodeOf(err) != errs.Busy {
+	if err := log.Read(func(io.Reader) error { return nil }); errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("shared read under an exclusive lock: %v", err)
 	}
 }

@@ -86,39 +86,39 @@ type claudeCall struct {
 // ReplayClaude replays a Claude Code transcript: TaskCreate/TaskUpdate tool_use blocks on the live
 // branch (the parentUuid chain ending at the newest line, crossing compact_boundary through
 // logicalParentUuid), minus calls whose tool_result is an error. It never writes to the file.
-func ReplayClaude(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) {
+func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	nodes := map[string]claudeNode{}
 	var calls []claudeCall
 	failed := map[string]bool{}
 	newest := ""
-	for s.Next() {
-		ln := s.Line()
+	all := func([]byte) bool { return true }
+	err := sessionlog.Filter(log, all, func(ln sessionlog.Line) bool {
 		if stop.afterLine(ln.No) {
-			break
+			return false
 		}
 		if counts != nil {
 			counts.Lines = ln.No
 		}
 		if ln.Torn {
 			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			continue
+			return true
 		}
 		if len(bytes.TrimSpace(ln.Data)) == 0 {
-			continue
+			return true
 		}
 		var l claudeLine
 		if err := json.Unmarshal(ln.Data, &l); err != nil {
 			r.skip(ln.No, "not valid JSON: %v", err)
-			continue
+			return true
 		}
 		if counts != nil {
 			counts.ByType[l.Type]++
 		}
 		if l.UUID == "" {
-			continue // summaries and other metadata lines are not part of the conversation tree
+			return true // summaries and other metadata lines are not part of the conversation tree
 		}
 		if stop.afterTime(l.Timestamp) {
-			break
+			return false
 		}
 		parent := ""
 		if l.ParentUUID != nil {
@@ -130,11 +130,11 @@ func ReplayClaude(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts)
 		nodes[l.UUID] = claudeNode{parent: parent, line: ln.No}
 		newest = l.UUID
 		if l.Message == nil || len(l.Message.Content) == 0 || l.Message.Content[0] != '[' {
-			continue
+			return true
 		}
 		var blocks []claudeBlock
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
-			continue
+			return true
 		}
 		for _, b := range blocks {
 			switch {
@@ -150,7 +150,8 @@ func ReplayClaude(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts)
 				failed[b.ToolUseID] = true
 			}
 		}
-	}
+		return true
+	})
 	live := map[string]bool{}
 	for id := newest; id != "" && !live[id]; id = nodes[id].parent {
 		if _, ok := nodes[id]; !ok {
@@ -169,6 +170,7 @@ func ReplayClaude(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts)
 		}
 	}
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
+	return err
 }
 
 // claudeEvent converts a tool_use block into cairn's arguments: taskId (a string) becomes taskid,

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/sessionlog"
 )
 
 const transcript = "../../fixtures/claude/transcript.jsonl"
@@ -82,7 +81,7 @@ func TestClaudeInputs(t *testing.T) {
 {"parentUuid":"c","sessionId":"s","type":"user","uuid":"d","message":{"content":"plain text content"}}
 `
 	r := NewReplayer()
-	ReplayClaude(sessionlog.NewScanner(strings.NewReader(log)), r, Stop{}, nil)
+	ReplayClaude(strings.NewReader(log), r, Stop{}, nil)
 	got := r.Store.Tasks()
 	if len(got) != 1 || got[0].Status != InProgress {
 		t.Fatalf("tasks = %+v", got)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -272,7 +273,7 @@ type envelope struct {
 // ReplayCairn streams a cairn JSONL log into r. Task calls are held until the next compaction or
 // the end, so a later error result can cancel them; memory grows with task calls, not log size.
 // With counts set, every line is classified (slower; for `session check`).
-func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) {
+func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	type pending struct {
 		ev     Event
 		failed bool
@@ -286,30 +287,29 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 		}
 		queue = queue[:0]
 	}
-	for s.Next() {
-		ln := s.Line()
+	keep := mayMatter
+	if counts != nil {
+		keep = func([]byte) bool { return true }
+	}
+	err := sessionlog.Filter(log, keep, func(ln sessionlog.Line) bool {
 		if stop.afterLine(ln.No) {
-			break
+			return false
 		}
 		if counts != nil {
 			counts.Lines = ln.No
 		}
 		if ln.Torn {
 			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			continue
+			return true
 		}
 		data := ln.Data
-		candidate := mayMatter(data)
-		if !candidate && counts == nil {
-			continue
-		}
 		if len(bytes.TrimSpace(data)) == 0 {
-			continue
+			return true
 		}
 		var e envelope
 		if err := json.Unmarshal(data, &e); err != nil {
 			r.skip(ln.No, "not valid JSON: %v", err)
-			continue
+			return true
 		}
 		if counts != nil {
 			t := e.Type
@@ -317,12 +317,12 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 				t = "(no type)"
 			}
 			counts.ByType[t]++
-		}
-		if !candidate {
-			continue
+			if !mayMatter(data) {
+				return true
+			}
 		}
 		if stop.afterTime(e.At) {
-			break
+			return false
 		}
 		switch e.Type {
 		case sessionlog.TypeToolCall:
@@ -333,17 +333,17 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 			case "TaskUpdate":
 				kind = Update
 			default:
-				continue
+				return true
 			}
 			args, err := unwrapArgs(e.Arguments)
 			if err != nil {
 				r.skip(ln.No, "%s arguments: %v", e.Name, err)
-				continue
+				return true
 			}
 			queue = append(queue, pending{ev: Event{Line: ln.No, At: e.At, CallID: e.ID, Kind: kind, Args: args}})
 		case sessionlog.TypeToolResult:
 			if !e.IsError {
-				continue
+				return true
 			}
 			for i := len(queue) - 1; i >= 0; i-- {
 				if queue[i].ev.CallID == e.CallID && e.CallID != "" {
@@ -356,18 +356,20 @@ func ReplayCairn(s *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts) 
 			var snap []Task
 			if err := json.Unmarshal(e.Tasks, &snap); err != nil || e.Tasks == nil {
 				r.skip(ln.No, "compact entry without a valid tasks snapshot")
-				continue
+				return true
 			}
 			if err := checkSnapshot(snap); err != nil {
 				r.skip(ln.No, "compact snapshot: %v", err)
-				continue
+				return true
 			}
 			flush()
 			r.Apply(Event{Line: ln.No, At: e.At, Kind: Snapshot, Tasks: snap})
 		}
-	}
+		return true
+	})
 	flush()
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
+	return err
 }
 
 // mayMatter is the cheap pre-filter: can this line be a task call, an error result or a compaction?

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"time"
 
@@ -44,29 +45,16 @@ func (s *Session) format() (string, error) {
 	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude", s.Format)
 }
 
-// replay folds the scanned log into r in the session's format.
-func (s *Session) replay(sc *sessionlog.Scanner, r *Replayer, stop Stop, counts *Counts, format string) {
-	if format == FormatClaude {
-		ReplayClaude(sc, r, stop, counts)
-		return
-	}
-	ReplayCairn(sc, r, stop, counts)
-}
-
 // read replays the whole log (or up to stop) under the shared lock.
 func (s *Session) read(r *Replayer, stop Stop, counts *Counts) error {
 	format, err := s.format()
 	if err != nil {
 		return err
 	}
-	replay := func(sc *sessionlog.Scanner) error {
-		s.replay(sc, r, stop, counts, format)
-		return nil
-	}
 	if format == FormatClaude {
-		return s.Log.ReadWithoutLock(replay)
+		return s.Log.ReadWithoutLock(func(log io.Reader) error { return ReplayClaude(log, r, stop, counts) })
 	}
-	return s.Log.Read(replay)
+	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(log, r, stop, counts) })
 }
 
 // update is Log.Update for cairn logs only: a Claude Code transcript is never written to.
@@ -78,9 +66,11 @@ func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
 	if format == FormatClaude {
 		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
 	}
-	return s.Log.Update(func(sc *sessionlog.Scanner) ([]any, error) {
+	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r := NewReplayer()
-		ReplayCairn(sc, r, Stop{}, nil)
+		if err := ReplayCairn(log, r, Stop{}, nil); err != nil {
+			return nil, err
+		}
 		return fn(r)
 	})
 }
