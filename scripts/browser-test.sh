@@ -4,7 +4,7 @@
 # reduced motion and the partial notice. Installs Debian's chromium with apt-get when it is missing.
 # Not part of `go test` (which must pass without a browser).
 #   scripts/browser-test.sh                  # generated scale-1 board
-#   BOARD=fixtures/demo/board.json QUERY=迁移 scripts/browser-test.sh
+#   BOARD=fixtures/board/board.json QUERY=迁移 PROJECT=p1 scripts/browser-test.sh
 # Prints the directory that holds the screenshots (SHOTS=dir to choose it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +44,7 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { echo "cairn serve printed no URL" >&2; cat "$work/serve.log" >&2; exit 1; }
 
+[ -n "${PROJECT:-}" ] && url="$url&project=$PROJECT"
 echo "== browser test against ${url%%\?*} ($("$chromium" --version 2>/dev/null || echo chromium))"
 status=0
 "$work/browser" -url "$url" -out "$shots" -chromium "$chromium" -query "$query" -corrupt "$ws/board/memory.json" || status=$?

@@ -32,7 +32,8 @@ const boardLock = "board"
 // projectsResult answers the "projects" action.
 type projectsResult struct {
 	Projects []projectInfo `json:"projects"`
-	// Current is the project of the daemon's --card, or null: the page's "This project".
+	// Current is the page's default "This project": the project of the daemon's --card, else the
+	// one with the latest card activity; null when there is no project.
 	Current *string `json:"current"`
 }
 
@@ -40,6 +41,8 @@ type projectInfo struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Cards int    `json:"cards"`
+	// UpdatedAt is the latest updated_at of the project's cards ("" without cards).
+	UpdatedAt string `json:"updatedAt"`
 }
 
 type cardInput struct {
@@ -116,15 +119,15 @@ func dbErr(err error, what string) error {
 func listProjects(ws *workspace.Workspace, card string) (*projectsResult, error) {
 	res := &projectsResult{Projects: []projectInfo{}}
 	err := withBoardDB(ws, func(db *sql.DB) error {
-		rows, err := db.Query(`SELECT p.id, p.title, (SELECT count(*) FROM tasks t WHERE t.project = p.id)
-			FROM projects p WHERE p.archived = 0`)
+		rows, err := db.Query(`SELECT p.id, p.title, count(t.id), coalesce(max(t.updated_at), '')
+			FROM projects p LEFT JOIN tasks t ON t.project = p.id WHERE p.archived = 0 GROUP BY p.id`)
 		if err != nil {
 			return dbErr(err, "read projects")
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var p projectInfo
-			if err := rows.Scan(&p.ID, &p.Title, &p.Cards); err != nil {
+			if err := rows.Scan(&p.ID, &p.Title, &p.Cards, &p.UpdatedAt); err != nil {
 				return dbErr(err, "read projects")
 			}
 			res.Projects = append(res.Projects, p)
@@ -152,6 +155,16 @@ func listProjects(ws *workspace.Workspace, card string) (*projectsResult, error)
 	slices.SortFunc(res.Projects, func(a, b projectInfo) int {
 		return cmp.Or(strings.Compare(a.Title, b.Title), strings.Compare(a.ID, b.ID))
 	})
+	if res.Current == nil && len(res.Projects) > 0 {
+		best := res.Projects[0]
+		for _, p := range res.Projects[1:] {
+			if summaryTime(p.UpdatedAt).After(summaryTime(best.UpdatedAt)) || (p.UpdatedAt == best.UpdatedAt && p.ID < best.ID) {
+				best = p
+			}
+		}
+		id := best.ID
+		res.Current = &id
+	}
 	return res, nil
 }
 

@@ -338,8 +338,8 @@ func TestProjectsAndCard(t *testing.T) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Projects) != 2 || p.Projects[0].ID != "p2" || p.Projects[1].ID != "p1" || p.Projects[1].Cards != 2 || p.Current != nil {
-		t.Errorf("projects (by title, archived left out): %s", data)
+	if len(p.Projects) != 2 || p.Projects[0].ID != "p2" || p.Projects[1].ID != "p1" || p.Projects[1].Cards != 2 || p.Current == nil || *p.Current != "p2" {
+		t.Errorf("projects (by title, archived left out, latest activity current): %s", data)
 	}
 	status, data = api(t, srv, `{"action":"card","input":{"taskId":"c1"}}`)
 	if status != http.StatusOK {

@@ -214,6 +214,7 @@ func (r *run) main(url, chromium, corrupt string) error {
 		if err := r.waitFor(lang.code+" strings", `document.querySelector("#q").placeholder.includes(`+jsString(lang.placeholder)+`)`); err != nil {
 			return err
 		}
+		time.Sleep(300 * time.Millisecond)
 		r.shot("lang-" + lang.code)
 	}
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#lang"), "en"), chromedp.Evaluate[chromedp.Void](`document.querySelector("#lang").dispatchEvent(new Event("change"))`)); err != nil {

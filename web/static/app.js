@@ -277,7 +277,7 @@
         const li = el("li", "hit");
         li.dataset.hit = String(card.hits.indexOf(h));
         const label = el("span", "hit-source", t("hit." + h.source));
-        if (h.source === "card") label.textContent = t("hit.card") + " · " + h.field;
+        if (h.source === "card") label.textContent = t("hit.card") + " · " + t("field." + h.field);
         li.append(label);
         const body = el("span");
         if (h.status) body.append(el("span", "hit-status", t("idea." + h.status) + " · "));
@@ -344,11 +344,11 @@
     else s.append(...children);
     return s;
   }
-  function kv(pairs) {
+  function kv(pairs, mono) {
     const dl = el("dl", "kv");
     for (const [k, v] of pairs) {
       if (!v) continue;
-      dl.append(el("dt", null, k), el("dd", null, v));
+      dl.append(el("dt", null, k), el("dd", mono ? "code" : null, v));
     }
     return dl;
   }
@@ -397,8 +397,7 @@
       item(n.id, [el("span", "item-title", t("event." + n.type)), el("span", null, n.actor), el("span", null, formatTime(n.at))], el("div", "text", n.note))));
     const workpad = section("panel.workpad", "sec-workpad", data.workpads.map((w) => {
       const parts = [el("div", "text", w.description)];
-      if (w.command) parts.push(kv([[t("workpad.command"), w.command]]));
-      if (w.evidence) parts.push(kv([[t("workpad.evidence"), w.evidence]]));
+      if (w.command || w.evidence) parts.push(kv([[t("workpad.command"), w.command], [t("workpad.evidence"), w.evidence]], true));
       return item(w.id, [el("span", "item-title", t("workpad." + w.kind)), el("span", null, formatTime(w.at))], ...parts);
     }));
     const ideas = section("panel.ideas", "sec-ideas", data.ideas.map((d) =>
@@ -424,10 +423,10 @@
     if (hit) {
       if (hit.source === "summary") target = $("#sec-progress", body);
       else if (hit.source === "card") target = hit.field === "tags" ? $("#card-tags", body) : hit.field === "description" ? $("#card-description", body) : null;
-      else if (hit.refId) target = $$(".item", body).find((x) => x.dataset.ref === hit.refId) || null;
-      if (!target) {
-        const sec = { note: "#sec-activity", workpad: "#sec-workpad", idea: "#sec-ideas", artifact: "#sec-artifacts" }[hit.source];
-        if (sec) target = $(sec, body);
+      else {
+        // refIds are unique within their own table only, so look in the hit's own section.
+        const sec = $({ note: "#sec-activity", workpad: "#sec-workpad", idea: "#sec-ideas", artifact: "#sec-artifacts" }[hit.source] || "#sec-none", body);
+        if (sec) target = (hit.refId && $$(".item", sec).find((x) => x.dataset.ref === hit.refId)) || sec;
       }
     }
     if (!target) {
