@@ -51,7 +51,11 @@ type Handler struct {
 	static   http.Handler
 	cur      atomic.Pointer[board.Index]
 	reloadMu sync.Mutex // serialises rebuilds so concurrent requests share one
-	reloads  atomic.Int64
+	// reloadErr and reloadErrAt (guarded by reloadMu) keep the last failed rebuild, so requests
+	// that waited for it get its error rather than each trying again in turn.
+	reloadErr   error
+	reloadErrAt time.Time
+	reloads     atomic.Int64
 }
 
 // New builds the handler around an already loaded board.
@@ -259,15 +263,23 @@ func (h *Handler) index() (*board.Index, error) {
 	if !stale {
 		return ix, nil
 	}
+	waitStart := time.Now()
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if cur := h.cur.Load(); cur != ix {
 		return cur, nil // another request rebuilt it while this one waited
 	}
+	if h.reloadErr != nil && h.reloadErrAt.After(waitStart) {
+		// The rebuild this request waited for failed (a locked board, say): share its answer
+		// instead of queueing one more full wait behind it.
+		return nil, h.reloadErr
+	}
 	fresh, err := board.Load(h.ws)
 	if err != nil {
+		h.reloadErr, h.reloadErrAt = err, time.Now()
 		return nil, err
 	}
+	h.reloadErr = nil
 	h.cur.Store(fresh)
 	h.reloads.Add(1)
 	st := fresh.Stats()

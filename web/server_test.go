@@ -235,6 +235,23 @@ func TestBusy(t *testing.T) {
 	if status != http.StatusServiceUnavailable || errorCode(t, data) != "STORAGE_BUSY" {
 		t.Fatalf("locked board: %d %s, want 503 STORAGE_BUSY", status, data)
 	}
+	// Concurrent requests on the locked board share the failed rebuild instead of queueing one
+	// full wait each behind it.
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if status, data := api(t, srv, `{"action":"search","input":{"query":"migration"}}`); status != http.StatusServiceUnavailable {
+				t.Errorf("concurrent on a locked board: %d %s", status, data)
+			}
+		}()
+	}
+	wg.Wait()
+	if d := time.Since(start); d > 5*ws.Wait {
+		t.Errorf("8 concurrent requests on a locked board took %s: they waited in turn", d)
+	}
 	status, data = api(t, srv, `{"action":"card","input":{"taskId":"c1"}}`)
 	if status != http.StatusServiceUnavailable {
 		t.Fatalf("card on a locked board: %d %s, want 503", status, data)
