@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/core/textmatch"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/scripts/gen-board/boardgen"
 )
 
 var snapshotQueries = []string{"迁移", "cache", "launch", "full width login", "strasse", "kelvin", "#module", "搜索", `"PR #12"`, "TL-12 trigram"}
@@ -163,6 +165,32 @@ func TestOffsetsRoundTrip(t *testing.T) {
 		back := expandOffsets(s, len(f.text), compressOffsets(s, f.omap))
 		if !reflect.DeepEqual(back, f.omap) {
 			t.Errorf("%q: %v != %v", s, back, f.omap)
+		}
+	}
+}
+
+// The parallel scan finds exactly what one pass finds, on a board big enough to be split.
+func TestParallelScanMatchesSerial(t *testing.T) {
+	var buf strings.Builder
+	if err := boardgen.Write(&buf, 3, 7); err != nil {
+		t.Fatal(err)
+	}
+	ix := load(t, newBoard(t, []byte(buf.String())))
+	if len(ix.blob) < parallelScanBytes*3/2 {
+		t.Fatalf("board too small to split: %d bytes", len(ix.blob))
+	}
+	all := int32(len(ix.fields))
+	for _, term := range []string{"迁移", "sqlite", "tl-4", "e", "ｓｑｌｉｔｅ", "nosuchterm"} {
+		n := ix.newNeedle(textmatch.Fold(term))
+		serial := ix.scan(&n, 0, all, nil)
+		parallel := ix.scanParallel(&n, 0, all, nil)
+		if !reflect.DeepEqual(serial, parallel) {
+			t.Errorf("%q: parallel scan found %d fields, serial %d", term, len(parallel), len(serial))
+		}
+		for _, fi := range serial {
+			if !strings.Contains(ix.text(&ix.fields[fi]), n.t) {
+				t.Errorf("%q: field %d does not hold the term", term, fi)
+			}
 		}
 	}
 }
