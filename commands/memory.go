@@ -51,9 +51,10 @@ func memoryCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "read",
-				Usage:     "print one entry (MemoryRead); --json adds its path and sha256",
-				ArgsUsage: "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				Name:         "read",
+				Usage:        "print one entry (MemoryRead); --json adds its path and sha256",
+				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				BashComplete: env.completeEntry,
 				Action: func(c *cli.Context) error {
 					ws, err := env.Workspace()
 					if err != nil {
@@ -77,9 +78,10 @@ func memoryCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "write",
-				Usage:     "create or replace one entry atomically from --file or standard input (MemoryWrite)",
-				ArgsUsage: "KIND [SLUG] | decision:SLUG",
+				Name:         "write",
+				Usage:        "create or replace one entry atomically from --file or standard input (MemoryWrite)",
+				ArgsUsage:    "KIND [SLUG] | decision:SLUG",
+				BashComplete: env.completeEntry,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from this file (- or absent: standard input)"},
 					expectFlag(),
@@ -119,9 +121,10 @@ func memoryCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "edit",
-				Usage:     "replace exact text in one entry (MemoryEdit); --old must occur once unless --all",
-				ArgsUsage: "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				Name:         "edit",
+				Usage:        "replace exact text in one entry (MemoryEdit); --old must occur once unless --all",
+				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
+				BashComplete: env.completeEntry,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "old", Usage: "the exact text to replace (whitespace and line ends included)", Required: true},
 					&cli.StringFlag{Name: "new", Usage: "the replacement text (may be empty)", Required: true},
@@ -197,6 +200,28 @@ func knowledgeCommand(env *Env) *cli.Command {
 				},
 			},
 		},
+	}
+}
+
+// completeEntry completes KIND, then the slugs of that kind, for read, write and edit.
+func (e *Env) completeEntry(c *cli.Context) {
+	switch c.NArg() {
+	case 0:
+		for _, k := range []string{"summary", "decision", "request", "knowledge"} {
+			fmt.Fprintln(e.Stdout, k)
+		}
+	case 1:
+		k, err := memory.ParseKind(c.Args().First())
+		if err != nil || k == memory.KindSummary {
+			return
+		}
+		ws, err := e.Workspace()
+		if err != nil {
+			return
+		}
+		for _, s := range memory.Slugs(ws, k) {
+			fmt.Fprintln(e.Stdout, s)
+		}
 	}
 }
 

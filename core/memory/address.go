@@ -15,6 +15,7 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Kind says which family of entry a slug names; it decides the directory the file lives in.
@@ -187,6 +188,16 @@ func ResolveRef(root *os.Root, ref string) (Ref, error) {
 		names[i] = r.String()
 	}
 	return Ref{}, errs.Invalidf("#%s is ambiguous: %s; name the kind", slug, strings.Join(names, ", "))
+}
+
+// Slugs lists the entries of a kind, sorted, for shell completion and suggestions.
+func Slugs(ws *workspace.Workspace, k Kind) []string {
+	root, err := OpenRoot(ws)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	return listSlugs(root, k)
 }
 
 // listSlugs is every entry of a kind that a slug can address, sorted.
