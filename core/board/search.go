@@ -472,6 +472,9 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 	hit := make([]uint64, (len(ix.fields)+63)/64) // bit per field: it holds a term
 	best := make([]uint8, len(ix.cards))          // per card: best hit weight so far
 	latest := make([]int64, len(ix.cards))        // per card: newest hit time so far
+	for i := range latest {
+		latest[i] = noTime
+	}
 	mark1 := func(fi int32) {
 		f := &ix.fields[fi]
 		hit[fi>>6] |= 1 << (fi & 63)
