@@ -595,3 +595,23 @@ func TestDidYouMeanTypos(t *testing.T) {
 		t.Errorf("ranking: %q", got)
 	}
 }
+
+func TestWriteWaitsForTheLock(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	held, err := ws.LockNamed("memory", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Wait = 50 * time.Millisecond
+	_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"})
+	wantCode(t, err, errs.Busy)
+	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "auth-flow", Old: "OAuth 2.0", New: "OAuth 2.1"})
+	wantCode(t, err, errs.Busy)
+	if _, err := os.Stat(ws.Path("memory/decisions/blocked.md")); err == nil {
+		t.Errorf("wrote without the lock")
+	}
+	held.Unlock()
+	if _, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"}); err != nil {
+		t.Errorf("after unlock: %v", err)
+	}
+}
