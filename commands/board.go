@@ -139,8 +139,10 @@ func boardSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			for _, p := range res.Partial {
-				fmt.Fprintf(env.Stderr, "cairn: %s could not be read; results are missing them\n", boardFileLabel(p))
+			if !env.JSON { // with --json, "partial" says it
+				for _, p := range res.Partial {
+					fmt.Fprintf(env.Stderr, "cairn: %s could not be read; results are missing them\n", boardFileLabel(p))
+				}
 			}
 			return env.Render(res, func(w io.Writer) error { return env.writeSearchResult(w, res, in.ProjectID == nil) })
 		},
