@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -504,5 +505,23 @@ func TestNoBoard(t *testing.T) {
 	ws, _ := workspace.Open(dir, dir)
 	if _, err := Load(ws); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("no board: %v", err)
+	}
+}
+
+// A board held by an import (the exclusive lock) is STORAGE_BUSY once the wait runs out.
+func TestBusyBoard(t *testing.T) {
+	ws := newBoard(t, nil)
+	lock, err := ws.LockNamed(lockName, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	other := *ws
+	other.Wait = 50 * time.Millisecond
+	if _, err := Load(&other); errs.CodeOf(err) != errs.Busy {
+		t.Errorf("load under an import: %v", err)
+	}
+	if _, err := Import(&other, strings.NewReader(`{}`)); errs.CodeOf(err) != errs.Busy {
+		t.Errorf("import under an import: %v", err)
 	}
 }
