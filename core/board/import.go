@@ -74,6 +74,7 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	saveSnapshotAfterImport(ws, b)
 	return &ImportResult{
 		Revision: rev, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
 		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
@@ -499,4 +500,29 @@ func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
 		return 0, storageErr(err, "commit import into %s", DBPath)
 	}
 	return rev, nil
+}
+
+// saveSnapshotAfterImport builds the search snapshot from the records just written, still under
+// the exclusive lock, so the first search after an import is as fast as every later one. The
+// snapshot is derived data: any failure here only leaves the next search to build it.
+func saveSnapshotAfterImport(ws *workspace.Workspace, b *parsedBoard) {
+	stamp, err := currentStamp(ws)
+	if err != nil {
+		return
+	}
+	path, err := snapshotPath(ws)
+	if err != nil {
+		return
+	}
+	l := loaded{
+		projects: b.projects, cards: b.cards, events: b.events, workpads: b.workpads,
+		ideas: b.ideas, artifacts: b.artifacts,
+	}
+	if json.Unmarshal(b.summaries, &l.summaries) != nil {
+		l.partial.summaries = true
+	}
+	if json.Unmarshal(b.memory, &l.memory) != nil {
+		l.partial.memory = true
+	}
+	_ = writeSnapshot(path, build(&l, stamp))
 }

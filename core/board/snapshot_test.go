@@ -36,6 +36,12 @@ func snapshotFile(t *testing.T, ws *workspace.Workspace) string {
 
 func TestSnapshotMatchesFreshLoad(t *testing.T) {
 	ws := newBoard(t, nil)
+	// The import saved a snapshot built from its own records; keep it to compare below.
+	fromImport, err := readSnapshot(snapshotFile(t, ws), mustStamp(t, ws))
+	if err != nil {
+		t.Fatalf("no usable snapshot after the import: %v", err)
+	}
+	os.Remove(snapshotFile(t, ws))
 	fresh, err := LoadFresh(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +59,7 @@ func TestSnapshotMatchesFreshLoad(t *testing.T) {
 		t.Fatalf("snapshot not reusable: %v", err)
 	}
 	want := searchAll(t, fresh)
-	for name, ix := range map[string]*Index{"first": first, "snapshot": snap} {
+	for name, ix := range map[string]*Index{"first": first, "snapshot": snap, "import": fromImport} {
 		if got := searchAll(t, ix); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s index answers differently from a fresh load", name)
 		}
@@ -61,6 +67,15 @@ func TestSnapshotMatchesFreshLoad(t *testing.T) {
 	if snap.freq != fresh.freq || snap.Revision() != 7 {
 		t.Errorf("byte counts or revision differ")
 	}
+}
+
+func mustStamp(t *testing.T, ws *workspace.Workspace) Stamp {
+	t.Helper()
+	st, err := currentStamp(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func TestSnapshotStaleness(t *testing.T) {
