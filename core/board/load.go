@@ -32,18 +32,19 @@ func Load(ws *workspace.Workspace) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	snapPath, err := snapshotPath(ws)
-	if err != nil {
-		return nil, err
-	}
-	if ix, err := readSnapshot(snapPath, stamp); err == nil {
-		return ix, nil
+	snapPath, pathErr := snapshotPath(ws)
+	if pathErr == nil {
+		if ix, err := readSnapshot(snapPath, stamp); err == nil {
+			return ix, nil
+		}
 	}
 	ix, err := loadFresh(ws, stamp)
 	if err != nil {
 		return nil, err
 	}
-	_ = writeSnapshot(snapPath, ix) // derived data: failing to save it must not fail the search
+	if pathErr == nil {
+		_ = writeSnapshot(snapPath, ix) // derived data: failing to save it must not fail the search
+	}
 	return ix, nil
 }
 
