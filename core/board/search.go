@@ -503,19 +503,11 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 	} else {
 		mark := make([]int32, len(ix.cards)) // per card: the last term index+1 it matched
 		var found []int32
-		scopeBytes := 0
-		for _, p := range scope {
-			flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
-			if flo < fhi {
-				scopeBytes += int(ix.fields[fhi-1].end - ix.fields[flo].start)
-			}
-		}
-		for ti, term := range termOrder(q.Terms) {
+		for ti, term := range ix.termOrder(q.Terms) {
 			tag := int32(ti + 1)
 			n := ix.newNeedle(term)
 			found = found[:0]
-			if ti == 0 && len(q.Tags) == 0 || ti > 0 && ix.candidateBytes(cands)*4 > scopeBytes {
-				// Most of the scope is still in play: one parallel pass beats many small ones.
+			if ti == 0 && len(q.Tags) == 0 {
 				for _, p := range scope {
 					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
 					found = ix.scanParallel(&n, flo, fhi, found)
@@ -530,20 +522,12 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 						}
 					}
 				}
-				// Cards with consecutive indices have adjacent text: scan each run in one pass.
-				for i := 0; i < len(cands); {
-					j := i + 1
-					for j < len(cands) && cands[j] == cands[j-1]+1 {
-						j++
-					}
-					found = ix.scan(&n, ix.cards[cands[i]].fieldLo, ix.cards[cands[j-1]].fieldHi, found)
-					i = j
-				}
+				found = ix.scanCards(&n, cands, found)
 			}
 			var next []int32
 			for _, fi := range found {
 				f := &ix.fields[fi]
-				if !mask.hasBit(f.source) || ti == 0 && !allowedCard(f.owner) || ti > 0 && mark[f.owner] < tag-1 {
+				if !mask.hasBit(f.source) || ti == 0 && !allowedCard(f.owner) {
 					continue
 				}
 				mark1(fi)
@@ -583,23 +567,79 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 	return top, len(cands)
 }
 
-// candidateBytes is the size of the folded text of the given cards.
-func (ix *Index) candidateBytes(cands []int32) int {
-	n := 0
-	for _, ci := range cands {
-		c := &ix.cards[ci]
-		if c.fieldLo < c.fieldHi {
-			n += int(ix.fields[c.fieldHi-1].end - ix.fields[c.fieldLo].start)
+// scanCards is scan over the given cards (ascending): cards with consecutive indices have
+// adjacent text, so each run is one range, and large sets of runs are split across the CPUs.
+func (ix *Index) scanCards(n *needle, cards []int32, out []int32) []int32 {
+	type run struct{ lo, hi int32 }
+	var runs []run
+	size := 0
+	for i := 0; i < len(cards); {
+		j := i + 1
+		for j < len(cards) && cards[j] == cards[j-1]+1 {
+			j++
+		}
+		r := run{ix.cards[cards[i]].fieldLo, ix.cards[cards[j-1]].fieldHi}
+		if r.lo < r.hi {
+			runs = append(runs, r)
+			size += int(ix.fields[r.hi-1].end - ix.fields[r.lo].start)
+		}
+		i = j
+	}
+	parts := min(runtime.GOMAXPROCS(0), 8)
+	if parts < 2 || size < parallelScanBytes {
+		for _, r := range runs {
+			out = ix.scan(n, r.lo, r.hi, out)
+		}
+		return out
+	}
+	// Cut the runs into parts of about equal text, keeping their order.
+	var groups [][]run
+	cur, curSize := []run(nil), 0
+	for _, r := range runs {
+		cur = append(cur, r)
+		curSize += int(ix.fields[r.hi-1].end - ix.fields[r.lo].start)
+		if curSize*parts >= size && len(groups) < parts-1 {
+			groups, cur, curSize = append(groups, cur), nil, 0
 		}
 	}
-	return n
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	results := make([][]int32, len(groups))
+	var wg sync.WaitGroup
+	for g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range groups[g] {
+				results[g] = ix.scan(n, r.lo, r.hi, results[g])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out
 }
 
-// termOrder scans the longest term first: longer terms are rarer, so later terms only look
-// inside the few cards that are left.
-func termOrder(terms []string) []string {
+// termOrder scans the term that is likely rarest first (the one whose rarest byte is rarest in
+// the board, longer first on ties), so later terms only look inside the cards that are left.
+func (ix *Index) termOrder(terms []string) []string {
+	rarity := func(t string) uint32 {
+		r := ix.freq[t[0]]
+		for k := 1; k < len(t); k++ {
+			r = min(r, ix.freq[t[k]])
+		}
+		return r
+	}
 	out := slices.Clone(terms)
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	slices.SortStableFunc(out, func(a, b string) int {
+		if c := cmp.Compare(rarity(a), rarity(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(len(b), len(a))
+	})
 	return out
 }
 

@@ -207,5 +207,18 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 				t.Errorf("%q: field %d does not hold the term", term, fi)
 			}
 		}
+		// Over a set of cards with gaps (runs of one, two and three cards).
+		var cards []int32
+		var want []int32
+		for ci := int32(0); ci < int32(len(ix.cards)); ci++ {
+			if ci%7 == 1 || ci%7 == 4 || ci%7 == 5 || ci%7 >= 6 {
+				continue
+			}
+			cards = append(cards, ci)
+			want = ix.scan(&n, ix.cards[ci].fieldLo, ix.cards[ci].fieldHi, want)
+		}
+		if got := ix.scanCards(&n, cards, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: scanCards found %d fields, card by card %d", term, len(got), len(want))
+		}
 	}
 }
