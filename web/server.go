@@ -136,7 +136,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 			return errorBody(err)
 		}
 		action = req.Action
-		out, err := h.dispatch(r.Context(), req)
+		out, err := h.safeDispatch(r.Context(), req)
 		if err != nil {
 			return errorBody(err)
 		}
@@ -203,6 +203,17 @@ const (
 	actionProjects = "projects"
 	actionCard     = "card"
 )
+
+// safeDispatch turns a panic in an action into an INTERNAL answer, so a bug in one tool costs one
+// request, not a stack trace on stderr and a dropped connection.
+func (h *Handler) safeDispatch(ctx context.Context, req *request) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("%s failed unexpectedly: %v", safeAction(req.Action, h), p)
+		}
+	}()
+	return h.dispatch(ctx, req)
+}
 
 func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 	switch req.Action {
