@@ -15,7 +15,7 @@ cd "$DEMO"
 run() {
   local shown="" a
   for a in "$@"; do
-    if [[ "$a" =~ ^[A-Za-z0-9_./:=,@#-]+$ ]]; then shown+=" $a"; else shown+=" '${a//\'/\'\\\'\'}'"; fi
+    if [[ "$a" =~ ^[A-Za-z0-9_./:=,@-][A-Za-z0-9_./:=,@#-]*$ ]]; then shown+=" $a"; else shown+=" '${a//\'/\'\\\'\'}'"; fi
   done
   echo; echo "\$ cairn${shown}"
   "$CAIRN" "$@" || echo "(exit $?)"

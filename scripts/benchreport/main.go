@@ -18,7 +18,7 @@ import (
 
 type row struct {
 	bench, cairnLabel, peerLabel, target string
-	cairnMS, peerMS, peakMiB                float64
+	cairnMS, peerMS, peakMiB             float64
 }
 
 func main() {
