@@ -133,8 +133,8 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)",
-		path, wait.Milliseconds())
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)",
+		workspace.SQLiteURI(path), wait.Milliseconds())
 	if writer {
 		dsn += "&_txlock=immediate"
 	}

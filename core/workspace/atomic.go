@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFileAtomic replaces path with data so a reader sees the old or the new file, never a torn one:
@@ -83,4 +84,10 @@ func syncDir(dir string) error {
 	defer d.Close()
 	d.Sync()
 	return nil
+}
+
+// SQLiteURI makes a file path safe inside a "file:" URI, where ?, # and % would otherwise be
+// read as the query, the fragment or an escape.
+func SQLiteURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
 }
