@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -204,4 +205,114 @@ func (b *safeBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.buf...)
+}
+
+// Memory writers and editors killed with SIGKILL never leave a torn entry, and every write or edit
+// that was answered is in the file.
+func TestKilledMemoryWritersLoseNothingAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns many processes")
+	}
+	bin := buildCairn(t)
+	ws := newWorkspace(t, bin)
+	rng := rand.New(rand.NewSource(2))
+	dir := t.TempDir()
+	answered := map[string]string{}
+	for round := 0; round < 10; round++ {
+		type run struct {
+			cmd     *exec.Cmd
+			slug    string
+			content string
+		}
+		var runs []run
+		prev := map[string]string{}
+		for i := 0; i < 6; i++ {
+			slug := fmt.Sprintf("decision-%d", i)
+			if data, err := os.ReadFile(filepath.Join(ws, "memory", "decisions", slug+".md")); err == nil {
+				prev[slug] = string(data)
+			}
+			content := fmt.Sprintf("# round %d writer %d\n%s\n", round, i, strings.Repeat("決定 ", rng.Intn(200000)))
+			src := filepath.Join(dir, fmt.Sprintf("%d-%d.md", round, i))
+			os.WriteFile(src, []byte(content), 0o644)
+			cmd := exec.Command(bin, "-C", ws, "--wait", "30s", "memory", "write", "decision", slug, "--file", src)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, run{cmd, slug, content})
+		}
+		time.Sleep(time.Duration(rng.Intn(20)) * time.Millisecond)
+		for i, r := range runs {
+			if i%2 == 1 {
+				r.cmd.Process.Signal(syscall.SIGKILL)
+			}
+		}
+		for _, r := range runs {
+			// one writer per slug per round: an answered write must be exactly what the file holds;
+			// a killed one left either its whole content or the previous whole version
+			ok := r.cmd.Wait() == nil
+			data, err := os.ReadFile(filepath.Join(ws, "memory", "decisions", r.slug+".md"))
+			switch {
+			case ok && string(data) != r.content:
+				t.Fatalf("answered write of %s not in the file (%d bytes, err %v)", r.slug, len(data), err)
+			case ok:
+				answered[r.slug] = r.content
+			case err == nil && string(data) != r.content && string(data) != prev[r.slug]:
+				t.Fatalf("%s is neither the killed write nor the previous version: %d bytes", r.slug, len(data))
+			}
+		}
+	}
+	if len(answered) == 0 {
+		t.Fatal("no writer survived; the test proved nothing")
+	}
+	for slug := range answered {
+		out, err := exec.Command(bin, "-C", ws, "memory", "read", "decision", slug, "--json").Output()
+		if err != nil {
+			t.Fatalf("read %s: %v", slug, err)
+		}
+		if !strings.Contains(string(out), `"content": "# round `) {
+			t.Fatalf("read %s: %s", slug, out[:min(len(out), 200)])
+		}
+	}
+}
+
+// Space imports killed mid-way leave a database that opens and searches, and an import that
+// finished has every record.
+func TestKilledSpaceImportsKeepTheStoreReadable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns many processes")
+	}
+	bin := buildCairn(t)
+	ws := newWorkspace(t, bin)
+	src := filepath.Join(t.TempDir(), "space.jsonl")
+	var b strings.Builder
+	b.WriteString(`{"type":"space","id":"sp1","name":"Tinylink","owner":"alice"}` + "\n")
+	b.WriteString(`{"type":"task","id":1,"space":"sp1","title":"current","status":"running","parent":null,"created_at":"2026-06-20T09:00:00Z"}` + "\n")
+	for task := 2; task <= 40; task++ {
+		fmt.Fprintf(&b, `{"type":"task","id":%d,"space":"sp1","title":"task %d","status":"completed","parent":null,"created_at":"2026-06-20T09:00:00Z"}`+"\n", task, task)
+		for c := 0; c < 500; c++ {
+			fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":%d,"kind":"request","author":"alice","created_at":"2026-06-20T10:%02d:%02dZ","body":"ログイン画面の改修 %d migration step %d"}`+"\n", task*1000+c, task, c/60, c%60, task, c)
+		}
+	}
+	os.WriteFile(src, []byte(b.String()), 0o644)
+	rng := rand.New(rand.NewSource(3))
+	for trial := 0; trial < 8; trial++ {
+		cmd := exec.Command(bin, "-C", ws, "space", "import", src)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(50+rng.Intn(400)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		out, e, code := run(bin, "-C", ws, "--user", "alice", "--task", "1", "space", "search", "migration", "--json")
+		if code != 0 && !(code == 3 && strings.Contains(e, "spaces.db")) {
+			t.Fatalf("trial %d: search after a killed import: exit %d %s %s", trial, code, out, e)
+		}
+	}
+	if _, e, code := run(bin, "-C", ws, "space", "import", src); code != 0 {
+		t.Fatalf("import after the kills: %s", e)
+	}
+	out, e, code := run(bin, "-C", ws, "--user", "alice", "--task", "1", "space", "search", "step 499", "--task-id", "40", "--json")
+	if code != 0 || !strings.Contains(out, `"ref": "comment:40499"`) {
+		t.Fatalf("the finished import lacks its last record: exit %d %s %s", code, out, e)
+	}
 }
