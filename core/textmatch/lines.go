@@ -95,13 +95,21 @@ func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
 				i += 2
 				continue
 			}
-		case clSafe3:
-			if i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 {
-				i += 3
+		case clSafe3, clE3:
+			// A run of kana, CJK ideographs or Hangul: stay in this loop while it lasts.
+			j := i
+			for j+2 < n {
+				c, c1, c2 := src[j], src[j+1], src[j+2]
+				if c-0xE3 > 0xEE-0xE3 || c == 0xEA || c1&0xC0 != 0x80 || c2&0xC0 != 0x80 || c == 0xE3 && c1 == 0x80 && c2 == 0x80 {
+					break
+				}
+				j += 3
+			}
+			if j > i {
+				i = j
 				continue
 			}
-		case clE3:
-			if i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 && (src[i+1] != 0x80 || src[i+2] != 0x80) {
+			if c == 0xE0 && i+2 < n && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80 {
 				i += 3
 				continue
 			}
@@ -173,12 +181,26 @@ type Needle struct {
 	// anchors are byte strings of which a text must contain at least one to hold a match: the
 	// forms, before folding, of one rare character of the query. nil means no prefilter.
 	anchors [][]byte
+	// kpos lists where the anchor character sits in folded when it is ASCII and the whole needle
+	// is ASCII: a one-byte anchor occurrence can then be checked in place (see verifyASCII).
+	kpos []int
 }
 
 // NewNeedle folds query for matching; the query is taken literally (not split into words).
 func NewNeedle(query string) Needle {
 	n := Needle{folded: []byte(Fold(query))}
 	n.anchors = anchorsFor(string(n.folded))
+	ascii := true
+	for _, b := range n.folded {
+		ascii = ascii && b < utf8.RuneSelf
+	}
+	if ascii && len(n.anchors) > 0 && len(n.anchors[0]) == 1 {
+		for i, b := range n.folded {
+			if b == n.anchors[0][0] {
+				n.kpos = append(n.kpos, i)
+			}
+		}
+	}
 	best := 1 << 30
 	for i, b := range n.folded {
 		score := 200 // lead bytes of multi-byte characters repeat a lot in CJK text
@@ -348,47 +370,101 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 			occurrences = 1
 		}
 	}
-	if occurrences == 0 {
+	switch {
+	case occurrences == 0:
 		return dst
-	}
-	if occurrences*4 > bytes.Count(text, []byte{'\n'}) {
-		// The anchor is on most lines: folding the whole text at once is cheaper.
+	case n.kpos == nil && occurrences*4 > bytes.Count(text, []byte{'\n'}),
+		n.kpos != nil && occurrences*32 > len(text):
+		// The anchor is everywhere: folding the whole text at once is cheaper.
 		return n.matchFolded(f.Fold(text), dst)
 	}
 	var nextBuf [16]int
-	next := nextBuf[:0] // next occurrence of each anchor at or after at; -1 when none is left
+	next := nextBuf[:0] // next occurrence of each anchor at or after from; -1 when none is left
 	for _, a := range n.anchors {
 		next = append(next, indexFrom(text, a, 0))
 	}
-	line, at := 1, 0 // line is the number of the line that starts at at
+	// line is the number of the line that starts at at; from is where the next anchor is looked
+	// for (at <= from: occurrences that fail the check in place do not move at).
+	line, at, from := 1, 0, 0
 	for {
-		p := -1
+		p, which := -1, 0
 		for i, x := range next {
-			if x >= 0 && x < at {
-				x = indexFrom(text, n.anchors[i], at)
+			if x >= 0 && x < from {
+				x = indexFrom(text, n.anchors[i], from)
 				next[i] = x
 			}
 			if x >= 0 && (p < 0 || x < p) {
-				p = x
+				p, which = x, i
 			}
 		}
 		if p < 0 {
 			return dst
 		}
-		start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
-		line += bytes.Count(text[at:start], []byte{'\n'})
-		end := len(text)
-		if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
-			end = p + nl
+		found := false
+		verdict := -1
+		if n.kpos != nil && len(n.anchors[which]) == 1 {
+			verdict = n.verifyASCII(text, p)
 		}
-		if n.index(f.Fold(text[start:end])) >= 0 {
+		switch verdict {
+		case 0:
+			from = p + 1
+			continue
+		case 1:
+			found = true
+		default:
+			start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
+			end := len(text)
+			if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
+				end = p + nl
+			}
+			found = n.index(f.Fold(text[start:end])) >= 0
+		}
+		line += bytes.Count(text[at:p], []byte{'\n'})
+		if found {
 			dst = append(dst, line)
 		}
-		if end == len(text) {
+		nl := bytes.IndexByte(text[p:], '\n')
+		if nl < 0 {
 			return dst
 		}
-		at, line = end+1, line+1
+		at, from, line = p+nl+1, p+nl+1, line+1
 	}
+}
+
+// verifyASCII decides in place whether an ASCII needle matches with the one-byte anchor
+// occurrence at p: 1 yes, 0 no, -1 cannot tell (a non-ASCII byte lies in a window, so a rune
+// that folds to ASCII may shift the alignment: the caller folds the line). A match through p
+// whose other characters come from ASCII bytes is exactly the bytes around p at the anchor's
+// offset; any non-ASCII rune in it would put a non-ASCII byte inside that window, because every
+// rune takes at least as many bytes as the ASCII characters it folds to.
+func (n Needle) verifyASCII(text []byte, p int) int {
+	q := n.folded
+	for _, k := range n.kpos {
+		s := p - k
+		if s < 0 || s+len(q) > len(text) {
+			continue
+		}
+		w := text[s : s+len(q)]
+		for _, c := range w {
+			if c >= utf8.RuneSelf {
+				return -1
+			}
+		}
+		match := true
+		for i, c := range w {
+			if c-'A' < 26 {
+				c += 'a' - 'A'
+			}
+			if c != q[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return 1
+		}
+	}
+	return 0
 }
 
 // indexFrom is the index of a in text at or after from, or -1.

@@ -53,6 +53,24 @@ func TestMatchingLines(t *testing.T) {
 			t.Errorf("%q: lines %v, want %v", q, got, want)
 		}
 	}
+	// Checked in place around a one-byte anchor, unless a rune that folds to ASCII shifts it.
+	for _, c := range []struct {
+		q, text string
+		want    []int
+	}{
+		{"abcxy", "zzz\nabcｘy\n", []int{2}},
+		{"abcxy", "abcxY and ABCXY", []int{1}},
+		{"xssy", "xßy", []int{1}},
+		{"office y", "Oﬃce y\noffice Y", []int{1, 2}},
+		{"by", "b\ny", nil},
+		{"bb", "b", nil},
+		{"kb", "\u212ab", []int{1}},
+		{"a b", "a\u3000b", []int{1}},
+	} {
+		if got := NewNeedle(c.q).MatchingLines(&f, []byte(c.text), nil); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q in %q: lines %v, want %v", c.q, c.text, got, c.want)
+		}
+	}
 	// Japanese and Chinese: no case, but width folding of embedded Latin letters.
 	jp := []byte("ログイン画面の改修\n迁移到ＳＱＬｉｔｅ\n検索")
 	if got := NewNeedle("sqlite").MatchingLines(&f, jp, nil); !reflect.DeepEqual(got, []int{2}) {
