@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: vet, unit tests, end-to-end testscript transcripts, process tests.
+# Runs every test: gofmt, vet, unit tests, end-to-end testscript transcripts, process and fault
+# tests, then each fuzz target for FUZZTIME (default 10s; FUZZTIME=0 skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -8,4 +9,22 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-go test -count=1 ./...
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+go test -count=1 -v ./... >"$log" 2>&1
+status=$?
+set -e
+grep -E '^(ok|FAIL|---|panic)|^\s+--- FAIL' "$log" | grep -v -- '--- PASS' || true
+passed=$(grep -cE '^\s*--- PASS' "$log" || true)
+failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
+if [ "$status" -ne 0 ]; then
+  grep -B2 -A30 -E '^\s*--- FAIL' "$log" | head -300
+  echo "tests: $passed passed, $failed failed"
+  exit "$status"
+fi
+# every fuzz target for a bounded time (FUZZTIME=0 skips them)
+if [ "${FUZZTIME:-10s}" != "0" ]; then
+  scripts/fuzz.sh
+fi
+echo "tests: $passed passed, $failed failed"
