@@ -228,8 +228,8 @@ func (e *Env) completeEntry(c *cli.Context) {
 // searchFlags are the flags of memory search and knowledge search (SPEC §4.2).
 func searchFlags(knowledge bool) []cli.Flag {
 	flags := []cli.Flag{
-		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most this many hits, 1..500 (default: search_hit_limit of cairn.toml)"},
-		&cli.IntFlag{Name: "context", Aliases: []string{"c"}, Usage: "lines before and after each match, 0..20 (default: search_excerpt_lines of cairn.toml)"},
+		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most this many hits, 1..500", DefaultText: "search_hit_limit of cairn.toml"},
+		&cli.IntFlag{Name: "context", Aliases: []string{"c"}, Usage: "lines before and after each match, 0..20", DefaultText: "search_excerpt_lines of cairn.toml"},
 	}
 	if knowledge {
 		flags = append(flags, &cli.StringFlag{Name: "kind", Aliases: []string{"k"}, Usage: "only files whose frontmatter kind is exactly this"})
