@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,7 +88,7 @@ func MemorySearch(ws *workspace.Workspace, in SearchInput) (*MemorySearchResult,
 	}
 	out := &MemorySearchResult{Hits: []MemoryHit{}, Truncated: res.truncated, Skipped: res.skipped}
 	for _, h := range hits {
-		out.Hits = append(out.Hits, MemoryHit{Slug: h.file.slug, Kind: h.file.kind, Path: h.file.rel, Line: h.line,
+		out.Hits = append(out.Hits, MemoryHit{Slug: h.file.slug(), Kind: h.file.kind, Path: h.file.rel(), Line: h.line,
 			InFrontmatter: h.inFM, Excerpt: h.excerpt, Lines: h.lines})
 	}
 	return out, nil
@@ -103,18 +104,34 @@ func KnowledgeSearch(ws *workspace.Workspace, in SearchInput) (*KnowledgeSearchR
 	out := &KnowledgeSearchResult{Hits: []KnowledgeHit{}, Truncated: res.truncated, Skipped: res.skipped}
 	for _, h := range hits {
 		fm := h.fm
-		out.Hits = append(out.Hits, KnowledgeHit{Slug: h.file.slug, Kind: fm.Kind, Description: fm.Description,
-			ModelInvokation: fm.ModelInvokation, Path: h.file.rel, Line: h.line, InFrontmatter: h.inFM,
+		out.Hits = append(out.Hits, KnowledgeHit{Slug: h.file.slug(), Kind: fm.Kind, Description: fm.Description,
+			ModelInvokation: fm.ModelInvokation, Path: h.file.rel(), Line: h.line, InFrontmatter: h.inFM,
 			Excerpt: h.excerpt, Lines: h.lines})
 	}
 	return out, nil
 }
 
-// candidate is one file in a search's scope.
+// candidate is one file in a search's scope: a file name in its kind's directory. Paths and
+// slugs are derived on demand, so listing ten thousand files allocates nothing per file.
 type candidate struct {
-	rel  string
 	kind Kind
-	slug string
+	name string
+}
+
+// rel is the candidate's path relative to the workspace.
+func (c *candidate) rel() string {
+	if c.kind == KindSummary {
+		return summaryPath
+	}
+	return c.kind.dir() + "/" + c.name
+}
+
+// slug is the candidate's slug ("summary" for the summary).
+func (c *candidate) slug() string {
+	if c.kind == KindSummary {
+		return summarySlug
+	}
+	return strings.TrimSuffix(c.name, ".md")
 }
 
 // hit is a kind-independent search hit.
@@ -245,7 +262,7 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 		}
 		r := results[i]
 		if r.skipped {
-			skipped = append(skipped, files[i].rel)
+			skipped = append(skipped, files[i].rel())
 		}
 		for _, h := range r.hits {
 			if len(hits) == p.limit {
@@ -272,12 +289,16 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 // slugs, symlinks that leave the workspace or lead into an excluded directory, and unreadable
 // directories are returned in skipped instead.
 func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
-	var files []candidate
+	type group struct {
+		prefix string // every path of the group starts with it, and prefixes differ early
+		files  []candidate
+	}
+	var groups []group
 	var skipped []string
 	for _, k := range ks {
 		if k == KindSummary {
 			if _, err := root.Lstat(summaryPath); err == nil {
-				files = append(files, candidate{rel: summaryPath, kind: k, slug: summarySlug})
+				groups = append(groups, group{summaryPath, []candidate{{kind: k, name: "summary.md"}}})
 			}
 			continue
 		}
@@ -300,20 +321,25 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
 			}
 			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 		}
+		slices.Sort(names)
+		g := group{prefix: dir + "/", files: make([]candidate, 0, len(names))}
 		for _, name := range names {
 			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 				continue
 			}
-			rel := dir + "/" + name
-			slug := strings.TrimSuffix(name, ".md")
-			if ValidateSlug(slug) != nil {
-				skipped = append(skipped, rel)
+			if ValidateSlug(strings.TrimSuffix(name, ".md")) != nil {
+				skipped = append(skipped, dir+"/"+name)
 				continue
 			}
-			files = append(files, candidate{rel: rel, kind: k, slug: slug})
+			g.files = append(g.files, candidate{kind: k, name: name})
 		}
+		groups = append(groups, g)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	slices.SortFunc(groups, func(a, b group) int { return strings.Compare(a.prefix, b.prefix) })
+	var files []candidate
+	for _, g := range groups {
+		files = append(files, g.files...)
+	}
 	return files, skipped, nil
 }
 
@@ -390,23 +416,24 @@ const (
 // read returns the content of c, or why there is none.
 func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 	if fd, ok := s.dirs[c.kind.dir()]; ok && c.kind != KindSummary {
-		buf, st := readAt(fd, c.rel[len(c.kind.dir())+1:], s.buf)
+		buf, st := readAt(fd, c.name, s.buf)
 		s.buf = buf[:0]
 		if st != readFallback {
 			return buf, st
 		}
 	}
-	lst, err := s.root.Lstat(c.rel)
+	rel := c.rel()
+	lst, err := s.root.Lstat(rel)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, readMissing
 		}
 		return nil, readSkip
 	}
-	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(s.root, c.rel, s.wsRoot) {
+	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(s.root, rel, s.wsRoot) {
 		return nil, readSkip
 	}
-	f, err := s.root.Open(c.rel)
+	f, err := s.root.Open(rel)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, readMissing
