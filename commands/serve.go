@@ -63,7 +63,8 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 		return err
 	}
 	st := ix.Stats()
-	fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries, loaded in %s\n",
+	// Stats counts what a search reaches: archived projects and their cards are left out.
+	fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries to search, loaded in %s\n",
 		ix.Revision(), st.Projects, st.Cards, st.Memory, time.Since(start).Round(time.Millisecond))
 	token, err := web.NewToken()
 	if err != nil {

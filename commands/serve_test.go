@@ -125,6 +125,11 @@ func TestServe(t *testing.T) {
 	if strings.Contains(log.String(), "secretquerytext") {
 		t.Errorf("query text in the daemon's log:\n%s", log.String())
 	}
+	// The fixture has 4 projects and 13 cards; the archived project p3 and its one card are not
+	// searched, so both counts leave them out.
+	if !strings.Contains(log.String(), "board revision 7: 3 projects, 12 cards, 2 memory entries to search, loaded in ") {
+		t.Errorf("start-up line does not count what is searched:\n%s", log.String())
+	}
 	if !strings.Contains(log.String(), "search 200") || !strings.Contains(log.String(), "stopped") {
 		t.Errorf("log lacks the request line or the stop:\n%s", log.String())
 	}

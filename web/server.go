@@ -362,7 +362,7 @@ func countsOf(v any) string {
 		return fmt.Sprintf(" cards=%d memory=%d truncated=%t", len(r.Cards), len(r.Memory), r.Truncated)
 	case *board.AgentResult:
 		return fmt.Sprintf(" cards=%d", len(r.Cards))
-	case *projectsResult:
+	case *board.ProjectList:
 		return fmt.Sprintf(" projects=%d", len(r.Projects))
 	}
 	return ""

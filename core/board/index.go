@@ -231,9 +231,17 @@ type Stats struct {
 	TextBytes                       int
 }
 
-// Stats reports the index's size.
+// Stats reports the index's size. Every count is of what a search can reach, so they agree with
+// each other: Projects and Cards leave out archived projects and their cards (archived cards of
+// live projects count), Memory counts active entries of live projects with memory on.
 func (ix *Index) Stats() Stats {
-	return Stats{Projects: len(ix.projects), Cards: len(ix.cards), Memory: len(ix.memory), Fields: len(ix.fields), TextBytes: len(ix.blob)}
+	live := 0
+	for i := range ix.projects {
+		if !ix.projects[i].archived {
+			live++
+		}
+	}
+	return Stats{Projects: live, Cards: len(ix.cards), Memory: len(ix.memory), Fields: len(ix.fields), TextBytes: len(ix.blob)}
 }
 
 // parseTime reads an RFC 3339 time as Unix nanoseconds; empty or invalid is noTime.
