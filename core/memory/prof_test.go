@@ -1,0 +1,26 @@
+package memory
+
+import (
+	"os"
+	"testing"
+
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// BenchmarkKnowledgeSearchFullScan searches the workspace named by CAIRN_BENCH_KNOWLEDGE (made by
+// scripts/bench.sh memory) for a query with no hits, so every byte is scanned.
+func BenchmarkKnowledgeSearchFullScan(b *testing.B) {
+	dir := os.Getenv("CAIRN_BENCH_KNOWLEDGE")
+	if dir == "" {
+		b.Skip("set CAIRN_BENCH_KNOWLEDGE to a workspace made by scripts/bench.sh memory")
+	}
+	ws, err := workspace.Open(dir, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := KnowledgeSearch(ws, SearchInput{Query: "tenant onboarding"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
