@@ -109,37 +109,18 @@ func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	expect, err := parseExpect(in.ExpectSHA256)
-	if err != nil {
-		return nil, err
-	}
-	root, err := OpenRoot(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	lock, err := ws.LockNamed("memory", true)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	if err := refuseSymlink(root, rel); err != nil {
-		return nil, err
-	}
-	cur, exists, err := readEntry(root, ws.Root, rel)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkExpect(rel, expect, cur, exists); err != nil {
-		return nil, err
-	}
-	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-		return nil, errs.Wrap(errs.Invalid, err, "create %s", path.Dir(rel))
-	}
-	if err := workspace.WriteFileAtomicRoot(root, rel, []byte(in.Content), filePerm(root, rel)); err != nil {
-		return nil, err
-	}
-	return &WriteResult{Kind: k, Slug: slug, Path: rel, Bytes: len(in.Content), Created: !exists}, nil
+	var res *WriteResult
+	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, _ []byte, exists bool) error {
+		if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return errs.Wrap(errs.Invalid, err, "create %s", path.Dir(rel))
+		}
+		if err := workspace.WriteFileAtomicRoot(root, rel, []byte(in.Content), filePerm(root, rel)); err != nil {
+			return err
+		}
+		res = &WriteResult{Kind: k, Slug: slug, Path: rel, Bytes: len(in.Content), Created: !exists}
+		return nil
+	})
+	return res, err
 }
 
 // MemoryEdit replaces exact text in an entry atomically under the workspace memory lock, so
@@ -152,48 +133,59 @@ func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 	if in.Old == "" {
 		return nil, errs.Invalidf("old text is empty; give the exact text to replace")
 	}
-	expect, err := parseExpect(in.ExpectSHA256)
+	var res *EditResult
+	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, cur []byte, exists bool) error {
+		if !exists {
+			return notFound(root, k, slug, rel)
+		}
+		text := string(cur)
+		n := strings.Count(text, in.Old)
+		switch {
+		case n == 0:
+			return errs.Invalidf("old text occurs 0 times in %s; nothing changed (it must match exactly, whitespace and line ends included)", rel)
+		case n > 1 && !in.All:
+			return errs.Invalidf("old text occurs %d times in %s; nothing changed (give more surrounding text to make it unique, or pass --all to replace every one)", n, rel)
+		}
+		if updated := strings.ReplaceAll(text, in.Old, in.New); updated != text {
+			if err := workspace.WriteFileAtomicRoot(root, rel, []byte(updated), filePerm(root, rel)); err != nil {
+				return err
+			}
+		}
+		res = &EditResult{Kind: k, Slug: slug, Path: rel, Replacements: n}
+		return nil
+	})
+	return res, err
+}
+
+// lockedEntry is the read-check-write frame write and edit share: the workspace root, the memory
+// lock, no symlink in the entry's place, the current content, and the --expect-sha256 check,
+// before fn changes anything.
+func lockedEntry(ws *workspace.Workspace, rel, expectHex string, fn func(root *os.Root, cur []byte, exists bool) error) error {
+	expect, err := parseExpect(expectHex)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	root, err := OpenRoot(ws)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer root.Close()
 	lock, err := ws.LockNamed("memory", true)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer lock.Unlock()
 	if err := refuseSymlink(root, rel); err != nil {
-		return nil, err
+		return err
 	}
 	cur, exists, err := readEntry(root, ws.Root, rel)
 	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, notFound(root, k, slug, rel)
+		return err
 	}
 	if err := checkExpect(rel, expect, cur, exists); err != nil {
-		return nil, err
+		return err
 	}
-	text := string(cur)
-	n := strings.Count(text, in.Old)
-	switch {
-	case n == 0:
-		return nil, errs.Invalidf("old text occurs 0 times in %s; nothing changed (it must match exactly, whitespace and line ends included)", rel)
-	case n > 1 && !in.All:
-		return nil, errs.Invalidf("old text occurs %d times in %s; nothing changed (give more surrounding text to make it unique, or pass --all to replace every one)", n, rel)
-	}
-	updated := strings.ReplaceAll(text, in.Old, in.New)
-	if updated != text {
-		if err := workspace.WriteFileAtomicRoot(root, rel, []byte(updated), filePerm(root, rel)); err != nil {
-			return nil, err
-		}
-	}
-	return &EditResult{Kind: k, Slug: slug, Path: rel, Replacements: n}, nil
+	return fn(root, cur, exists)
 }
 
 // readEntry reads rel through root; exists is false when there is no such file. A symlink that

@@ -93,23 +93,10 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	newest := ""
 	all := func([]byte) bool { return true }
 	err := sessionlog.Filter(log, all, func(ln sessionlog.Line) bool {
-		if stop.afterLine(ln.No) {
-			return false
-		}
-		if counts != nil {
-			counts.Lines = ln.No
-		}
-		if ln.Torn {
-			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			return true
-		}
-		if len(bytes.TrimSpace(ln.Data)) == 0 {
-			return true
-		}
 		var l claudeLine
-		if err := json.Unmarshal(ln.Data, &l); err != nil {
-			r.skip(ln.No, "not valid JSON: %v", err)
-			return true
+		use, end := r.decodeLine(ln, stop, counts, &l)
+		if !use {
+			return !end
 		}
 		if counts != nil {
 			counts.ByType[l.Type]++

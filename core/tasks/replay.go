@@ -292,25 +292,12 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 		keep = func([]byte) bool { return true }
 	}
 	err := sessionlog.Filter(log, keep, func(ln sessionlog.Line) bool {
-		if stop.afterLine(ln.No) {
-			return false
-		}
-		if counts != nil {
-			counts.Lines = ln.No
-		}
-		if ln.Torn {
-			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			return true
+		var e envelope
+		use, end := r.decodeLine(ln, stop, counts, &e)
+		if !use {
+			return !end
 		}
 		data := ln.Data
-		if len(bytes.TrimSpace(data)) == 0 {
-			return true
-		}
-		var e envelope
-		if err := json.Unmarshal(data, &e); err != nil {
-			r.skip(ln.No, "not valid JSON: %v", err)
-			return true
-		}
 		if counts != nil {
 			t := e.Type
 			if t == "" {
@@ -408,6 +395,29 @@ func hasErrorFlag(data []byte) bool {
 		}
 		data = data[i+len(markIsError):]
 	}
+}
+
+// decodeLine is where both replays start with a line: it ends the scan past --as-of (end), counts
+// it, skips a torn, blank or invalid line (recording why), and decodes the rest into v (use).
+func (r *Replayer) decodeLine(ln sessionlog.Line, stop Stop, counts *Counts, v any) (use, end bool) {
+	if stop.afterLine(ln.No) {
+		return false, true
+	}
+	if counts != nil {
+		counts.Lines = ln.No
+	}
+	if ln.Torn {
+		r.skip(ln.No, "torn final line (no newline): an unfinished write")
+		return false, false
+	}
+	if len(bytes.TrimSpace(ln.Data)) == 0 {
+		return false, false
+	}
+	if err := json.Unmarshal(ln.Data, v); err != nil {
+		r.skip(ln.No, "not valid JSON: %v", err)
+		return false, false
+	}
+	return true, false
 }
 
 // unwrapArgs accepts an arguments object, or a string holding one (OpenAI style).
