@@ -103,11 +103,17 @@ func markdown(rows []row, machine, svg string) string {
 	return b.String()
 }
 
-// chart draws paired horizontal bars (cairn, peer) per benchmark on a log scale, so 1 ms and
-// 1 s both stay readable.
+// chart draws, per benchmark, its name on a line of its own and below it a bar for cairn and one
+// for the peer, on a log scale, so 1 ms and 1 s both stay readable.
 func chart(rows []row) string {
-	const left, barH, gap, width = 330, 16, 18, 900
-	height := 70 + len(rows)*(2*barH+gap)
+	const left, barH, labelH, gap, width = 16, 16, 18, 10, 1000
+	height := 70
+	for _, r := range rows {
+		height += labelH + barH + gap
+		if !math.IsNaN(r.peerMS) {
+			height += barH
+		}
+	}
 	maxMS := 1.0
 	for _, r := range rows {
 		for _, v := range []float64{r.cairnMS, r.peerMS} {
@@ -121,25 +127,30 @@ func chart(rows []row) string {
 			return 0
 		}
 		lo, hi := math.Log10(0.1), math.Log10(maxMS*1.5)
-		return (math.Log10(math.Max(v, 0.1)) - lo) / (hi - lo) * float64(width-left-80)
+		return (math.Log10(math.Max(v, 0.1)) - lo) / (hi - lo) * float64(width-left-330)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="system-ui, sans-serif" font-size="12">`+"\n", width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="16" y="24" font-size="15" font-weight="600">cairn vs its peers (milliseconds, log scale; shorter is faster)</text>`+"\n")
-	fmt.Fprintf(&b, `<rect x="16" y="36" width="12" height="12" fill="#2f6fdf"/><text x="34" y="46">cairn</text><rect x="90" y="36" width="12" height="12" fill="#b0b7c3"/><text x="108" y="46">peer</text>`+"\n")
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="16" y="24" font-size="15" font-weight="600">cairn and its peers, milliseconds (log scale; shorter is faster)</text>`+"\n")
+	fmt.Fprintf(&b, `<rect x="16" y="36" width="12" height="12" fill="#2f6fdf"/><text x="34" y="46">cairn</text><rect x="90" y="36" width="12" height="12" fill="#b0b7c3"/><text x="108" y="46">peer, same run, same data</text>`+"\n")
 	y := 62
 	for _, r := range rows {
-		fmt.Fprintf(&b, `<text x="16" y="%d">%s</text>`+"\n", y+barH, html.EscapeString(r.bench))
-		for i, v := range []float64{r.cairnMS, r.peerMS} {
-			color, label := "#2f6fdf", r.cairnLabel
-			if i == 1 {
-				color, label = "#b0b7c3", r.peerLabel
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="600">%s</text>`+"\n", left, y+12, html.EscapeString(r.bench))
+		y += labelH
+		bars := []struct {
+			v            float64
+			color, label string
+		}{{r.cairnMS, "#2f6fdf", r.cairnLabel}, {r.peerMS, "#b0b7c3", r.peerLabel}}
+		for _, bar := range bars {
+			if math.IsNaN(bar.v) {
+				continue
 			}
-			w := scale(v)
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`, left, y+i*barH, w, barH-2, color, html.EscapeString(label))
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#333">%s ms</text>`+"\n", float64(left)+w+6, y+i*barH+barH-4, fmtMS(v))
+			w := scale(bar.v)
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`, left, y, w, barH-3, bar.color)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#333">%s ms  <tspan fill="#777">%s</tspan></text>`+"\n", float64(left)+w+6, y+barH-5, fmtMS(bar.v), html.EscapeString(bar.label))
+			y += barH
 		}
-		y += 2*barH + gap
+		y += gap
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
