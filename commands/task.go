@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -110,9 +111,10 @@ func taskCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "get",
-				Usage:     "one task with its description (TaskGet)",
-				ArgsUsage: "ID",
+				Name:         "get",
+				Usage:        "one task with its description (TaskGet)",
+				ArgsUsage:    "ID",
+				BashComplete: env.completeTaskIDs,
 				Action: func(c *cli.Context) error {
 					id, err := taskID(c)
 					if err != nil {
@@ -136,9 +138,10 @@ func taskCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "update",
-				Usage:     "change a task's status, subject or description (TaskUpdate)",
-				ArgsUsage: "ID",
+				Name:         "update",
+				Usage:        "change a task's status, subject or description (TaskUpdate)",
+				ArgsUsage:    "ID",
+				BashComplete: env.completeTaskIDs,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "status", Aliases: []string{"s"}, Usage: "pending, inprogress, completed or deleted"},
 					&cli.StringFlag{Name: "subject", Usage: "new one-line subject"},
@@ -186,9 +189,10 @@ func taskCommand(env *Env) *cli.Command {
 				},
 			},
 			{
-				Name:      "history",
-				Usage:     "every change of one task: log line, time, call id, fields changed",
-				ArgsUsage: "ID",
+				Name:         "history",
+				Usage:        "every change of one task: log line, time, call id, fields changed",
+				ArgsUsage:    "ID",
+				BashComplete: env.completeTaskIDs,
 				Action: func(c *cli.Context) error {
 					id, err := taskID(c)
 					if err != nil {
@@ -212,6 +216,28 @@ func taskCommand(env *Env) *cli.Command {
 				},
 			},
 		},
+	}
+}
+
+// completeTaskIDs offers the ids of the session's tasks (open ones first) for shell completion, or
+// the statuses after --status.
+func (e *Env) completeTaskIDs(c *cli.Context) {
+	if args := os.Args; len(args) > 2 && args[len(args)-2] == "--status" {
+		for _, st := range tasks.Statuses {
+			fmt.Fprintln(e.Stdout, st)
+		}
+		return
+	}
+	s, err := e.session()
+	if err != nil {
+		return
+	}
+	res, err := s.CompactContext()
+	if err != nil {
+		return
+	}
+	for _, t := range res.Tasks {
+		fmt.Fprintf(e.Stdout, "%d\n", t.TaskID)
 	}
 }
 
