@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -13,8 +14,42 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 )
 
-// Version is stamped by the build; "dev" otherwise.
-var Version = "dev"
+// Version is stamped by the build (-ldflags "-X .../commands.Version=v1.2.3"); otherwise it comes
+// from the module version or the VCS revision Go records in the binary.
+var Version = ""
+
+// version is Version, or what the Go toolchain recorded about this build.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	switch {
+	case rev == "":
+		return "dev"
+	case dirty:
+		return "dev-" + rev + "-dirty"
+	}
+	return "dev-" + rev
+}
 
 // Main runs cairn with the process's arguments and streams and returns the exit code.
 func Main() int {
@@ -37,7 +72,7 @@ func NewApp(env *Env) *cli.App {
 	app := &cli.App{
 		Name:                 "cairn",
 		Usage:                "keep your place in long work: session tasks, memory, space and board search",
-		Version:              Version,
+		Version:              version(),
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Suggest:              true,

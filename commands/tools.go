@@ -112,7 +112,7 @@ func mcpCommand(env *Env) *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			server := tools.NewMCPServer(tools.New(), Version, tc)
+			server := tools.NewMCPServer(tools.New(), version(), tc)
 			transport := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 			if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil && !isClosed(err) {
 				return fmt.Errorf("mcp server: %w", err)
