@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: gofmt, vet, unit tests, end-to-end testscript transcripts, process and fault
-# tests, then each fuzz target for FUZZTIME (default 10s; FUZZTIME=0 skips them).
+# tests, then each fuzz target for FUZZTIME (default 10s; FUZZTIME=0 skips them), then the Search
+# page in headless Chromium when CI is set or BROWSER=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -20,11 +21,25 @@ passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
 if [ "$status" -ne 0 ]; then
   grep -B2 -A30 -E '^\s*--- FAIL' "$log" | head -300
-  echo "tests: $passed passed, $failed failed"
+  # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
+if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
+  scripts/browser-test.sh
+  passed=$((passed + 1))
+else
+  echo "browser test skipped (BROWSER=1 scripts/test.sh runs it; CI always does)"
+fi
+echo "tests: $passed passed, $failed failed"
   exit "$status"
 fi
 # every fuzz target for a bounded time (FUZZTIME=0 skips them)
 if [ "${FUZZTIME:-10s}" != "0" ]; then
   scripts/fuzz.sh
+fi
+# the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
+if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
+  scripts/browser-test.sh
+  passed=$((passed + 1))
+else
+  echo "browser test skipped (BROWSER=1 scripts/test.sh runs it; CI always does)"
 fi
 echo "tests: $passed passed, $failed failed"
