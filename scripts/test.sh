@@ -20,7 +20,7 @@ grep -E '^(ok|FAIL|---|panic)|^\s+--- FAIL' "$log" | grep -v -- '--- PASS' || tr
 passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
 if [ "$status" -ne 0 ]; then
-  grep -B2 -A30 -E '^\s*--- FAIL' "$log" | head -300
+  grep -B40 -A40 -E '^\s*--- FAIL' "$log" | head -400
   # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
 if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
   scripts/browser-test.sh
