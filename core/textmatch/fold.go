@@ -61,7 +61,10 @@ func FoldMap(s string) Folded {
 			n := utf8.EncodeRune(buf[:], r)
 			out = string(buf[:n])
 		}
-		if hasCase(r) {
+		switch {
+		case isCherokee(r):
+			out = string(unicode.ToUpper(r))
+		case hasCase(r):
 			if !haveCaser {
 				caser = cases.Fold()
 				haveCaser = true
@@ -120,6 +123,12 @@ func isPlainLower(s string) bool {
 		}
 	}
 	return true
+}
+
+// isCherokee reports Cherokee letters, whose Unicode case folding goes to the capital form; the
+// x/text caser lowers them instead, which would make folding flip back and forth.
+func isCherokee(r rune) bool {
+	return r >= 0x13A0 && r <= 0x13FD || r >= 0xAB70 && r <= 0xABBF
 }
 
 // hasCase is a cheap pre-check that skips the caser for scripts without case (CJK, kana, Hangul).

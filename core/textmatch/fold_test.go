@@ -54,3 +54,19 @@ func TestFoldMapSpan(t *testing.T) {
 		t.Errorf("identity span = %d,%d", a, b)
 	}
 }
+
+// Folding twice must change nothing: searches fold the text and the query separately.
+func TestFoldIsIdempotent(t *testing.T) {
+	for r := rune(0); r <= 0x10FFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		once := Fold(string(r))
+		if twice := Fold(once); twice != once {
+			t.Fatalf("%U: Fold gives %q, folding again %q", r, once, twice)
+		}
+	}
+	if Fold("ꭰ") != Fold("Ꭰ") {
+		t.Fatal("Cherokee small and capital letters do not fold together")
+	}
+}

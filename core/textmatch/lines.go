@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -149,7 +150,10 @@ func (f *Folder) foldRune(r rune, raw []byte) string {
 		r = w
 		out = string(w)
 	}
-	if hasCase(r) {
+	switch {
+	case isCherokee(r):
+		out = string(unicode.ToUpper(r))
+	case hasCase(r):
 		if !f.ok {
 			f.caser = cases.Fold()
 			f.ok = true
