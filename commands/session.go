@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tasks"
 )
 
 func sessionCommand(env *Env) *cli.Command {
@@ -54,18 +55,7 @@ func sessionCommand(env *Env) *cli.Command {
 				Name:  "compact-context",
 				Usage: "the read-only task snapshot a compact worker gets, open tasks first",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					s, err := env.session()
-					if err != nil {
-						return err
-					}
-					res, err := s.CompactContext()
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
+					return sessionQuery(env, c, (*tasks.Session).CompactContext, func(w io.Writer, res tasks.ListResult) error {
 						fmt.Fprintln(w, countsLine(res.Summary))
 						env.writeTaskTable(w, res.Tasks)
 						return nil
@@ -76,18 +66,7 @@ func sessionCommand(env *Env) *cli.Command {
 				Name:  "brief",
 				Usage: "the mark_read_required message for a session that resumes",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					s, err := env.session()
-					if err != nil {
-						return err
-					}
-					res, err := s.Brief()
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
+					return sessionQuery(env, c, (*tasks.Session).Brief, func(w io.Writer, res tasks.Brief) error {
 						_, err := io.WriteString(w, res.Content)
 						return err
 					})
@@ -97,18 +76,7 @@ func sessionCommand(env *Env) *cli.Command {
 				Name:  "check",
 				Usage: "replay the log and report entries by type, tasks by status and skipped lines",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					s, err := env.session()
-					if err != nil {
-						return err
-					}
-					res, err := s.Check()
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
+					return sessionQuery(env, c, (*tasks.Session).Check, func(w io.Writer, res tasks.CheckResult) error {
 						types := make([]string, 0, len(res.Entries))
 						for k := range res.Entries {
 							types = append(types, k)
@@ -129,6 +97,23 @@ func sessionCommand(env *Env) *cli.Command {
 			},
 		},
 	}
+}
+
+// sessionQuery is the frame of the read-only session commands: no arguments, one call on the
+// session, the result as JSON or as text.
+func sessionQuery[T any](env *Env, c *cli.Context, query func(*tasks.Session) (T, error), text func(io.Writer, T) error) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	s, err := env.session()
+	if err != nil {
+		return err
+	}
+	res, err := query(s)
+	if err != nil {
+		return err
+	}
+	return env.Render(res, func(w io.Writer) error { return text(w, res) })
 }
 
 func noArgs(c *cli.Context) error {

@@ -16,41 +16,33 @@ import (
 // index and saves a new snapshot (a snapshot that cannot be written only costs speed next time).
 // An unreadable summaries or memory file is no error: the index remembers it as partial.
 func Load(ws *workspace.Workspace) (*Index, error) {
-	ok, err := dbExists(ws)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errNoBoard()
-	}
-	lock, err := ws.LockNamed(lockName, false)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	stamp, err := currentStamp(ws)
-	if err != nil {
-		return nil, err
-	}
-	snapPath, pathErr := snapshotPath(ws)
-	if pathErr == nil {
-		if ix, err := readSnapshot(snapPath, stamp); err == nil {
-			return ix, nil
+	return underReadLock(ws, func(stamp Stamp) (*Index, error) {
+		snapPath, pathErr := snapshotPath(ws)
+		if pathErr == nil {
+			if ix, err := readSnapshot(snapPath, stamp); err == nil {
+				return ix, nil
+			}
 		}
-	}
-	ix, err := loadFresh(ws, stamp)
-	if err != nil {
-		return nil, err
-	}
-	if pathErr == nil {
-		_ = writeSnapshot(snapPath, ix) // derived data: failing to save it must not fail the search
-	}
-	return ix, nil
+		ix, err := loadFresh(ws, stamp)
+		if err != nil {
+			return nil, err
+		}
+		if pathErr == nil {
+			_ = writeSnapshot(snapPath, ix) // derived data: failing to save it must not fail the search
+		}
+		return ix, nil
+	})
 }
 
 // LoadFresh builds the index from the files, ignoring and not writing any snapshot; tests and the
 // benchmark use it to measure and compare the plain way.
 func LoadFresh(ws *workspace.Workspace) (*Index, error) {
+	return underReadLock(ws, func(stamp Stamp) (*Index, error) { return loadFresh(ws, stamp) })
+}
+
+// underReadLock is what both loads need first: a board to load, the shared board lock (an import
+// holds it exclusively), and the stamp of the files as they are under that lock.
+func underReadLock(ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*Index, error) {
 	ok, err := dbExists(ws)
 	if err != nil {
 		return nil, err
@@ -67,7 +59,7 @@ func LoadFresh(ws *workspace.Workspace) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadFresh(ws, stamp)
+	return fn(stamp)
 }
 
 // Stale reports whether the files changed since ix was built, so a daemon can keep ix until they
