@@ -382,20 +382,66 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 		// The anchor is everywhere: folding the whole text at once is cheaper.
 		return n.matchFolded(f.Fold(text), dst)
 	}
-	var nextBuf [16]int
-	next := nextBuf[:0] // next occurrence of each anchor at or after from; -1 when none is left
+	// The anchors are looked for in groups: each one-byte anchor alone, and the multi-byte ones
+	// (the full-width forms) together by their shared lead byte, so the text is passed over once
+	// per group instead of once per anchor.
+	type group struct {
+		one   bool     // a single one-byte anchor
+		lead  byte     // the byte every member starts with
+		forms [][]byte // the members (one-byte groups: just the byte)
+		next  int      // next occurrence at or after from; -1 when none is left
+	}
+	var groupBuf [8]group
+	groups := groupBuf[:0]
 	for _, a := range n.anchors {
-		next = append(next, indexFrom(text, a, 0))
+		if len(a) == 1 {
+			groups = append(groups, group{one: true, lead: a[0], forms: [][]byte{a}})
+			continue
+		}
+		joined := false
+		for i := range groups {
+			if !groups[i].one && groups[i].lead == a[0] {
+				groups[i].forms = append(groups[i].forms, a)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			groups = append(groups, group{lead: a[0], forms: [][]byte{a}})
+		}
+	}
+	find := func(g *group, from int) int {
+		for from < len(text) {
+			i := bytes.IndexByte(text[from:], g.lead)
+			if i < 0 {
+				return -1
+			}
+			at := from + i
+			if g.one {
+				return at
+			}
+			for _, f := range g.forms {
+				if bytes.HasPrefix(text[at:], f) {
+					return at
+				}
+			}
+			from = at + 1
+		}
+		return -1
+	}
+	for i := range groups {
+		groups[i].next = find(&groups[i], 0)
 	}
 	// line is the number of the line that starts at at; from is where the next anchor is looked
 	// for (at <= from: occurrences that fail the check in place do not move at).
 	line, at, from := 1, 0, 0
 	for {
 		p, which := -1, 0
-		for i, x := range next {
+		for i := range groups {
+			x := groups[i].next
 			if x >= 0 && x < from {
-				x = indexFrom(text, n.anchors[i], from)
-				next[i] = x
+				x = find(&groups[i], from)
+				groups[i].next = x
 			}
 			if x >= 0 && (p < 0 || x < p) {
 				p, which = x, i
@@ -406,7 +452,7 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 		}
 		found := false
 		verdict := -1
-		if n.kpos != nil && len(n.anchors[which]) == 1 {
+		if n.kpos != nil && groups[which].one {
 			verdict = n.verifyASCII(text, p)
 		}
 		switch verdict {
@@ -469,20 +515,6 @@ func (n Needle) verifyASCII(text []byte, p int) int {
 		}
 	}
 	return 0
-}
-
-// indexFrom is the index of a in text at or after from, or -1.
-func indexFrom(text, a []byte, from int) int {
-	var i int
-	if len(a) == 1 {
-		i = bytes.IndexByte(text[from:], a[0])
-	} else {
-		i = bytes.Index(text[from:], a)
-	}
-	if i < 0 {
-		return -1
-	}
-	return from + i
 }
 
 // matchFolded finds the needle's lines in an already folded text.
