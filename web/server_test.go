@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/commands"
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 	"github.com/cairn-dev/cairn/web"
 )
 
@@ -56,14 +57,7 @@ func boardDoc(revision int, extraTitle string) string {
 // newWorkspace creates a workspace with the test board imported.
 func newWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := workspacetest.New(t)
 	importBoard(t, ws, boardDoc(1, "Fresh card"))
 	return ws
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/textmatch"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 // fixturePath is fixtures/board/board.json, the board every test here starts from.
@@ -25,15 +26,9 @@ func fixturePath(t testing.TB) string {
 // newBoard makes a workspace and imports doc (the fixture when doc is empty).
 func newBoard(t testing.TB, doc []byte) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := workspacetest.New(t)
 	if doc == nil {
+		var err error
 		if doc, err = os.ReadFile(fixturePath(t)); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 func TestListProjects(t *testing.T) {
@@ -152,14 +152,7 @@ func TestReadCardSummariesPartial(t *testing.T) {
 }
 
 func TestReadersNoBoardAndBusy(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	empty, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	empty := workspacetest.New(t)
 	if _, err := ListProjects(empty, ""); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("projects without a board: %v", err)
 	}

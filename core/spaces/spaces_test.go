@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/redact"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 func fixturePath(t *testing.T) string {
@@ -28,14 +29,7 @@ func fixturePath(t *testing.T) string {
 // newWorkspace makes an empty workspace with a short lock wait.
 func newWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := workspacetest.New(t)
 	ws.Wait = 300 * time.Millisecond
 	return ws
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 var wantNames = []string{"TaskCreate", "TaskList", "TaskGet", "TaskUpdate", "MemorySearch", "KnowledgeSearch",
@@ -20,14 +20,7 @@ var wantNames = []string{"TaskCreate", "TaskList", "TaskGet", "TaskUpdate", "Mem
 
 func newContext(t *testing.T) Context {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := workspacetest.New(t)
 	return Context{Workspace: ws}
 }
 
