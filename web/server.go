@@ -83,6 +83,9 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0),
 		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	h.cur.Store(opts.Index)
+	if h.tc.Board == nil {
+		h.tc.Board = h.index // flowly_search over HTTP answers from the index in memory
+	}
 	static, err := staticHandler()
 	if err != nil {
 		return nil, err

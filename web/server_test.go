@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/commands"
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/core/workspace"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 	"github.com/cairn-dev/cairn/web"
@@ -550,5 +551,37 @@ func TestTokenFile(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("token file still there: %v", err)
+	}
+}
+
+// flowly_search over HTTP answers from the daemon's index in memory: it neither reads nor
+// rewrites the snapshot, and gives what the CLI's agent view gives.
+func TestFlowlySearchUsesTheIndexInMemory(t *testing.T) {
+	ws := newWorkspace(t)
+	ix, err := board.Load(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := web.New(web.Options{Workspace: ws, Index: ix, Token: testToken, Tools: tools.Context{Card: "c2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	snap := filepath.Join(ws.Root, ".cairn", "board.snapshot")
+	if err := os.Remove(snap); err != nil {
+		t.Fatal(err)
+	}
+	status, data := api(t, srv, `{"action":"flowly_search","input":{"query":"迁移"}}`)
+	if status != http.StatusOK || !strings.Contains(string(data), `"taskId": "c1"`) {
+		t.Fatalf("flowly_search: %d %s", status, data)
+	}
+	if _, err := os.Stat(snap); !os.IsNotExist(err) {
+		t.Fatal("flowly_search over HTTP loaded the board from disk (the snapshot was rewritten)")
+	}
+	var stdout bytes.Buffer
+	commands.Run([]string{"cairn", "--workspace", ws.Root, "--card", "c2", "tools", "call", "flowly_search", "--input", `{"query":"迁移"}`}, strings.NewReader(""), &stdout, io.Discard)
+	if !bytes.Equal(data, stdout.Bytes()) {
+		t.Errorf("flowly_search over HTTP differs from tools call:\n%s\n%s", data, stdout.Bytes())
 	}
 }

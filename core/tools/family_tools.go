@@ -168,7 +168,11 @@ func boardTools() []*Tool {
 				if c.Card == "" {
 					return nil, errs.Invalidf("flowly_search needs the caller's card (--card or CAIRN_CARD)")
 				}
-				ix, err := board.Load(c.Workspace)
+				load := c.Board
+				if load == nil {
+					load = func() (*board.Index, error) { return board.Load(c.Workspace) }
+				}
+				ix, err := load()
 				if err != nil {
 					return nil, err
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -26,6 +27,9 @@ type Context struct {
 	Task          string
 	Subtask       bool
 	Card          string
+	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
+	// board.Load (the snapshot) on each call.
+	Board func() (*board.Index, error)
 }
 
 // Tool is one agent tool.
