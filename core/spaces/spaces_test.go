@@ -748,3 +748,27 @@ func TestImportProgressAndBatches(t *testing.T) {
 		t.Errorf("tie order = %v", got)
 	}
 }
+
+// A fresh-process search must find spaces.db-wal and -shm in place rather than create and unlink
+// them, and a closed store leaves an empty write-ahead log, not one the size of the last import.
+func TestWriteAheadLogPersistsEmpty(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	p := Path(ws)
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(p + suffix); err != nil {
+			t.Fatalf("after import and close: %v", err)
+		}
+	}
+	if fi, _ := os.Stat(p + "-wal"); fi.Size() != 0 {
+		t.Errorf("spaces.db-wal is %d bytes after the last close, want 0", fi.Size())
+	}
+	shm, _ := os.Stat(p + "-shm")
+	search(t, ws, bob, SearchInput{Query: "認証"})
+	after, err := os.Stat(p + "-shm")
+	if err != nil {
+		t.Fatalf("after a search: %v", err)
+	}
+	if !os.SameFile(shm, after) {
+		t.Errorf("a search recreated spaces.db-shm")
+	}
+}

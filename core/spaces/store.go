@@ -5,6 +5,7 @@ package spaces
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -133,15 +134,21 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)",
-		workspace.SQLiteURI(path), wait.Milliseconds())
+	// journal_size_limit: a persistent WAL (see persistWAL) is cut back to 64 MiB after a
+	// checkpoint while open, and to nothing when the last connection closes.
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=journal_size_limit(%d)",
+		workspace.SQLiteURI(path), wait.Milliseconds(), 64<<20)
+	// Memory-mapped reads: a search reads the pages it needs straight from the page cache, with
+	// no pread and no page-cache copy per page (about 0.7 ms of a fresh-process rare-term search).
+	dsn += "&_pragma=mmap_size(1073741824)"
 	if writer {
 		dsn += "&_txlock=immediate"
 	}
-	db, err := sql.Open("sqlite", dsn)
+	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	db := sql.OpenDB(persistWAL{base})
 	db.SetMaxOpenConns(1)
 	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax}
 	if writer {
@@ -152,6 +159,26 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 		return nil, err
 	}
 	return st, nil
+}
+
+// persistWAL keeps spaces.db-wal and spaces.db-shm when the last connection closes. Otherwise every
+// search, a fresh process, creates both files and unlinks them again: two inode allocations, a
+// 32 KiB shared-memory index rebuilt and two unlinks, about a third of a rare-term search.
+type persistWAL struct{ driver.Connector }
+
+// Connect opens a connection and sets SQLITE_FCNTL_PERSIST_WAL on it.
+func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := p.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if fc, ok := c.(sqlite.FileControl); ok {
+		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("keep the write-ahead log: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // Close releases the database and the writer lock.
