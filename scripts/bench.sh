@@ -9,7 +9,7 @@ BENCH_DIR=${BENCH_DIR:-$(pwd)/.bench}
 RUNS=${RUNS:-5}
 mkdir -p "$BENCH_DIR"
 CAIRN="$BENCH_DIR/cairn"
-go build -o "$CAIRN" .
+CGO_ENABLED=0 go build -o "$CAIRN" . # static, as the README installs it
 export CAIRN BENCH_DIR RUNS
 
 # need TOOL PACKAGE: install a peer with apt-get when it is missing.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -82,19 +84,6 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	}, nil
 }
 
-// decodeStrict decodes one record, refusing unknown fields so typos are not silently dropped.
-func decodeStrict(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after the record")
-	}
-	return nil
-}
-
 // recordErr names a bad record: its list, index and id when it has one.
 func recordErr(list string, i int, id string, format string, args ...any) error {
 	where := fmt.Sprintf("%s[%d]", list, i)
@@ -134,13 +123,10 @@ func checkText(vals ...string) error {
 
 func parseDocument(data []byte) (*parsedBoard, error) {
 	var doc Document
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, errs.Invalidf("board document is not the JSON object of SPEC Appendix B: %v", err)
-	}
-	if dec.More() {
+	if err := strictjson.Decode(data, &doc); errors.Is(err, strictjson.ErrTrailing) {
 		return nil, errs.Invalidf("board document: trailing data after the JSON object")
+	} else if err != nil {
+		return nil, errs.Invalidf("board document is not the JSON object of SPEC Appendix B: %v", err)
 	}
 	if doc.Revision < 0 {
 		return nil, errs.Invalidf("board document: revision %d must be 0 or more", doc.Revision)
@@ -149,7 +135,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	projects := map[string]bool{}
 	for i, raw := range doc.Projects {
 		var p Project
-		if err := decodeStrict(raw, &p); err != nil {
+		if err := strictjson.Decode(raw, &p); err != nil {
 			return nil, recordErr("projects", i, "", "%v", err)
 		}
 		switch {
@@ -169,7 +155,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	cards := map[string]bool{}
 	for i, raw := range doc.Cards {
 		var c Card
-		if err := decodeStrict(raw, &c); err != nil {
+		if err := strictjson.Decode(raw, &c); err != nil {
 			return nil, recordErr("cards", i, "", "%v", err)
 		}
 		switch {
@@ -213,7 +199,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	}
 	for i, raw := range doc.Events {
 		var e Event
-		if err := decodeStrict(raw, &e); err != nil {
+		if err := strictjson.Decode(raw, &e); err != nil {
 			return nil, recordErr("events", i, "", "%v", err)
 		}
 		if err := ref("events", i, e.ID, e.Card); err != nil {
@@ -233,7 +219,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Workpads {
 		var w Workpad
-		if err := decodeStrict(raw, &w); err != nil {
+		if err := strictjson.Decode(raw, &w); err != nil {
 			return nil, recordErr("workpads", i, "", "%v", err)
 		}
 		if err := ref("workpads", i, w.ID, w.Card); err != nil {
@@ -256,7 +242,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Ideas {
 		var d Idea
-		if err := decodeStrict(raw, &d); err != nil {
+		if err := strictjson.Decode(raw, &d); err != nil {
 			return nil, recordErr("ideas", i, "", "%v", err)
 		}
 		if err := ref("ideas", i, d.ID, d.Card); err != nil {
@@ -276,7 +262,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Artifacts {
 		var a Artifact
-		if err := decodeStrict(raw, &a); err != nil {
+		if err := strictjson.Decode(raw, &a); err != nil {
 			return nil, recordErr("artifacts", i, "", "%v", err)
 		}
 		if err := ref("artifacts", i, a.ID, a.Card); err != nil {
@@ -320,7 +306,7 @@ func validateSummaries(raw json.RawMessage, cards map[string]bool) ([]byte, int,
 		}
 		for i, v := range versions {
 			var s Summary
-			if err := decodeStrict(v, &s); err != nil {
+			if err := strictjson.Decode(v, &s); err != nil {
 				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: %v", card, i, err)
 			}
 			if err := checkTime(s.At, false); err != nil {
@@ -345,7 +331,7 @@ func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int,
 	ids := map[string]bool{}
 	for i, r := range list {
 		var m MemoryEntry
-		if err := decodeStrict(r, &m); err != nil {
+		if err := strictjson.Decode(r, &m); err != nil {
 			return nil, 0, recordErr("memory", i, "", "%v", err)
 		}
 		switch {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/strictjson"
 )
 
 // Kind says what a replay event does to the store.
@@ -83,25 +84,12 @@ type updateArgs struct {
 	Description *string `json:"description"`
 }
 
-// decodeStrict refuses unknown fields: a call of another schema version is skipped, not guessed at.
-func decodeStrict(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after arguments")
-	}
-	return nil
-}
-
 // Apply re-applies one event with today's validation; an event that does not fit is skipped.
 func (r *Replayer) Apply(ev Event) {
 	switch ev.Kind {
 	case Create:
 		var a createArgs
-		if err := decodeStrict(ev.Args, &a); err != nil {
+		if err := strictjson.Decode(ev.Args, &a); err != nil {
 			r.skip(ev.Line, "TaskCreate arguments do not fit the schema: %v", err)
 			return
 		}
@@ -130,7 +118,7 @@ func (r *Replayer) Apply(ev Event) {
 		}
 	case Update:
 		var a updateArgs
-		if err := decodeStrict(ev.Args, &a); err != nil {
+		if err := strictjson.Decode(ev.Args, &a); err != nil {
 			r.skip(ev.Line, "TaskUpdate arguments do not fit the schema: %v", err)
 			return
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -63,9 +64,7 @@ func define[In any](name, description string, readOnly bool, fix func(*jsonschem
 		Name: name, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&in); err != nil {
+			if err := strictjson.Decode(raw, &in); err != nil {
 				return nil, errs.Invalidf("%s input: %v", name, err)
 			}
 			return fn(ctx, c, in)
