@@ -57,6 +57,13 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 		return err
 	}
 	ws := tc.Workspace
+	// One daemon per workspace: the lock is held until return, and taken before the token file
+	// is written, so a second daemon fails here and leaves the first one's token alone.
+	lock, err := web.Lock(ws)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	start := time.Now()
 	ix, err := board.Load(ws)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -16,6 +17,28 @@ import (
 // TokenFile is where cairn serve writes its token, relative to the workspace root, so local
 // scripts that can read the workspace can call the API and nobody else can.
 const TokenFile = ".cairn/serve.token"
+
+// LockFile is the lock a running cairn serve holds for its whole life, relative to the workspace
+// root: one daemon per workspace, so a second one cannot replace the first one's token.
+const LockFile = ".cairn/serve.lock"
+
+// lockWait is how long a starting daemon tries for LockFile. The lock is held by a daemon for as
+// long as it runs, so waiting the usual --wait would only delay the answer.
+const lockWait = 100 * time.Millisecond
+
+// Lock takes LockFile exclusively; the daemon holds it until it exits and must take it before it
+// writes the token. Another daemon holding it is STORAGE_BUSY at once.
+func Lock(ws *workspace.Workspace) (*workspace.Lock, error) {
+	dir, err := ws.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := workspace.LockFile(filepath.Join(dir, filepath.Base(LockFile)), true, lockWait)
+	if err != nil && errs.CodeOf(err) == errs.Busy {
+		return nil, errs.New(errs.Busy, "another cairn serve is already running in this workspace (%s); stop it or use its URL", LockFile)
+	}
+	return lock, err
+}
 
 // NewToken returns 32 random bytes from crypto/rand as 64 hex digits.
 func NewToken() (string, error) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -37,6 +38,10 @@ type Index struct {
 	partial  partialSet
 	projByID map[string]int32
 	cardByID map[string]int32
+	// snap is the range of snapshot bytes the index aliases (zero when built from the files);
+	// faulted is set when a search found them cut under it (see fault.go).
+	snap    mapRange
+	faulted atomic.Bool
 }
 
 // partialSet records which JSON files could not be read when the index was built.

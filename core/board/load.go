@@ -62,11 +62,15 @@ func underReadLock(ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*In
 	return fn(stamp)
 }
 
-// Stale reports whether the files changed since ix was built, so a daemon can keep ix until they
-// do. It costs four stat calls and no database access: every commit that moves the revision
-// rewrites board.db (or, in WAL mode, board.db-wal), so their size, time and identity change with
-// it, as the JSON files' do when they are rewritten.
+// Stale reports whether the files changed since ix was built (or the snapshot it was mapped from
+// was truncated under a search), so a daemon can keep ix until they do. It costs four stat calls
+// and no database access: every commit that moves the revision rewrites board.db (or, in WAL
+// mode, board.db-wal), so their size, time and identity change with it, as the JSON files' do
+// when they are rewritten.
 func (ix *Index) Stale(ws *workspace.Workspace) (bool, error) {
+	if ix.faulted.Load() {
+		return true, nil // its snapshot was truncated under a search: reload
+	}
 	s, err := fileStamps(ws)
 	if err != nil {
 		return false, err

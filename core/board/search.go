@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -169,6 +168,10 @@ func checkLimit(limit *int, def, maxLimit int) (int, error) {
 
 // Search answers search.query (seed 004 §3–§4) with the [board] switches of cfg.
 func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
+	return guarded(ix, func() (*Result, error) { return ix.runSearch(cfg, in) })
+}
+
+func (ix *Index) runSearch(cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
 	q, err := ParseQuery(in.Query)
 	if err != nil {
 		return nil, err
@@ -242,6 +245,10 @@ func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, err
 // AgentSearch answers flowly_search (seed 004 §6): the caller's project only, its own card
 // excluded, no memory, each card with its tags and latest summary.
 func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
+	return guarded(ix, func() (*AgentResult, error) { return ix.runAgentSearch(cfg, in) })
+}
+
+func (ix *Index) runAgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
 	if strings.TrimFunc(in.Query, isSpace) == "" {
 		return nil, errs.Invalidf("query must not be empty (1..%d characters)", MaxQueryChars)
 	}
@@ -448,15 +455,7 @@ func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
 	}
 	bounds = append(bounds, fhi)
 	results := make([][]int32, len(bounds)-1)
-	var wg sync.WaitGroup
-	for p := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[p] = ix.scan(n, bounds[p], bounds[p+1], nil)
-		}()
-	}
-	wg.Wait()
+	ix.parallel(len(results), func(p int) { results[p] = ix.scan(n, bounds[p], bounds[p+1], nil) })
 	for _, r := range results {
 		out = append(out, r...)
 	}
@@ -606,17 +605,11 @@ func (ix *Index) scanCards(n *needle, cards []int32, out []int32) []int32 {
 		groups = append(groups, cur)
 	}
 	results := make([][]int32, len(groups))
-	var wg sync.WaitGroup
-	for g := range groups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, r := range groups[g] {
-				results[g] = ix.scan(n, r.lo, r.hi, results[g])
-			}
-		}()
-	}
-	wg.Wait()
+	ix.parallel(len(groups), func(g int) {
+		for _, r := range groups[g] {
+			results[g] = ix.scan(n, r.lo, r.hi, results[g])
+		}
+	})
 	for _, r := range results {
 		out = append(out, r...)
 	}

@@ -284,7 +284,7 @@ func readSnapshot(path string, stamp Stamp) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := decodeSnapshot(data, stamp)
+	ix, err := decodeMapped(data, stamp)
 	if err != nil {
 		release()
 		return nil, err
@@ -293,7 +293,9 @@ func readSnapshot(path string, stamp Stamp) (*Index, error) {
 	return ix, nil
 }
 
-func decodeSnapshot(data []byte, stamp Stamp) (*Index, error) {
+// decodeSnapshot checks and decodes a snapshot; snap is data's address range, which the checksum
+// goroutine guards as decodeMapped guards the caller (see fault.go).
+func decodeSnapshot(data []byte, stamp Stamp, snap mapRange) (*Index, error) {
 	if len(data) < headerBytes || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, errSnapshot
 	}
@@ -315,10 +317,22 @@ func decodeSnapshot(data []byte, stamp Stamp) (*Index, error) {
 		return nil, errSnapshot
 	}
 	// The checksum runs on another core while the body is decoded; a mismatch discards both.
-	crc := make(chan uint32, 1)
-	go func() { crc <- crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) }()
+	type checksum struct {
+		sum   uint32
+		fault any
+	}
+	crc := make(chan checksum, 1)
+	go func() {
+		var c checksum
+		c.fault = faultGuard(snap, func() { c.sum = crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) })
+		crc <- c
+	}()
 	ix, err := decodeBody(unsafe.String(unsafe.SliceData(body), len(body)))
-	if <-crc != sum {
+	c := <-crc
+	if c.fault != nil {
+		panic(c.fault) // raised again here, where decodeMapped's guard turns it into an error
+	}
+	if c.sum != sum {
 		return nil, errSnapshot
 	}
 	if err != nil {
