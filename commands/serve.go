@@ -30,6 +30,7 @@ func serveCommand(env *Env) *cli.Command {
 			"Every /api request needs the token written to .cairn/serve.token (mode 0600) as\n" +
 			"\"Authorization: Bearer <token>\"; the page URL printed on stderr carries it once.\n" +
 			"Tools called over /api run with this command's identity flags (--user, --task, --card, ...).\n" +
+			"One daemon per workspace: a second one exits with STORAGE_BUSY (4) while .cairn/serve.lock is held.\n" +
 			"Stops cleanly on SIGINT or SIGTERM. The log on stderr holds durations and counts, never queries.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7777", Usage: "listen address HOST:PORT (port 0 picks a free one)"},
