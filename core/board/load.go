@@ -3,9 +3,7 @@ package board
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -118,12 +116,10 @@ func loadFresh(ws *workspace.Workspace, stamp Stamp) (*Index, error) {
 	return build(&l, stamp), nil
 }
 
-// readJSON decodes a board JSON file; a missing file is empty, anything unreadable is an error.
+// readJSON decodes a board JSON file. A missing one is an error too: every import writes both
+// files, so one that is gone cannot be read, and the search must say so in partial.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

@@ -146,7 +146,8 @@ func TestReadCardSummariesPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err = ReadCard(ws, "c1")
-	if err != nil || d.Summary != nil || len(d.Partial) != 0 {
+	// Every import writes summaries.json, so a missing one could not be read: partial says so.
+	if err != nil || d.Summary != nil || !reflect.DeepEqual(d.Partial, []string{"summaries"}) {
 		t.Errorf("missing summaries: %+v %v", d, err)
 	}
 }
