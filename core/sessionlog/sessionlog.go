@@ -233,8 +233,16 @@ func encodeLines(entries []any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// TornMark is what an append writes after a torn fragment, before the newline that ends it. A
+// fragment can be a whole JSON entry that only lacks its newline; with the newline alone it would
+// start replaying after the next append and shift every task id answered since. With the mark the
+// line can never be valid JSON (the mark holds no quote, so it cannot close an open string), so
+// it stays skipped for every reader, and `session check` can say why.
+const TornMark = " #torn"
+
 // AppendLines appends payload (whole lines) with O_APPEND and fsyncs; if the file ends in a torn
-// line, a newline is written first so the fragment stays a line of its own. Callers hold the lock.
+// line, TornMark and a newline are written first so the fragment stays a skipped line of its own.
+// Callers hold the lock.
 func AppendLines(path string, payload []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -257,7 +265,7 @@ func AppendLines(path string, payload []byte) error {
 			return fmt.Errorf("read session log %s: %w", path, err)
 		}
 		if last[0] != '\n' {
-			payload = append([]byte{'\n'}, payload...)
+			payload = append([]byte(TornMark+"\n"), payload...)
 		}
 	}
 	if _, err := f.Write(payload); err != nil {

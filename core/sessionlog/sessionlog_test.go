@@ -54,7 +54,7 @@ func TestAppendIsolatesTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(p)
-	want := `{"type":"message"}` + "\n" + `{"type":"tool_call","na` + "\n" + `{"type":"system"}` + "\n"
+	want := `{"type":"message"}` + "\n" + `{"type":"tool_call","na` + TornMark + "\n" + `{"type":"system"}` + "\n"
 	if string(data) != want {
 		t.Fatalf("log = %q", data)
 	}

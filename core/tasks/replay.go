@@ -398,6 +398,10 @@ func (r *Replayer) decodeLine(ln sessionlog.Line, stop Stop, counts *Counts, v a
 		r.skip(ln.No, "torn final line (no newline): an unfinished write")
 		return false, false
 	}
+	if bytes.HasSuffix(bytes.TrimRight(ln.Data, "\r"), []byte(sessionlog.TornMark)) {
+		r.skip(ln.No, "torn write, isolated by a later append")
+		return false, false
+	}
 	if len(bytes.TrimSpace(ln.Data)) == 0 {
 		return false, false
 	}
