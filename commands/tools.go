@@ -61,22 +61,29 @@ func toolsCommand(env *Env) *cli.Command {
 			{
 				Name:      "call",
 				Usage:     "run one tool with JSON input and print its JSON result (errors as {\"error\": {code, message}})",
-				ArgsUsage: "NAME",
+				ArgsUsage: "NAME [JSON | -]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "the tool's input as JSON, or - to read it from standard input (default {})"},
 				},
 				Action: func(c *cli.Context) error {
 					env.JSON = true // a tool's answer is always JSON, errors too
 					env.Color = false
-					if c.NArg() != 1 {
-						return errs.Invalidf("tools call needs exactly one tool NAME (see cairn tools list)")
+					if c.NArg() < 1 || c.NArg() > 2 {
+						return errs.Invalidf("tools call needs one tool NAME (see cairn tools list), then optionally its input: JSON, or - for standard input")
 					}
 					t, err := tools.New().Get(c.Args().First())
 					if err != nil {
 						return err
 					}
-					input := []byte(c.String("input"))
-					if c.String("input") == "-" {
+					in := c.String("input")
+					if c.NArg() == 2 {
+						if c.IsSet("input") {
+							return errs.Invalidf("give the input once: either --input or a second argument, not both")
+						}
+						in = c.Args().Get(1)
+					}
+					input := []byte(in)
+					if in == "-" {
 						if input, err = env.readInput("-"); err != nil {
 							return err
 						}
