@@ -75,7 +75,7 @@ func taskCommand(env *Env) *cli.Command {
 				Name:  "list",
 				Usage: "every task by id, deleted and completed included (TaskList)",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "status", Usage: "only these statuses, comma-separated (pending,inprogress,completed,deleted)"},
+					&cli.StringSliceFlag{Name: "status", Usage: "only these statuses, comma-separated or repeated (pending,inprogress,completed,deleted)"},
 					&cli.StringFlag{Name: "as-of", Usage: "the list as it was after log line N, or at an RFC 3339 time"},
 				},
 				Action: func(c *cli.Context) error {
@@ -85,7 +85,7 @@ func taskCommand(env *Env) *cli.Command {
 					var statuses map[string]bool
 					if c.IsSet("status") {
 						var err error
-						if statuses, err = tasks.ParseStatuses(c.String("status")); err != nil {
+						if statuses, err = tasks.ParseStatuses(strings.Join(c.StringSlice("status"), ",")); err != nil {
 							return err
 						}
 					}
