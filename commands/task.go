@@ -248,8 +248,8 @@ func taskID(c *cli.Context) (int, error) {
 	}
 	arg := strings.TrimPrefix(c.Args().First(), "#")
 	id, err := strconv.Atoi(arg)
-	if err != nil || id < 1 {
-		return 0, errs.Invalidf("task ID must be a positive integer, got %q", c.Args().First())
+	if err != nil || id < 1 || id > tasks.MaxID {
+		return 0, errs.Invalidf("task ID must be an integer from 1 to %d, got %q", tasks.MaxID, c.Args().First())
 	}
 	return id, nil
 }

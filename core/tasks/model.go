@@ -26,6 +26,9 @@ const (
 	MaxSubjectRunes  = 200
 	MaxDescriptionKB = 64
 	maxDescription   = MaxDescriptionKB * 1024
+	// MaxID is the largest task id any face accepts (a JSON Schema integer fits 32 bits), so the
+	// CLI and the tools answer an out-of-range id alike: INVALID_INPUT, not NOT_FOUND.
+	MaxID = 1<<31 - 1
 )
 
 // Task is one entry of the store, exactly the JSON shape of SPEC §3.3.

@@ -62,7 +62,7 @@ func taskTools() []*Tool {
 			}),
 		define("TaskGet",
 			"Return one task of this session's task list with its full description. An unknown taskid is an error. Read-only.",
-			true, bounds("taskid", 1, 1<<31-1), func(_ context.Context, c Context, in taskGetInput) (any, error) {
+			true, bounds("taskid", 1, tasks.MaxID), func(_ context.Context, c Context, in taskGetInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
@@ -77,7 +77,7 @@ func taskTools() []*Tool {
 			"Change a task's status, subject or description (at least one). Mark a task inprogress when you start it and "+
 				"completed as soon as it is done; set deleted to withdraw it (it stays listed). Returns the task and a summary "+
 				"of the whole list. The taskid cannot change.",
-			false, all(bounds("taskid", 1, 1<<31-1), enum("status", tasks.Statuses...)), func(_ context.Context, c Context, in taskUpdateInput) (any, error) {
+			false, all(bounds("taskid", 1, tasks.MaxID), enum("status", tasks.Statuses...)), func(_ context.Context, c Context, in taskUpdateInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
