@@ -45,7 +45,7 @@ func memoryCommand(env *Env) *cli.Command {
 							header := env.Bold(h.Path+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String())
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
-						env.searchNotes(len(res.Hits), res.Truncated, res.Skipped)
+						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped)
 						return nil
 					})
 				},
@@ -194,7 +194,7 @@ func knowledgeCommand(env *Env) *cli.Command {
 							}
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
-						env.searchNotes(len(res.Hits), res.Truncated, res.Skipped)
+						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped)
 						return nil
 					})
 				},
@@ -317,8 +317,12 @@ func (e *Env) writeHit(w io.Writer, i int, header, excerpt string, lines memory.
 	}
 }
 
-// searchNotes tells the person on stderr what the hits do not show: a cut at the limit, skipped files.
-func (e *Env) searchNotes(hits int, truncated bool, skipped []string) {
+// searchNotes tells the person on stderr what the hits do not show: that there are none, a cut
+// at the limit, skipped files. Standard output stays empty without hits, as grep's does.
+func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []string) {
+	if hits == 0 {
+		fmt.Fprintf(e.Stderr, "no line matches %q\n", sanitizeLine(strings.TrimSpace(query)))
+	}
 	if truncated {
 		plural := "s"
 		if hits == 1 {
