@@ -225,6 +225,11 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 		if err := decodeInput(req.Input, &in, "search"); err != nil {
 			return nil, err
 		}
+		// Seed 004 §4: query is a required string (projectId may be null or left out).
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(req.Input, &fields) != nil || fields["query"] == nil || string(fields["query"]) == "null" {
+			return nil, errs.Invalidf("search input needs query: a string of at most 200 characters (an empty one finds nothing)")
+		}
 		ix, err := h.index()
 		if err != nil {
 			return nil, err
