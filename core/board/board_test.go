@@ -520,3 +520,23 @@ func TestBusyBoard(t *testing.T) {
 		t.Errorf("import under an import: %v", err)
 	}
 }
+
+// A project without a "memory" key keeps its memory searchable; only "memory": false turns it off.
+func TestProjectMemorySwitchDefaultsOn(t *testing.T) {
+	doc := func(memory string) []byte {
+		return []byte(`{"revision": 1,
+			"projects": [{"id": "p1", "title": "Tinylink"` + memory + `}],
+			"memory": [{"id": "m1", "project": "p1", "kind": "decision", "title": "迁移 uses WAL", "body": "b",
+				"keywords": [], "tags": [], "status": "active", "confirmed_at": "2026-10-01T00:00:00Z"}]}`)
+	}
+	for memory, want := range map[string][]string{
+		``:                  {"m1"},
+		`, "memory": true`:  {"m1"},
+		`, "memory": false`: {},
+	} {
+		got := memIDs(search(t, load(t, newBoard(t, doc(memory))), "迁移"))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("project%s: memory hits %v, want %v", memory, got, want)
+		}
+	}
+}

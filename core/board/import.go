@@ -134,7 +134,9 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	b := &parsedBoard{revision: doc.Revision}
 	projects := map[string]bool{}
 	for i, raw := range doc.Projects {
-		var p Project
+		// A project's memory is searched unless it says "memory": false; leaving the key out
+		// does not turn a switch off.
+		p := Project{Memory: true}
 		if err := strictjson.Decode(raw, &p); err != nil {
 			return nil, recordErr("projects", i, "", "%v", err)
 		}
