@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -88,13 +87,7 @@ func TestServeOnePerWorkspace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
-	bin := buildCairn(t)
-	ws := newWorkspace(t, bin)
-	_, file, _, _ := runtime.Caller(0)
-	fixture := filepath.Join(filepath.Dir(file), "..", "fixtures", "board", "board.json")
-	if out, err := exec.Command(bin, "-C", ws, "board", "import", fixture).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v %s", err, out)
-	}
+	bin, ws := boardWorkspace(t)
 
 	first := startServe(t, bin, ws)
 	_, token, _ := strings.Cut(first.url, "/?token=")

@@ -23,13 +23,7 @@ func TestServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
-	bin := buildCairn(t)
-	ws := newWorkspace(t, bin)
-	_, file, _, _ := runtime.Caller(0)
-	fixture := filepath.Join(filepath.Dir(file), "..", "fixtures", "board", "board.json")
-	if out, err := exec.Command(bin, "-C", ws, "board", "import", fixture).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v %s", err, out)
-	}
+	bin, ws := boardWorkspace(t)
 
 	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
@@ -133,4 +127,17 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(log.String(), "search 200") || !strings.Contains(log.String(), "stopped") {
 		t.Errorf("log lacks the request line or the stop:\n%s", log.String())
 	}
+}
+
+// boardWorkspace builds cairn and makes a workspace with fixtures/board/board.json imported.
+func boardWorkspace(t *testing.T) (bin, ws string) {
+	t.Helper()
+	bin = buildCairn(t)
+	ws = newWorkspace(t, bin)
+	_, file, _, _ := runtime.Caller(0)
+	fixture := filepath.Join(filepath.Dir(file), "..", "fixtures", "board", "board.json")
+	if out, err := exec.Command(bin, "-C", ws, "board", "import", fixture).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	return bin, ws
 }
