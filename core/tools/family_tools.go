@@ -61,12 +61,15 @@ func memoryTools() []*Tool {
 			}),
 		define("KnowledgeSearch",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
-				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. Read-only.",
+				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
+				"A hit's kind is the file's own frontmatter kind: to read the whole file, call MemoryRead with kind \"knowledge\" "+
+				"and the hit's slug. Read-only.",
 			true, searchBounds, func(_ context.Context, c Context, in knowledgeSearchInput) (any, error) {
 				return memory.KnowledgeSearch(c.Workspace, memory.SearchInput{Query: in.Query, Kind: in.Kind, Limit: in.Limit, Context: in.Context})
 			}),
 		define("MemoryRead",
-			"Read one memory or knowledge entry by kind and slug (as search returns them) and get its content and sha256. "+
+			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
+				"or request as MemorySearch returns it, or knowledge for any knowledge file whatever its frontmatter kind. "+
 				"An unknown slug is an error that suggests close slugs. Read-only.",
 			true, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memoryReadInput) (any, error) {
 				return memory.MemoryRead(c.Workspace, memory.ReadInput{Kind: in.Kind, Slug: in.Slug})
