@@ -105,6 +105,10 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	run(bin, "-C", ws, "task", "create", "written before")
 	os.WriteFile(filepath.Join(ws, "memory", "decisions", "auth.md"), []byte("keep the auth flow\n"), 0o644)
 	os.Remove(filepath.Join(ws, "sessions", "default.jsonl.lock"))
+	_, file, _, _ := runtime.Caller(0)
+	if _, e, code := run(bin, "-C", ws, "space", "import", filepath.Join(filepath.Dir(file), "..", "fixtures", "spaces", "space.jsonl")); code != 0 {
+		t.Fatalf("space import: exit %d %s", code, e)
+	}
 	if out, err := exec.Command("mount", "-o", "remount,ro", ws).CombinedOutput(); err != nil {
 		t.Skipf("cannot remount read-only: %v %s", err, out)
 	}
@@ -113,6 +117,10 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	}
 	if out, e, code := run(bin, "-C", ws, "memory", "search", "AUTH"); code != 0 || !strings.Contains(out, "auth") {
 		t.Fatalf("memory search on a read-only workspace: exit %d %s %s", code, out, e)
+	}
+	// spaces.db in WAL mode, with its -wal and -shm kept from the import
+	if out, e, code := run(bin, "-C", ws, "--user", "bob", "--task", "16", "space", "search", "認証", "--json"); code != 0 || !strings.Contains(out, `"ref": "comment:301"`) {
+		t.Fatalf("space search on a read-only workspace: exit %d %s %s", code, out, e)
 	}
 	_, e, code := run(bin, "-C", ws, "task", "create", "refused")
 	if code == 0 || !strings.Contains(e, "read-only file system") || strings.Contains(e, "goroutine") {
