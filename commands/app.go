@@ -124,7 +124,7 @@ func (e *Env) fail(err error) int {
 	if isUsageError(err) {
 		code = errs.Invalid
 	}
-	msg := err.Error()
+	msg := usageMessage(err.Error())
 	if e.JSON {
 		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
 	} else {
@@ -146,6 +146,22 @@ func isUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// usageMessage rewords urfave's unknown-command message ("No help topic for 'x'. Did you mean
+// "y"?"), which reads as if help had been asked for.
+func usageMessage(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "No help topic for '")
+	if !ok {
+		return msg
+	}
+	name, hint, _ := strings.Cut(rest, "'")
+	if hint = strings.TrimPrefix(hint, ". "); strings.Contains(hint, `""`) {
+		hint = "" // nothing close enough
+	} else if hint != "" {
+		hint = "; " + strings.ToLower(hint[:1]) + hint[1:]
+	}
+	return fmt.Sprintf("unknown command %q%s (see 'cairn --help')", name, hint)
 }
 
 // ManPage renders cairn(1) from the command definitions, so the page never drifts from the flags.
