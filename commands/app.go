@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -148,9 +149,30 @@ func isUsageError(err error) bool {
 	return false
 }
 
-// usageMessage rewords urfave's unknown-command message ("No help topic for 'x'. Did you mean
-// "y"?"), which reads as if help had been asked for.
+// usageMessage rewords the command-line errors of urfave/cli and Go's flag package in cairn's
+// terms: flags with the dashes they are typed with (--wait, -s), and an unknown command as one
+// (urfave's "No help topic for 'x'" reads as if help had been asked for).
 func usageMessage(msg string) string {
+	if m := flagErrorRE.FindStringSubmatch(msg); m != nil {
+		switch {
+		case m[1] != "":
+			return dashed(m[1]) + " needs a value"
+		case m[2] != "":
+			return "unknown flag " + dashed(m[2])
+		default:
+			return fmt.Sprintf("invalid value %s for %s: %s", m[3], dashed(m[4]), m[5])
+		}
+	}
+	if m := requiredRE.FindStringSubmatch(msg); m != nil {
+		names := strings.Split(m[1], ", ")
+		for i, n := range names {
+			names[i] = dashed(n)
+		}
+		if len(names) == 1 {
+			return names[0] + " is required"
+		}
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are required"
+	}
 	rest, ok := strings.CutPrefix(msg, "No help topic for '")
 	if !ok {
 		return msg
@@ -162,6 +184,19 @@ func usageMessage(msg string) string {
 		hint = "; " + strings.ToLower(hint[:1]) + hint[1:]
 	}
 	return fmt.Sprintf("unknown command %q%s (see 'cairn --help')", name, hint)
+}
+
+var (
+	flagErrorRE = regexp.MustCompile(`^(?:flag needs an argument: -+(\S+)|flag provided but not defined: -+(\S+)|invalid value ("(?:[^"\\]|\\.)*") for flag -+(\S+): (.*))$`)
+	requiredRE  = regexp.MustCompile(`^Required flags? "([^"]+)" not set$`)
+)
+
+// dashed writes a flag name as it is typed: -s for one letter, --name otherwise.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // ManPage renders cairn(1) from the command definitions, so the page never drifts from the flags.

@@ -22,6 +22,9 @@ func normalizeArgs(app *cli.App, args []string) []string {
 	commands := app.Commands
 	var globals, path, local, positionals []string
 	completion := false
+	// dangling is a last argument that is a flag needing a value it does not have; danglingGlobal
+	// says whether it is a global flag.
+	dangling, danglingGlobal := "", false
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -44,8 +47,14 @@ func normalizeArgs(app *cli.App, args []string) []string {
 					dest = &globals
 				}
 			}
+			if known && takesValue && !hasValue && i+1 == len(rest) {
+				// Moving anything after it would hand it a value (update 1 -s would read as
+				// update -s 1): it goes last, so the parser says it needs one.
+				dangling, danglingGlobal = a, dest == &globals
+				continue
+			}
 			*dest = append(*dest, a)
-			if known && takesValue && !hasValue && i+1 < len(rest) {
+			if known && takesValue && !hasValue {
 				*dest = append(*dest, rest[i+1])
 				i++
 			}
@@ -67,11 +76,18 @@ func normalizeArgs(app *cli.App, args []string) []string {
 		}
 		positionals = append(positionals, a)
 	}
-	out := make([]string, 0, len(args)+2)
-	out = append(out, args[0])
+	out := append(make([]string, 0, len(args)+2), args[0])
 	out = append(out, globals...)
+	// A dangling flag makes the command line wrong whatever else it holds: end it with the flag,
+	// where the parser of its level (the app's, for a global flag) says it needs a value.
+	if dangling != "" && danglingGlobal {
+		return append(out, dangling)
+	}
 	out = append(out, path...)
 	out = append(out, local...)
+	if dangling != "" {
+		return append(out, dangling)
+	}
 	if len(positionals) > 0 {
 		for _, p := range positionals {
 			if strings.HasPrefix(p, "-") && p != "-" {

@@ -26,6 +26,12 @@ func TestNormalizeArgs(t *testing.T) {
 		{"cairn task update 1 --subject list", "cairn task update --subject list 1"},
 		// an unknown flag stays with the command so urfave reports it
 		{"cairn task list --bogus", "cairn task list --bogus"},
+		// a last flag that needs a value and has none stays last, so the parser says so, instead
+		// of taking a positional (or, for a global flag, the command name) as its value
+		{"cairn task update 1 -s", "cairn task update -s"},
+		{"cairn task create x --description-file", "cairn task create --description-file"},
+		{"cairn task list --json -C", "cairn --json -C"},
+		{"cairn task get 3 --workspace", "cairn --workspace"},
 		// the completion flag stays last
 		{"cairn task --generate-bash-completion", "cairn task --generate-bash-completion"},
 		{"cairn", "cairn"},
