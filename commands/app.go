@@ -61,7 +61,9 @@ func Main() int {
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := newEnv(stdin, stdout, stderr)
 	app := NewApp(env)
-	err := app.Run(normalizeArgs(app, args))
+	args = normalizeArgs(app, args)
+	env.JSON = jsonRequested(app, args)
+	err := app.Run(args)
 	if err == nil {
 		return 0
 	}

@@ -136,3 +136,24 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	}
 	return nil
 }
+
+// jsonRequested reports whether normalized argv asks for --json among its global flags, so an
+// error the app-level parser finds (before --json takes effect) is still a JSON document.
+func jsonRequested(app *cli.App, args []string) bool {
+	spec := flagSpec(app.Flags)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' || a == "--" {
+			return false
+		}
+		name, hasValue := splitFlag(a)
+		if name == "json" {
+			return !hasValue || strings.TrimPrefix(strings.TrimLeft(a, "-"), "json=") == "true"
+		}
+		if spec[name] && !hasValue {
+			i++ // its value
+		}
+	}
+	return false
+}
+

@@ -44,3 +44,20 @@ func TestNormalizeArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONRequested(t *testing.T) {
+	app := NewApp(newEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+	for in, want := range map[string]bool{
+		"cairn --json -C":             true,
+		"cairn -C /w --json task":     true,
+		"cairn --json=true task":      true,
+		"cairn --json=false task":     false,
+		"cairn -C --json task list":   false, // --json is -C's value there
+		"cairn task list --json":      false, // not normalized: after the command it is the command's
+		"cairn --wait 1s task --json": false,
+	} {
+		if got := jsonRequested(app, strings.Fields(in)); got != want {
+			t.Errorf("jsonRequested(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
