@@ -438,6 +438,16 @@ func TestAcceptance8Agent(t *testing.T) {
 			t.Errorf("%+v: %v", in, err)
 		}
 	}
+	// white space alone is within 1..200 characters and, as seed 004 §3.1 says, an empty result
+	for _, q := range []string{"   ", "\u3000", " \t "} {
+		res, err := ix.AgentSearch(cfg, AgentInput{Card: "c8", Query: q})
+		if err != nil || len(res.Cards) != 0 || res.Truncated {
+			t.Errorf("query %q: %+v %v, want an empty result", q, res, err)
+		}
+	}
+	if _, err := ix.AgentSearch(cfg, AgentInput{Card: "zz", Query: "  "}); errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("an empty query still checks the card: %v", err)
+	}
 	if _, err := ix.AgentSearch(cfg, AgentInput{Card: "c30", Query: "x"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("card of an archived project: %v", err)
 	}

@@ -249,7 +249,9 @@ func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentRe
 }
 
 func (ix *Index) runAgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
-	if strings.TrimFunc(in.Query, isSpace) == "" {
+	// Seed 004 §6: query is 1..200 characters with the syntax of §3.1, where white space alone
+	// is an empty result, not an error (§9).
+	if in.Query == "" {
 		return nil, errs.Invalidf("query must not be empty (1..%d characters)", MaxQueryChars)
 	}
 	q, err := ParseQuery(in.Query)
@@ -272,6 +274,9 @@ func (ix *Index) runAgentSearch(cfg workspace.BoardConfig, in AgentInput) (*Agen
 		return nil, errs.NotFoundf("Card %q not found (it is not on the board, or its project is archived).", in.Card)
 	}
 	res := &AgentResult{Cards: []AgentCard{}}
+	if q.Empty() {
+		return res, nil
+	}
 	matches, total := ix.matchCards(q, []int32{ix.cards[own].proj}, mask, own, limit)
 	res.Truncated = total > len(matches)
 	terms := highlightTerms(q)
