@@ -18,6 +18,10 @@ import (
 // Kinds are the comment kinds of SPEC §5.1, in the order messages list them.
 var Kinds = []string{"request", "comment", "interjection", "interjection_ack", "result", "ask", "progress", "handoff"}
 
+// FilterKinds are the values a search's kind filter takes (seed 000): every kind but
+// interjection_ack, which is never indexed and so could never be a hit.
+var FilterKinds = []string{"request", "comment", "interjection", "result", "ask", "progress", "handoff"}
+
 // IsKind reports whether k is one of Kinds.
 func IsKind(k string) bool {
 	for _, v := range Kinds {

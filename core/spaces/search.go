@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -151,12 +152,12 @@ func (in *SearchInput) validate() error {
 	hasAround := strings.TrimSpace(in.Around) != ""
 	switch {
 	case hasQuery && hasAround:
-		return errs.Invalidf("give a query or --around comment:<id>, not both")
+		return errs.Invalidf("give a query or around_ref (--around comment:<id>), not both")
 	case !hasQuery && !hasAround:
 		if in.Query != "" {
-			return errs.Invalidf("the query is empty after trimming; give a query or --around comment:<id>")
+			return errs.Invalidf("the query is empty after trimming; give a query or around_ref (--around comment:<id>)")
 		}
-		return errs.Invalidf("give a query or --around comment:<id>")
+		return errs.Invalidf("give a query or around_ref (--around comment:<id>)")
 	}
 	if !utf8.ValidString(in.Query) {
 		return errs.Invalidf("the query is not valid UTF-8")
@@ -165,24 +166,28 @@ func (in *SearchInput) validate() error {
 		return errs.Invalidf("the query contains a NUL character")
 	}
 	if in.Context < 0 || in.Context > MaxContext {
-		return errs.Invalidf("--context %d is out of range 0..%d", in.Context, MaxContext)
+		return errs.Invalidf("context %d is out of range 0..%d", in.Context, MaxContext)
 	}
 	if hasAround {
 		var extra []string
 		if in.Limit != 0 {
-			extra = append(extra, "--limit")
+			extra = append(extra, "limit")
 		}
 		if in.Kind != "" {
-			extra = append(extra, "--kind")
+			extra = append(extra, "kind")
 		}
 		if in.Author != "" {
-			extra = append(extra, "--author")
+			extra = append(extra, "author")
 		}
 		if in.TaskID != "" {
-			extra = append(extra, "--task-id")
+			extra = append(extra, "task_id")
 		}
 		if len(extra) > 0 {
-			return errs.Invalidf("%s only narrow a query; --around reads one comment and its neighbours", strings.Join(extra, ", "))
+			verb := "narrows"
+			if len(extra) > 1 {
+				verb = "narrow"
+			}
+			return errs.Invalidf("%s only %s a query; around_ref (--around) reads one comment and its neighbours", strings.Join(extra, ", "), verb)
 		}
 		if _, err := parseRef("comment", in.Around); err != nil {
 			return err
@@ -193,10 +198,10 @@ func (in *SearchInput) validate() error {
 		in.Limit = DefaultLimit
 	}
 	if in.Limit < 1 || in.Limit > MaxLimit {
-		return errs.Invalidf("--limit %d is out of range 1..%d", in.Limit, MaxLimit)
+		return errs.Invalidf("limit %d is out of range 1..%d", in.Limit, MaxLimit)
 	}
-	if in.Kind != "" && !IsKind(in.Kind) {
-		return errs.Invalidf("--kind %q is not one of %s", in.Kind, strings.Join(Kinds, ", "))
+	if in.Kind != "" && !slices.Contains(FilterKinds, in.Kind) {
+		return errs.Invalidf("kind %q is not one of %s", in.Kind, strings.Join(FilterKinds, ", "))
 	}
 	if in.TaskID != "" {
 		if _, err := parseRef("task", in.TaskID); err != nil {

@@ -177,7 +177,7 @@ type UpdateFields struct {
 // Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.
 func (s *Session) Update(id int, f UpdateFields) (Result, error) {
 	if f.Status == nil && f.Subject == nil && f.Description == nil {
-		return Result{}, errs.Invalidf("nothing to update: give --status, --subject or --description")
+		return Result{}, errs.Invalidf("nothing to update: give status, subject or description (--status, --subject, --description)")
 	}
 	a := updateArgs{TaskID: &id, Status: f.Status, Subject: f.Subject, Description: f.Description}
 	if _, err := applyUpdate(Task{}, a); err != nil {

@@ -130,7 +130,7 @@ func spaceTools() []*Tool {
 				"thinking and summaries) to recall what was asked before and how it was done. Returns hits with short "+
 				"redacted excerpts, newest first, never whole conversations; pass a hit's ref as around_ref to read the "+
 				"raw neighbouring comments. Never searches other spaces or your own task. Read-only.",
-			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.Kinds...), stringOrInteger("task_id")),
+			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(_ context.Context, c Context, in spaceSearchInput) (any, error) {
 				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask},
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})

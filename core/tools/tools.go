@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,10 +90,33 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	if unknown := t.unknownFields(obj); len(unknown) > 0 {
 		return nil, errs.Invalidf("%s input has unknown field %s; valid fields: %s", t.Name, strings.Join(unknown, ", "), strings.Join(t.fieldNames(), ", "))
 	}
+	if err := t.enumValues(obj); err != nil {
+		return nil, err
+	}
 	if err := t.resolved.Validate(instance); err != nil {
 		return nil, errs.Invalidf("%s input: %v", t.Name, err)
 	}
 	return t.run(ctx, c, input)
+}
+
+// enumValues names a string outside a property's allowed values the way a model can act on
+// (status "done" is not one of pending, ...), before the schema validator's terser message.
+func (t *Tool) enumValues(obj map[string]any) error {
+	for _, name := range t.fieldNames() {
+		p := t.Schema.Properties[name]
+		v, ok := obj[name].(string)
+		if p == nil || len(p.Enum) == 0 || !ok || slices.Contains(p.Enum, any(v)) {
+			continue
+		}
+		var allowed []string
+		for _, e := range p.Enum {
+			if s, ok := e.(string); ok {
+				allowed = append(allowed, s)
+			}
+		}
+		return errs.Invalidf("%s input: %s %q is not one of %s", t.Name, name, v, strings.Join(allowed, ", "))
+	}
+	return nil
 }
 
 func (t *Tool) fieldNames() []string {
@@ -166,7 +190,8 @@ func (t *Tool) Definition() Definition {
 	return Definition{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, InputSchema: t.Schema}
 }
 
-// enum restricts a string property to the given values.
+// enum restricts a string property to the given values. A property that may be null (an
+// optional pointer field) keeps null among them: null means "not given", as for any other field.
 func enum(prop string, values ...string) func(*jsonschema.Schema) {
 	return func(s *jsonschema.Schema) {
 		p := s.Properties[prop]
@@ -175,6 +200,9 @@ func enum(prop string, values ...string) func(*jsonschema.Schema) {
 		}
 		for _, v := range values {
 			p.Enum = append(p.Enum, v)
+		}
+		if slices.Contains(p.Types, "null") || p.Type == "null" {
+			p.Enum = append(p.Enum, nil)
 		}
 	}
 }

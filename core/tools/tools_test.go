@@ -64,11 +64,13 @@ func TestInputValidation(t *testing.T) {
 		{"TaskGet", `{}`, "taskid"},
 		{"TaskGet", `{"taskid":"1"}`, "taskid"},
 		{"TaskGet", `{"taskid":0}`, "minimum"},
-		{"TaskUpdate", `{"taskid":1,"status":"done"}`, "pending inprogress completed deleted"},
+		{"TaskUpdate", `{"taskid":1,"status":"done"}`, `status "done" is not one of pending, inprogress, completed, deleted`},
+		{"TaskUpdate", `{"taskid":1,"status":null}`, "nothing to update"},
+		{"SearchWorkspaceTasks", `{"query":"x","kind":"interjection_ack"}`, `kind "interjection_ack" is not one of request, comment,`},
 		{"TaskCreate", `[]`, "must be a JSON object"},
 		{"TaskCreate", `{"subject":`, "not valid JSON"},
 		{"MemorySearch", `{"query":"x","limit":501}`, "maximum"},
-		{"MemoryRead", `{"kind":"secret"}`, "summary decision request knowledge"},
+		{"MemoryRead", `{"kind":"secret"}`, `kind "secret" is not one of summary, decision, request, knowledge`},
 		{"SearchWorkspaceTasks", `{"query":"x","context":6}`, "maximum"},
 		{"flowly_search", `{"query":"x","sources":["memory"]}`, "sources"},
 		{"flowly_search", `{"query":"x","limit":21}`, "maximum"},
@@ -105,8 +107,10 @@ func TestToolsCallTheCore(t *testing.T) {
 	c := newContext(t)
 	call(t, c, "TaskCreate", `{"subject":"plan the migration","description":"sqlite"}`)
 	call(t, c, "TaskUpdate", `{"taskid":1,"status":"inprogress"}`)
+	// null is "not given", as the schema's ["null","string"] says: the status stays
+	call(t, c, "TaskUpdate", `{"taskid":1,"status":null,"subject":"plan the move"}`)
 	data, _ := json.Marshal(call(t, c, "TaskList", ``))
-	if !strings.Contains(string(data), `"status":"inprogress"`) || !strings.Contains(string(data), `"total":1`) {
+	if !strings.Contains(string(data), `"status":"inprogress","subject":"plan the move"`) || !strings.Contains(string(data), `"total":1`) {
 		t.Fatalf("TaskList = %s", data)
 	}
 	if _, err := New().byName["TaskGet"].Call(context.Background(), c, json.RawMessage(`{"taskid":7}`)); errs.CodeOf(err) != errs.NotFound {
