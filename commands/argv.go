@@ -156,4 +156,3 @@ func jsonRequested(app *cli.App, args []string) bool {
 	}
 	return false
 }
-
