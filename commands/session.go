@@ -57,7 +57,7 @@ func sessionCommand(env *Env) *cli.Command {
 				Action: func(c *cli.Context) error {
 					return sessionQuery(env, c, (*tasks.Session).CompactContext, func(w io.Writer, res tasks.ListResult) error {
 						fmt.Fprintln(w, countsLine(res.Summary))
-						env.writeTaskTable(w, res.Tasks)
+						writeTaskSnapshot(w, res.Tasks)
 						return nil
 					})
 				},

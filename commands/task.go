@@ -286,6 +286,25 @@ func (e *Env) writeTaskTable(w io.Writer, ts []tasks.Task) {
 	tw.Flush()
 }
 
+// writeTaskSnapshot is writeTaskTable with each description under its task, indented: what a
+// compact worker must see of every task (seed 002 gives it the full snapshot). The columns are
+// padded by hand, since description lines would cut a tabwriter's column blocks apart.
+func writeTaskSnapshot(w io.Writer, ts []tasks.Task) {
+	idWidth, statusWidth := 0, 0
+	for _, t := range ts {
+		idWidth = max(idWidth, len(strconv.Itoa(t.TaskID))+1)
+		statusWidth = max(statusWidth, len(t.Status))
+	}
+	for _, t := range ts {
+		fmt.Fprintf(w, "%-*s  %-*s  %s\n", idWidth, "#"+strconv.Itoa(t.TaskID), statusWidth, t.Status, t.Subject)
+		if d := strings.TrimSpace(t.Description); d != "" {
+			for _, line := range strings.Split(d, "\n") {
+				fmt.Fprintf(w, "    %s\n", strings.TrimRight(line, " \t\r"))
+			}
+		}
+	}
+}
+
 // writeResult is the text form of create/update: the task, then the compact list of open tasks.
 func (e *Env) writeResult(w io.Writer, verb string, res tasks.Result) error {
 	fmt.Fprintf(w, "%s %s %s %s\n", verb, e.Bold("#"+strconv.Itoa(res.Task.TaskID)), statusLabel(res.Task.Status), res.Task.Subject)
