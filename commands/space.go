@@ -281,7 +281,7 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		fmt.Fprintln(w, a.Unavailable.Message)
 	case a.Around != nil:
 		r := a.Around
-		fmt.Fprintf(w, "## Workspace Task Search — %s %q (%s, %d before and after)\n\n", r.Task, r.TaskTitle, r.Target, r.Context)
+		fmt.Fprintf(w, "## Workspace Task Search — %s %s (%s, %d before and after)\n\n", r.Task, quoted(r.TaskTitle), r.Target, r.Context)
 		for _, c := range r.Comments {
 			mark := ""
 			if c.Target {
@@ -292,12 +292,12 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		}
 	default:
 		r := a.Search
-		fmt.Fprintf(w, "## Workspace Task Search Results (query: %q, %d hit(s))\n\n", r.Query, len(r.Hits))
+		fmt.Fprintf(w, "## Workspace Task Search Results (query: %s, %d hit(s))\n\n", quoted(r.Query), len(r.Hits))
 		if len(r.Hits) == 0 {
 			fmt.Fprintf(w, "No comment in the other tasks of this space matches every term.\n\n")
 		}
 		for _, h := range r.Hits {
-			fmt.Fprintf(w, "- %s %q / %s %s\n", h.Task, h.TaskTitle, e.Bold(h.Ref), e.Dim(h.Author+"/"+h.Kind+" "+h.CreatedAt))
+			fmt.Fprintf(w, "- %s %s / %s %s\n", h.Task, quoted(h.TaskTitle), e.Bold(h.Ref), e.Dim(h.Author+"/"+h.Kind+" "+h.CreatedAt))
 			fmt.Fprintf(w, "  %s\n", e.spaceHighlight(h.Excerpt, h.Terms))
 			if h.Before != nil {
 				for _, n := range *h.Before {
@@ -369,4 +369,11 @@ func (e *Env) spaceHighlight(s string, terms []string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// quoted puts s in double quotes as the seed's Markdown shows it: text as written (a U+3000 or a
+// kana stays itself, where %q would escape it), with quotes escaped and control characters and
+// invalid UTF-8 made harmless for a terminal.
+func quoted(s string) string {
+	return `"` + strings.ReplaceAll(sanitizeLine(s), `"`, `\"`) + `"`
 }
