@@ -2,6 +2,7 @@ package board
 
 import (
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -21,6 +22,8 @@ func FoldMapParts(s string) foldParts {
 	t, m := textmatch.FoldMap(s).Parts()
 	return foldParts{t, m}
 }
+
+var lineBreaks = regexp.MustCompile(`[\r\n]+`)
 
 // FuzzQuerySnippet checks the query parser and the snippet builder on any input: no panic, the
 // snippet is valid UTF-8 of at most 160 characters, every range lies inside it on character
@@ -76,7 +79,7 @@ func FuzzQuerySnippet(f *testing.F) {
 			piece := textmatch.Fold(utf16Slice(snip, r[0], r[1]))
 			ok := false
 			for _, term := range terms {
-				term = strings.NewReplacer("\n", " ", "\r", " ").Replace(term)
+				term = lineBreaks.ReplaceAllString(term, " ") // as the snippet squashes them
 				if strings.Contains(piece, term) {
 					ok = true
 				}
@@ -86,4 +89,17 @@ func FuzzQuerySnippet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Line breaks in a snippet are squashed: a run of them is one space, and the ranges after it
+// still point at the terms.
+func TestSnippetSquashesLineBreaks(t *testing.T) {
+	text := "aaa\r\nbbb\n\n\nccc 迁移\r\n\r\nend"
+	snip, ranges := makeSnippet(text, occurrences(textmatch.FoldMap(text), []string{"ccc", "迁移"}))
+	if want := "aaa bbb ccc 迁移 end"; snip != want {
+		t.Fatalf("snippet %q, want %q", snip, want)
+	}
+	if want := []Range{{8, 11}, {12, 14}}; !reflect.DeepEqual(ranges, want) {
+		t.Fatalf("ranges %v, want %v", ranges, want)
+	}
 }

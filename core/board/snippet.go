@@ -109,6 +109,7 @@ func makeSnippet(orig string, occ []span) (string, []Range) {
 		b.WriteRune(ellipsis)
 		unit++
 	}
+	inBreak := false // the last rune written stands for a line break
 	for k := start; k < end; k++ {
 		units[k-start] = unit
 		r, size := utf8.DecodeRuneInString(orig[starts[k]:])
@@ -116,7 +117,14 @@ func makeSnippet(orig string, occ []span) (string, []Range) {
 			r = utf8.RuneError
 		}
 		if r == '\n' || r == '\r' {
-			r = ' '
+			// Seed 004 §3.2: line breaks are squashed into a space, so "\r\n" or a blank line
+			// is one space; a run after the first writes nothing and takes no UTF-16 unit.
+			if inBreak {
+				continue
+			}
+			r, inBreak = ' ', true
+		} else {
+			inBreak = false
 		}
 		b.WriteRune(r)
 		unit += textmatch.RuneUTF16Len(r)
