@@ -42,3 +42,25 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Fatalf("task made over MCP not in the log: %v %s", err, out)
 	}
 }
+
+// A shell pipe into `cairn mcp` (all requests written, then the input closed) gets every answer
+// before the server exits.
+func TestMCPOneShotPipe(t *testing.T) {
+	bin := buildCairn(t)
+	ws := newWorkspace(t, bin)
+	cmd := exec.Command(bin, "-C", ws, "mcp")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"TaskCreate","arguments":{"subject":"piped"}}}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cairn mcp: %v", err)
+	}
+	for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`, `piped`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
+	}
+}

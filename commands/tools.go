@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -120,18 +119,13 @@ func mcpCommand(env *Env) *cli.Command {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			server := tools.NewMCPServer(tools.New(), version(), tc)
-			transport := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
-			if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil && !isClosed(err) {
+			if err := server.Run(ctx, tools.NewStdioTransport(ctx, env.Stdin, env.Stdout)); err != nil && ctx.Err() == nil && !isClosed(err) {
 				return fmt.Errorf("mcp server: %w", err)
 			}
 			return nil
 		},
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // isClosed recognises the end of the client's input, the normal way an stdio session ends.
 func isClosed(err error) bool {
