@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,15 +15,27 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tasks"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // session opens the workspace and binds the session log named by --session or the manifest.
 func (e *Env) session() (*tasks.Session, error) {
+	var s *tasks.Session
 	ws, err := e.Workspace()
-	if err != nil {
+	switch {
+	case err == nil:
+		s = tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait)
+	case errors.Is(err, workspace.ErrNoWorkspace) && e.Identity.Session != "":
+		// A log named outright (--session, CAIRN_SESSION) needs no workspace: nothing else of
+		// one is read, so a transcript can be inspected from anywhere.
+		path, aerr := filepath.Abs(e.Identity.Session)
+		if aerr != nil {
+			return nil, errs.Wrap(errs.Invalid, aerr, "session log %s", e.Identity.Session)
+		}
+		s = tasks.NewSession(path, e.wait)
+	default:
 		return nil, err
 	}
-	s := tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait)
 	switch e.Identity.Format {
 	case "", tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude:
 		s.Format = e.Identity.Format

@@ -29,6 +29,10 @@ type Workspace struct {
 // NotFoundMessage is the SPEC §2.2 text shown when no workspace can be found.
 const NotFoundMessage = "not inside a cairn workspace (no cairn.toml here or above); run 'cairn init' or pass --workspace"
 
+// ErrNoWorkspace is the cause of Find's INVALID_INPUT when no manifest lies at or above the start,
+// so a command that can work without a workspace (a session log named outright) can tell.
+var ErrNoWorkspace = errors.New(NotFoundMessage)
+
 // Find locates the workspace root: an explicit dir (flag or env, already merged by the caller) wins,
 // else the nearest directory at or above start that holds cairn.toml.
 func Find(explicit, start string) (string, error) {
@@ -52,7 +56,7 @@ func Find(explicit, start string) (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errs.Invalidf("%s", NotFoundMessage)
+			return "", &errs.Error{Code: errs.Invalid, Err: ErrNoWorkspace}
 		}
 		dir = parent
 	}
