@@ -35,13 +35,18 @@ func completionCommand(env *Env) *cli.Command {
 		Usage:     "print a shell completion script (bash or zsh)",
 		ArgsUsage: "bash|zsh",
 		Action: func(c *cli.Context) error {
-			switch c.Args().First() {
+			if c.NArg() > 1 {
+				return errs.Invalidf("completion takes one shell, bash or zsh; got %d arguments", c.NArg())
+			}
+			switch sh := c.Args().First(); sh {
 			case "bash":
 				fmt.Fprint(env.Stdout, bashCompletion)
 			case "zsh":
 				fmt.Fprint(env.Stdout, zshCompletion)
-			default:
+			case "":
 				return errs.Invalidf("completion needs a shell: bash or zsh")
+			default:
+				return errs.Invalidf("no completion for %q: cairn writes it for bash and zsh", sh)
 			}
 			return nil
 		},
