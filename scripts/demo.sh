@@ -11,14 +11,15 @@ cp -r fixtures/demo/. "$DEMO/"
 [ -f "$DEMO/cairn.toml" ] || "$CAIRN" init "$DEMO" >/dev/null
 export CAIRN DEMO
 cd "$DEMO"
-# run CMD...: echo the command as a user would type it, then run it.
+# run CMD...: echo the command as a user would type it, then run it, its stderr in line with its
+# stdout (as a terminal shows them) so a message never lands under the next command.
 run() {
   local shown="" a
   for a in "$@"; do
     if [[ "$a" =~ ^[A-Za-z0-9_./:=,@-][A-Za-z0-9_./:=,@#-]*$ ]]; then shown+=" $a"; else shown+=" '${a//\'/\'\\\'\'}'"; fi
   done
   echo; echo "\$ cairn${shown}"
-  "$CAIRN" "$@" || echo "(exit $?)"
+  "$CAIRN" "$@" 2>&1 || echo "(exit $?)"
 }
 for f in "$OLDPWD"/scripts/demo.d/*.sh; do
   # shellcheck source=/dev/null
