@@ -473,8 +473,5 @@ func (ix *Index) consistent() bool {
 			}
 		}
 	}
-	if int(next) != len(ix.blob) {
-		return false
-	}
-	return true
+	return int(next) == len(ix.blob)
 }

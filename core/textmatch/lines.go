@@ -339,7 +339,7 @@ func (n Needle) MayMatch(text []byte) bool {
 			if bytes.IndexByte(text, a[0]) >= 0 {
 				return true
 			}
-		} else if bytes.Index(text, a) >= 0 {
+		} else if bytes.Contains(text, a) {
 			return true
 		}
 	}
@@ -370,7 +370,7 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 		if occurrences > 0 {
 			break
 		}
-		if len(a) > 1 && bytes.Index(text, a) >= 0 {
+		if len(a) > 1 && bytes.Contains(text, a) {
 			occurrences = 1
 		}
 	}
