@@ -61,3 +61,25 @@ func TestJSONRequested(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNormalizeArgs: any command line normalizes without a panic, and normalizing twice changes
+// nothing more (the output is already in the order urfave/cli reads).
+func FuzzNormalizeArgs(f *testing.F) {
+	app := NewApp(newEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+	f.Add("task update 1 -s")
+	f.Add("task create -- --weird --json")
+	f.Add("--json -C /w task list --status pending,deleted")
+	f.Add("space search 認証 --around comment:1 --context=2 -")
+	f.Add("memory edit decision x --old a --new b --all --generate-bash-completion")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := append([]string{"cairn"}, strings.Fields(line)...)
+		once := normalizeArgs(app, args)
+		if once[0] != "cairn" {
+			t.Fatalf("program name lost: %q", once)
+		}
+		if twice := normalizeArgs(app, once); !reflect.DeepEqual(once, twice) {
+			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", args, once, twice)
+		}
+		jsonRequested(app, once)
+	})
+}
