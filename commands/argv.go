@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -148,7 +149,11 @@ func jsonRequested(app *cli.App, args []string) bool {
 		}
 		name, hasValue := splitFlag(a)
 		if name == "json" {
-			return !hasValue || strings.TrimPrefix(strings.TrimLeft(a, "-"), "json=") == "true"
+			if !hasValue {
+				return true
+			}
+			on, err := strconv.ParseBool(a[strings.IndexByte(a, '=')+1:]) // as the flag package reads it
+			return err == nil && on
 		}
 		if spec[name] && !hasValue {
 			i++ // its value

@@ -52,6 +52,8 @@ func TestJSONRequested(t *testing.T) {
 		"cairn -C /w --json task":     true,
 		"cairn --json=true task":      true,
 		"cairn --json=false task":     false,
+		"cairn --json=1 task":         true,
+		"cairn --json=nope task":      false,
 		"cairn -C --json task list":   false, // --json is -C's value there
 		"cairn task list --json":      false, // not normalized: after the command it is the command's
 		"cairn --wait 1s task --json": false,
