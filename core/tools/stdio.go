@@ -57,14 +57,31 @@ func idKey(raw json.RawMessage) string {
 	return string(b)
 }
 
-// note updates the pending set for one line read (in) or written (out).
+// note updates the pending set for one line read (in) or written (out): a message, or a batch of
+// them as protocol versions before 2025-06-18 allow.
 func (d *drain) note(line []byte, in bool) {
-	var h rpcHead
-	if json.Unmarshal(bytes.TrimSpace(line), &h) != nil {
-		return
+	line = bytes.TrimSpace(line)
+	var batch []rpcHead
+	if len(line) > 0 && line[0] == '[' {
+		if json.Unmarshal(line, &batch) != nil {
+			return
+		}
+	} else {
+		var h rpcHead
+		if json.Unmarshal(line, &h) != nil {
+			return
+		}
+		batch = []rpcHead{h}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	for _, h := range batch {
+		d.noteOne(h, in)
+	}
+}
+
+// noteOne updates the pending set for one message; d.mu is held.
+func (d *drain) noteOne(h rpcHead, in bool) {
 	switch id := idKey(h.ID); {
 	case in && h.Method != "" && id != "":
 		if d.pending == nil {

@@ -67,6 +67,11 @@ func TestDrainPending(t *testing.T) {
 	if len(d.pending) != 2 {
 		t.Fatalf("pending %v, want the two requests", d.pending)
 	}
+	d.note([]byte(`[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`), true)
+	if !d.pending["7"] || len(d.pending) != 3 {
+		t.Fatalf("pending %v after a batch", d.pending)
+	}
+	d.note([]byte(`[{"jsonrpc":"2.0","id":7,"result":{}}]`), false)
 	d.note([]byte(`{"jsonrpc":"2.0","id":1.0,"result":{}}`), false)
 	d.note([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`), true)
 	if len(d.pending) != 0 {
