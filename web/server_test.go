@@ -71,13 +71,13 @@ func importBoard(t *testing.T, ws *workspace.Workspace, doc string) {
 }
 
 // newServer starts the handler on a test listener; logs go to the returned buffer.
-func newServer(t *testing.T, ws *workspace.Workspace) (*httptest.Server, *web.Handler, *syncBuffer) {
+func newServer(t *testing.T, ws *workspace.Workspace) (*httptest.Server, *web.Handler, *workspacetest.Buffer) {
 	t.Helper()
 	ix, err := board.Load(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &workspacetest.Buffer{}
 	h, err := web.New(web.Options{Workspace: ws, Index: ix, Token: testToken, Log: logs})
 	if err != nil {
 		t.Fatal(err)
@@ -85,23 +85,6 @@ func newServer(t *testing.T, ws *workspace.Workspace) (*httptest.Server, *web.Ha
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, h, logs
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // post sends body to /api with the given Authorization header ("" for none).

@@ -1,31 +1,14 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
-
-// syncBuffer is a bytes.Buffer the server's goroutines can write to while the test waits.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A client that writes its requests and closes its input at once still gets every answer.
 func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
@@ -37,7 +20,7 @@ func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
 	}, "\n") + "\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var out syncBuffer
+	var out workspacetest.Buffer
 	server := NewMCPServer(New(), "test", newContext(t))
 	if err := server.Run(ctx, NewStdioTransport(ctx, strings.NewReader(in), &out)); err != nil && ctx.Err() != nil {
 		t.Fatalf("run: %v", err)

@@ -1,8 +1,10 @@
 // Package workspacetest gives tests of every package the same fresh workspace, so none of them
-// re-implements init-and-open.
+// re-implements init-and-open, and the same capture of a server's concurrent output.
 package workspacetest
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -20,4 +22,24 @@ func New(t testing.TB) *workspace.Workspace {
 		t.Fatal(err)
 	}
 	return ws
+}
+
+// Buffer collects what a server's goroutines write (a log, a transport's output) while the test
+// reads it: a bytes.Buffer behind a mutex.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
