@@ -3,11 +3,13 @@ package commands_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -129,5 +131,77 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	_, e, code = run(bin, "-C", ws, "memory", "write", "decision", "new", "--file", "/dev/null")
 	if code == 0 || strings.Contains(e, "goroutine") {
 		t.Fatalf("memory write on a read-only workspace: exit %d %q", code, e)
+	}
+}
+
+// spaceDoc is an Appendix A document of n comments over 100 tasks of space sp1, member bench.
+func spaceDoc(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"space","id":"sp1","name":"Bench","owner":"owner"}` + "\n")
+	b.WriteString(`{"type":"member","space":"sp1","user":"bench"}` + "\n")
+	for t := 0; t <= 100; t++ {
+		fmt.Fprintf(&b, `{"type":"task","id":%d,"space":"sp1","title":"task %d","status":"running","created_at":"2026-01-01T00:00:00Z"}`+"\n", t, t)
+	}
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":%d,"kind":"result","author":"agent","created_at":"2026-01-01T%02d:%02d:%02dZ","body":"ログイン 画面 の 改修 %s %d"}`+"\n",
+			i, 1+i%100, i/3600%24, i/60%60, i%60, strings.Repeat("migration review cache ", 8), i)
+	}
+	return b.String()
+}
+
+// spaces.db rewritten in place under running searches (another program's cp) never kills a
+// search with a signal: each one answers, or fails with an error of its own.
+func TestSpacesDBRewrittenUnderSearches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs hundreds of processes")
+	}
+	bin := buildCairn(t)
+	src, dst := newWorkspace(t, bin), newWorkspace(t, bin)
+	doc := filepath.Join(t.TempDir(), "space.jsonl")
+	os.WriteFile(doc, []byte(spaceDoc(20000)), 0o644)
+	for _, ws := range []string{src, dst} {
+		if _, e, code := run(bin, "-C", ws, "space", "import", doc); code != 0 {
+			t.Fatalf("import: exit %d %s", code, e)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(src, "spaces.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // truncate and rewrite, as cp does
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.WriteFile(filepath.Join(dst, "spaces.db"), data, 0o644)
+		}
+	}()
+	var failures []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				_, e, code := run(bin, "-C", dst, "--user", "bench", "--task", "0", "space", "search", "ログイン", "--json")
+				if code < 0 || code == 1 && strings.Contains(e, "goroutine") || strings.Contains(e, "SIGBUS") || strings.Contains(e, "fatal error") {
+					mu.Lock()
+					failures = append(failures, fmt.Sprintf("exit %d: %.300s", code, e))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-done
+	if len(failures) > 0 {
+		t.Fatalf("%d of 160 searches crashed; first: %s", len(failures), failures[0])
 	}
 }

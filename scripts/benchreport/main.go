@@ -82,9 +82,7 @@ func markdown(rows []row, machine, svg string) string {
 	b.WriteString("# Benchmarks\n\n")
 	fmt.Fprintf(&b, "Written by `scripts/bench.sh` on %s. Each figure is the median of several runs, the peer's\n", time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("figure comes from the same run on the same data, and peak memory is the largest resident set of\n")
-	b.WriteString("the cairn process. Space search reads spaces.db through a memory map, so its resident set\n")
-	b.WriteString("includes the file pages it touched: shared page cache, not memory of its own (a full scan maps\n")
-	b.WriteString("the whole file). Regenerate with `scripts/bench.sh`.\n\n")
+	b.WriteString("the cairn process. Regenerate with `scripts/bench.sh`.\n\n")
 	if machine != "" {
 		fmt.Fprintf(&b, "Machine: %s\n\n", machine)
 	}
