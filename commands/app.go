@@ -61,9 +61,13 @@ func Main() int {
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := newEnv(stdin, stdout, stderr)
 	app := NewApp(env)
-	args = normalizeArgs(app, args)
-	env.JSON = jsonRequested(app, args)
-	err := app.Run(args)
+	p := parseArgs(app, args)
+	if p.complete && p.valueOf != "" {
+		env.completeFlagValue(p.valueOf)
+		return 0
+	}
+	env.JSON = jsonRequested(app, p.args)
+	err := app.Run(p.args)
 	if err == nil {
 		return 0
 	}

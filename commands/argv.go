@@ -14,25 +14,40 @@ const completionFlag = "--generate-bash-completion"
 // positional argument): global flags first, then the command path, then the command's flags, then
 // the positional arguments, after a "--" when one of them looks like a flag. This gives the
 // git-style rules of SPEC §1.1: flags after positionals, global flags anywhere, "--" ends flags.
-func normalizeArgs(app *cli.App, args []string) []string {
+func normalizeArgs(app *cli.App, args []string) []string { return parseArgs(app, args).args }
+
+// parsedArgs is argv in urfave/cli's order, and what a shell completion request asks for.
+type parsedArgs struct {
+	args []string
+	// complete: the last word was completionFlag. Then args end with it and hold no "--", so
+	// urfave/cli completes and never runs the command, whatever the words before it were.
+	complete bool
+	// valueOf names the flag (without dashes) whose value is being completed: the word before
+	// completionFlag was a flag that needs a value. args are then not for running at all.
+	valueOf string
+}
+
+func parseArgs(app *cli.App, args []string) parsedArgs {
 	if len(args) == 0 {
-		return args
+		return parsedArgs{args: args}
+	}
+	rest := args[1:]
+	var p parsedArgs
+	if n := len(rest); n > 0 && rest[n-1] == completionFlag {
+		// Only a last completionFlag asks for completion (as urfave/cli reads it), and then it is
+		// never a flag's value or an argument: a TAB must not run the command it completes.
+		p.complete, rest = true, rest[:n-1]
 	}
 	globalSpec := flagSpec(app.Flags)
 	var localSpec map[string]bool
 	commands := app.Commands
 	var globals, path, local, positionals []string
-	completion := false
 	// dangling is a last argument that is a flag needing a value it does not have; danglingGlobal
 	// says whether it is a global flag.
 	dangling, danglingGlobal := "", false
-	rest := args[1:]
+	help := false // the first command word was "help"
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if a == completionFlag {
-			completion = true
-			continue
-		}
 		if a == "--" {
 			positionals = append(positionals, rest[i+1:]...)
 			break
@@ -68,40 +83,60 @@ func normalizeArgs(app *cli.App, args []string) []string {
 				localSpec = flagSpec(cmd.Flags)
 				continue
 			}
-			if len(path) == 0 && a == "help" {
-				path = append(path, a)
-				localSpec = map[string]bool{}
-				commands = nil
+			if len(path) == 0 && a == "help" && !help {
+				// "cairn help task create" is "cairn task create --help": the command words
+				// that follow still name the command whose help is shown.
+				help = true
 				continue
 			}
 		}
 		positionals = append(positionals, a)
 	}
+	if help {
+		local = append(local, "--help")
+	}
 	out := append(make([]string, 0, len(args)+2), args[0])
 	out = append(out, globals...)
+	if p.complete {
+		// The words of the command as they stand, with no "--" (urfave/cli turns completion off
+		// after one); flag parse errors do not matter while completing.
+		if dangling != "" {
+			p.valueOf, _ = splitFlag(dangling)
+		}
+		out = append(append(append(out, path...), local...), positionals...)
+		p.args = append(out, completionFlag)
+		return p
+	}
 	// A dangling flag makes the command line wrong whatever else it holds: end it with the flag,
 	// where the parser of its level (the app's, for a global flag) says it needs a value.
 	if dangling != "" && danglingGlobal {
-		return append(out, dangling)
+		p.args = append(out, dangling)
+		return p
 	}
 	out = append(out, path...)
 	out = append(out, local...)
 	if dangling != "" {
-		return append(out, dangling)
+		p.args = append(out, dangling)
+		return p
+	}
+	// Help asked for anywhere is help for the command: words after it are not subcommands.
+	for _, f := range local {
+		if f == "--help" || f == "-h" {
+			p.args = out
+			return p
+		}
 	}
 	if len(positionals) > 0 {
-		for _, p := range positionals {
-			if strings.HasPrefix(p, "-") && p != "-" {
+		for _, a := range positionals {
+			if strings.HasPrefix(a, "-") && a != "-" {
 				out = append(out, "--")
 				break
 			}
 		}
 		out = append(out, positionals...)
 	}
-	if completion {
-		out = append(out, completionFlag)
-	}
-	return out
+	p.args = out
+	return p
 }
 
 // flagSpec maps every name and alias of flags to whether the flag takes a value.
@@ -144,8 +179,8 @@ func jsonRequested(app *cli.App, args []string) bool {
 	spec := flagSpec(app.Flags)
 	for i := 1; i < len(args); i++ {
 		a := args[i]
-		if len(a) < 2 || a[0] != '-' || a == "--" {
-			return false
+		if len(a) < 2 || a[0] != '-' || a == "--" || strings.HasPrefix(a, "---") {
+			return false // the end of the flags, or one the flag package refuses ("bad flag syntax")
 		}
 		name, hasValue := splitFlag(a)
 		if name == "json" {

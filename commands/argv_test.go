@@ -35,7 +35,18 @@ func TestNormalizeArgs(t *testing.T) {
 		// the completion flag stays last
 		{"cairn task --generate-bash-completion", "cairn task --generate-bash-completion"},
 		{"cairn", "cairn"},
-		{"cairn help task", "cairn help task"},
+		// help: "help CMD..." is "CMD... --help", and --help drops the words after the command
+		{"cairn help task", "cairn task --help"},
+		{"cairn help task create", "cairn task create --help"},
+		{"cairn help", "cairn --help"},
+		{"cairn task create x --help", "cairn task create --help"},
+		{"cairn task get 1 -h", "cairn task get -h"},
+		// completion: a last --generate-bash-completion is never a flag's value or an argument,
+		// and no "--" stays before it (urfave/cli would run the command then)
+		{"cairn task create fix -d --generate-bash-completion", "cairn task create fix --generate-bash-completion"},
+		{"cairn task create -- --generate-bash-completion", "cairn task create --generate-bash-completion"},
+		{"cairn task create -- x --generate-bash-completion", "cairn task create x --generate-bash-completion"},
+		{"cairn memory read decision --generate-bash-completion", "cairn memory read decision --generate-bash-completion"},
 	}
 	for _, c := range cases {
 		got := normalizeArgs(app, strings.Fields(c.in))
@@ -54,6 +65,7 @@ func TestJSONRequested(t *testing.T) {
 		"cairn --json=false task":     false,
 		"cairn --json=1 task":         true,
 		"cairn --json=nope task":      false,
+		"cairn ---json task":          false,
 		"cairn -C --json task list":   false, // --json is -C's value there
 		"cairn task list --json":      false, // not normalized: after the command it is the command's
 		"cairn --wait 1s task --json": false,
@@ -84,4 +96,21 @@ func FuzzNormalizeArgs(f *testing.F) {
 		}
 		jsonRequested(app, once)
 	})
+}
+
+func TestParseArgsCompletion(t *testing.T) {
+	app := NewApp(newEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+	for in, want := range map[string]parsedArgs{
+		"cairn task update 1 -s --generate-bash-completion":        {complete: true, valueOf: "s"},
+		"cairn task update 1 --subject --generate-bash-completion": {complete: true, valueOf: "subject"},
+		"cairn --session-format --generate-bash-completion":        {complete: true, valueOf: "session-format"},
+		"cairn task update --generate-bash-completion":             {complete: true},
+		"cairn task update 1 -s":                                   {},
+		"cairn task create --generate-bash-completion x":           {},
+	} {
+		got := parseArgs(app, strings.Fields(in))
+		if got.complete != want.complete || got.valueOf != want.valueOf {
+			t.Errorf("parseArgs(%q): complete %v valueOf %q, want %v %q", in, got.complete, got.valueOf, want.complete, want.valueOf)
+		}
+	}
 }

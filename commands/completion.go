@@ -5,7 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tasks"
 )
 
 const bashCompletion = `# bash completion for cairn; load with: source <(cairn completion bash)
@@ -50,5 +52,24 @@ func completionCommand(env *Env) *cli.Command {
 			}
 			return nil
 		},
+	}
+}
+
+// completeFlagValue prints the values a flag takes, for a TAB after it; a flag with no fixed set
+// prints nothing, so the shell falls back to completing file names.
+func (e *Env) completeFlagValue(name string) {
+	var values []string
+	switch name {
+	case "status", "s":
+		values = tasks.Statuses
+	case "session-format":
+		values = []string{tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude}
+	case "sources":
+		for _, s := range board.AllSources() {
+			values = append(values, string(s))
+		}
+	}
+	for _, v := range values {
+		fmt.Fprintln(e.Stdout, v)
 	}
 }

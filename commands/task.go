@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -236,12 +235,6 @@ func taskCommand(env *Env) *cli.Command {
 // completeTaskIDs offers the ids of the session's tasks (open ones first) for shell completion, or
 // the statuses after --status.
 func (e *Env) completeTaskIDs(c *cli.Context) {
-	if args := os.Args; len(args) > 2 && args[len(args)-2] == "--status" {
-		for _, st := range tasks.Statuses {
-			fmt.Fprintln(e.Stdout, st)
-		}
-		return
-	}
 	s, err := e.session()
 	if err != nil {
 		return
