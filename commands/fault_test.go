@@ -124,6 +124,14 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if out, e, code := run(bin, "-C", ws, "--user", "bob", "--task", "16", "space", "search", "認証", "--json"); code != 0 || !strings.Contains(out, `"ref": "comment:301"`) {
 		t.Fatalf("space search on a read-only workspace: exit %d %s %s", code, out, e)
 	}
+	// and without them (copied without its -shm, say): read as an immutable file
+	exec.Command("mount", "-o", "remount,rw", ws).Run()
+	os.Remove(filepath.Join(ws, "spaces.db-shm"))
+	os.Remove(filepath.Join(ws, "spaces.db-wal"))
+	exec.Command("mount", "-o", "remount,ro", ws).Run()
+	if out, e, code := run(bin, "-C", ws, "--user", "bob", "--task", "16", "space", "search", "認証", "--json"); code != 0 || !strings.Contains(out, `"ref": "comment:301"`) {
+		t.Fatalf("space search on a read-only workspace without spaces.db-shm: exit %d %s %s", code, out, e)
+	}
 	_, e, code := run(bin, "-C", ws, "task", "create", "refused")
 	if code == 0 || !strings.Contains(e, "read-only file system") || strings.Contains(e, "goroutine") {
 		t.Fatalf("task create on a read-only workspace: exit %d %q", code, e)

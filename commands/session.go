@@ -28,6 +28,9 @@ func sessionCommand(env *Env) *cli.Command {
 					&cli.StringFlag{Name: "new-log", Usage: "also start this new log (never overwritten) with the compaction"},
 				},
 				Action: func(c *cli.Context) error {
+					if nl := c.String("new-log"); c.IsSet("new-log") && (strings.TrimSpace(nl) == "" || nl == "-") {
+						return errs.Invalidf("--new-log needs the path of a new file, got %q", nl)
+					}
 					summary, err := compactSummary(env, c)
 					if err != nil {
 						return err

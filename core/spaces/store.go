@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -122,7 +123,32 @@ func OpenRead(ws *workspace.Workspace) (*Store, error) {
 	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
-	return openPath(p, ws.Wait, migrations, false)
+	st, err := openPath(p, ws.Wait, migrations, false)
+	var se *sqlite.Error
+	if err != nil && errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN && !writable(filepath.Dir(p)) {
+		// A WAL database whose -shm is missing cannot be read where the file cannot be created
+		// (a read-only workspace) unless it is opened as immutable: nothing can change it here.
+		return openImmutable(p, ws.Wait)
+	}
+	return st, err
+}
+
+// writable reports whether this process may create files in dir.
+func writable(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
+
+// openImmutable opens path read-only as an unchanging file: no locks, no -wal or -shm.
+func openImmutable(path string, wait time.Duration) (*Store, error) {
+	db, err := sql.Open("sqlite", workspace.SQLiteURI(path)+"?mode=ro&immutable=1")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax}
+	if err := st.migrate(migrations); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
