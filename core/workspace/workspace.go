@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +43,10 @@ func Find(explicit, start string) (string, error) {
 			return "", errs.Wrap(errs.Invalid, err, "workspace %s", explicit)
 		}
 		if _, err := os.Stat(filepath.Join(abs, ManifestName)); err != nil {
+			if strings.HasPrefix(explicit, "-") {
+				// cairn -C --json task list: the flag took the next word as its directory
+				return "", errs.Invalidf("--workspace (-C) needs a directory, got %q, which looks like a flag", explicit)
+			}
 			return "", errs.Invalidf("%s is not a cairn workspace (no %s); run 'cairn init %s'", explicit, ManifestName, explicit)
 		}
 		return abs, nil
