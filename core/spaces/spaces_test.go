@@ -469,6 +469,23 @@ func TestMatchEqualsLike(t *testing.T) {
 		if !reflect.DeepEqual(walked, want) {
 			t.Fatalf("query %q: walk %v != LIKE %v", q, refs(walked), refs(want))
 		}
+		// a walk that tries only the newest few comments first gives the same hits, whether
+		// that window held enough of them (small limits) or the whole space was read after
+		small := in
+		small.Limit = 1 + rng.Intn(3)
+		wantSmall, err := st.search("o", "1", small, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.walkWindow = 1 + rng.Intn(8)
+		windowed, err := st.search("o", "1", small, true)
+		st.walkWindow = defaultWalkWindow
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(windowed, wantSmall) {
+			t.Fatalf("query %q limit %d: window %v != whole walk %v", q, small.Limit, refs(windowed), refs(wantSmall))
+		}
 	}
 }
 

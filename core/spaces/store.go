@@ -37,6 +37,8 @@ type Store struct {
 	// ftsDriveMax is the most index matches for which a search is driven from the FTS index
 	// rather than from the (space, created_at) index; tests lower it to exercise both plans.
 	ftsDriveMax int
+	// walkWindow is how many newest comments a walk tests before it reads the whole space.
+	walkWindow int
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -143,7 +145,7 @@ func openImmutable(path string, wait time.Duration) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
 	if err := st.migrate(migrations); err != nil {
 		db.Close()
 		return nil, err
@@ -176,7 +178,7 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 	}
 	db := sql.OpenDB(persistWAL{base})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}
