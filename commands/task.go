@@ -129,11 +129,7 @@ func taskCommand(env *Env) *cli.Command {
 				ArgsUsage:    "ID",
 				BashComplete: env.completeTaskIDs,
 				Action: func(c *cli.Context) error {
-					id, err := taskID(c)
-					if err != nil {
-						return err
-					}
-					s, err := env.session()
+					id, s, err := env.taskAndSession(c)
 					if err != nil {
 						return err
 					}
@@ -207,11 +203,7 @@ func taskCommand(env *Env) *cli.Command {
 				ArgsUsage:    "ID",
 				BashComplete: env.completeTaskIDs,
 				Action: func(c *cli.Context) error {
-					id, err := taskID(c)
-					if err != nil {
-						return err
-					}
-					s, err := env.session()
+					id, s, err := env.taskAndSession(c)
 					if err != nil {
 						return err
 					}
@@ -246,6 +238,17 @@ func (e *Env) completeTaskIDs(c *cli.Context) {
 	for _, t := range res.Tasks {
 		fmt.Fprintf(e.Stdout, "%d\n", t.TaskID)
 	}
+}
+
+// taskAndSession reads the single ID argument and opens the session log, the first two steps
+// of every command that addresses one task.
+func (e *Env) taskAndSession(c *cli.Context) (int, *tasks.Session, error) {
+	id, err := taskID(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	s, err := e.session()
+	return id, s, err
 }
 
 // taskID reads the single ID argument.
