@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: gofmt, vet, unit tests, end-to-end testscript transcripts, process and fault
 # tests, then each fuzz target for FUZZTIME (default 20000x executions; FUZZTIME=0 skips them), then the Search
-# page in headless Chromium when CI is set or BROWSER=1.
+# page in headless Chromium when CI is set or BROWSER=1. One line per package as it finishes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -13,22 +13,15 @@ go vet ./...
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-go test -count=1 -v ./... >"$log" 2>&1
-status=$?
+# the full verbose log goes to $log; the package lines and failures stream as they come
+go test -count=1 -v ./... 2>&1 | tee "$log" | grep --line-buffered -E '^(ok|FAIL|panic)|^\s*--- FAIL'
+status=${PIPESTATUS[0]}
 set -e
-grep -E '^(ok|FAIL|---|panic)|^\s+--- FAIL' "$log" | grep -v -- '--- PASS' || true
 passed=$(grep -cE '^\s*--- PASS' "$log" || true)
 failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
 if [ "$status" -ne 0 ]; then
   grep -B40 -A40 -E '^\s*--- FAIL' "$log" | head -400
-  # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
-if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
-  scripts/browser-test.sh
-  passed=$((passed + 1))
-else
-  echo "browser test skipped (BROWSER=1 scripts/test.sh runs it; CI always does)"
-fi
-echo "tests: $passed passed, $failed failed"
+  echo "tests: $passed passed, $failed failed"
   exit "$status"
 fi
 # every fuzz target for a bounded number of executions (FUZZTIME=0 skips them)
