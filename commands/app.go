@@ -15,21 +15,26 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 )
 
-// Version is stamped by the build (-ldflags "-X .../commands.Version=v1.2.3"); otherwise it comes
-// from the module version or the VCS revision Go records in the binary.
+// Release is this source's version, bumped with each release in CHANGELOG.md.
+const Release = "0.1.0"
+
+// Version is stamped by the build (-ldflags "-X .../commands.Version=v1.2.3"); otherwise it is
+// Release, with the VCS revision Go records in the binary when there is one.
 var Version = ""
 
-// version is Version, or what the Go toolchain recorded about this build.
+// version is Version, or Release with the build's revision as SemVer build metadata
+// (0.1.0+1a2b3c4d5e6f, .dirty when the tree had changes); a build without VCS stamp
+// (-buildvcs=false) is still the release it was built from.
 func version() string {
 	if Version != "" {
 		return Version
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		return Release
 	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
+		return strings.TrimPrefix(v, "v")
 	}
 	rev, dirty := "", false
 	for _, s := range info.Settings {
@@ -45,11 +50,28 @@ func version() string {
 	}
 	switch {
 	case rev == "":
-		return "dev"
+		return Release
 	case dirty:
-		return "dev-" + rev + "-dirty"
+		return Release + "+" + rev + ".dirty"
 	}
-	return "dev-" + rev
+	return Release + "+" + rev
+}
+
+// versionCommand prints the version, as --version does, so 'cairn version' just works.
+func versionCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print cairn's version",
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return errs.Invalidf("version takes no arguments; got %q", c.Args().First())
+			}
+			return env.Render(map[string]string{"version": version()}, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "cairn version %s\n", version())
+				return err
+			})
+		},
+	}
 }
 
 // Main runs cairn with the process's arguments and streams and returns the exit code.
@@ -66,7 +88,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		env.completeFlagValue(p.valueOf)
 		return 0
 	}
+	if p.complete && p.flagPrefix != "" {
+		env.completeFlagName(p.command, app.Flags, p.flagPrefix)
+		return 0
+	}
 	env.JSON = jsonRequested(app, p.args)
+	if p.unknownFlag != "" && !p.complete {
+		return env.fail(unknownFlag(p.unknownFlag, p.flags))
+	}
 	err := app.Run(p.args)
 	if err == nil {
 		return 0
@@ -104,19 +133,28 @@ func NewApp(env *Env) *cli.App {
 			mcpCommand(env),
 			serveCommand(env),
 			completionCommand(env),
+			versionCommand(env),
 		},
 	}
-	setUsageErrors(app.Commands)
+	app.Action = env.familyAction("cairn", func() []*cli.Command { return app.Commands })
+	configureCommands(env, "cairn", app.Commands)
 	return app
 }
 
-// setUsageErrors makes every command's flag errors INVALID_INPUT (exit 2) instead of urfave's default.
-func setUsageErrors(cmds []*cli.Command) {
+// configureCommands gives every command cairn's rules: flag errors are INVALID_INPUT (exit 2)
+// instead of urfave's default, no "help" subcommand (help is --help, or 'cairn help CMD'), and a
+// command that only groups others answers an unknown or missing command word itself.
+func configureCommands(env *Env, where string, cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return errs.Invalidf("%s", err.Error())
 		}
-		setUsageErrors(c.Subcommands)
+		c.HideHelpCommand = true
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			subs := c.Subcommands
+			c.Action = env.familyAction(where+" "+c.Name, func() []*cli.Command { return subs })
+		}
+		configureCommands(env, where+" "+c.Name, c.Subcommands)
 	}
 }
 

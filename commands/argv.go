@@ -25,6 +25,14 @@ type parsedArgs struct {
 	// valueOf names the flag (without dashes) whose value is being completed: the word before
 	// completionFlag was a flag that needs a value. args are then not for running at all.
 	valueOf string
+	// flagPrefix is the word being completed when it starts with a dash: flags are offered.
+	flagPrefix string
+	// unknownFlag is the first flag (without dashes) that neither the command nor the app
+	// defines; flags are the ones that were valid there, for a suggestion.
+	unknownFlag string
+	flags       []cli.Flag
+	// command is the deepest command named, nil for the app itself.
+	command *cli.Command
 }
 
 func parseArgs(app *cli.App, args []string) parsedArgs {
@@ -39,7 +47,12 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 		p.complete, rest = true, rest[:n-1]
 	}
 	globalSpec := flagSpec(app.Flags)
+	if !app.HideVersion {
+		globalSpec["version"], globalSpec["v"] = false, false // urfave/cli adds the flag in Run
+	}
 	var localSpec map[string]bool
+	var localFlags []cli.Flag
+	var unknown []string // flags no spec knew when they were read; checked again at the end
 	commands := app.Commands
 	var globals, path, local, positionals []string
 	// dangling is a last argument that is a flag needing a value it does not have; danglingGlobal
@@ -48,6 +61,10 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 	help := false // the first command word was "help"
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
+		if a == "--" && p.complete && i+1 == len(rest) {
+			p.flagPrefix = a // "cairn task list --<TAB>": the flags, not the end of them
+			break
+		}
 		if a == "--" {
 			positionals = append(positionals, rest[i+1:]...)
 			break
@@ -62,6 +79,13 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 				} else if localSpec == nil {
 					dest = &globals
 				}
+			}
+			if !known && !(p.complete && i+1 == len(rest)) {
+				unknown = append(unknown, name)
+			}
+			if p.complete && i+1 == len(rest) && !(known && takesValue && !hasValue) {
+				p.flagPrefix = a // a TAB after a dash completes the flag's name
+				continue
 			}
 			if known && takesValue && !hasValue && i+1 == len(rest) {
 				// Moving anything after it would hand it a value (update 1 -s would read as
@@ -81,6 +105,8 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 				path = append(path, a)
 				commands = cmd.Subcommands
 				localSpec = flagSpec(cmd.Flags)
+				localFlags = cmd.Flags
+				p.command = cmd
 				continue
 			}
 			if len(path) == 0 && a == "help" && !help {
@@ -91,6 +117,17 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 			}
 		}
 		positionals = append(positionals, a)
+	}
+	// A command's flags may come before its last command word, so a flag is unknown only if the
+	// command finally named does not define it either.
+	for _, name := range unknown {
+		if _, ok := localSpec[name]; !ok {
+			if _, ok := globalSpec[name]; !ok {
+				p.unknownFlag = name
+				p.flags = append(append([]cli.Flag(nil), localFlags...), app.Flags...)
+				break
+			}
+		}
 	}
 	if help {
 		local = append(local, "--help")

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,9 +13,12 @@ import (
 
 const bashCompletion = `# bash completion for cairn; load with: source <(cairn completion bash)
 _cairn_complete() {
-  local cur opts
+  local cur opts n
   cur="${COMP_WORDS[COMP_CWORD]}"
-  opts=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:$COMP_CWORD-1}" --generate-bash-completion 2>/dev/null)
+  n=$((COMP_CWORD - 1))
+  # a word that starts with a dash is passed on, so cairn offers the flags it could begin
+  [[ "$cur" == -* ]] && n=$COMP_CWORD
+  opts=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:$n}" --generate-bash-completion 2>/dev/null)
   COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
   return 0
 }
@@ -25,30 +29,55 @@ const zshCompletion = `#compdef cairn
 # zsh completion for cairn; load with: source <(cairn completion zsh)
 _cairn() {
   local -a opts
-  opts=("${(@f)$(${words[1]} ${words[@]:1:$CURRENT-2} --generate-bash-completion 2>/dev/null)}")
+  local n=$((CURRENT - 2))
+  [[ "${words[CURRENT]}" == -* ]] && n=$((CURRENT - 1))
+  opts=("${(@f)$(${words[1]} ${words[@]:1:$n} --generate-bash-completion 2>/dev/null)}")
   _describe 'values' opts
 }
 compdef _cairn cairn
 `
 
+const fishCompletion = `# fish completion for cairn; load with: cairn completion fish | source
+function __cairn_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    if string match -q -- '-*' $cur
+        $words[1] $words[2..-1] $cur --generate-bash-completion 2>/dev/null
+    else
+        $words[1] $words[2..-1] --generate-bash-completion 2>/dev/null
+    end
+end
+complete -c cairn -a '(__cairn_complete)'
+`
+
+// shells are the shells cairn writes a completion script for, in the order help names them.
+var shells = []string{"bash", "zsh", "fish"}
+
 func completionCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
-		Usage:     "print a shell completion script (bash or zsh)",
-		ArgsUsage: "bash|zsh",
+		Usage:     "print a shell completion script (bash, zsh or fish)",
+		ArgsUsage: "bash|zsh|fish",
+		BashComplete: func(c *cli.Context) {
+			if c.NArg() == 0 {
+				fmt.Fprintln(env.Stdout, strings.Join(shells, "\n"))
+			}
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
-				return errs.Invalidf("completion takes one shell, bash or zsh; got %d arguments", c.NArg())
+				return errs.Invalidf("completion takes one shell, bash, zsh or fish; got %d arguments", c.NArg())
 			}
 			switch sh := c.Args().First(); sh {
 			case "bash":
 				fmt.Fprint(env.Stdout, bashCompletion)
 			case "zsh":
 				fmt.Fprint(env.Stdout, zshCompletion)
+			case "fish":
+				fmt.Fprint(env.Stdout, fishCompletion)
 			case "":
-				return errs.Invalidf("completion needs a shell: bash or zsh")
+				return errs.Invalidf("completion needs a shell: bash, zsh or fish")
 			default:
-				return errs.Invalidf("no completion for %q: cairn writes it for bash and zsh", sh)
+				return errs.Invalidf("no completion for %q: cairn writes it for bash, zsh and fish", sh)
 			}
 			return nil
 		},
@@ -71,5 +100,30 @@ func (e *Env) completeFlagValue(name string) {
 	}
 	for _, v := range values {
 		fmt.Fprintln(e.Stdout, v)
+	}
+}
+
+// completeFlagName prints the long flags of cmd (the app's when nil) and the global flags that
+// start with prefix, for a TAB after a dash.
+func (e *Env) completeFlagName(cmd *cli.Command, global []cli.Flag, prefix string) {
+	var flags []cli.Flag
+	if cmd != nil {
+		flags = append(flags, cmd.Flags...)
+	}
+	flags = append(flags, global...)
+	seen := map[string]bool{}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if len(n) < 2 || seen[n] {
+				continue
+			}
+			seen[n] = true
+			if d := "--" + n; strings.HasPrefix(d, prefix) {
+				fmt.Fprintln(e.Stdout, d)
+			}
+		}
+	}
+	if strings.HasPrefix("--help", prefix) {
+		fmt.Fprintln(e.Stdout, "--help")
 	}
 }
