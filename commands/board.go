@@ -85,7 +85,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "project", Usage: "search this project only (default: every project that is not archived)"},
 			&cli.BoolFlag{Name: "all-projects", Usage: "search every project that is not archived (the default)"},
 			&cli.StringFlag{Name: "sources", Usage: "comma-separated sources to search: " + strings.Join(sources, ",") + " (default: all)"},
-			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most cards (1..%d, default %d; with --card 1..%d, default %d)", board.MaxCardLimit, board.DefaultCardLimit, board.MaxAgentLimit, board.DefaultAgentLimit)},
+			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most cards, 1..%d (with --card: 1..%d, default %d)", board.MaxCardLimit, board.MaxAgentLimit, board.DefaultAgentLimit), DefaultText: fmt.Sprint(board.DefaultCardLimit)},
 		},
 		Action: func(c *cli.Context) error {
 			query := strings.Join(c.Args().Slice(), " ")

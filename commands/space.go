@@ -239,7 +239,7 @@ func spaceSearchCommand(env *Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
 			&cli.IntFlag{Name: "context", Usage: "neighbouring comments per hit, or each side of --around (0..5)"},
-			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most hits (1..%d, default %d; query only)", spaces.MaxLimit, spaces.DefaultLimit)},
+			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most hits, 1..%d (query only)", spaces.MaxLimit), DefaultText: fmt.Sprint(spaces.DefaultLimit)},
 			&cli.StringFlag{Name: "kind", Usage: "only comments of this kind: " + strings.Join(spaces.FilterKinds, ", ")},
 			&cli.StringFlag{Name: "author", Usage: "only comments by this author"},
 			&cli.StringFlag{Name: "task-id", Usage: "only this task (task:<id> or <id>)"},

@@ -1,0 +1,101 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// examples are a command's typical uses, shown in its --help and the man page. A test parses
+// each one, so an example can never name a flag or command that does not exist.
+var examples = map[string][]string{
+	"init":                    {"cairn init", "cairn init ~/work/demo"},
+	"task create":             {"cairn task create 'Write the migration' -d 'users table first'", "cairn --json task create 'Review the PR'"},
+	"task list":               {"cairn task list", "cairn task list --status pending,inprogress", "cairn task list --as-of 120"},
+	"task get":                {"cairn task get 3", "cairn --json task get 3"},
+	"task update":             {"cairn task update 3 --status inprogress", "cairn task update 3 -s completed"},
+	"task history":            {"cairn task history 3"},
+	"session compact":         {"cairn session compact --summary 'schema done; migration next'"},
+	"session compact-context": {"cairn session compact-context"},
+	"session brief":           {"cairn session brief"},
+	"session check":           {"cairn session check", "cairn --json session check"},
+	"memory search":           {"cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2"},
+	"memory read":             {"cairn memory read summary", "cairn memory read decision auth-flow", "cairn memory read knowledge oauth-errors"},
+	"memory write":            {"cairn memory write decision cache-policy -f notes.md", "echo '- keep it short' | cairn memory write summary"},
+	"memory edit":             {"cairn memory edit summary --old 'v1' --new 'v2'", "cairn memory edit decision auth-flow --old draft --new accepted --all"},
+	"knowledge search":        {"cairn knowledge search oauth", "cairn knowledge search retry --kind howto"},
+	"space import":            {"cairn space import space.jsonl", "cat space.jsonl | cairn space import -"},
+	"space add-comment":       {"cairn --user alice --task 7 space add-comment 'switched the UI only'", "cairn --user alice --task 7 space add-comment --kind result -"},
+	"space reindex":           {"cairn space reindex"},
+	"space search":            {"cairn --user alice --task 7 space search 認証 migration", "cairn --user alice --task 7 space search --around comment:42 --context 3"},
+	"board import":            {"cairn board import board.json"},
+	"board search":            {"cairn board search 'rate limit' #backend", "cairn board search migration --project p1 --sources card,note --limit 5"},
+	"tools list":              {"cairn tools list", "cairn --json tools list"},
+	"tools call":              {`cairn tools call TaskCreate '{"subject":"Write the tests"}'`, `echo '{"query":"token"}' | cairn tools call MemorySearch -`},
+	"mcp":                     {"claude mcp add cairn -- cairn --workspace /path/to/ws mcp"},
+	"serve":                   {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
+	"completion":              {"source <(cairn completion bash)", "cairn completion fish | source"},
+	"version":                 {"cairn version", "cairn --json version"},
+}
+
+// exitStatus is the exit status table every command's help ends with (the codes of SPEC §8).
+var exitStatus = []string{
+	"0  success, also when nothing matched",
+	"1  an unexpected failure",
+	"2  invalid input: a bad flag, value or path (the message says what is valid)",
+	"3  not found: no such task, slug, comment or project",
+	"4  busy: a lock, database or port held by another process (see --wait)",
+	"5  forbidden: the identity may not read that space",
+}
+
+// addHelp appends a command's examples and the exit statuses to its description, so --help and
+// the man page show them; path is the command line without "cairn" ("task create").
+func addHelp(c *cli.Command, path string) {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(c.Description, "\n"))
+	if ex := examples[path]; len(ex) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("Examples:\n")
+		for _, e := range ex {
+			b.WriteString("  " + e + "\n")
+		}
+	}
+	if len(c.Subcommands) == 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("Exit status:\n")
+		for _, s := range exitStatus {
+			b.WriteString("  " + s + "\n")
+		}
+	}
+	c.Description = strings.TrimRight(b.String(), "\n")
+}
+
+// quietSwitches drops urfave's "(default: false)" from switches: a switch is off unless given,
+// and the text would contradict a usage such as "(the default)".
+func quietSwitches(flags []cli.Flag) {
+	for _, f := range flags {
+		if b, ok := f.(*cli.BoolFlag); ok {
+			b.DisableDefaultText = true
+		}
+	}
+}
+
+// environment lists the variables cairn reads besides the global flags' own.
+var environment = [][2]string{
+	{"NO_COLOR", "when set, text output has no colour (colour is only ever used on a terminal)"},
+}
+
+// workspaceFiles is the workspace layout, for the man page's FILES section.
+var workspaceFiles = [][2]string{
+	{"cairn.toml", "the manifest; marks the workspace root"},
+	{"sessions/default.jsonl", "the default session log, replayed for the task list"},
+	{"memory/summary.md, memory/decisions/*.md, memory/requests/*.md", "project memory"},
+	{"knowledge/*.md", "knowledge files, with frontmatter"},
+	{"spaces.db", "space conversations and their search index (SQLite)"},
+	{"board/", "the board (SQLite and JSON), imported with cairn board import"},
+	{".cairn/", "lock files and the daemon token; never searched"},
+}

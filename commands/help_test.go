@@ -1,0 +1,123 @@
+package commands
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Every example in the help names a real command and only flags that command takes.
+func TestExamplesParse(t *testing.T) {
+	app := NewApp(newEnv(nil, io.Discard, io.Discard))
+	for path, exs := range examples {
+		for _, ex := range exs {
+			i := strings.LastIndex(ex, "cairn ")
+			if i < 0 {
+				t.Errorf("%s: example %q does not run cairn", path, ex)
+				continue
+			}
+			words := shellWords(ex[i:])
+			if j := indexOf(words, "|"); j >= 0 {
+				words = words[:j]
+			}
+			p := parseArgs(app, words)
+			if p.unknownFlag != "" {
+				t.Errorf("%s: example %q uses unknown flag --%s", path, ex, p.unknownFlag)
+			}
+			if p.command == nil || !strings.HasSuffix(" "+path, " "+p.command.Name) {
+				t.Errorf("example %q is listed for %q but runs %v", ex, path, p.command)
+			}
+		}
+	}
+	// and every leaf command has examples
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if len(c.Subcommands) > 0 {
+				walk(prefix+c.Name+" ", c.Subcommands)
+			} else if len(examples[prefix+c.Name]) == 0 {
+				t.Errorf("cairn %s%s has no examples", prefix, c.Name)
+			}
+		}
+	}
+	walk("", app.Commands)
+}
+
+func indexOf(words []string, w string) int {
+	for i, x := range words {
+		if x == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// shellWords splits a command line as a shell would for the quoting the examples use.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(ch)
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == ' ':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func TestHelpShowsExamplesExitStatusAndOneDefault(t *testing.T) {
+	for _, args := range [][]string{{"cairn", "board", "search", "--help"}, {"cairn", "space", "search", "--help"}, {"cairn", "task", "create", "--help"}} {
+		var out strings.Builder
+		if code := Run(args, strings.NewReader(""), &out, io.Discard); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		help := out.String()
+		for _, want := range []string{"Examples:", "Exit status:", "2  invalid input"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%v: help lacks %q:\n%s", args, want, help)
+			}
+		}
+		// a flag line never states two defaults, nor "(default: false)" for a switch
+		for _, line := range strings.Split(help, "\n") {
+			if strings.Count(line, "default") > 1 && regexp.MustCompile(`\(default: `).MatchString(line) && regexp.MustCompile(`default \d`).MatchString(line) && !strings.Contains(line, "with --card") {
+				t.Errorf("%v: contradictory defaults: %s", args, line)
+			}
+			if strings.Contains(line, "(default: false)") {
+				t.Errorf("%v: meaningless default: %s", args, line)
+			}
+		}
+	}
+}
+
+func TestManPageSectionsAndPlaceholders(t *testing.T) {
+	page, err := ManPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("man page lacks %q", want)
+		}
+	}
+}
