@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/cpuguy83/go-md2man/v2/md2man"
@@ -118,10 +119,7 @@ func NewApp(env *Env) *cli.App {
 		ErrWriter:            env.Stderr,
 		Reader:               env.Stdin,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return errs.Invalidf("%s", err.Error())
-		},
-		Before: func(c *cli.Context) error { return env.configure(c) },
+		Before:               func(c *cli.Context) error { return env.configure(c) },
 		Commands: []*cli.Command{
 			initCommand(env),
 			taskCommand(env),
@@ -140,6 +138,7 @@ func NewApp(env *Env) *cli.App {
 	app.Action = env.familyAction("cairn", func() []*cli.Command { return app.Commands })
 	configureCommands(env, "cairn", app.Commands)
 	quietSwitches(app.Flags)
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagUsageError(err, app.Flags) }
 	return app
 }
 
@@ -148,9 +147,8 @@ func NewApp(env *Env) *cli.App {
 // command that only groups others answers an unknown or missing command word itself.
 func configureCommands(env *Env, where string, cmds []*cli.Command) {
 	for _, c := range cmds {
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return errs.Invalidf("%s", err.Error())
-		}
+		flags := c.Flags
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagUsageError(err, flags) }
 		c.HideHelpCommand = true
 		addHelp(c, strings.TrimPrefix(where+" "+c.Name, "cairn "))
 		quietSwitches(c.Flags)
@@ -180,6 +178,33 @@ func (e *Env) fail(err error) int {
 		fmt.Fprintf(e.Stderr, "cairn: %s\n", msg)
 	}
 	return code.ExitCode()
+}
+
+// flagUsageError is a flag parse error as INVALID_INPUT; a value of the wrong type says what the
+// flag takes instead of the flag package's bare "parse error".
+func flagUsageError(err error, flags []cli.Flag) error {
+	if b := boolErrorRE.FindStringSubmatch(err.Error()); b != nil {
+		return errs.Invalidf("invalid value %s for %s: expected true or false", b[1], dashed(b[2]))
+	}
+	m := flagErrorRE.FindStringSubmatch(err.Error())
+	if m == nil || m[4] == "" || m[5] != "parse error" {
+		return errs.Invalidf("%s", err.Error())
+	}
+	want := "a value of another form"
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), m[4]) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.DurationFlag:
+			want = "a duration such as 5s, 500ms or 1m"
+		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
+			want = "a whole number"
+		case *cli.BoolFlag:
+			want = "true or false"
+		}
+	}
+	return errs.Invalidf("invalid value %s for %s: expected %s", m[3], dashed(m[4]), want)
 }
 
 // isUsageError recognises the plain errors urfave/cli returns for bad command lines.
@@ -236,6 +261,7 @@ func usageMessage(msg string) string {
 
 var (
 	flagErrorRE = regexp.MustCompile(`^(?:flag needs an argument: -+(\S+)|flag provided but not defined: -+(\S+)|invalid value ("(?:[^"\\]|\\.)*") for flag -+(\S+): (.*))$`)
+	boolErrorRE = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -+(\S+): `)
 	requiredRE  = regexp.MustCompile(`^Required flags? "([^"]+)" not set$`)
 )
 
