@@ -32,6 +32,9 @@ func spaceCommand(env *Env) *cli.Command {
 	}
 }
 
+// progressDelay is how long a job runs before its progress bar appears.
+const progressDelay = 400 * time.Millisecond
+
 // spaceProgress draws a progress bar on stderr when it is a terminal; otherwise it draws nothing.
 func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progress, func()) {
 	if !e.StderrTTY {
@@ -48,7 +51,13 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+	start := time.Now()
 	return func(done, max int64) {
+		// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
+		// rate is over a real interval rather than the microseconds since the bar was made.
+		if time.Since(start) < progressDelay {
+			return
+		}
 		if max > 0 && max != bar.GetMax64() {
 			bar.ChangeMax64(max)
 		}
