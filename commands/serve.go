@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/web"
 )
@@ -65,6 +66,15 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 		return err
 	}
 	defer lock.Unlock()
+	// Listen first: a port another process holds is STORAGE_BUSY (4), said before anything loads.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return errs.New(errs.Busy, "%s is in use by another process; stop it, or pick another port with --addr (127.0.0.1:0 picks a free one)", addr)
+		}
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	defer ln.Close()
 	start := time.Now()
 	ix, err := board.Load(ws)
 	if err != nil {
@@ -81,10 +91,6 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	handler, err := web.New(web.Options{Workspace: ws, Index: ix, Tools: tc, Registry: tools.New(), Token: token, Log: env.Stderr})
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	tokenPath, err := web.WriteToken(ws, token)
 	if err != nil {

@@ -3,7 +3,9 @@ package commands_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -140,4 +142,33 @@ func boardWorkspace(t *testing.T) (bin, ws string) {
 		t.Fatalf("import: %v %s", err, out)
 	}
 	return bin, ws
+}
+
+// A port another process holds is STORAGE_BUSY (4), said before the board is loaded, and no
+// token file is left behind.
+func TestServeBusyPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the daemon")
+	}
+	bin, ws := boardWorkspace(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", ln.Addr().String())
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 4 {
+		t.Fatalf("serve on a busy port: %v, want exit 4; stderr: %s", err, stderr.String())
+	}
+	want := "cairn: " + ln.Addr().String() + " is in use by another process"
+	if !strings.HasPrefix(stderr.String(), want) || strings.Contains(stderr.String(), "loaded") {
+		t.Fatalf("stderr = %q, want it to start with %q and say nothing of loading", stderr.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".cairn", "serve.token")); !os.IsNotExist(err) {
+		t.Fatalf("token file left behind: %v", err)
+	}
 }
