@@ -2,21 +2,33 @@
 echo "== agent faces"
 run tools list
 echo
-echo "\$ cairn serve --addr 127.0.0.1:7799 &   # the board daemon; the token is in .cairn/serve.token"
-"$CAIRN" serve --addr 127.0.0.1:7799 2>"$DEMO/.serve.log" &
+echo "\$ cairn serve --addr 127.0.0.1:0 &   # the board daemon on a free port; the token is in .cairn/serve.token"
+"$CAIRN" serve --addr 127.0.0.1:0 2>"$DEMO/.serve.log" &
 serve_pid=$!
-for _ in $(seq 50); do [ -s "$DEMO/.cairn/serve.token" ] && break; sleep 0.1; done
-if command -v curl >/dev/null 2>&1 && [ -s "$DEMO/.cairn/serve.token" ]; then
-  echo "\$ curl -s -H \"Authorization: Bearer \$(cat .cairn/serve.token)\" -d '{\"action\":\"search\",\"input\":{\"query\":\"迁移\",\"limit\":2}}' http://127.0.0.1:7799/api"
+api=
+for _ in $(seq 100); do
+  api=$(grep -o 'http://[^/ ]*' "$DEMO/.serve.log" | head -1 || true)
+  [ -n "$api" ] && [ -s "$DEMO/.cairn/serve.token" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$api" ]; then
+  echo "cairn serve did not start:"
+  cat "$DEMO/.serve.log"
+elif command -v curl >/dev/null 2>&1; then
+  api="$api/api"
+  echo "\$ curl -s -H \"Authorization: Bearer \$(cat .cairn/serve.token)\" -d '{\"action\":\"search\",\"input\":{\"query\":\"迁移\",\"limit\":1}}' $api"
   curl -s -H "Authorization: Bearer $(cat "$DEMO/.cairn/serve.token")" \
-    -d '{"action":"search","input":{"query":"迁移","limit":2}}' http://127.0.0.1:7799/api | head -c 1200
+    -d '{"action":"search","input":{"query":"迁移","limit":1}}' "$api"
   echo
-  echo "\$ curl -s -H \"Authorization: Bearer \$(cat .cairn/serve.token)\" -d '{\"action\":\"TaskList\",\"input\":{}}' http://127.0.0.1:7799/api"
+  echo "\$ curl -s -H \"Authorization: Bearer \$(cat .cairn/serve.token)\" -d '{\"action\":\"TaskList\",\"input\":{}}' $api"
   curl -s -H "Authorization: Bearer $(cat "$DEMO/.cairn/serve.token")" \
-    -d '{"action":"TaskList","input":{}}' http://127.0.0.1:7799/api | head -c 600
+    -d '{"action":"TaskList","input":{}}' "$api"
   echo
-  echo "\$ curl -s -o /dev/null -w '%{http_code}\\n' -d '{\"action\":\"search\",\"input\":{\"query\":\"x\"}}' http://127.0.0.1:7799/api   # no token"
-  curl -s -o /dev/null -w '%{http_code}\n' -d '{"action":"search","input":{"query":"x"}}' http://127.0.0.1:7799/api
+  echo "\$ curl -s -o /dev/null -w '%{http_code}\\n' -d '{\"action\":\"search\",\"input\":{\"query\":\"x\"}}' $api   # no token"
+  curl -s -o /dev/null -w '%{http_code}\n' -d '{"action":"search","input":{"query":"x"}}' "$api"
+else
+  echo "(curl is not installed: the API examples are skipped)"
 fi
 kill "$serve_pid" 2>/dev/null
 wait "$serve_pid" 2>/dev/null || true
