@@ -2,7 +2,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -160,18 +159,12 @@ func configureCommands(env *Env, where string, cmds []*cli.Command) {
 	}
 }
 
-// fail prints err as SPEC §8 says (text on stderr, or a JSON error document on stdout) and returns the exit code.
+// fail prints err as SPEC §8 says (text on stderr, or a JSON error document on stdout) and returns
+// the exit code. Command-line errors arrive typed (INVALID_INPUT) from the usage hooks and the
+// family actions, so an error without a code is INTERNAL.
 func (e *Env) fail(err error) int {
 	code := errs.CodeOf(err)
-	var exitErr cli.ExitCoder
-	if errors.As(err, &exitErr) && errs.CodeOf(err) == errs.Internal {
-		// urfave's own usage errors ("Required flag ... not set", unknown command)
-		code = errs.Invalid
-	}
-	if isUsageError(err) {
-		code = errs.Invalid
-	}
-	msg := usageMessage(err.Error())
+	msg := err.Error()
 	if e.JSON {
 		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
 	} else {
@@ -180,15 +173,25 @@ func (e *Env) fail(err error) int {
 	return code.ExitCode()
 }
 
-// flagUsageError is a flag parse error as INVALID_INPUT; a value of the wrong type says what the
-// flag takes instead of the flag package's bare "parse error".
+// flagUsageError is what urfave/cli's OnUsageError hooks return for a flag the flag package could
+// not parse: INVALID_INPUT in cairn's words, with flags written as they are typed (--wait, -s), the
+// nearest flag for an unknown one, and what the flag takes for a value of the wrong form. The
+// flag package's errors are untyped, so its three message forms are read here and nowhere else.
 func flagUsageError(err error, flags []cli.Flag) error {
-	if b := boolErrorRE.FindStringSubmatch(err.Error()); b != nil {
+	msg := err.Error()
+	if b := boolErrorRE.FindStringSubmatch(msg); b != nil {
 		return errs.Invalidf("invalid value %s for %s: expected true or false", b[1], dashed(b[2]))
 	}
-	m := flagErrorRE.FindStringSubmatch(err.Error())
-	if m == nil || m[4] == "" || m[5] != "parse error" {
-		return errs.Invalidf("%s", err.Error())
+	m := flagErrorRE.FindStringSubmatch(msg)
+	switch {
+	case m == nil:
+		return errs.Invalidf("%s", msg)
+	case m[1] != "":
+		return errs.Invalidf("%s needs a value", dashed(m[1]))
+	case m[2] != "":
+		return unknownFlag(m[2], flags)
+	case m[5] != "parse error":
+		return errs.Invalidf("invalid value %s for %s: %s", m[3], dashed(m[4]), m[5])
 	}
 	want := "a value of another form"
 	for _, f := range flags {
@@ -207,62 +210,9 @@ func flagUsageError(err error, flags []cli.Flag) error {
 	return errs.Invalidf("invalid value %s for %s: expected %s", m[3], dashed(m[4]), want)
 }
 
-// isUsageError recognises the plain errors urfave/cli returns for bad command lines.
-func isUsageError(err error) bool {
-	var coded *errs.Error
-	if errors.As(err, &coded) {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"Required flag", "Required flags", "flag provided but not defined", "invalid value", "No help topic", "command not found"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// usageMessage rewords the command-line errors of urfave/cli and Go's flag package in cairn's
-// terms: flags with the dashes they are typed with (--wait, -s), and an unknown command as one
-// (urfave's "No help topic for 'x'" reads as if help had been asked for).
-func usageMessage(msg string) string {
-	if m := flagErrorRE.FindStringSubmatch(msg); m != nil {
-		switch {
-		case m[1] != "":
-			return dashed(m[1]) + " needs a value"
-		case m[2] != "":
-			return "unknown flag " + dashed(m[2])
-		default:
-			return fmt.Sprintf("invalid value %s for %s: %s", m[3], dashed(m[4]), m[5])
-		}
-	}
-	if m := requiredRE.FindStringSubmatch(msg); m != nil {
-		names := strings.Split(m[1], ", ")
-		for i, n := range names {
-			names[i] = dashed(n)
-		}
-		if len(names) == 1 {
-			return names[0] + " is required"
-		}
-		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are required"
-	}
-	rest, ok := strings.CutPrefix(msg, "No help topic for '")
-	if !ok {
-		return msg
-	}
-	name, hint, _ := strings.Cut(rest, "'")
-	if hint = strings.TrimPrefix(hint, ". "); strings.Contains(hint, `""`) {
-		hint = "" // nothing close enough
-	} else if hint != "" {
-		hint = "; " + strings.ToLower(hint[:1]) + hint[1:]
-	}
-	return fmt.Sprintf("unknown command %q%s (see 'cairn --help')", name, hint)
-}
-
 var (
 	flagErrorRE = regexp.MustCompile(`^(?:flag needs an argument: -+(\S+)|flag provided but not defined: -+(\S+)|invalid value ("(?:[^"\\]|\\.)*") for flag -+(\S+): (.*))$`)
 	boolErrorRE = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -+(\S+): `)
-	requiredRE  = regexp.MustCompile(`^Required flags? "([^"]+)" not set$`)
 )
 
 // dashed writes a flag name as it is typed: -s for one letter, --name otherwise.

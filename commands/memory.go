@@ -126,12 +126,15 @@ func memoryCommand(env *Env) *cli.Command {
 				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
 				BashComplete: env.completeEntry,
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "old", Usage: "the exact text to replace (whitespace and line ends included)", Required: true},
-					&cli.StringFlag{Name: "new", Usage: "the replacement text (may be empty)", Required: true},
+					&cli.StringFlag{Name: "old", Usage: "the exact text to replace (whitespace and line ends included; required)"},
+					&cli.StringFlag{Name: "new", Usage: "the replacement text (required; may be empty)"},
 					&cli.BoolFlag{Name: "all", Usage: "replace every occurrence instead of requiring exactly one"},
 					expectFlag(),
 				},
 				Action: func(c *cli.Context) error {
+					if err := requireFlags(c, "old", "new"); err != nil {
+						return err
+					}
 					ws, err := env.Workspace()
 					if err != nil {
 						return err

@@ -146,3 +146,21 @@ func unknownFlag(typed string, flags []cli.Flag) error {
 	}
 	return errs.Invalidf("unknown flag %s%s", dashed(typed), hint)
 }
+
+// requireFlags is INVALID_INPUT naming the flags of names that were not given ("--old is
+// required", "--old and --new are required").
+func requireFlags(c *cli.Context, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !c.IsSet(n) {
+			missing = append(missing, dashed(n))
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return errs.Invalidf("%s is required", missing[0])
+	}
+	return errs.Invalidf("%s and %s are required", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
+}
