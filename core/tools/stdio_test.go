@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -33,41 +34,43 @@ func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
 	}
 }
 
-// The wait at the end of the input counts requests by id (as the go-sdk will answer them: a
-// number as int64), forgets cancelled ones (MCP sends no answer to those), and ignores
-// notifications and the client's own responses.
-func TestDrainPending(t *testing.T) {
-	d := &drain{ctx: context.Background()}
-	d.cond = sync.NewCond(&d.mu)
-	note := func(line string, in bool) {
-		heads, ok := messages([]byte(line))
-		if ok {
-			d.note(heads, in)
-		}
-	}
+// The wait at the end of the input counts requests (not notifications, not the client's own
+// answers), forgets cancelled ones (MCP sends no answer to those), and every answer goes back
+// under the id the client wrote, however the go-sdk would have read it.
+func TestGatePending(t *testing.T) {
+	g := &gate{ctx: context.Background(), out: io.Discard}
+	g.cond = sync.NewCond(&g.mu)
+	var passed [][]byte
 	for _, line := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"TaskList"}}`,
 		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":9,"result":{}}`,
 		`not json`,
-		`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
 	} {
-		note(line, true)
+		passed = append(passed, g.inbound([]byte(line))...)
 	}
-	if len(d.pending) != 3 {
-		t.Fatalf("pending %v, want the three requests", d.pending)
+	if g.due() != 4 || len(passed) != 7 {
+		t.Fatalf("due %d, passed %d: want 4 requests of 7 messages", g.due(), len(passed))
 	}
-	note(`[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, true)
-	if !d.pending["7"] || len(d.pending) != 4 {
-		t.Fatalf("pending %v after a batch", d.pending)
+	var cancel []byte
+	for _, m := range g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"x"}}`)) {
+		cancel = m
 	}
-	note(`[{"jsonrpc":"2.0","id":7,"result":{}}]`, false)
-	note(`{"jsonrpc":"2.0","id":1.0,"result":{}}`, false)
-	note(`{"jsonrpc":"2.0","id":2,"result":{}}`, false) // the go-sdk answers id 2.5 as 2
-	note(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`, true)
-	if len(d.pending) != 0 {
-		t.Fatalf("pending %v after the answers and a cancellation", d.pending)
+	if !strings.Contains(string(cancel), `"requestId":2`) || g.due() != 3 {
+		t.Fatalf("cancellation passed as %s, due %d", cancel, g.due())
+	}
+	want := map[string]string{"1": "1", "3": "1.0", "4": "7"}
+	for server, client := range want {
+		out := g.outbound([]byte(`{"jsonrpc":"2.0","id":` + server + `,"result":{}}`))
+		if !strings.Contains(string(out), `"id":`+client+`,`) {
+			t.Errorf("answer to server id %s went out as %s, want id %s", server, out, client)
+		}
+	}
+	if g.due() != 0 {
+		t.Fatalf("due %d after the answers and a cancellation", g.due())
 	}
 }
 
