@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -354,19 +353,10 @@ func checkParams(method string, params json.RawMessage) string {
 	if !ok || len(params) == 0 {
 		return ""
 	}
-	err := json.Unmarshal(params, mk())
-	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return ""
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "params"
-		}
-		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), typeKind(te.Type))
+	if err := json.Unmarshal(params, mk()); err != nil {
+		return decodeProblem(err)
 	}
-	return fmt.Sprintf("params do not fit %s", method)
+	return ""
 }
 
 // jsonKind names the JSON type of a valid value.
