@@ -346,11 +346,23 @@ var paramsOf = map[string]func() any{
 	"logging/setLevel": func() any { return new(mcp.SetLoggingLevelParams) },
 }
 
+// paramsNeeded names what the methods that cannot go without params need in them.
+var paramsNeeded = map[string]string{
+	"initialize": "an object with protocolVersion, capabilities and clientInfo",
+	"tools/call": "an object with the tool's name and its arguments",
+}
+
 // checkParams says what is wrong with params for method, naming the field, the JSON given and
 // the JSON needed; "" when they fit (or the server has its own say on the method).
 func checkParams(method string, params json.RawMessage) string {
 	mk, ok := paramsOf[method]
-	if !ok || len(params) == 0 {
+	if !ok {
+		return ""
+	}
+	if len(params) == 0 {
+		if need := paramsNeeded[method]; need != "" {
+			return fmt.Sprintf("%s needs params: %s", method, need)
+		}
 		return ""
 	}
 	if err := json.Unmarshal(params, mk()); err != nil {

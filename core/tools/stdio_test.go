@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"sync"
@@ -100,6 +101,25 @@ func TestStdioOddInput(t *testing.T) {
 	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %s in the output:\n%s", want, got)
+		}
+	}
+}
+
+// Params that do not fit a method are named by their path, with the JSON given and needed.
+func TestCheckParams(t *testing.T) {
+	for _, c := range []struct{ method, params, want string }{
+		{"initialize", `{"protocolVersion":2025}`, "protocolVersion: a number given, a string is needed"},
+		{"initialize", `{"protocolVersion":"2025-06-18","clientInfo":{"name":5}}`, "clientInfo.name: a number given, a string is needed"},
+		{"initialize", `{"capabilities":[]}`, "capabilities: an array given, an object is needed"},
+		{"tools/call", `{"name":true}`, "name: a boolean given, a string is needed"},
+		{"tools/call", ``, "tools/call needs params: an object with the tool's name and its arguments"},
+		{"tools/list", `{"cursor":{}}`, "cursor: an object given, a string is needed"},
+		{"tools/list", ``, ""},
+		{"tools/call", `{"name":"TaskList","arguments":[1]}`, ""}, // the tool itself answers that
+		{"resources/list", `{"cursor":1}`, ""},                    // the go-sdk has its say
+	} {
+		if got := checkParams(c.method, json.RawMessage(c.params)); got != c.want {
+			t.Errorf("checkParams(%s, %s) = %q, want %q", c.method, c.params, got, c.want)
 		}
 	}
 }
