@@ -8,7 +8,10 @@ import (
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cpuguy83/go-md2man/v2/md2man"
 	"github.com/urfave/cli/v2"
@@ -168,7 +171,7 @@ func (e *Env) fail(err error) int {
 	if e.JSON {
 		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
 	} else {
-		fmt.Fprintf(e.Stderr, "cairn: %s\n", msg)
+		fmt.Fprintf(e.Stderr, "cairn: %s\n", termText(msg))
 	}
 	return code.ExitCode()
 }
@@ -320,4 +323,42 @@ func manSections(app *cli.App) string {
 // Commands is the command tree, for tests and generators that walk every command and flag.
 func Commands() []*cli.Command {
 	return NewApp(newEnv(nil, io.Discard, io.Discard)).Commands
+}
+
+// termText makes a message safe to print on a terminal: control characters (ESC, CR, C1 codes
+// such as CSI, ...) are written as Go escapes (\x1b, \r, \u009b) and bytes that are not UTF-8
+// as \xNN, so a file name or value in it can neither drive the terminal nor hide; printable
+// text, Japanese included, stays as it is. Line breaks and tabs stay: messages use them.
+func termText(s string) string { return escapeControls(s, true) }
+
+// termName is termText for one file name or path on a line of its own: a line break in it is
+// escaped too.
+func termName(s string) string { return escapeControls(s, false) }
+
+func escapeControls(s string, keepLines bool) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (unicode.IsControl(r) && r != '\t' && (r != '\n' || !keepLines)) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r) && r != '\t' && (r != '\n' || !keepLines):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -32,12 +32,12 @@ func initCommand(env *Env) *cli.Command {
 			}
 			return env.Render(map[string]any{"dir": dir, "created": created}, func(w io.Writer) error {
 				if len(created) == 0 {
-					fmt.Fprintf(w, "%s is already a cairn workspace; nothing created\n", dir)
+					fmt.Fprintf(w, "%s is already a cairn workspace; nothing created\n", termName(dir))
 					return nil
 				}
-				fmt.Fprintf(w, "initialised cairn workspace in %s\n", dir)
+				fmt.Fprintf(w, "initialised cairn workspace in %s\n", termName(dir))
 				for _, p := range created {
-					fmt.Fprintf(w, "  created %s\n", p)
+					fmt.Fprintf(w, "  created %s\n", termName(p))
 				}
 				return nil
 			})

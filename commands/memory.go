@@ -42,7 +42,7 @@ func memoryCommand(env *Env) *cli.Command {
 					return env.Render(res, func(w io.Writer) error {
 						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
 						for i, h := range res.Hits {
-							header := env.Bold(h.Path+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String())
+							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String()))
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
 						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped)
@@ -70,7 +70,7 @@ func memoryCommand(env *Env) *cli.Command {
 					}
 					return env.Render(res, func(w io.Writer) error {
 						if env.StderrTTY {
-							fmt.Fprintln(env.Stderr, env.Dim(res.Path+"  sha256 "+res.SHA256))
+							fmt.Fprintln(env.Stderr, env.Dim(termName(res.Path)+"  sha256 "+res.SHA256))
 						}
 						_, err := io.WriteString(w, res.Content)
 						return err
@@ -115,7 +115,7 @@ func memoryCommand(env *Env) *cli.Command {
 						if res.Created {
 							verb = "created"
 						}
-						fmt.Fprintf(w, "%s %s (%d bytes)\n", verb, res.Path, res.Bytes)
+						fmt.Fprintf(w, "%s %s (%d bytes)\n", verb, termName(res.Path), res.Bytes)
 						return nil
 					})
 				},
@@ -152,7 +152,7 @@ func memoryCommand(env *Env) *cli.Command {
 						if res.Replacements == 1 {
 							plural = ""
 						}
-						fmt.Fprintf(w, "edited %s (%d replacement%s)\n", res.Path, res.Replacements, plural)
+						fmt.Fprintf(w, "edited %s (%d replacement%s)\n", termName(res.Path), res.Replacements, plural)
 						return nil
 					})
 				},
@@ -188,7 +188,7 @@ func knowledgeCommand(env *Env) *cli.Command {
 					return env.Render(res, func(w io.Writer) error {
 						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
 						for i, h := range res.Hits {
-							header := env.Bold(h.Path+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(memory.Ref{Kind: memory.KindKnowledge, Slug: h.Slug}.String())
+							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: memory.KindKnowledge, Slug: h.Slug}.String()))
 							if k, ok := h.Kind.(string); ok && k != "" {
 								header += "  " + env.Dim("["+sanitizeLine(k)+"]")
 							}
@@ -334,7 +334,7 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", sanitizeLine(p))
+		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", termName(p))
 	}
 }
 

@@ -104,7 +104,7 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	}()
 	srv := web.NewServer(addr, handler, log.New(env.Stderr, "cairn serve: ", 0))
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr().String(), token)
-	fmt.Fprintf(env.Stderr, "cairn serve: token in %s\n", tokenPath)
+	fmt.Fprintf(env.Stderr, "cairn serve: token in %s\n", termName(tokenPath))
 	fmt.Fprintf(env.Stderr, "cairn serve: open %s\n", url)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -48,7 +48,7 @@ func sessionCommand(env *Env) *cli.Command {
 						data, _ := json.MarshalIndent(res.TaskList, "", "  ")
 						fmt.Fprintf(w, "%s\n%s\n", env.Bold("[tool_result: TaskList]"), data)
 						if res.NewLog != "" && env.StderrTTY {
-							fmt.Fprintf(env.Stderr, "started %s\n", res.NewLog)
+							fmt.Fprintf(env.Stderr, "started %s\n", termName(res.NewLog))
 						}
 						return nil
 					})
@@ -90,7 +90,7 @@ func sessionCommand(env *Env) *cli.Command {
 							parts[i] = fmt.Sprintf("%s %d", k, res.Entries[k])
 						}
 						fmt.Fprintf(w, "log      %s\nlines    %d\nentries  %s\ntasks    %s\nskipped  %d\n",
-							res.Log, res.Lines, strings.Join(parts, ", "), countsLine(res.Tasks), len(res.Skipped))
+							termName(res.Log), res.Lines, strings.Join(parts, ", "), countsLine(res.Tasks), len(res.Skipped))
 						for _, sk := range res.Skipped {
 							fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
 						}

@@ -109,7 +109,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 			if !env.JSON || len(rep.BadLines) == 0 {
 				err = env.Render(rep, func(w io.Writer) error {
 					fmt.Fprintf(w, "imported %s: %d spaces, %d members, %d tasks, %d comments (%d lines)\n",
-						name, rep.Spaces, rep.Members, rep.Tasks, rep.Comments, rep.Lines)
+						termName(name), rep.Spaces, rep.Members, rep.Tasks, rep.Comments, rep.Lines)
 					if rep.OrphanComments > 0 {
 						fmt.Fprintf(w, "%d comments belong to tasks not imported yet; they are found once their task is imported\n", rep.OrphanComments)
 					}

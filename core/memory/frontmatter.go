@@ -2,10 +2,8 @@ package memory
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
-	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -16,6 +14,10 @@ type Frontmatter struct {
 	Kind            any
 	Description     any
 	ModelInvokation any
+	// KindText is kind's scalar text as written, what --kind matches; KindIsText is false when
+	// kind is missing, null, a list or a map.
+	KindText   string
+	KindIsText bool
 	// EndLine is the 1-based line of the closing "---"; 0 when the file has no frontmatter block.
 	EndLine int
 }
@@ -56,7 +58,9 @@ func isDelimiter(l []byte) bool {
 }
 
 // ParseFrontmatter reads kind, description and model_invokation from a file's frontmatter, as
-// written (string, boolean, number, list, map). Broken YAML is not an error: the fields are nil.
+// written: a scalar keeps its text (2026-01-01 stays "2026-01-01", 1.0 stays 1.0), booleans and
+// null keep their type, and lists and maps hold their scalars the same way. Broken YAML is not an
+// error: the fields are nil.
 func ParseFrontmatter(content []byte) Frontmatter {
 	block, end := frontmatterBlock(content)
 	fm := Frontmatter{EndLine: end}
@@ -67,15 +71,31 @@ func ParseFrontmatter(content []byte) Frontmatter {
 	if !ok {
 		return fm
 	}
-	fm.Kind = fields["kind"]
-	fm.Description = fields["description"]
-	fm.ModelInvokation = fields["model_invokation"]
+	n := fields["kind"]
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
+		fm.KindText, fm.KindIsText = n.Value, true
+	}
+	budget := maxNodes
+	for name, dst := range map[string]*any{"kind": &fm.Kind, "description": &fm.Description, "model_invokation": &fm.ModelInvokation} {
+		if n := fields[name]; n != nil {
+			*dst = asWritten(n, 0, &budget)
+		}
+	}
+	if budget < 0 { // an alias bomb: treat like YAML that does not parse
+		return Frontmatter{EndLine: end}
+	}
 	return fm
 }
 
-// decodeFields parses block as a YAML mapping and returns the three fields search reports,
-// converted to values encoding/json can always print. It never panics on hostile input.
-func decodeFields(block []byte) (out map[string]any, ok bool) {
+// maxNodes bounds the nodes one frontmatter may expand to through aliases.
+const maxNodes = 10000
+
+// decodeFields parses block as a YAML mapping and returns the nodes of the three fields search
+// reports. It never panics on hostile input.
+func decodeFields(block []byte) (out map[string]*yaml.Node, ok bool) {
 	defer func() {
 		if recover() != nil {
 			out, ok = nil, false
@@ -86,13 +106,13 @@ func decodeFields(block []byte) (out map[string]any, ok bool) {
 		return nil, false
 	}
 	if doc.Kind == 0 { // empty frontmatter: parses, holds nothing
-		return map[string]any{}, true
+		return map[string]*yaml.Node{}, true
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, false
 	}
 	m := doc.Content[0]
-	out = map[string]any{}
+	out = map[string]*yaml.Node{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -106,49 +126,92 @@ func decodeFields(block []byte) (out map[string]any, ok bool) {
 		if _, seen := out[k.Value]; seen {
 			continue // the first occurrence of a duplicated key wins
 		}
-		var x any
-		if err := v.Decode(&x); err != nil {
-			return nil, false
-		}
-		out[k.Value] = jsonSafe(x, 0)
+		out[k.Value] = v
 	}
 	return out, true
 }
 
-// jsonSafe converts a decoded YAML value to one json.Marshal accepts: string map keys, no
-// infinities or NaN, times as text. Nesting deeper than 64 levels is cut to nil.
-func jsonSafe(x any, depth int) any {
-	if depth > 64 {
+// asWritten converts a YAML node to a value encoding/json prints as the file wrote it: a number
+// whose text is a JSON number as that text, true/false and null as themselves, any other scalar
+// (dates, .inf, 0x1F, quoted text) as its text; lists and maps by their elements. Aliases are
+// followed within budget nodes; nesting deeper than 64 levels is cut to nil.
+func asWritten(n *yaml.Node, depth int, budget *int) any {
+	*budget--
+	if n == nil || depth > 64 || *budget < 0 {
 		return nil
 	}
-	switch v := x.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = jsonSafe(e, depth+1)
+	switch n.Kind {
+	case yaml.AliasNode:
+		return asWritten(n.Alias, depth+1, budget)
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return asWritten(n.Content[0], depth+1, budget)
+		}
+		return nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, e := range n.Content {
+			out[i] = asWritten(e, depth+1, budget)
 		}
 		return out
-	case map[any]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[fmt.Sprint(k)] = jsonSafe(e, depth+1)
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		var merges []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+				merges = append(merges, v) // the map's own keys win: merged last
+				continue
+			}
+			key := k.Value
+			if k.Kind != yaml.ScalarNode {
+				key = fmt.Sprint(asWritten(k, depth+1, budget))
+			}
+			if _, seen := out[key]; !seen {
+				out[key] = asWritten(v, depth+1, budget)
+			}
+		}
+		for _, v := range merges {
+			mergeInto(out, v, depth+1, budget)
 		}
 		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = jsonSafe(e, depth+1)
-		}
-		return out
-	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return strconv.FormatFloat(v, 'g', -1, 64)
-		}
-		return v
-	case time.Time:
-		return v.Format(time.RFC3339Nano)
-	case []byte:
-		return string(v)
 	}
-	return x
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!int", "!!float":
+		if json.Valid([]byte(n.Value)) && n.Value != "" && (n.Value[0] == '-' || n.Value[0] >= '0' && n.Value[0] <= '9') {
+			return json.Number(n.Value)
+		}
+	}
+	return n.Value
+}
+
+// mergeInto applies a YAML merge key (<<: *base, or a list of them): keys already set win.
+func mergeInto(out map[string]any, v *yaml.Node, depth int, budget *int) {
+	for v != nil && v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	var sources []*yaml.Node
+	switch {
+	case v == nil:
+	case v.Kind == yaml.SequenceNode:
+		sources = v.Content
+	default:
+		sources = []*yaml.Node{v}
+	}
+	for _, src := range sources {
+		if m, ok := asWritten(src, depth, budget).(map[string]any); ok {
+			for k, e := range m {
+				if _, seen := out[k]; !seen {
+					out[k] = e
+				}
+			}
+		}
+	}
 }

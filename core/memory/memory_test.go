@@ -550,15 +550,59 @@ func TestParseFrontmatter(t *testing.T) {
 		{"no frontmatter\n---\nkind: x\n---\n", nil, nil, 0},
 		{"---\n---\n", nil, nil, 2},
 		{"---\n- a list\n---\n", nil, nil, 3},
-		{"---\nkind: 3\nmodel_invokation: {when: always}\n---", 3, map[string]any{"when": "always"}, 4},
-		{"---\nmodel_invokation: .inf\n---", nil, "+Inf", 3},
+		{"---\nkind: 3\nmodel_invokation: {when: always}\n---", json.Number("3"), map[string]any{"when": "always"}, 4},
+		{"---\nmodel_invokation: .inf\n---", nil, ".inf", 3},
 		{"---\nkind: first\nkind: second\n---", "first", nil, 4},
+		// scalars as written: no date or number reformatting
+		{"---\nkind: 2026-01-01\nmodel_invokation: 1.0\n---", "2026-01-01", json.Number("1.0"), 4},
+		{"---\nkind: 2026-01-01T10:00:00+09:00\nmodel_invokation: [1.50, 0x1F, 007, yes, true, ~]\n---", "2026-01-01T10:00:00+09:00",
+			[]any{json.Number("1.50"), "0x1F", "007", "yes", true, nil}, 4},
+		{"---\nkind: \"1.0\"\nmodel_invokation: {a: 1e3, b: !!binary aGk=}\n---", "1.0", map[string]any{"a": json.Number("1e3"), "b": "aGk="}, 4},
+		{"---\nkind: ~\nmodel_invokation: &m {x: 2.0}\ndescription: {<<: *m, y: 1}\n---", nil, map[string]any{"x": json.Number("2.0")}, 5},
 	}
 	for _, c := range cases {
 		fm := ParseFrontmatter([]byte(c.in))
 		if !reflect.DeepEqual(fm.Kind, c.kind) || !reflect.DeepEqual(fm.ModelInvokation, c.mi) || fm.EndLine != c.end {
 			t.Errorf("ParseFrontmatter(%q) = %+v", c.in, fm)
 		}
+	}
+	fm := ParseFrontmatter([]byte("---\nkind: ~\nmodel_invokation: &m {x: 2.0, y: 3}\ndescription: {<<: *m, y: 1}\n---"))
+	if want := map[string]any{"x": json.Number("2.0"), "y": json.Number("1")}; !reflect.DeepEqual(fm.Description, want) {
+		t.Errorf("merge key: %+v, want %+v", fm.Description, want)
+	}
+	bomb := "---\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\nkind: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n---"
+	if fm := ParseFrontmatter([]byte(bomb)); fm.Kind != nil || fm.EndLine != 7 {
+		t.Errorf("alias bomb: %+v", fm.EndLine)
+	}
+	data, _ := json.Marshal(ParseFrontmatter([]byte("---\nkind: 2026-01-01\nmodel_invokation: 1.0\n---")))
+	if !strings.Contains(string(data), `"Kind":"2026-01-01"`) || !strings.Contains(string(data), `"ModelInvokation":1.0`) {
+		t.Errorf("JSON of the fields: %s", data)
+	}
+}
+
+// --kind matches the kind as written in the file, whatever YAML type it has.
+func TestKnowledgeSearchKindAsWritten(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	for name, kind := range map[string]string{"dated": "2026-01-01", "versioned": "1.0", "flag": "true", "text": "howto", "quoted": `"2026-01-01"`} {
+		writeFile(t, ws, "knowledge/zz-"+name+".md", "---\nkind: "+kind+"\n---\nbody zz-marker\n")
+	}
+	for kind, want := range map[string]string{"2026-01-01": "zz-dated,zz-quoted", "1.0": "zz-versioned", "1": "", "true": "zz-flag", "howto": "zz-text", "2026-01-01T00:00:00Z": ""} {
+		res, err := KnowledgeSearch(ws, SearchInput{Query: "zz-marker", Kind: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.Slug)
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("--kind %s: %v, want %s", kind, got, want)
+		}
+	}
+	res, _ := KnowledgeSearch(ws, SearchInput{Query: "zz-marker", Kind: "1.0"})
+	if data, _ := json.Marshal(res.Hits); !strings.Contains(string(data), `"kind":1.0`) {
+		t.Errorf("kind 1.0 not returned as written: %s", data)
 	}
 }
 

@@ -381,7 +381,7 @@ func (s *scanner) scan(c *candidate) fileResult {
 	} else {
 		_, fm.EndLine = frontmatterBlock(content)
 	}
-	if s.p.kind != "" && !kindEquals(fm.Kind, s.p.kind) {
+	if s.p.kind != "" && !(fm.KindIsText && fm.KindText == s.p.kind) {
 		return fileResult{}
 	}
 	total := textmatch.CountLines(content)
@@ -473,17 +473,4 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 		return nil, readSkip
 	}
 	return buf, readOK
-}
-
-// kindEquals reports whether a frontmatter kind, as decoded, is the scalar text want.
-func kindEquals(v any, want string) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case string:
-		return x == want
-	case bool, int, int64, uint64, float64:
-		return fmt.Sprint(x) == want
-	}
-	return false
 }

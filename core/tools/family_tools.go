@@ -169,7 +169,7 @@ func boardTools() []*Tool {
 			}),
 			func(_ context.Context, c Context, in flowlySearchInput) (any, error) {
 				if c.Card == "" {
-					return nil, errs.Invalidf("flowly_search needs the caller's card (--card or CAIRN_CARD)")
+					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
 				load := c.Board
 				if load == nil {

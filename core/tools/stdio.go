@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,42 +20,82 @@ import (
 // server has written nothing for this long, the input ends anyway.
 const drainIdle = 30 * time.Second
 
+// JSON-RPC 2.0 error codes the transport answers with itself.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
+)
+
 // NewStdioTransport is the MCP transport of `cairn mcp`: newline-delimited JSON-RPC on r and w.
+// It stands between the client and the go-sdk, which ends the whole session (dropping every
+// answer still due) on a message it cannot decode, and answers some bad requests with code 0
+// and Go type names:
+//   - Every message is checked first: a line that is not JSON gets -32700, a message that is not
+//     JSON-RPC 2.0 (no "jsonrpc":"2.0", an id that is not a string or number, no method) gets
+//     -32600, and a request whose params do not fit its method gets -32602 naming the field.
+//     None of these reach the server, and the session goes on.
+//   - A batch (an array, as protocol versions before 2025-06-18 allow) is passed on message by
+//     message.
+//   - Each request gets a fresh integer id on its way in, and its answer gets back the id exactly
+//     as the client wrote it: the go-sdk reads every number as int64, so 1.5 would be answered as 1.
+//   - The go-sdk's code-0 errors become JSON-RPC codes: a call before initialize (other than
+//     ping) and a second initialize are -32600 Invalid Request.
 //   - The end of r waits until every request read from it has been answered. The go-sdk cancels
 //     the requests in flight as soon as its input ends, so a client that writes its requests and
 //     closes its side at once (a shell pipe, a one-shot script) would otherwise get no answer.
 //     The wait ends early when ctx is done, or when the server has been silent for drainIdle.
-//   - A line that is not JSON, or not a JSON-RPC object or batch, gets the JSON-RPC error
-//     answer (-32700 parse error, -32600 invalid request) and is not passed on: the go-sdk
-//     would end the whole session on it, dropping every answer still due.
 func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) mcp.Transport {
-	d := &drain{ctx: ctx, lastWrite: time.Now()}
-	d.cond = sync.NewCond(&d.mu)
-	stop := context.AfterFunc(ctx, d.wake)
-	out := &answerWriter{d: d, out: w}
+	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w}
+	g.cond = sync.NewCond(&g.mu)
+	stop := context.AfterFunc(ctx, g.wake)
 	return &mcp.IOTransport{
-		Reader: &drainReader{d: d, in: bufio.NewReader(r), out: out, stop: stop},
-		Writer: out,
+		Reader: &gateReader{g: g, in: bufio.NewReader(r), stop: stop},
+		Writer: &gateWriter{g: g},
 	}
 }
 
-// drain holds the ids of the requests read and not yet answered (or cancelled).
-type drain struct {
+// inflight is a request passed to the server and not yet answered.
+type inflight struct {
+	raw       json.RawMessage // the id as the client wrote it
+	method    string
+	cancelled bool // the client cancelled it: no answer is due (MCP), but one may still come
+}
+
+// gate holds the requests in flight by the id the server knows them by.
+type gate struct {
 	ctx       context.Context
 	mu        sync.Mutex
 	cond      *sync.Cond
-	pending   map[string]bool
+	next      int64
+	pending   map[int64]*inflight
+	byRaw     map[string]int64 // the client's id → the newest request sent with it
 	lastWrite time.Time
+
+	wmu sync.Mutex // one line at a time on out
+	out io.Writer
 }
 
-func (d *drain) wake() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.cond.Broadcast()
+func (g *gate) wake() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cond.Broadcast()
 }
 
-// wait blocks until nothing is pending, ctx is done, or the server has been silent too long.
-func (d *drain) wait() {
+// due counts the requests still waiting for an answer.
+func (g *gate) due() int {
+	n := 0
+	for _, c := range g.pending {
+		if !c.cancelled {
+			n++
+		}
+	}
+	return n
+}
+
+// wait blocks until nothing is due, ctx is done, or the server has been silent too long.
+func (g *gate) wait() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	done := make(chan struct{})
@@ -63,105 +106,384 @@ func (d *drain) wait() {
 			case <-done:
 				return
 			case <-tick.C:
-				d.wake()
+				g.wake()
 			}
 		}
 	}()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for len(d.pending) > 0 && d.ctx.Err() == nil && time.Since(d.lastWrite) < drainIdle {
-		d.cond.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.due() > 0 && g.ctx.Err() == nil && time.Since(g.lastWrite) < drainIdle {
+		g.cond.Wait()
 	}
 }
 
-// rpcHead is what telling requests, responses and cancellations apart needs of a message.
-type rpcHead struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
+// register gives a request its server-side id.
+func (g *gate) register(raw json.RawMessage, method string) int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pending == nil {
+		g.pending, g.byRaw = map[int64]*inflight{}, map[string]int64{}
+	}
+	g.next++
+	g.pending[g.next] = &inflight{raw: raw, method: method}
+	g.byRaw[string(raw)] = g.next
+	g.cond.Broadcast()
+	return g.next
 }
 
-// idKey maps a JSON id to the id the go-sdk answers with: a number becomes int64(n), as its
-// jsonrpc2.MakeID does (so 1.5 is answered as 1), a string stays itself. "" means no id.
-func idKey(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+// cancel marks the newest request sent with the client's id raw as cancelled and returns its
+// server-side id.
+func (g *gate) cancel(raw json.RawMessage) (int64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	id, ok := g.byRaw[string(raw)]
+	if c := g.pending[id]; ok && c != nil {
+		c.cancelled = true
+		g.cond.Broadcast()
+		return id, true
+	}
+	return 0, false
+}
+
+// answered forgets the request the server answered under id.
+func (g *gate) answered(id int64) (*inflight, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.pending[id]
+	if ok {
+		delete(g.pending, id)
+		if g.byRaw[string(c.raw)] == id {
+			delete(g.byRaw, string(c.raw))
+		}
+	}
+	g.lastWrite = time.Now()
+	g.cond.Broadcast()
+	return c, ok
+}
+
+// wire is one JSON-RPC message, its fields in the usual order.
+type wire struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+var null = json.RawMessage("null")
+
+func encode(m wire) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		panic(err) // a wire holds only raw JSON already checked and strings
+	}
+	return buf.Bytes() // ends with '\n'
+}
+
+// writeLine writes one whole line to the client.
+func (g *gate) writeLine(line []byte) error {
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	_, err := g.out.Write(line)
+	return err
+}
+
+// reject answers a message the server never sees; id is null when none could be read.
+func (g *gate) reject(id json.RawMessage, code int64, message string) {
+	if id == nil {
+		id = null
+	}
+	g.writeLine(encode(wire{JSONRPC: "2.0", ID: id, Error: &wireError{Code: code, Message: message}}))
+}
+
+// inbound checks one line from the client and returns the lines to pass to the server.
+func (g *gate) inbound(line []byte) [][]byte {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		return nil
+	case !json.Valid(line):
+		g.reject(nil, codeParseError, "Parse error: the line is not JSON")
+		return nil
+	case line[0] == '[':
+		var items []json.RawMessage
+		json.Unmarshal(line, &items)
+		if len(items) == 0 {
+			g.reject(nil, codeInvalidRequest, "Invalid Request: an empty batch")
+			return nil
+		}
+		var out [][]byte
+		for _, item := range items {
+			if m := g.one(item); m != nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	if m := g.one(line); m != nil {
+		return [][]byte{m}
+	}
+	return nil
+}
+
+// validID reports whether raw is a JSON-RPC id: a string or a number.
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+// one checks one JSON-RPC message and returns it as the server should get it, or nil.
+func (g *gate) one(msg json.RawMessage) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		g.reject(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
+		return nil
+	}
+	rawID, hasID := m["id"]
+	var replyID json.RawMessage
+	if hasID && validID(rawID) {
+		var buf bytes.Buffer
+		json.Compact(&buf, rawID)
+		rawID, replyID = buf.Bytes(), buf.Bytes()
+	}
+	var version string
+	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+		g.reject(replyID, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+		return nil
+	}
+	if hasID && replyID == nil {
+		g.reject(nil, codeInvalidRequest, "Invalid Request: id must be a string or a number")
+		return nil
+	}
+	rawMethod, hasMethod := m["method"]
+	if !hasMethod {
+		// The client's answer to a request of the server's own.
+		_, hasResult := m["result"]
+		rawErr, hasErr := m["error"]
+		if !hasID || hasResult == hasErr {
+			g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" is missing`)
+			return nil
+		}
+		out := wire{JSONRPC: "2.0", ID: rawID, Result: m["result"]}
+		if hasErr {
+			var e wireError
+			if json.Unmarshal(rawErr, &e) != nil {
+				g.reject(replyID, codeInvalidRequest, `Invalid Request: "error" must be an object with a code and a message`)
+				return nil
+			}
+			out.Error = &e
+		}
+		return encode(out)
+	}
+	var method string
+	if json.Unmarshal(rawMethod, &method) != nil {
+		g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" must be a string`)
+		return nil
+	}
+	params := m["params"]
+	if p := bytes.TrimSpace(params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, null) {
+		if hasID {
+			g.reject(replyID, codeInvalidParams, fmt.Sprintf("Invalid params: params of %s must be an object, not %s", method, jsonKind(p)))
+		}
+		return nil
+	}
+	if bytes.Equal(bytes.TrimSpace(params), null) {
+		params = nil
+	}
+	if !hasID {
+		if method == "notifications/cancelled" {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(params, &p) != nil || !validID(p.RequestID) {
+				return nil
+			}
+			var buf bytes.Buffer
+			json.Compact(&buf, p.RequestID)
+			id, ok := g.cancel(buf.Bytes())
+			if !ok {
+				return nil // nothing of that id is in flight
+			}
+			var rest map[string]json.RawMessage
+			json.Unmarshal(params, &rest)
+			rest["requestId"] = json.RawMessage(strconv.FormatInt(id, 10))
+			params, _ = json.Marshal(rest)
+		}
+		return encode(wire{JSONRPC: "2.0", Method: method, Params: params})
+	}
+	if problem := checkParams(method, params); problem != "" {
+		g.reject(replyID, codeInvalidParams, "Invalid params: "+problem)
+		return nil
+	}
+	id := g.register(rawID, method)
+	return encode(wire{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: params})
+}
+
+// paramsOf maps the methods cairn serves to the go-sdk's type for their params.
+var paramsOf = map[string]func() any{
+	"initialize":       func() any { return new(mcp.InitializeParams) },
+	"ping":             func() any { return new(mcp.PingParams) },
+	"tools/list":       func() any { return new(mcp.ListToolsParams) },
+	"tools/call":       func() any { return new(mcp.CallToolParamsRaw) },
+	"logging/setLevel": func() any { return new(mcp.SetLoggingLevelParams) },
+}
+
+// paramsNeeded names what the methods that cannot go without params need in them.
+var paramsNeeded = map[string]string{
+	"initialize": "an object with protocolVersion, capabilities and clientInfo",
+	"tools/call": "an object with the tool's name and its arguments",
+}
+
+// checkParams says what is wrong with params for method, naming the field, the JSON given and
+// the JSON needed; "" when they fit (or the server has its own say on the method).
+func checkParams(method string, params json.RawMessage) string {
+	mk, ok := paramsOf[method]
+	if !ok {
 		return ""
 	}
-	switch v := v.(type) {
-	case float64:
-		return strconv.FormatInt(int64(v), 10)
-	case string:
-		return strconv.Quote(v)
+	if len(params) == 0 {
+		if need := paramsNeeded[method]; need != "" {
+			return fmt.Sprintf("%s needs params: %s", method, need)
+		}
+		return ""
+	}
+	if err := json.Unmarshal(params, mk()); err != nil {
+		return decodeProblem(err)
 	}
 	return ""
 }
 
-// messages splits one line into the JSON-RPC messages it holds: one object, or a batch (an
-// array) as protocol versions before 2025-06-18 allow. ok is false for anything else.
-func messages(line []byte) (heads []rpcHead, ok bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) > 0 && line[0] == '[' {
-		return heads, json.Unmarshal(line, &heads) == nil
+// jsonKind names the JSON type of a valid value.
+func jsonKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
 	}
-	var h rpcHead
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &h) != nil {
-		return nil, false
+	switch c := raw[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
 	}
-	return []rpcHead{h}, true
+	return "a number"
 }
 
-// note updates the pending set for the messages of one line read (in) or written (out).
-func (d *drain) note(heads []rpcHead, in bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !in {
-		d.lastWrite = time.Now()
+// givenKind names encoding/json's description of the value it could not store.
+func givenKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "bool":
+		return "a boolean"
+	case v == "string":
+		return "a string"
+	case v == "object":
+		return "an object"
+	case v == "array":
+		return "an array"
 	}
-	for _, h := range heads {
-		switch id := idKey(h.ID); {
-		case in && h.Method != "" && id != "":
-			if d.pending == nil {
-				d.pending = map[string]bool{}
-			}
-			d.pending[id] = true
-		case in && h.Method == "notifications/cancelled":
-			// A cancelled request gets no answer (MCP): stop waiting for it.
-			delete(d.pending, idKey(h.Params.RequestID))
-		case !in && h.Method == "" && id != "":
-			delete(d.pending, id)
+	return "a value of the wrong type"
+}
+
+// typeKind names the JSON a Go type is decoded from.
+func typeKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "another type"
+}
+
+// outbound turns one line from the server (without its newline) into the line the client gets: an answer goes back
+// under the id the client wrote, and the go-sdk's code-0 errors get their JSON-RPC codes.
+func (g *gate) outbound(line []byte) []byte {
+	var m wire
+	if json.Unmarshal(line, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		g.mu.Lock()
+		g.lastWrite = time.Now()
+		g.mu.Unlock()
+		return line
+	}
+	id, err := strconv.ParseInt(string(m.ID), 10, 64)
+	if err != nil {
+		return line
+	}
+	c, ok := g.answered(id)
+	if !ok {
+		return line
+	}
+	m.ID = c.raw
+	if e := m.Error; e != nil && e.Code == 0 {
+		switch {
+		case strings.Contains(e.Message, "invalid during session initialization"):
+			e.Code, e.Message = codeInvalidRequest, fmt.Sprintf("Invalid Request: %s before initialize; send initialize first (only ping may come before it)", c.method)
+		case strings.Contains(e.Message, `duplicate "initialize"`):
+			e.Code, e.Message = codeInvalidRequest, "Invalid Request: the session is already initialized"
+		default:
+			e.Code = codeInternalError
 		}
 	}
-	d.cond.Broadcast()
+	return bytes.TrimRight(encode(m), "\n")
 }
 
-// drainReader passes r through, counting the requests in it and answering lines that are not
-// JSON-RPC itself, and holds back its end until the requests are all answered.
-type drainReader struct {
-	d    *drain
+// gateReader passes the client's messages on, checked and renumbered, and holds back the end
+// of its input until the requests are all answered.
+type gateReader struct {
+	g    *gate
 	in   *bufio.Reader
-	out  *answerWriter
 	buf  []byte
 	stop func() bool
 }
 
-func (r *drainReader) Read(p []byte) (int, error) {
+func (r *gateReader) Read(p []byte) (int, error) {
 	for len(r.buf) == 0 {
 		line, err := r.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if heads, ok := messages(line); ok {
-				r.d.note(heads, true)
-				r.buf = line
-			} else if json.Valid(line) {
-				r.out.reject(-32600, "Invalid Request: not a JSON-RPC object or batch")
-			} else {
-				r.out.reject(-32700, "Parse error: the line is not JSON")
-			}
+		for _, m := range r.g.inbound(line) {
+			r.buf = append(r.buf, m...)
 		}
 		if len(r.buf) == 0 && err != nil {
-			r.d.wait()
+			r.g.wait()
 			return 0, err
 		}
 	}
@@ -171,43 +493,31 @@ func (r *drainReader) Read(p []byte) (int, error) {
 }
 
 // Close releases the context watch; the input itself belongs to the caller.
-func (r *drainReader) Close() error {
+func (r *gateReader) Close() error {
 	r.stop()
 	return nil
 }
 
-// answerWriter passes the server's output through, counting the responses in it. Its own
-// mutex keeps the reader's error answers from interleaving with the server's messages.
-type answerWriter struct {
-	d       *drain
-	mu      sync.Mutex
-	out     io.Writer
+// gateWriter passes the server's output on line by line, through outbound.
+type gateWriter struct {
+	g       *gate
 	partial []byte
 }
 
-func (w *answerWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.out.Write(p)
-	w.partial = append(w.partial, p[:n]...)
+func (w *gateWriter) Write(p []byte) (int, error) {
+	w.partial = append(w.partial, p...)
 	for {
 		i := bytes.IndexByte(w.partial, '\n')
 		if i < 0 {
-			break
+			return len(p), nil
 		}
-		if heads, ok := messages(w.partial[:i]); ok {
-			w.d.note(heads, false)
-		}
+		line := append(bytes.Clone(w.g.outbound(w.partial[:i])), '\n')
 		w.partial = w.partial[i+1:]
+		if err := w.g.writeLine(line); err != nil {
+			return 0, err
+		}
 	}
-	return n, err
-}
-
-// reject writes a JSON-RPC error answer with a null id, for a line the server never sees.
-func (w *answerWriter) reject(code int, message string) {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
-	w.Write(append(body, '\n'))
 }
 
 // Close leaves the output open: it belongs to the caller.
-func (w *answerWriter) Close() error { return nil }
+func (w *gateWriter) Close() error { return nil }

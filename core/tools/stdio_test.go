@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -33,41 +35,43 @@ func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
 	}
 }
 
-// The wait at the end of the input counts requests by id (as the go-sdk will answer them: a
-// number as int64), forgets cancelled ones (MCP sends no answer to those), and ignores
-// notifications and the client's own responses.
-func TestDrainPending(t *testing.T) {
-	d := &drain{ctx: context.Background()}
-	d.cond = sync.NewCond(&d.mu)
-	note := func(line string, in bool) {
-		heads, ok := messages([]byte(line))
-		if ok {
-			d.note(heads, in)
-		}
-	}
+// The wait at the end of the input counts requests (not notifications, not the client's own
+// answers), forgets cancelled ones (MCP sends no answer to those), and every answer goes back
+// under the id the client wrote, however the go-sdk would have read it.
+func TestGatePending(t *testing.T) {
+	g := &gate{ctx: context.Background(), out: io.Discard}
+	g.cond = sync.NewCond(&g.mu)
+	var passed [][]byte
 	for _, line := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"TaskList"}}`,
 		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":9,"result":{}}`,
 		`not json`,
-		`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
 	} {
-		note(line, true)
+		passed = append(passed, g.inbound([]byte(line))...)
 	}
-	if len(d.pending) != 3 {
-		t.Fatalf("pending %v, want the three requests", d.pending)
+	if g.due() != 4 || len(passed) != 7 {
+		t.Fatalf("due %d, passed %d: want 4 requests of 7 messages", g.due(), len(passed))
 	}
-	note(`[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, true)
-	if !d.pending["7"] || len(d.pending) != 4 {
-		t.Fatalf("pending %v after a batch", d.pending)
+	var cancel []byte
+	for _, m := range g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"x"}}`)) {
+		cancel = m
 	}
-	note(`[{"jsonrpc":"2.0","id":7,"result":{}}]`, false)
-	note(`{"jsonrpc":"2.0","id":1.0,"result":{}}`, false)
-	note(`{"jsonrpc":"2.0","id":2,"result":{}}`, false) // the go-sdk answers id 2.5 as 2
-	note(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`, true)
-	if len(d.pending) != 0 {
-		t.Fatalf("pending %v after the answers and a cancellation", d.pending)
+	if !strings.Contains(string(cancel), `"requestId":2`) || g.due() != 3 {
+		t.Fatalf("cancellation passed as %s, due %d", cancel, g.due())
+	}
+	want := map[string]string{"1": "1", "3": "1.0", "4": "7"}
+	for server, client := range want {
+		out := g.outbound([]byte(`{"jsonrpc":"2.0","id":` + server + `,"result":{}}`))
+		if !strings.Contains(string(out), `"id":`+client+`,`) {
+			t.Errorf("answer to server id %s went out as %s, want id %s", server, out, client)
+		}
+	}
+	if g.due() != 0 {
+		t.Fatalf("due %d after the answers and a cancellation", g.due())
 	}
 }
 
@@ -97,6 +101,25 @@ func TestStdioOddInput(t *testing.T) {
 	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %s in the output:\n%s", want, got)
+		}
+	}
+}
+
+// Params that do not fit a method are named by their path, with the JSON given and needed.
+func TestCheckParams(t *testing.T) {
+	for _, c := range []struct{ method, params, want string }{
+		{"initialize", `{"protocolVersion":2025}`, "protocolVersion: a number given, a string is needed"},
+		{"initialize", `{"protocolVersion":"2025-06-18","clientInfo":{"name":5}}`, "clientInfo.name: a number given, a string is needed"},
+		{"initialize", `{"capabilities":[]}`, "capabilities: an array given, an object is needed"},
+		{"tools/call", `{"name":true}`, "name: a boolean given, a string is needed"},
+		{"tools/call", ``, "tools/call needs params: an object with the tool's name and its arguments"},
+		{"tools/list", `{"cursor":{}}`, "cursor: an object given, a string is needed"},
+		{"tools/list", ``, ""},
+		{"tools/call", `{"name":"TaskList","arguments":[1]}`, ""}, // the tool itself answers that
+		{"resources/list", `{"cursor":1}`, ""},                    // the go-sdk has its say
+	} {
+		if got := checkParams(c.method, json.RawMessage(c.params)); got != c.want {
+			t.Errorf("checkParams(%s, %s) = %q, want %q", c.method, c.params, got, c.want)
 		}
 	}
 }

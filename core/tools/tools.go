@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -66,9 +68,10 @@ func define[In any](name, description string, readOnly bool, fix func(*jsonschem
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
-				return nil, errs.Invalidf("%s input: %v", name, err)
+				return nil, errs.Invalidf("%s input: %s", name, decodeProblem(err))
 			}
-			return fn(ctx, c, in)
+			out, err := fn(ctx, c, in)
+			return out, forModel(err)
 		},
 	}
 }
@@ -81,42 +84,244 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	}
 	var instance any
 	if err := json.Unmarshal(input, &instance); err != nil {
-		return nil, errs.Invalidf("%s input is not valid JSON: %v", t.Name, err)
+		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblem(err))
 	}
 	obj, ok := instance.(map[string]any)
 	if !ok {
-		return nil, errs.Invalidf("%s input must be a JSON object", t.Name)
+		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, jsonKind(input))
 	}
 	if unknown := t.unknownFields(obj); len(unknown) > 0 {
 		return nil, errs.Invalidf("%s input has unknown field %s; valid fields: %s", t.Name, strings.Join(unknown, ", "), strings.Join(t.fieldNames(), ", "))
 	}
-	if err := t.enumValues(obj); err != nil {
-		return nil, err
+	var exact map[string]json.RawMessage
+	json.Unmarshal(input, &exact)
+	if problem := t.check(exact); problem != "" {
+		return nil, errs.Invalidf("%s input: %s", t.Name, problem)
 	}
 	if err := t.resolved.Validate(instance); err != nil {
-		return nil, errs.Invalidf("%s input: %v", t.Name, err)
+		// check above covers every keyword the tool schemas use; this is a backstop.
+		return nil, errs.Invalidf("%s input does not fit its schema: %v", t.Name, err)
 	}
 	return t.run(ctx, c, input)
 }
 
-// enumValues names a string outside a property's allowed values the way a model can act on
-// (status "done" is not one of pending, ...), before the schema validator's terser message.
-func (t *Tool) enumValues(obj map[string]any) error {
-	for _, name := range t.fieldNames() {
-		p := t.Schema.Properties[name]
-		v, ok := obj[name].(string)
-		if p == nil || len(p.Enum) == 0 || !ok || slices.Contains(p.Enum, any(v)) {
-			continue
+// check says what is wrong with the input's fields, the way a model can act on: the field,
+// what was given and what is valid ("limit: 21 is more than the maximum 20", "status: null
+// given, a string is needed"); "" when every field fits. A property that may be null (an
+// optional pointer field) takes null as "not given".
+func (t *Tool) check(obj map[string]json.RawMessage) string {
+	for _, name := range t.Schema.Required {
+		if _, ok := obj[name]; !ok {
+			return fmt.Sprintf("%s: nothing given, %s is needed", name, needed(t.Schema.Properties[name]))
 		}
+	}
+	for _, name := range t.fieldNames() {
+		raw, ok := obj[name]
+		if p := t.Schema.Properties[name]; ok && p != nil {
+			if problem := checkValue(name, p, raw); problem != "" {
+				return problem
+			}
+		}
+	}
+	return ""
+}
+
+// checkValue checks one value against the keywords the tool schemas use: type, enum,
+// minimum, maximum and items.
+func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) string {
+	kind := valueType(raw)
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	if kind == "null" && slices.Contains(types, "null") {
+		return ""
+	}
+	if !slices.Contains(types, kind) && !(kind == "integer" && slices.Contains(types, "number")) {
+		return fmt.Sprintf("%s: %s given, %s is needed", name, shown(raw), needed(p))
+	}
+	if len(p.Enum) > 0 && kind == "string" {
+		var v string
+		json.Unmarshal(raw, &v)
 		var allowed []string
 		for _, e := range p.Enum {
 			if s, ok := e.(string); ok {
+				if s == v {
+					return ""
+				}
 				allowed = append(allowed, s)
 			}
 		}
-		return errs.Invalidf("%s input: %s %q is not one of %s", t.Name, name, v, strings.Join(allowed, ", "))
+		return fmt.Sprintf("%s: %s is not one of %s", name, shown(raw), strings.Join(allowed, ", "))
 	}
-	return nil
+	if kind == "integer" || kind == "number" {
+		v, _ := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
+		if p.Minimum != nil && v < *p.Minimum {
+			return fmt.Sprintf("%s: %s is less than the minimum %s", name, shown(raw), number(*p.Minimum))
+		}
+		if p.Maximum != nil && v > *p.Maximum {
+			return fmt.Sprintf("%s: %s is more than the maximum %s", name, shown(raw), number(*p.Maximum))
+		}
+	}
+	if kind == "array" && p.Items != nil {
+		var items []json.RawMessage
+		json.Unmarshal(raw, &items)
+		for i, item := range items {
+			itemName := fmt.Sprintf("%s[%d]", name, i)
+			if len(p.Items.Enum) > 0 {
+				itemName = name // "sources: "x" is not one of ..." reads better than an index
+			}
+			if problem := checkValue(itemName, p.Items, item); problem != "" {
+				return problem
+			}
+		}
+	}
+	return ""
+}
+
+// valueType is the JSON Schema type of a valid JSON value; a number is "integer" only when it
+// is written as one (1.0 does not decode into a Go int).
+func valueType(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch k := jsonKind(raw); k {
+	case "an object":
+		return "object"
+	case "an array":
+		return "array"
+	case "a string":
+		return "string"
+	case "a boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	}
+	if bytes.ContainsAny(raw, ".eE") {
+		return "number"
+	}
+	return "integer"
+}
+
+// needed names the JSON a property takes, leaving out the null that means "not given".
+func needed(p *jsonschema.Schema) string {
+	if p == nil {
+		return "a value"
+	}
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	var names []string
+	for _, ty := range types {
+		switch ty {
+		case "null":
+		case "string":
+			names = append(names, "a string")
+		case "integer":
+			names = append(names, "an integer")
+		case "number":
+			names = append(names, "a number")
+		case "boolean":
+			names = append(names, "true or false")
+		case "array":
+			what := "an array"
+			if p.Items != nil && len(p.Items.Enum) > 0 {
+				var vals []string
+				for _, e := range p.Items.Enum {
+					if s, ok := e.(string); ok {
+						vals = append(vals, s)
+					}
+				}
+				what = "an array of some of " + strings.Join(vals, ", ")
+			} else if p.Items != nil && p.Items.Type != "" {
+				what = "an array of " + p.Items.Type + "s"
+			}
+			names = append(names, what)
+		case "object":
+			names = append(names, "an object")
+		}
+	}
+	if len(names) == 0 {
+		return "a value"
+	}
+	return strings.Join(names, " or ")
+}
+
+// shown is a given value as a message quotes it: a scalar as written (a long string cut), an
+// object or array by its kind.
+func shown(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch k := jsonKind(raw); k {
+	case "an object", "an array":
+		return k
+	case "a string":
+		var s string
+		json.Unmarshal(raw, &s)
+		if r := []rune(s); len(r) > 40 {
+			s = string(r[:40]) + "…"
+		}
+		return strconv.Quote(s)
+	}
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
+}
+
+// number writes a bound without a fraction when it has none.
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// decodeProblem says what a JSON decode error means without Go type names.
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the input"
+		}
+		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), typeKind(te.Type))
+	case errors.As(err, &se):
+		return syntaxProblem(err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// syntaxProblem describes JSON that does not parse, by byte offset.
+func syntaxProblem(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// modelWording rewrites the parts of core messages that speak to a CLI user (flags,
+// environment variables) into what a tool caller can act on: the tool's own field names, or
+// that the session itself lacks something. The CLI keeps the flag names.
+var modelWording = strings.NewReplacer(
+	"give status, subject or description (--status, --subject, --description)", "give status, subject or description",
+	"around_ref (--around comment:<id>)", "around_ref (comment:<id> from a hit's ref)",
+	"around_ref (--around)", "around_ref",
+	"or pass --all to replace every one", "or set all to true to replace every one",
+	"needs the current task: pass --task ID or set CAIRN_TASK", "needs the current task, and this session was started without one",
+	"(the current task, from --task or CAIRN_TASK)", "(the current task of this session)",
+	"(use a cairn log with --session)", "(this session must be started with a cairn log)",
+	"; raise it with --wait)", "; try again)",
+)
+
+// forModel rewords err for a tool answer, keeping its code.
+func forModel(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if reworded := modelWording.Replace(msg); reworded != msg {
+		return &errs.Error{Code: errs.CodeOf(err), Msg: reworded}
+	}
+	return err
 }
 
 func (t *Tool) fieldNames() []string {

@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
@@ -61,19 +63,25 @@ func TestInputValidation(t *testing.T) {
 	reg := New()
 	cases := []struct{ tool, input, want string }{
 		{"TaskGet", `{"taskid":1,"id":1}`, "unknown field id; valid fields: taskid"},
-		{"TaskGet", `{}`, "taskid"},
-		{"TaskGet", `{"taskid":"1"}`, "taskid"},
-		{"TaskGet", `{"taskid":0}`, "minimum"},
-		{"TaskUpdate", `{"taskid":1,"status":"done"}`, `status "done" is not one of pending, inprogress, completed, deleted`},
-		{"TaskUpdate", `{"taskid":1,"status":null}`, "nothing to update"},
-		{"SearchWorkspaceTasks", `{"query":"x","kind":"interjection_ack"}`, `kind "interjection_ack" is not one of request, comment,`},
-		{"TaskCreate", `[]`, "must be a JSON object"},
+		{"TaskGet", `{}`, "TaskGet input: taskid: nothing given, an integer is needed"},
+		{"TaskGet", `{"taskid":"1"}`, `TaskGet input: taskid: "1" given, an integer is needed`},
+		{"TaskGet", `{"taskid":1.5}`, `TaskGet input: taskid: 1.5 given, an integer is needed`},
+		{"TaskGet", `{"taskid":0}`, "TaskGet input: taskid: 0 is less than the minimum 1"},
+		{"TaskUpdate", `{"taskid":1,"status":"done"}`, `status: "done" is not one of pending, inprogress, completed, deleted`},
+		{"TaskUpdate", `{"taskid":1,"status":5}`, `TaskUpdate input: status: 5 given, a string is needed`},
+		{"TaskUpdate", `{"taskid":1,"status":null}`, "nothing to update: give status, subject or description"},
+		{"TaskCreate", `{"subject":null}`, "TaskCreate input: subject: null given, a string is needed"},
+		{"SearchWorkspaceTasks", `{"query":"x","kind":"interjection_ack"}`, `kind: "interjection_ack" is not one of request, comment,`},
+		{"SearchWorkspaceTasks", `{"query":"x","task_id":true}`, `task_id: true given, a string or an integer is needed`},
+		{"TaskCreate", `[]`, "TaskCreate input must be a JSON object, not an array"},
 		{"TaskCreate", `{"subject":`, "not valid JSON"},
-		{"MemorySearch", `{"query":"x","limit":501}`, "maximum"},
-		{"MemoryRead", `{"kind":"secret"}`, `kind "secret" is not one of summary, decision, request, knowledge`},
-		{"SearchWorkspaceTasks", `{"query":"x","context":6}`, "maximum"},
-		{"flowly_search", `{"query":"x","sources":["memory"]}`, "sources"},
-		{"flowly_search", `{"query":"x","limit":21}`, "maximum"},
+		{"MemorySearch", `{"query":"x","limit":501}`, "MemorySearch input: limit: 501 is more than the maximum 500"},
+		{"MemoryRead", `{"kind":"secret"}`, `kind: "secret" is not one of summary, decision, request, knowledge`},
+		{"MemoryEdit", `{"kind":"decision","slug":"a","old":"x","new":"y","all":"yes"}`, `all: "yes" given, true or false is needed`},
+		{"SearchWorkspaceTasks", `{"query":"x","context":6}`, "SearchWorkspaceTasks input: context: 6 is more than the maximum 5"},
+		{"flowly_search", `{"query":"x","sources":["memory"]}`, `flowly_search input: sources: "memory" is not one of card, summary, note, workpad, idea, artifact`},
+		{"flowly_search", `{"query":"x","sources":"card"}`, `flowly_search input: sources: "card" given, an array of some of card,`},
+		{"flowly_search", `{"query":"x","limit":21}`, "flowly_search input: limit: 21 is more than the maximum 20"},
 	}
 	for _, tc := range cases {
 		tool, err := reg.Get(tc.tool)
@@ -83,6 +91,11 @@ func TestInputValidation(t *testing.T) {
 		_, err = tool.Call(context.Background(), c, json.RawMessage(tc.input))
 		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: err = %v, want INVALID_INPUT mentioning %q", tc.tool, tc.input, err, tc.want)
+		}
+		for _, internal := range []string{"reflect", "validating", "/properties", "Go ", "%!", ".000000", "/1 is"} {
+			if err != nil && strings.Contains(err.Error(), internal) {
+				t.Errorf("%s %s: %q names internals", tc.tool, tc.input, err)
+			}
 		}
 	}
 	if _, err := os.Stat(c.Workspace.SessionLog("")); !os.IsNotExist(err) {
@@ -187,5 +200,51 @@ func TestMCPRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
 		t.Fatal("MCP create did not reach the session log")
+	}
+}
+
+// Tool answers never name CLI flags or environment variables: a model cannot pass them. Each
+// case reaches a core message that names one on the command line.
+func TestToolErrorsNameNoFlags(t *testing.T) {
+	c := newContext(t)
+	call(t, c, "MemoryWrite", `{"kind":"decision","slug":"twice","content":"a a\n"}`)
+	transcript := filepath.Join(t.TempDir(), "claude.jsonl")
+	os.WriteFile(transcript, []byte(`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`+"\n"), 0o644)
+	claude := c
+	claude.Session, claude.SessionFormat = transcript, "claude"
+	withUser := c
+	withUser.User = "u1"
+	busy := c
+	busy.Workspace.Wait = 50 * time.Millisecond
+	lock, err := workspace.LockFile(c.Workspace.SessionLog("")+".lock", true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	cases := []struct {
+		c           Context
+		tool, input string
+		want        string
+	}{
+		{c, "TaskUpdate", `{"taskid":1}`, "give status, subject or description"},
+		{c, "SearchWorkspaceTasks", `{"query":"x","around_ref":"comment:1"}`, "give a query or around_ref (comment:<id> from a hit's ref), not both"},
+		{c, "SearchWorkspaceTasks", `{"query":"  "}`, "give a query or around_ref"},
+		{c, "SearchWorkspaceTasks", `{"around_ref":"comment:1","limit":3}`, "limit only narrows a query; around_ref reads"},
+		{withUser, "SearchWorkspaceTasks", `{"query":"x"}`, "needs the current task, and this session was started without one"},
+		{c, "MemoryEdit", `{"kind":"decision","slug":"twice","old":"a","new":"b"}`, "or set all to true to replace every one"},
+		{c, "flowly_search", `{"query":"x"}`, "needs the caller's card, and this session was started without one"},
+		{claude, "TaskCreate", `{"subject":"x"}`, "this session must be started with a cairn log"},
+		{busy, "TaskCreate", `{"subject":"x"}`, "try again"},
+	}
+	for _, tc := range cases {
+		tool, _ := New().Get(tc.tool)
+		_, err := tool.Call(context.Background(), tc.c, json.RawMessage(tc.input))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: err = %v, want %q", tc.tool, tc.input, err, tc.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "CAIRN_") {
+			t.Errorf("%s %s: %q names a flag", tc.tool, tc.input, err)
+		}
 	}
 }

@@ -1,0 +1,60 @@
+package commands
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTermText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                   "plain",
+		"a\x1b[31mred\x1b[0m":     `a\x1b[31mred\x1b[0m`,
+		"日本語のファイル\r\x07.md":       `日本語のファイル\r\a.md`,
+		"c1 \u009b2J and \x9b2J":  `c1 \u009b2J and \x9b2J`,
+		"line\nnext\ttab\x7f":     "line\nnext\ttab\\x7f",
+		"ok \uFFFD replacement":   "ok \uFFFD replacement",
+		"back\\slash stays as is": "back\\slash stays as is",
+	} {
+		if got := termText(in); got != want {
+			t.Errorf("termText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := termName("a\nb.md"); got != `a\nb.md` {
+		t.Errorf("termName keeps a line break: %q", got)
+	}
+}
+
+// Errors and file listings in text mode never pass a file name's escape sequences to the
+// terminal; Japanese names stay readable.
+func TestTextModeQuotesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		code := Run(append([]string{"cairn"}, args...), strings.NewReader(""), &out, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	bad := filepath.Join(dir, "ws\x1b[2J日本")
+	_, stderr, code := run("-C", bad, "task", "list")
+	if code != 2 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `ws\x1b[2J日本`) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	ws := filepath.Join(dir, "ws")
+	if _, stderr, code := run("init", ws); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	name := filepath.Join(ws, "knowledge", "メモ\x1b]0;pwned\x07.md")
+	if err := os.WriteFile(name, []byte("---\nkind: x\n---\nneedle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, _ := run("-C", ws, "knowledge", "search", "needle")
+	if strings.ContainsAny(stdout+stderr, "\x1b\x07") || !strings.Contains(stdout+stderr, `メモ\x1b]0;pwned\a.md`) {
+		t.Fatalf("listing passed control characters through:\nstdout %q\nstderr %q", stdout, stderr)
+	}
+	_, stderr, code = run("-C", ws, "space", "import", "in\x1b[1m.jsonl")
+	if code == 0 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `in\x1b[1m.jsonl`) {
+		t.Fatalf("space import: exit %d, stderr %q", code, stderr)
+	}
+}
