@@ -1,10 +1,14 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 )
@@ -87,5 +91,105 @@ func TestWriteFileAtomicRootStaysInside(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("temp files left behind: %v", entries)
+	}
+}
+
+func TestConfigBounds(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ManifestName)
+	load := func(content string) error {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(p)
+		return err
+	}
+	// 100,000 levels of arrays, inline tables and dotted keys: refused before the parser runs.
+	for name, content := range map[string]string{
+		"arrays":        "x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n",
+		"inline tables": "x = " + strings.Repeat("{a=", 100000) + "1" + strings.Repeat("}", 100000) + "\n",
+		"dotted key":    strings.Repeat("a.", 10000) + "a = 1\n",
+		"table header":  "[" + strings.Repeat("a.", 10000) + "a]\nb = 1\n",
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := load(content)
+		runtime.ReadMemStats(&after)
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "nested deeper than 16") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if len(err.Error()) > 400 {
+			t.Errorf("%s: a %d-byte message", name, len(err.Error()))
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 8<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", name, grown)
+		}
+	}
+	// Values with dots, strings holding brackets and shallow structure are fine for the scan.
+	ok := "# a [comment] {with} brackets. and.dots.\n[memory]\nsearch_hit_limit = 20\n[session]\nlog = \"sessions/a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.jsonl\" # [[[[[[[[[[[[[[[[[[[[\n"
+	if err := load(ok); err != nil {
+		t.Errorf("a valid manifest: %v", err)
+	}
+	// Many unknown keys: only the first is named.
+	var many strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&many, "[t%d]\nk%d = 1\n", i, i)
+	}
+	err := load(many.String())
+	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "unknown key t0 ") || strings.Contains(err.Error(), "t1") || len(err.Error()) > 400 {
+		t.Errorf("many unknown keys: %v", err)
+	}
+	// Over 1 MiB (sparse): refused naming the size.
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "2147483648 bytes") {
+		t.Errorf("a 2 GiB manifest: %v", err)
+	}
+}
+
+func TestConfigSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ManifestName)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(dir, dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO manifest: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening a workspace whose manifest is a FIFO blocked")
+	}
+	dev := filepath.Join(t.TempDir(), ManifestName)
+	if err := os.Symlink("/dev/zero", dev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(dev); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("cairn.toml -> /dev/zero: %v", err)
+	}
+}
+
+func TestConfigSessionLogStaysInside(t *testing.T) {
+	for _, log := range []string{"/home/u/.bashrc", "../outside.jsonl", "sessions/../../x.jsonl", "./../x"} {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		os.WriteFile(p, []byte(fmt.Sprintf("[session]\nlog = %q\n", log)), 0o644)
+		if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "leaves the workspace") || !strings.Contains(err.Error(), "--session") {
+			t.Errorf("log = %q: %v", log, err)
+		}
+	}
+	for _, log := range []string{"sessions/x.jsonl", "log.jsonl", "a/../b.jsonl"} {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		os.WriteFile(p, []byte(fmt.Sprintf("[session]\nlog = %q\n", log)), 0o644)
+		if _, err := LoadConfig(p); err != nil {
+			t.Errorf("log = %q: %v", log, err)
+		}
 	}
 }
