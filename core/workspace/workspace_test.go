@@ -193,3 +193,60 @@ func TestConfigSessionLogStaysInside(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckStoreRefusesEscapingSymlinks(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Init(root); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(root, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	mustLink := func(target, rel string) {
+		t.Helper()
+		p := ws.Path(rel)
+		os.RemoveAll(p)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustLink(outside, ".cairn")
+	if _, err := ws.StateDir(); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn is a symlink that leads outside") {
+		t.Errorf("StateDir through an escaping link: %v", err)
+	}
+	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("LockNamed through an escaping link: %v", err)
+	}
+	os.Remove(ws.Path(".cairn"))
+	mustLink(filepath.Join(outside, "gone.db"), "spaces.db")
+	if err := ws.CheckStore("spaces.db"); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "cannot be resolved") {
+		t.Errorf("dangling link: %v", err)
+	}
+	os.Remove(ws.Path("spaces.db"))
+	mustLink(filepath.Join(outside, "wal"), "spaces.db-wal")
+	if err := ws.CheckStore("spaces.db"); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "spaces.db-wal") {
+		t.Errorf("the WAL beside a database: %v", err)
+	}
+	os.Remove(ws.Path("spaces.db-wal"))
+	mustLink(outside, "sessions")
+	if _, err := ws.SessionLogPath(""); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("manifest log through an escaping link: %v", err)
+	}
+	explicit := filepath.Join(outside, "mine.jsonl")
+	if p, err := ws.SessionLogPath(explicit); err != nil || p != explicit {
+		t.Errorf("an explicit log is the caller's: %q, %v", p, err)
+	}
+	// Links that stay inside, and paths not created yet, are fine.
+	os.Mkdir(ws.Path("elsewhere"), 0o755)
+	mustLink("elsewhere", "board")
+	mustLink(ws.Path("memory"), "sessions")
+	if err := ws.CheckStore("board/board.db", "sessions/default.jsonl", "not/yet/there.db"); err != nil {
+		t.Errorf("inside links: %v", err)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 0 {
+		t.Errorf("wrote outside: %v", entries)
+	}
+}
