@@ -147,3 +147,21 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A write killed between its temp file and the rename leaves the temp behind; the next write of
+// the same entry, under the memory lock, removes it.
+func TestWriteRemovesStaleTemps(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	stale := ws.Path("memory/decisions/.x.md.tmp-00112233aabb")
+	writeFile(t, ws, "memory/decisions/.x.md.tmp-00112233aabb", strings.Repeat("half-written ", 1000))
+	writeFile(t, ws, "memory/decisions/.x.md.tmp-mine", "a user's file")
+	if _, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "x", Content: "done\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temp file left: %v", err)
+	}
+	if _, err := os.Lstat(ws.Path("memory/decisions/.x.md.tmp-mine")); err != nil {
+		t.Errorf("a file not of the writer's pattern was removed: %v", err)
+	}
+}

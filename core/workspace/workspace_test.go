@@ -250,3 +250,33 @@ func TestCheckStoreRefusesEscapingSymlinks(t *testing.T) {
 		t.Errorf("wrote outside: %v", entries)
 	}
 }
+
+func TestWriteFileAtomicRootRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	stale := []string{".a.md.tmp-0123456789ab", ".a.md.tmp-ffffffffffff"}
+	kept := []string{".a.md.tmp-notes", ".a.md.tmp-0123456789abc", ".b.md.tmp-0123456789ab", "a.md.tmp-0123456789ab", ".a.md.tmp-ABCDEF012345"}
+	for _, n := range append(append([]string{}, stale...), kept...) {
+		os.WriteFile(filepath.Join(dir, "d", n), []byte("x"), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "d", ".a.md.tmp-aaaaaaaaaaaa"), 0o755) // not a file: left alone
+	kept = append(kept, ".a.md.tmp-aaaaaaaaaaaa")
+	if err := WriteFileAtomicRoot(root, "d/a.md", []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, "d", n)); !os.IsNotExist(err) {
+			t.Errorf("stale temp %s still there", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, "d", n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
+	}
+}
