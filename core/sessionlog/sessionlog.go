@@ -194,7 +194,7 @@ func (l Log) readUnlocked(fn func(io.Reader) error) error {
 		return fn(bytes.NewReader(nil))
 	}
 	if err != nil {
-		return fmt.Errorf("open session log %s: %w", l.Path, err)
+		return workspace.FSError(err, "open session log %s", l.Path)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
@@ -266,7 +266,7 @@ const TornMark = " #torn"
 func AppendLines(path string, payload []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("open session log %s: %w", path, err)
+		return workspace.FSError(err, "open session log %s", path)
 	}
 	defer f.Close()
 	st, err := f.Stat()

@@ -16,7 +16,7 @@ func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(p)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
+		return FSError(err, "write %s", p)
 	}
 	name := tmp.Name()
 	defer os.Remove(name) // no-op after a successful rename
@@ -55,7 +55,7 @@ func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMod
 	tmpRel := path.Join(dir, "."+path.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
 	tmp, err := root.OpenFile(tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
+		return FSError(err, "write %s", rel)
 	}
 	defer root.Remove(tmpRel) // no-op after a successful rename
 	if _, err := tmp.Write(data); err != nil {

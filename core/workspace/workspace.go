@@ -189,13 +189,30 @@ func checkInside(root, rel string) error {
 }
 
 // pathError classifies a file system error: a path that cannot exist (too long, a file in the
-// way, missing parent) is the caller's input; anything else is a storage failure.
+// way, missing parent) is the caller's input; anything else goes through FSError.
 func pathError(err error, format string, args ...any) error {
-	if errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) ||
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) {
 		return errs.Wrap(errs.Invalid, err, format, args...)
 	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return FSError(err, format, args...)
+}
+
+// FSError wraps a file system error with context and, when it is the environment's or the
+// caller's to fix rather than cairn's (SPEC §8), makes it INVALID_INPUT with what to do: a
+// read-only file system, a permission refused, a path too long. Anything else (a full disk, an
+// I/O error) stays INTERNAL. The cause, which names the path, is kept in the message.
+func FSError(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return errs.Wrap(errs.Invalid, err, "%s (the file system is read-only: remount it read-write, or work in a writable copy of the workspace)", msg)
+	case errors.Is(err, fs.ErrPermission):
+		return errs.Wrap(errs.Invalid, err, "%s (permission denied: check the owner and mode of the path, or run cairn as a user who may write it)", msg)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return errs.Wrap(errs.Invalid, err, "%s (the path is too long for the file system: use a shorter one)", msg)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }
 
 // InitDirs are the directories `cairn init` creates, relative to the root.
