@@ -331,7 +331,7 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", sanitizeLine(p))
+		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a regular file, not a valid slug, or a symlink leaving the workspace)\n", sanitizeLine(p))
 	}
 }
 
