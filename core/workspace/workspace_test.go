@@ -280,3 +280,20 @@ func TestWriteFileAtomicRootRemovesStaleTemps(t *testing.T) {
 		}
 	}
 }
+
+// The nesting scan never panics, and a manifest it lets through decodes (or fails to) quickly:
+// whatever it passes is at most maxManifestDepth deep.
+func FuzzManifest(f *testing.F) {
+	for _, s := range []string{DefaultManifest, "a = [[1], {b = 2}]\n", "[a.b.c]\nd = 1\n", `x = "[[[" # {{{`, "'''\n[[\n'''", "a.\"b.c\".d = 1", "x = {a={a={a=1}}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(p); err != nil && errs.CodeOf(err) != errs.Invalid {
+			t.Fatalf("%q: %v", s, err)
+		}
+	})
+}
