@@ -72,8 +72,12 @@ func readOnly(err error) bool {
 	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
-// LockNamed takes a workspace-wide lock .cairn/<name>.lock.
+// LockNamed takes a workspace-wide lock .cairn/<name>.lock; neither .cairn nor the lock file may
+// be a symlink leading outside the workspace (opening the lock creates it).
 func (w *Workspace) LockNamed(name string, exclusive bool) (*Lock, error) {
+	if err := w.CheckStore(".cairn/" + name + ".lock"); err != nil {
+		return nil, err
+	}
 	dir, err := w.StateDir()
 	if err != nil {
 		return nil, err

@@ -220,6 +220,11 @@ func TestCheckStoreRefusesEscapingSymlinks(t *testing.T) {
 		t.Errorf("LockNamed through an escaping link: %v", err)
 	}
 	os.Remove(ws.Path(".cairn"))
+	os.Mkdir(ws.Path(".cairn"), 0o755)
+	mustLink(filepath.Join(outside, "created.lock"), ".cairn/memory.lock")
+	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn/memory.lock") {
+		t.Errorf("a lock file linked outside: %v", err)
+	}
 	mustLink(filepath.Join(outside, "gone.db"), "spaces.db")
 	if err := ws.CheckStore("spaces.db"); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "cannot be resolved") {
 		t.Errorf("dangling link: %v", err)
