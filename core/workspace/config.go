@@ -104,11 +104,8 @@ func LoadConfig(path string) (Config, error) {
 		return cfg, errs.Invalidf("%s: %s", path, clip(err.Error()))
 	}
 	if undec := md.Undecoded(); len(undec) > 0 {
-		more := ""
-		if len(undec) > 1 {
-			more = fmt.Sprintf("; %d more unknown keys follow", len(undec)-1)
-		}
-		return cfg, errs.Invalidf("%s: unknown key %s (valid: %s)%s", path, clip(undec[0].String()), validKeys, more)
+		// The first only: a file of thousands of unknown keys must not make a message of them all.
+		return cfg, errs.Invalidf("%s: unknown key %s (valid: %s)", path, clip(undec[0].String()), validKeys)
 	}
 	for _, r := range []intRange{
 		{"memory.search_hit_limit", &cfg.Memory.SearchHitLimit, 1, 500},
