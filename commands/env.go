@@ -152,3 +152,29 @@ func (e *Env) readInput(name string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// readInputLimited is readInput for content with a size limit: a file over it is refused by its
+// size before it is read, and at most limit+1 bytes are read (standard input or a file may be
+// endless, /dev/zero say), so more than limit is INVALID_INPUT before anything is written.
+func (e *Env) readInputLimited(name string, limit int64, what string) ([]byte, error) {
+	r, src := e.Stdin, "standard input"
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, errs.Wrap(errs.Invalid, err, "read %s", name)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+			return nil, errs.Invalidf("%s is %d bytes, over the %d-byte limit for %s; nothing was written", name, st.Size(), limit, what)
+		}
+		r, src = f, name
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "read %s", src)
+	}
+	if int64(len(data)) > limit {
+		return nil, errs.Invalidf("%s holds more than %d bytes, the limit for %s; nothing was written", src, limit, what)
+	}
+	return data, nil
+}

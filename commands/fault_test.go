@@ -132,13 +132,18 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if out, e, code := run(bin, "-C", ws, "--user", "bob", "--task", "16", "space", "search", "認証", "--json"); code != 0 || !strings.Contains(out, `"ref": "comment:301"`) {
 		t.Fatalf("space search on a read-only workspace without spaces.db-shm: exit %d %s %s", code, out, e)
 	}
+	// Writes are refused as the environment's problem (exit 2), naming the path and what to do.
 	_, e, code := run(bin, "-C", ws, "task", "create", "refused")
-	if code == 0 || !strings.Contains(e, "read-only file system") || strings.Contains(e, "goroutine") {
+	if code != 2 || !strings.Contains(e, "read-only file system") || !strings.Contains(e, "remount it read-write") || !strings.Contains(e, ws) || strings.Contains(e, "goroutine") {
 		t.Fatalf("task create on a read-only workspace: exit %d %q", code, e)
 	}
 	_, e, code = run(bin, "-C", ws, "memory", "write", "decision", "new", "--file", "/dev/null")
-	if code == 0 || strings.Contains(e, "goroutine") {
+	if code != 2 || !strings.Contains(e, "remount it read-write") || !strings.Contains(e, ws) || strings.Contains(e, "goroutine") {
 		t.Fatalf("memory write on a read-only workspace: exit %d %q", code, e)
+	}
+	out, e, code := run(bin, "-C", ws, "--json", "memory", "edit", "decision", "auth", "--old", "keep", "--new", "drop")
+	if code != 2 || !strings.Contains(out, "INVALID_INPUT") || !strings.Contains(out, "read-only") {
+		t.Fatalf("memory edit on a read-only workspace: exit %d %s %s", code, out, e)
 	}
 }
 

@@ -102,7 +102,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if f, ok := env.Stdin.(*os.File); ok && src == "-" && isTerminal(f) {
 						fmt.Fprintln(env.Stderr, "reading the entry from standard input; end it with Ctrl-D")
 					}
-					data, err := env.readInput(src)
+					data, err := env.readInputLimited(src, memory.MaxFileSize, "a memory or knowledge entry (8 MiB)")
 					if err != nil {
 						return err
 					}
@@ -334,7 +334,7 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a valid slug, or a symlink leaving the workspace)\n", termName(p))
+		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a regular file, not a valid slug, or a symlink leaving the workspace)\n", termName(p))
 	}
 }
 

@@ -23,7 +23,11 @@ func (e *Env) session() (*tasks.Session, error) {
 	ws, err := e.Workspace()
 	switch {
 	case err == nil:
-		s = tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait)
+		path, perr := ws.SessionLogPath(e.Identity.Session)
+		if perr != nil {
+			return nil, perr
+		}
+		s = tasks.NewSession(path, ws.Wait)
 	case errors.Is(err, workspace.ErrNoWorkspace) && e.Identity.Session != "":
 		// A log named outright (--session, CAIRN_SESSION) needs no workspace: nothing else of
 		// one is read, so a transcript can be inspected from anywhere.

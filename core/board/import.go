@@ -69,6 +69,9 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
+	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(ws.Path("board"), 0o755); err != nil {
 		return nil, fmt.Errorf("create board directory: %w", err)
 	}

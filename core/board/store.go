@@ -115,6 +115,9 @@ func readRevision(db *sql.DB, path string) (int64, error) {
 
 // dbExists reports whether the workspace has a board database.
 func dbExists(ws *workspace.Workspace) (bool, error) {
+	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
+		return false, err
+	}
 	_, err := os.Stat(ws.Path(DBPath))
 	if err == nil {
 		return true, nil

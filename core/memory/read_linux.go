@@ -38,6 +38,14 @@ func rawRead(fd int, buf []byte) (int, error) {
 
 func rawClose(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
 
+func rawFstat(fd int, st *syscall.Stat_t) error {
+	_, _, e := syscall.RawSyscall(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(st)), 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
 // readAt reads the regular file name directly inside the directory dirfd, which was opened
 // through the workspace's os.Root. It is what os.Root does for a single path component
 // (openat with O_NOFOLLOW), without the *os.File bookkeeping that dominates scanning thousands
@@ -61,8 +69,22 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 		return nil, readSkip
 	}
 	defer rawClose(fd)
-	// No fstat: a read shorter than the buffer is the end of a regular file, and a directory
-	// answers EISDIR. Devices and FIFOs have no business here; O_NONBLOCK keeps them harmless.
+	// One fstat: a FIFO, device or socket is skipped (O_NONBLOCK kept the open from waiting on
+	// it), and a file already over the limit is not read at all.
+	var st syscall.Stat_t
+	if rawFstat(fd, &st) != nil {
+		return buf, readSkip
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+	case syscall.S_IFDIR:
+		return buf, readMissing
+	default:
+		return buf, readSkip
+	}
+	if st.Size > MaxSearchFileSize {
+		return buf, readSkip
+	}
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -109,6 +110,9 @@ func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(in.Content) > MaxFileSize {
+		return nil, tooBig("the content for "+rel+" is", int64(len(in.Content)))
+	}
 	var res *WriteResult
 	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, _ []byte, exists bool) error {
 		if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
@@ -133,6 +137,9 @@ func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 	if in.Old == "" {
 		return nil, errs.Invalidf("old text is empty; give the exact text to replace")
 	}
+	if len(in.Old) > MaxFileSize || len(in.New) > MaxFileSize {
+		return nil, tooBig("the old or new text for "+rel+" is", int64(max(len(in.Old), len(in.New))))
+	}
 	var res *EditResult
 	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, cur []byte, exists bool) error {
 		if !exists {
@@ -140,6 +147,9 @@ func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 		}
 		text := string(cur)
 		n := strings.Count(text, in.Old)
+		if grown := int64(len(text)) + int64(n)*(int64(len(in.New))-int64(len(in.Old))); n > 0 && grown > MaxFileSize && (n == 1 || in.All) {
+			return tooBig("after the edit "+rel+" would be", grown)
+		}
 		switch {
 		case n == 0:
 			return errs.Invalidf("old text occurs 0 times in %s; nothing changed (it must match exactly, whitespace and line ends included)", rel)
@@ -201,7 +211,8 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 	if st.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, rel, wsRoot) {
 		return nil, false, errs.Invalidf("%s is a symlink that leads outside the workspace (or into a directory no tool reads); refusing to follow it", rel)
 	}
-	data, err := root.ReadFile(rel)
+	// O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat below refuses it.
+	f, err := root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, false, nil // a dangling symlink
@@ -211,7 +222,50 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 		}
 		return nil, false, errs.Wrap(errs.Invalid, err, "read %s", rel)
 	}
+	defer f.Close()
+	fst, err := f.Stat()
+	if err != nil {
+		return nil, false, errs.Wrap(errs.Invalid, err, "read %s", rel)
+	}
+	if fst.IsDir() {
+		return nil, false, errs.Invalidf("%s is a directory, not an entry file", rel)
+	}
+	if !fst.Mode().IsRegular() {
+		return nil, false, errs.Invalidf("%s is not a regular file (%s); entries are regular files — remove it or replace it with one", rel, fileType(fst.Mode()))
+	}
+	if fst.Size() > MaxFileSize {
+		return nil, false, tooBig(rel+" is", fst.Size())
+	}
+	// At most the limit and one byte more: the file may grow while it is read.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, false, errs.Wrap(errs.Invalid, err, "read %s", rel)
+	}
+	if len(data) > MaxFileSize {
+		return nil, false, tooBig(rel+" grew while it was read, to more than", MaxFileSize)
+	}
 	return data, true, nil
+}
+
+// tooBig is the INVALID_INPUT for an entry over MaxFileSize, read or about to be written; what
+// says whose size it is ("memory/summary.md is", "the new content of memory/summary.md would be").
+func tooBig(what string, size int64) error {
+	return errs.Invalidf("%s %d bytes, over the %d-byte (8 MiB) limit for a memory or knowledge entry; nothing was read or written — split it into smaller entries", what, size, MaxFileSize)
+}
+
+// fileType names a non-regular file's type for a message.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // refuseSymlink keeps writes from replacing a symlink with a file (or writing through it).

@@ -17,8 +17,11 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
+// MaxFileSize is the largest entry read, write and edit handle; bigger content is INVALID_INPUT.
+const MaxFileSize = 8 << 20
+
 // MaxSearchFileSize is the largest file search reads; bigger ones are reported in `skipped`.
-const MaxSearchFileSize = 8 << 20
+const MaxSearchFileSize = MaxFileSize
 
 // SearchInput is the input of MemorySearch and KnowledgeSearch. Limit and Context override the
 // manifest's search_hit_limit and search_excerpt_lines for one call when set.
@@ -365,7 +368,8 @@ type scanner struct {
 }
 
 // scan reads and searches one file. Missing files (deleted since the listing, dangling links)
-// and non-regular files are silently out of scope; unreadable or oversized ones are skipped.
+// and directories are silently out of scope; unreadable, oversized or special files (FIFOs,
+// devices, sockets) are skipped.
 func (s *scanner) scan(c *candidate) fileResult {
 	content, st := s.read(c)
 	if st != readOK {
@@ -408,8 +412,8 @@ type readStatus int
 
 const (
 	readOK       readStatus = iota
-	readMissing             // gone since the listing, a dangling link, not a regular file: out of scope
-	readSkip                // oversized or unreadable: reported in skipped
+	readMissing             // gone since the listing, a dangling link, a directory: out of scope
+	readSkip                // oversized, unreadable or not a regular file: reported in skipped
 	readFallback            // not handled by the fast path; read through os.Root
 )
 
@@ -433,7 +437,8 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(s.root, rel, s.wsRoot) {
 		return nil, readSkip
 	}
-	f, err := s.root.Open(rel)
+	// O_NONBLOCK: a FIFO (or a symlink to one) must not block the search; fstat then skips it.
+	f, err := s.root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, readMissing
@@ -445,8 +450,11 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 	if err != nil {
 		return nil, readSkip
 	}
-	if !st.Mode().IsRegular() {
+	if st.IsDir() {
 		return nil, readMissing
+	}
+	if !st.Mode().IsRegular() {
+		return nil, readSkip
 	}
 	if st.Size() > MaxSearchFileSize {
 		return nil, readSkip

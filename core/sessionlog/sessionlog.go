@@ -68,6 +68,10 @@ type Line struct {
 	Data []byte
 	// Torn is true for a final line with no newline: a write that never finished.
 	Torn bool
+	// TooLong is true for a line over MaxLineBytes: Data is only its first bytes, and Size its
+	// length; no reader holds such a line whole.
+	TooLong bool
+	Size    int64
 }
 
 // Scanner streams lines of a log; memory is bounded by the longest line, not the file.
@@ -83,18 +87,27 @@ func NewScanner(r io.Reader) *Scanner {
 	return &Scanner{r: bufio.NewReaderSize(r, 1<<20)}
 }
 
-// Next advances to the next line; false at the end or on a read error (see Err).
+// Next advances to the next line; false at the end or on a read error (see Err). A line over
+// MaxLineBytes is read through, not held: it comes back with TooLong set and Data its start.
 func (s *Scanner) Next() bool {
 	if s.err != nil {
 		return false
 	}
 	chunk, err := s.r.ReadSlice('\n')
 	data := chunk
+	size := int64(len(chunk))
+	last := chunk
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.buf = append(s.buf[:0], chunk...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			chunk, err = s.r.ReadSlice('\n')
-			s.buf = append(s.buf, chunk...)
+			size += int64(len(chunk))
+			if len(chunk) > 0 {
+				last = chunk
+			}
+			if len(s.buf) <= maxLine {
+				s.buf = append(s.buf, chunk...)
+			}
 		}
 		data = s.buf
 	}
@@ -106,8 +119,15 @@ func (s *Scanner) Next() bool {
 		return false
 	}
 	s.line.No++
-	s.line.Torn = data[len(data)-1] != '\n'
+	s.line.Torn = last[len(last)-1] != '\n'
+	s.line.TooLong = size > int64(len(data)) // its end was read through, not kept
 	if !s.line.Torn {
+		size-- // the newline
+	}
+	s.line.Size = size
+	if s.line.TooLong {
+		data = data[:min(len(data), headBytes)]
+	} else if !s.line.Torn {
 		data = data[:len(data)-1]
 		if n := len(data); n > 0 && data[n-1] == '\r' {
 			data = data[:n-1]
@@ -174,7 +194,7 @@ func (l Log) readUnlocked(fn func(io.Reader) error) error {
 		return fn(bytes.NewReader(nil))
 	}
 	if err != nil {
-		return fmt.Errorf("open session log %s: %w", l.Path, err)
+		return workspace.FSError(err, "open session log %s", l.Path)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
@@ -246,7 +266,7 @@ const TornMark = " #torn"
 func AppendLines(path string, payload []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("open session log %s: %w", path, err)
+		return workspace.FSError(err, "open session log %s", path)
 	}
 	defer f.Close()
 	st, err := f.Stat()

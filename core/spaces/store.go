@@ -105,6 +105,9 @@ func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
 // Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
 // lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY.
 func Open(ws *workspace.Workspace) (*Store, error) {
+	if err := ws.CheckStore(FileName); err != nil {
+		return nil, err
+	}
 	lock, err := ws.LockNamed("spaces", true)
 	if err != nil {
 		return nil, err
@@ -121,6 +124,9 @@ func Open(ws *workspace.Workspace) (*Store, error) {
 // OpenRead opens an existing spaces.db for searching, without the writer lock (WAL readers never
 // wait for writers). A missing file is reported as os.ErrNotExist.
 func OpenRead(ws *workspace.Workspace) (*Store, error) {
+	if err := ws.CheckStore(FileName); err != nil {
+		return nil, err
+	}
 	p := Path(ws)
 	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)

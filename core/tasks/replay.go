@@ -394,6 +394,10 @@ func (r *Replayer) decodeLine(ln sessionlog.Line, stop Stop, counts *Counts, v a
 	if counts != nil {
 		counts.Lines = ln.No
 	}
+	if ln.TooLong {
+		r.skip(ln.No, "line of %d bytes, over the %d-byte limit for a log line: read through, not replayed", ln.Size, sessionlog.MaxLineBytes)
+		return false, false
+	}
 	if ln.Torn {
 		r.skip(ln.No, "torn final line (no newline): an unfinished write")
 		return false, false

@@ -16,7 +16,7 @@ func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(p)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
+		return FSError(err, "write %s", p)
 	}
 	name := tmp.Name()
 	defer os.Remove(name) // no-op after a successful rename
@@ -42,17 +42,20 @@ func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 }
 
 // WriteFileAtomicRoot is WriteFileAtomic for a slash path inside root, so the write cannot
-// escape the root through "..", an absolute path or a symlink.
+// escape the root through "..", an absolute path or a symlink. Callers hold the lock that
+// serialises every writer of rel: temp files it finds for rel (".NAME.tmp-" and 12 hex digits,
+// the names it creates) were left by a writer that was killed or failed, and are removed first.
 func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMode) error {
 	dir := path.Dir(rel)
-	var suffix [6]byte
+	removeStaleTemps(root, dir, path.Base(rel))
+	var suffix [tempSuffixBytes]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	tmpRel := path.Join(dir, "."+path.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
 	tmp, err := root.OpenFile(tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
+		return FSError(err, "write %s", rel)
 	}
 	defer root.Remove(tmpRel) // no-op after a successful rename
 	if _, err := tmp.Write(data); err != nil {
@@ -74,6 +77,32 @@ func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMod
 		d.Close()
 	}
 	return nil
+}
+
+// tempSuffixBytes random bytes, in hex, end the name of WriteFileAtomicRoot's temp file.
+const tempSuffixBytes = 6
+
+// removeStaleTemps removes the regular files in dir named like WriteFileAtomicRoot's temp files
+// for base; anything else (a user's ".NAME.tmp-notes", a directory, a link) is left alone.
+// Failing to clean is not failing to write.
+func removeStaleTemps(root *os.Root, dir, base string) {
+	d, err := root.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	prefix := "." + base + ".tmp-"
+	for _, name := range names {
+		suffix, ok := strings.CutPrefix(name, prefix)
+		if !ok || len(suffix) != 2*tempSuffixBytes || strings.Trim(suffix, "0123456789abcdef") != "" {
+			continue
+		}
+		p := path.Join(dir, name)
+		if st, err := root.Lstat(p); err == nil && st.Mode().IsRegular() {
+			root.Remove(p)
+		}
+	}
 }
 
 func syncDir(dir string) error {

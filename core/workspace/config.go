@@ -1,11 +1,14 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"sort"
+	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -69,28 +72,40 @@ type intRange struct {
 	min, max int
 }
 
+// MaxManifestSize bounds cairn.toml: a manifest is a few hundred bytes; a repository may hold
+// anything, so a bigger file is refused before it is parsed.
+const MaxManifestSize = 1 << 20
+
+// maxManifestDepth bounds how deep arrays and inline tables nest and how many parts a dotted key
+// has. Every valid key has two parts (section.key); the parser's time and memory grow with depth.
+const maxManifestDepth = 16
+
+// validKeys is the list every unknown-key message shows.
+const validKeys = "memory.search_hit_limit, memory.search_excerpt_lines, board.ideas, board.artifacts, board.memory, session.log"
+
 // LoadConfig reads and validates a manifest; unknown keys and out-of-range values are INVALID_INPUT.
+// It is a regular file of at most MaxManifestSize bytes (opened without blocking, so a FIFO or a
+// device cannot hang or exhaust it), nested at most maxManifestDepth deep.
 func LoadConfig(path string) (Config, error) {
 	cfg := DefaultConfig()
-	data, err := os.ReadFile(path)
+	data, err := readManifest(path)
 	if err != nil {
-		return cfg, errs.Wrap(errs.Invalid, err, "read manifest")
+		return cfg, err
+	}
+	if line, what := manifestNesting(data); what != "" {
+		return cfg, errs.Invalidf("%s: line %d: %s nested deeper than %d levels; a cairn manifest needs two (section.key)", path, line, what, maxManifestDepth)
 	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return cfg, errs.Invalidf("%s: line %d: %s", path, perr.Position.Line, perr.Message)
+			return cfg, errs.Invalidf("%s: line %d: %s", path, perr.Position.Line, clip(perr.Message))
 		}
-		return cfg, errs.Invalidf("%s: %v", path, err)
+		return cfg, errs.Invalidf("%s: %s", path, clip(err.Error()))
 	}
 	if undec := md.Undecoded(); len(undec) > 0 {
-		keys := make([]string, len(undec))
-		for i, k := range undec {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return cfg, errs.Invalidf("%s: unknown key %s (valid: memory.search_hit_limit, memory.search_excerpt_lines, board.ideas, board.artifacts, board.memory, session.log)", path, strings.Join(keys, ", "))
+		// The first only: a file of thousands of unknown keys must not make a message of them all.
+		return cfg, errs.Invalidf("%s: unknown key %s (valid: %s)", path, clip(undec[0].String()), validKeys)
 	}
 	for _, r := range []intRange{
 		{"memory.search_hit_limit", &cfg.Memory.SearchHitLimit, 1, 500},
@@ -100,13 +115,130 @@ func LoadConfig(path string) (Config, error) {
 			return cfg, errs.Invalidf("%s: %s = %d is out of range %d..%d", path, r.key, *r.value, r.min, r.max)
 		}
 	}
-	if strings.TrimSpace(cfg.Session.Log) == "" {
+	log := cfg.Session.Log
+	if strings.TrimSpace(log) == "" {
 		return cfg, errs.Invalidf("%s: session.log must not be empty", path)
 	}
-	if strings.ContainsRune(cfg.Session.Log, 0) {
+	if strings.ContainsRune(log, 0) {
 		return cfg, errs.Invalidf("%s: session.log contains a NUL byte", path)
 	}
+	if !filepath.IsLocal(filepath.FromSlash(log)) {
+		return cfg, errs.Invalidf("%s: session.log = %q leaves the workspace; a manifest may only name a path inside it, relative and without '..' (give a log elsewhere with --session or CAIRN_SESSION)", path, clip(log))
+	}
 	return cfg, nil
+}
+
+// readManifest reads a manifest of at most MaxManifestSize bytes. O_NONBLOCK keeps the open of
+// a FIFO from waiting for a writer; fstat then refuses anything that is not a regular file.
+func readManifest(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "read manifest")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "read manifest")
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errs.Invalidf("%s is not a regular file (mode %s); the manifest must be a plain file — replace it with one ('cairn init' writes the default)", path, st.Mode())
+	}
+	if st.Size() > MaxManifestSize {
+		return nil, errs.Invalidf("%s is %d bytes, over the %d-byte (1 MiB) limit for a manifest", path, st.Size(), MaxManifestSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, err, "read manifest")
+	}
+	if len(data) > MaxManifestSize {
+		return nil, errs.Invalidf("%s grew past the %d-byte (1 MiB) limit for a manifest while it was read", path, MaxManifestSize)
+	}
+	return data, nil
+}
+
+// clip shortens text quoted from a manifest, which may be anything, for a one-line message.
+func clip(s string) string {
+	const max = 120
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// manifestNesting scans TOML text for arrays and inline tables nested deeper than
+// maxManifestDepth, and for keys of more than maxManifestDepth dotted parts, before the parser
+// sees them. It follows strings and comments only as far as needed to tell structure from text;
+// anything it misreads is still checked by the parser. It returns the line and what is too deep.
+func manifestNesting(data []byte) (int, string) {
+	line := 1
+	var stack []byte // '[' (array) or '{' (inline table)
+	key := true      // reading a key (line start, inside a table header, after ',' in an inline table)
+	header := false  // inside [table] or [[table]]
+	dots := 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '\n':
+			line++
+			if len(stack) == 0 {
+				key, header, dots = true, false, 0
+			}
+		case c == '#':
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case c == '"' || c == '\'':
+			quote := []byte{c}
+			if i+2 < len(data) && data[i+1] == c && data[i+2] == c {
+				quote = []byte{c, c, c}
+			}
+			i += len(quote)
+			for i < len(data) {
+				if c == '"' && data[i] == '\\' {
+					i += 2
+					continue
+				}
+				if data[i] == '\n' {
+					if len(quote) == 1 {
+						i-- // an unterminated string: the parser will say so
+						break
+					}
+					line++
+				}
+				if bytes.HasPrefix(data[i:], quote) {
+					i += len(quote) - 1
+					break
+				}
+				i++
+			}
+		case c == '.' && (key || header):
+			if dots++; dots >= maxManifestDepth {
+				return line, "a dotted key"
+			}
+		case c == '=' && !header:
+			key, dots = false, 0
+		case c == ',' && len(stack) > 0 && stack[len(stack)-1] == '{':
+			key, dots = true, 0
+		case c == '[' && key && len(stack) == 0:
+			header = true
+		case c == ']' && header:
+		case c == '[' || c == '{':
+			if stack = append(stack, c); len(stack) > maxManifestDepth {
+				return line, "arrays or inline tables"
+			}
+			key, dots = c == '{', 0
+		case c == ']' || c == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			key = false
+		}
+	}
+	return 0, ""
 }
 
 // String renders the effective configuration for diagnostics.

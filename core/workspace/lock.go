@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
 		if !exclusive && readOnly(err) {
 			return &Lock{}, nil
 		}
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		return nil, FSError(err, "create %s", filepath.Dir(path))
 	}
 	fl := flock.New(path)
 	if !exclusive {
@@ -60,7 +59,7 @@ func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
 		ok, err = fl.TryRLockContext(ctx, 10*time.Millisecond)
 	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, FSError(err, "lock %s", path)
 	}
 	if !ok {
 		return nil, errs.New(errs.Busy, "%s is locked by another process (waited %s; raise it with --wait)", path, wait)
@@ -73,8 +72,12 @@ func readOnly(err error) bool {
 	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
-// LockNamed takes a workspace-wide lock .cairn/<name>.lock.
+// LockNamed takes a workspace-wide lock .cairn/<name>.lock; neither .cairn nor the lock file may
+// be a symlink leading outside the workspace (opening the lock creates it).
 func (w *Workspace) LockNamed(name string, exclusive bool) (*Lock, error) {
+	if err := w.CheckStore(".cairn/" + name + ".lock"); err != nil {
+		return nil, err
+	}
 	dir, err := w.StateDir()
 	if err != nil {
 		return nil, err

@@ -86,7 +86,8 @@ func (w *Workspace) Path(rel string) string {
 }
 
 // SessionLog resolves the session log: an explicit file (flag/env) relative to the current
-// directory, else the manifest's [session] log relative to the root.
+// directory, else the manifest's [session] log relative to the root. Commands that open the log
+// use SessionLogPath, which also checks that the manifest's path stays inside the workspace.
 func (w *Workspace) SessionLog(explicit string) string {
 	if explicit != "" {
 		if abs, err := filepath.Abs(explicit); err == nil {
@@ -94,29 +95,124 @@ func (w *Workspace) SessionLog(explicit string) string {
 		}
 		return explicit
 	}
-	if filepath.IsAbs(w.Config.Session.Log) {
-		return w.Config.Session.Log
-	}
 	return w.Path(w.Config.Session.Log)
 }
 
-// StateDir is .cairn/, home of lock files and derived snapshots; it is created on demand.
+// SessionLogPath is SessionLog for opening the log. An explicit log is the caller's choice and is
+// used as it is; the manifest's, which comes with the repository, must stay inside the workspace:
+// relative, without '..', and without a symlink leading out (CheckStore, which also covers its
+// lock file). A repository's manifest never decides where cairn writes outside it.
+func (w *Workspace) SessionLogPath(explicit string) (string, error) {
+	if explicit == "" {
+		log := w.Config.Session.Log
+		if !filepath.IsLocal(filepath.FromSlash(log)) {
+			return "", errs.Invalidf("%s: session.log = %q leaves the workspace; give a log elsewhere with --session or CAIRN_SESSION", ManifestName, log)
+		}
+		if err := w.CheckStore(log, log+".lock"); err != nil {
+			return "", err
+		}
+	}
+	return w.SessionLog(explicit), nil
+}
+
+// StateDir is .cairn/, home of lock files and derived snapshots; it is created on demand, and a
+// symlink that leads it outside the workspace is refused.
 func (w *Workspace) StateDir() (string, error) {
+	if err := w.CheckStore(".cairn"); err != nil {
+		return "", err
+	}
 	dir := w.Path(".cairn")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
+		return "", pathError(err, "create %s", dir)
 	}
 	return dir, nil
 }
 
+// CheckStore refuses a store path (workspace-relative, slash-separated) that a symlink leads
+// outside the workspace: each existing component is resolved, and one that lands outside the
+// root, or a symlink whose target is missing (creating the file would create it wherever the link
+// points), is INVALID_INPUT naming the link. A database path ("x.db") also checks the files SQLite
+// keeps beside it (-wal, -shm, -journal). Every store checks its path when it opens, so neither a
+// repository nor a stray link can make cairn write outside the workspace.
+func (w *Workspace) CheckStore(rels ...string) error {
+	var all []string
+	for _, rel := range rels {
+		all = append(all, rel)
+		if strings.HasSuffix(rel, ".db") {
+			all = append(all, rel+"-wal", rel+"-shm", rel+"-journal")
+		}
+	}
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return pathError(err, "resolve workspace %s", w.Root)
+	}
+	for _, rel := range all {
+		if err := checkInside(root, rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkInside walks rel from root, following each symlink it meets, and refuses one that leaves root.
+func checkInside(root, rel string) error {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return errs.Invalidf("%s is not a path inside the workspace", rel)
+	}
+	cur := root
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), "/")
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		st, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created later as a plain file or directory, inside
+		}
+		if err != nil {
+			return pathError(err, "check %s", rel)
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		shown := strings.Join(parts[:i+1], "/")
+		real, err := filepath.EvalSymlinks(next)
+		if err != nil {
+			target, _ := os.Readlink(next)
+			return errs.Invalidf("%s is a symlink to %s, which cannot be resolved; cairn would create it wherever the link points — remove the link or make its target inside the workspace", shown, target)
+		}
+		if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+			return errs.Invalidf("%s is a symlink that leads outside the workspace (to %s); cairn keeps its stores inside the workspace — replace the link with a directory or file of its own", shown, real)
+		}
+		cur = real
+	}
+	return nil
+}
+
 // pathError classifies a file system error: a path that cannot exist (too long, a file in the
-// way, missing parent) is the caller's input; anything else is a storage failure.
+// way, missing parent) is the caller's input; anything else goes through FSError.
 func pathError(err error, format string, args ...any) error {
-	if errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) ||
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) ||
 		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) {
 		return errs.Wrap(errs.Invalid, err, format, args...)
 	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return FSError(err, format, args...)
+}
+
+// FSError wraps a file system error with context and, when it is the environment's or the
+// caller's to fix rather than cairn's (SPEC §8), makes it INVALID_INPUT with what to do: a
+// read-only file system, a permission refused, a path too long. Anything else (a full disk, an
+// I/O error) stays INTERNAL. The cause, which names the path, is kept in the message.
+func FSError(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return errs.Wrap(errs.Invalid, err, "%s (the file system is read-only: remount it read-write, or work in a writable copy of the workspace)", msg)
+	case errors.Is(err, fs.ErrPermission):
+		return errs.Wrap(errs.Invalid, err, "%s (permission denied: check the owner and mode of the path, or run cairn as a user who may write it)", msg)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return errs.Wrap(errs.Invalid, err, "%s (the path is too long for the file system: use a shorter one)", msg)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }
 
 // InitDirs are the directories `cairn init` creates, relative to the root.

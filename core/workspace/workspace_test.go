@@ -1,10 +1,14 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 )
@@ -88,4 +92,213 @@ func TestWriteFileAtomicRootStaysInside(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("temp files left behind: %v", entries)
 	}
+}
+
+func TestConfigBounds(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ManifestName)
+	load := func(content string) error {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(p)
+		return err
+	}
+	// 100,000 levels of arrays, inline tables and dotted keys: refused before the parser runs.
+	for name, content := range map[string]string{
+		"arrays":        "x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n",
+		"inline tables": "x = " + strings.Repeat("{a=", 100000) + "1" + strings.Repeat("}", 100000) + "\n",
+		"dotted key":    strings.Repeat("a.", 10000) + "a = 1\n",
+		"table header":  "[" + strings.Repeat("a.", 10000) + "a]\nb = 1\n",
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := load(content)
+		runtime.ReadMemStats(&after)
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "nested deeper than 16") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if len(err.Error()) > 400 {
+			t.Errorf("%s: a %d-byte message", name, len(err.Error()))
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 8<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", name, grown)
+		}
+	}
+	// Values with dots, strings holding brackets and shallow structure are fine for the scan.
+	ok := "# a [comment] {with} brackets. and.dots.\n[memory]\nsearch_hit_limit = 20\n[session]\nlog = \"sessions/a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.jsonl\" # [[[[[[[[[[[[[[[[[[[[\n"
+	if err := load(ok); err != nil {
+		t.Errorf("a valid manifest: %v", err)
+	}
+	// Many unknown keys: only the first is named.
+	var many strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&many, "[t%d]\nk%d = 1\n", i, i)
+	}
+	err := load(many.String())
+	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "unknown key t0 ") || strings.Contains(err.Error(), "t1") || len(err.Error()) > 400 {
+		t.Errorf("many unknown keys: %v", err)
+	}
+	// Over 1 MiB (sparse): refused naming the size.
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "2147483648 bytes") {
+		t.Errorf("a 2 GiB manifest: %v", err)
+	}
+}
+
+func TestConfigSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ManifestName)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(dir, dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO manifest: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening a workspace whose manifest is a FIFO blocked")
+	}
+	dev := filepath.Join(t.TempDir(), ManifestName)
+	if err := os.Symlink("/dev/zero", dev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(dev); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("cairn.toml -> /dev/zero: %v", err)
+	}
+}
+
+func TestConfigSessionLogStaysInside(t *testing.T) {
+	for _, log := range []string{"/home/u/.bashrc", "../outside.jsonl", "sessions/../../x.jsonl", "./../x"} {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		os.WriteFile(p, []byte(fmt.Sprintf("[session]\nlog = %q\n", log)), 0o644)
+		if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "leaves the workspace") || !strings.Contains(err.Error(), "--session") {
+			t.Errorf("log = %q: %v", log, err)
+		}
+	}
+	for _, log := range []string{"sessions/x.jsonl", "log.jsonl", "a/../b.jsonl"} {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		os.WriteFile(p, []byte(fmt.Sprintf("[session]\nlog = %q\n", log)), 0o644)
+		if _, err := LoadConfig(p); err != nil {
+			t.Errorf("log = %q: %v", log, err)
+		}
+	}
+}
+
+func TestCheckStoreRefusesEscapingSymlinks(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Init(root); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(root, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	mustLink := func(target, rel string) {
+		t.Helper()
+		p := ws.Path(rel)
+		os.RemoveAll(p)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustLink(outside, ".cairn")
+	if _, err := ws.StateDir(); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn is a symlink that leads outside") {
+		t.Errorf("StateDir through an escaping link: %v", err)
+	}
+	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("LockNamed through an escaping link: %v", err)
+	}
+	os.Remove(ws.Path(".cairn"))
+	os.Mkdir(ws.Path(".cairn"), 0o755)
+	mustLink(filepath.Join(outside, "created.lock"), ".cairn/memory.lock")
+	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn/memory.lock") {
+		t.Errorf("a lock file linked outside: %v", err)
+	}
+	mustLink(filepath.Join(outside, "gone.db"), "spaces.db")
+	if err := ws.CheckStore("spaces.db"); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "cannot be resolved") {
+		t.Errorf("dangling link: %v", err)
+	}
+	os.Remove(ws.Path("spaces.db"))
+	mustLink(filepath.Join(outside, "wal"), "spaces.db-wal")
+	if err := ws.CheckStore("spaces.db"); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "spaces.db-wal") {
+		t.Errorf("the WAL beside a database: %v", err)
+	}
+	os.Remove(ws.Path("spaces.db-wal"))
+	mustLink(outside, "sessions")
+	if _, err := ws.SessionLogPath(""); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("manifest log through an escaping link: %v", err)
+	}
+	explicit := filepath.Join(outside, "mine.jsonl")
+	if p, err := ws.SessionLogPath(explicit); err != nil || p != explicit {
+		t.Errorf("an explicit log is the caller's: %q, %v", p, err)
+	}
+	// Links that stay inside, and paths not created yet, are fine.
+	os.Mkdir(ws.Path("elsewhere"), 0o755)
+	mustLink("elsewhere", "board")
+	mustLink(ws.Path("memory"), "sessions")
+	if err := ws.CheckStore("board/board.db", "sessions/default.jsonl", "not/yet/there.db"); err != nil {
+		t.Errorf("inside links: %v", err)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 0 {
+		t.Errorf("wrote outside: %v", entries)
+	}
+}
+
+func TestWriteFileAtomicRootRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	stale := []string{".a.md.tmp-0123456789ab", ".a.md.tmp-ffffffffffff"}
+	kept := []string{".a.md.tmp-notes", ".a.md.tmp-0123456789abc", ".b.md.tmp-0123456789ab", "a.md.tmp-0123456789ab", ".a.md.tmp-ABCDEF012345"}
+	for _, n := range append(append([]string{}, stale...), kept...) {
+		os.WriteFile(filepath.Join(dir, "d", n), []byte("x"), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "d", ".a.md.tmp-aaaaaaaaaaaa"), 0o755) // not a file: left alone
+	kept = append(kept, ".a.md.tmp-aaaaaaaaaaaa")
+	if err := WriteFileAtomicRoot(root, "d/a.md", []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, "d", n)); !os.IsNotExist(err) {
+			t.Errorf("stale temp %s still there", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, "d", n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
+	}
+}
+
+// The nesting scan never panics, and a manifest it lets through decodes (or fails to) quickly:
+// whatever it passes is at most maxManifestDepth deep.
+func FuzzManifest(f *testing.F) {
+	for _, s := range []string{DefaultManifest, "a = [[1], {b = 2}]\n", "[a.b.c]\nd = 1\n", `x = "[[[" # {{{`, "'''\n[[\n'''", "a.\"b.c\".d = 1", "x = {a={a={a=1}}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := filepath.Join(t.TempDir(), ManifestName)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(p); err != nil && errs.CodeOf(err) != errs.Invalid {
+			t.Fatalf("%q: %v", s, err)
+		}
+	})
 }
