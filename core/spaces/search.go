@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,7 +34,16 @@ const (
 	excerptBefore = 40
 	excerptAfter  = 80
 	excerptSlack  = 12
+	// MaxQueryChars is the longest query accepted, in characters after trimming, as the board's.
+	MaxQueryChars = 200
 )
+
+// searchBudget bounds the work of one search, whatever its caller does: a query whose terms occur
+// very often in one very long comment (a pasted base64 blob) makes FTS5 and LIKE do work that
+// grows with the query's length times the comment's, seconds even at MaxQueryChars. When the
+// budget runs out SQLite is interrupted and the search fails with STORAGE_BUSY. A variable so
+// tests can lower it.
+var searchBudget = 2 * time.Second
 
 // Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
 type Caller struct {
@@ -165,6 +175,9 @@ func (in *SearchInput) validate() error {
 	if strings.ContainsRune(in.Query, 0) {
 		return errs.Invalidf("the query contains a NUL character")
 	}
+	if n := utf8.RuneCountInString(strings.TrimSpace(in.Query)); n > MaxQueryChars {
+		return errs.Invalidf("query is %d characters; at most %d are allowed", n, MaxQueryChars)
+	}
 	if in.Context < 0 || in.Context > MaxContext {
 		return errs.Invalidf("context %d is out of range 0..%d", in.Context, MaxContext)
 	}
@@ -285,7 +298,17 @@ type querier interface {
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
 func (s *Store) search(user string, task ID, in SearchInput, allLike bool) (Answer, error) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), searchBudget)
+	defer cancel()
+	a, err := s.searchTx(ctx, user, task, in, allLike)
+	if err != nil && ctx.Err() != nil {
+		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with --task-id, --kind or --author", searchBudget)
+	}
+	return a, err
+}
+
+// searchTx is search under ctx, whose deadline interrupts SQLite.
+func (s *Store) searchTx(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return Answer{}, s.dbErr(err, "begin search")

@@ -789,3 +789,55 @@ func TestWriteAheadLogPersistsEmpty(t *testing.T) {
 		t.Errorf("a search recreated spaces.db-shm")
 	}
 }
+
+// hostileWorkspace holds one comment of 1 MB of base64 of zeros ("AAAA..."): a long query of
+// "A"s makes FTS5 compare every position of every trigram, seconds of work per search.
+func hostileWorkspace(t *testing.T) *workspace.Workspace {
+	t.Helper()
+	ws := newWorkspace(t)
+	body := strings.Repeat("A", 1<<20)
+	importText(t, ws, strings.Join([]string{
+		`{"type":"space","id":"s","owner":"o"}`,
+		`{"type":"task","id":1,"space":"s","title":"cur"}`,
+		`{"type":"task","id":2,"space":"s","title":"other"}`,
+		fmt.Sprintf(`{"type":"comment","id":1,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":%q}`, body),
+	}, "\n"))
+	return ws
+}
+
+// One search has a time budget of its own: on a hostile comment it stops near the budget with
+// STORAGE_BUSY naming it, instead of running for seconds; a short query still answers.
+func TestSearchTimeBudget(t *testing.T) {
+	ws := hostileWorkspace(t)
+	defer func(b time.Duration) { searchBudget = b }(searchBudget)
+	searchBudget = 100 * time.Millisecond
+	caller := Caller{User: "o", Task: "1"}
+	start := time.Now()
+	_, err := SearchWorkspaceTasks(ws, caller, SearchInput{Query: strings.Repeat("A", MaxQueryChars)})
+	took := time.Since(start)
+	if errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "time budget of 100ms") {
+		t.Fatalf("hostile search: %v (after %v), want STORAGE_BUSY naming the budget", err, took)
+	}
+	t.Logf("stopped after %v", took)
+	if took > 2*time.Second {
+		t.Errorf("hostile search stopped after %v, budget 100ms", took)
+	}
+	searchBudget = 10 * time.Second
+	a := search(t, ws, caller, SearchInput{Query: "AAAA"})
+	if got := refs(a); len(got) != 1 || got[0] != "comment:1" {
+		t.Errorf("short query on the long comment: %v", got)
+	}
+}
+
+// A query is at most MaxQueryChars characters after trimming (counted in characters, not bytes).
+func TestQueryCap(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	ok := strings.Repeat("認", MaxQueryChars)
+	if _, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: "  " + ok + "  "}); err != nil {
+		t.Fatalf("a query of %d characters: %v", MaxQueryChars, err)
+	}
+	_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: ok + "x"})
+	if errs.CodeOf(err) != errs.Invalid || err.Error() != "query is 201 characters; at most 200 are allowed" {
+		t.Fatalf("a query of 201 characters: %v", err)
+	}
+}
