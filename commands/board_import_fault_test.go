@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,17 +50,26 @@ func boardGeneration(t *testing.T, word string, revision, pad int) string {
 // what is mixed, searched twice (the second search reads the snapshot the first one left).
 func boardHolds(t *testing.T, bin, ws string) string {
 	t.Helper()
+	return boardHoldsVia(t, func(word string) (string, int) {
+		out, e, code := run(bin, "-C", ws, "board", "search", word, "--json")
+		return out + e, code
+	})
+}
+
+// boardHoldsVia is boardHolds with search answering a word's search as JSON and an exit code.
+func boardHoldsVia(t *testing.T, search func(word string) (string, int)) string {
+	t.Helper()
 	var states []string
 	for range 2 {
 		var found []string
 		for _, word := range []string{"alpha", "bravo", "charlie"} {
-			out, e, code := run(bin, "-C", ws, "board", "search", word, "--json")
+			out, code := search(word)
 			if code == 3 {
 				found = []string{"none"}
 				break
 			}
 			if code != 0 {
-				return fmt.Sprintf("search %s: exit %d %s%s", word, code, out, e)
+				return fmt.Sprintf("search %s: exit %d %s", word, code, out)
 			}
 			var res struct {
 				Cards []struct {
@@ -99,27 +110,23 @@ func boardHolds(t *testing.T, bin, ws string) string {
 	return states[0]
 }
 
-// A board import killed with SIGKILL at the end of each of its steps, over a board or over none,
-// leaves the old board or the new one, never the database of one with the JSON files of the
-// other; the next import succeeds and leaves nothing beside board/.
-func TestBoardImportKilledAtEveryStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cairn and runs a hundred processes")
-	}
-	bin := buildCairnFault(t)
-	alpha, bravo, charlie := boardGeneration(t, "alpha", 1, 0), boardGeneration(t, "bravo", 2, 0), boardGeneration(t, "charlie", 3, 0)
-	importWith := func(ws, doc, fault string) (string, error) {
-		cmd := exec.Command(bin, "-C", ws, "board", "import", doc)
-		cmd.Env = append(os.Environ(), "CAIRN_FAULT_BOARD_IMPORT="+fault)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+// importWithFault runs a board import with CAIRN_FAULT_BOARD_IMPORT=fault.
+func importWithFault(bin, ws, doc, fault string) (string, error) {
+	cmd := exec.Command(bin, "-C", ws, "board", "import", doc)
+	cmd.Env = append(os.Environ(), "CAIRN_FAULT_BOARD_IMPORT="+fault)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
 
+// tracedImportSteps imports before and then after into a new workspace and returns the steps of
+// the second import, with the index of the one that publishes the new board.
+func tracedImportSteps(t *testing.T, bin, before, after string) ([]string, int) {
+	t.Helper()
 	ws := newWorkspace(t, bin)
-	if out, err := importWith(ws, alpha, ""); err != nil {
+	if out, err := importWithFault(bin, ws, before, ""); err != nil {
 		t.Fatalf("import: %v %s", err, out)
 	}
-	out, err := importWith(ws, bravo, "trace")
+	out, err := importWithFault(bin, ws, after, "trace")
 	if err != nil {
 		t.Fatalf("traced import: %v %s", err, out)
 	}
@@ -133,6 +140,79 @@ func TestBoardImportKilledAtEveryStep(t *testing.T) {
 	if published < 0 || len(steps) < 10 {
 		t.Fatalf("steps traced: %v", steps)
 	}
+	return steps, published
+}
+
+// killedBy reports whether err is the exit of a process killed with SIGKILL.
+func killedBy(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+}
+
+// A running cairn serve answers from the old board or the new one after an import killed at
+// each step, reloading when the board changed.
+func TestServeAfterKilledBoardImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cairn and runs the daemon")
+	}
+	bin := buildCairnFault(t)
+	alpha, bravo := boardGeneration(t, "alpha", 1, 0), boardGeneration(t, "bravo", 2, 0)
+	steps, published := tracedImportSteps(t, bin, alpha, bravo)
+	ws := newWorkspace(t, bin)
+	if out, err := importWithFault(bin, ws, alpha, ""); err != nil {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	d := startServe(t, bin, ws)
+	defer d.stop(t)
+	base, token, _ := strings.Cut(d.url, "/?token=")
+	viaServe := func(word string) (string, int) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api", strings.NewReader(`{"action":"search","input":{"query":"`+word+`"}}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return string(data), resp.StatusCode
+		}
+		return string(data), 0
+	}
+	if got := boardHoldsVia(t, viaServe); got != "alpha" {
+		t.Fatalf("serve before any kill: %s", got)
+	}
+	for i, at := range steps {
+		if out, err := importWithFault(bin, ws, bravo, at); !killedBy(err) {
+			t.Fatalf("import with a kill at %s: %v %s", at, err, out)
+		}
+		want := "alpha"
+		if i >= published {
+			want = "bravo"
+		}
+		if got := boardHoldsVia(t, viaServe); got != want {
+			t.Errorf("serve after an import killed at %s: the board is %s, want %s", at, got, want)
+		}
+		if out, err := importWithFault(bin, ws, alpha, ""); err != nil {
+			t.Fatalf("import: %v %s", err, out)
+		}
+		if got := boardHoldsVia(t, viaServe); got != "alpha" {
+			t.Errorf("serve after alpha was imported again: %s", got)
+		}
+	}
+}
+
+// A board import killed with SIGKILL at the end of each of its steps, over a board or over none,
+// leaves the old board or the new one, never the database of one with the JSON files of the
+// other; the next import succeeds and leaves nothing beside board/.
+func TestBoardImportKilledAtEveryStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cairn and runs a hundred processes")
+	}
+	bin := buildCairnFault(t)
+	alpha, bravo, charlie := boardGeneration(t, "alpha", 1, 0), boardGeneration(t, "bravo", 2, 0), boardGeneration(t, "charlie", 3, 0)
+	importWith := func(ws, doc, fault string) (string, error) { return importWithFault(bin, ws, doc, fault) }
+	steps, published := tracedImportSteps(t, bin, alpha, bravo)
 	for i, at := range steps {
 		for _, before := range []string{"alpha", "none"} {
 			ws := newWorkspace(t, bin)
@@ -142,9 +222,7 @@ func TestBoardImportKilledAtEveryStep(t *testing.T) {
 				}
 				boardHolds(t, bin, ws) // leaves a snapshot of the old board
 			}
-			out, err := importWith(ws, bravo, at)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			if out, err := importWith(ws, bravo, at); !killedBy(err) {
 				t.Fatalf("import over %s with a kill at %s: %v %s", before, at, err, out)
 			}
 			want := before
