@@ -38,11 +38,11 @@ const (
 	MaxQueryChars = 200
 )
 
-// searchBudget bounds the work of one search, whatever its caller does: a query whose terms occur
-// very often in one very long comment (a pasted base64 blob) makes FTS5 and LIKE do work that
-// grows with the query's length times the comment's, seconds even at MaxQueryChars. When the
-// budget runs out SQLite is interrupted and the search fails with STORAGE_BUSY. A variable so
-// tests can lower it.
+// searchBudget bounds the work of one search, whatever its caller does (a CLI process, an HTTP
+// request whose client left, an MCP call): when it runs out SQLite is interrupted and the search
+// fails with STORAGE_BUSY. SQLite notices an interrupt between steps of its program, so a single
+// step (one instr on one long comment) still finishes first; query keeps those steps linear in
+// the comment's length. A variable so tests can lower it.
 var searchBudget = 2 * time.Second
 
 // Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
