@@ -3,12 +3,12 @@ package board
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,8 +50,11 @@ type parsedBoard struct {
 }
 
 // Import replaces the workspace's board with the Appendix B document read from r. The whole
-// document is validated first (a bad record is named and nothing is written); the database is
-// replaced in one transaction and the JSON files atomically, all under the exclusive board lock.
+// document is validated first (a bad record is named and nothing is written). The new board is
+// written whole into a staging directory beside board/ and published by one atomic exchange of
+// the two directories (publish.go), all under the exclusive board lock: a reader, or a process
+// that finds the workspace after this one was killed at any point, sees the old board or the new
+// one, never the database of one import with the JSON files of another.
 func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxImportBytes+1))
 	if err != nil {
@@ -69,17 +72,33 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
+	step("locked")
 	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(ws.Path("board"), 0o755); err != nil {
-		return nil, fmt.Errorf("create board directory: %w", err)
-	}
-	rev, err := writeDB(ws, b)
-	if err != nil {
+	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
+	staging := ws.Path(stagingName)
+	if err := discardStaging(ws); err != nil {
+		return nil, err
+	}
+	step("staging-cleared")
+	rev := nextRevision(ws, b.revision)
+	if err := writeGeneration(ws, staging, b, rev); err != nil {
+		os.RemoveAll(staging)
+		return nil, err
+	}
+	if err := publish(ws); err != nil {
+		os.RemoveAll(staging)
+		return nil, err
+	}
+	// The old board is now in the staging directory; losing it (a kill here) costs nothing, the
+	// next import removes it first.
+	_ = discardStaging(ws)
+	step("old-removed")
 	saveSnapshotAfterImport(ws, b)
+	step("snapshot-saved")
 	return &ImportResult{
 		Revision: rev, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
 		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
@@ -372,54 +391,76 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// writeDB replaces the board in one transaction, writes the JSON files, then commits; it returns
-// the stored revision, which always moves forward so caches keyed by it notice a re-import.
-func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
-	path := ws.Path(DBPath)
+// nextRevision is the revision the import stores: the document's, moved past the current
+// board's so caches keyed by it notice a re-import. A board.db that cannot be read (damaged)
+// has no revision to move past; the import replaces it all the same.
+func nextRevision(ws *workspace.Workspace, rev int64) int64 {
+	if ok, err := dbExists(ws); err != nil || !ok {
+		return rev
+	}
+	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
+	if err != nil {
+		return rev
+	}
+	defer db.Close()
+	if prev, err := readRevision(db, DBPath); err == nil && prev >= rev {
+		return prev + 1
+	}
+	return rev
+}
+
+// writeGeneration writes a whole board into dir: a new board.db (one transaction, no journal:
+// the file is thrown away unless it is complete) and the two JSON files, each synced to disk.
+func writeGeneration(ws *workspace.Workspace, dir string, b *parsedBoard, rev int64) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", stagingName, err)
+	}
+	dbPath := filepath.Join(dir, filepath.Base(DBPath))
+	if err := writeDB(ws, dbPath, b, rev); err != nil {
+		return err
+	}
+	step("db-written")
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, filepath.Base(SummariesPath)), b.summaries, 0o644); err != nil {
+		return err
+	}
+	step("summaries-written")
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, filepath.Base(MemoryPath)), b.memory, 0o644); err != nil {
+		return err
+	}
+	step("memory-written")
+	return nil
+}
+
+// writeDB creates the board database at path in one transaction and syncs it to disk.
+func writeDB(ws *workspace.Workspace, path string, b *parsedBoard, rev int64) error {
 	db, err := openDB(path, ws.Wait, false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer db.Close()
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode = DELETE`); err != nil {
-		return 0, storageErr(err, "open %s", DBPath)
+	for _, pragma := range []string{`PRAGMA journal_mode = OFF`, `PRAGMA synchronous = OFF`} {
+		if _, err := db.ExecContext(ctx, pragma); err != nil {
+			return storageErr(err, "create %s", DBPath)
+		}
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, storageErr(err, "begin import into %s", DBPath)
+		return storageErr(err, "begin import into %s", DBPath)
 	}
 	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
-		return 0, storageErr(err, "read %s", DBPath)
-	}
-	rev := b.revision
-	if version != 0 {
-		var prev sql.NullInt64
-		tx.QueryRow(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision'`).Scan(&prev)
-		if prev.Valid && prev.Int64 >= rev {
-			rev = prev.Int64 + 1
-		}
-	}
-	// Drop whatever an earlier import or an older schema left, then create the current schema.
-	for _, t := range []string{"artifacts", "ideas", "workpads", "events", "tasks", "projects", "meta"} {
-		if _, err := tx.Exec(`DROP TABLE IF EXISTS ` + t); err != nil {
-			return 0, storageErr(err, "clear %s", DBPath)
-		}
-	}
 	for _, stmt := range schemaSQL() {
 		if _, err := tx.Exec(stmt); err != nil {
-			return 0, storageErr(err, "create schema in %s", DBPath)
+			return storageErr(err, "create schema in %s", DBPath)
 		}
 	}
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
-		return 0, storageErr(err, "set schema version")
+		return storageErr(err, "set schema version")
 	}
 	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('revision', ?)`, fmt.Sprint(rev)); err != nil {
-		return 0, storageErr(err, "write revision")
+		return storageErr(err, "write revision")
 	}
-	insert := func(query string, n int, args func(i int) []any) error {
+	insert := func(name, query string, n int, args func(i int) []any) error {
 		st, err := tx.Prepare(query)
 		if err != nil {
 			return storageErr(err, "prepare import")
@@ -430,17 +471,18 @@ func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
 				return storageErr(err, "import into %s", DBPath)
 			}
 		}
+		step("db-" + name)
 		return nil
 	}
 	steps := []func() error{
 		func() error {
-			return insert(`INSERT INTO projects VALUES (?,?,?,?)`, len(b.projects), func(i int) []any {
+			return insert("projects", `INSERT INTO projects VALUES (?,?,?,?)`, len(b.projects), func(i int) []any {
 				p := b.projects[i]
 				return []any{p.ID, p.Title, boolInt(p.Archived), boolInt(p.Memory)}
 			})
 		},
 		func() error {
-			return insert(`INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)`, len(b.cards), func(i int) []any {
+			return insert("tasks", `INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)`, len(b.cards), func(i int) []any {
 				c := b.cards[i]
 				tags := c.Tags
 				if tags == nil {
@@ -451,46 +493,43 @@ func writeDB(ws *workspace.Workspace, b *parsedBoard) (int64, error) {
 			})
 		},
 		func() error {
-			return insert(`INSERT INTO events VALUES (?,?,?,?,?,?)`, len(b.events), func(i int) []any {
+			return insert("events", `INSERT INTO events VALUES (?,?,?,?,?,?)`, len(b.events), func(i int) []any {
 				e := b.events[i]
 				return []any{e.ID, e.Card, e.Type, e.Note, e.Actor, e.At}
 			})
 		},
 		func() error {
-			return insert(`INSERT INTO workpads VALUES (?,?,?,?,?,?,?)`, len(b.workpads), func(i int) []any {
+			return insert("workpads", `INSERT INTO workpads VALUES (?,?,?,?,?,?,?)`, len(b.workpads), func(i int) []any {
 				w := b.workpads[i]
 				return []any{w.ID, w.Card, w.Kind, w.Description, w.Command, w.Evidence, w.At}
 			})
 		},
 		func() error {
-			return insert(`INSERT INTO ideas VALUES (?,?,?,?,?,?,?,?)`, len(b.ideas), func(i int) []any {
+			return insert("ideas", `INSERT INTO ideas VALUES (?,?,?,?,?,?,?,?)`, len(b.ideas), func(i int) []any {
 				d := b.ideas[i]
 				return []any{d.ID, d.Card, d.Title, d.Detail, d.Rationale, d.Context, d.Status, d.At}
 			})
 		},
 		func() error {
-			return insert(`INSERT INTO artifacts VALUES (?,?,?,?,?,?,?)`, len(b.artifacts), func(i int) []any {
+			return insert("artifacts", `INSERT INTO artifacts VALUES (?,?,?,?,?,?,?)`, len(b.artifacts), func(i int) []any {
 				a := b.artifacts[i]
 				return []any{a.ID, a.Card, a.Title, a.Note, a.Target, a.ExternalKey, a.At}
 			})
 		},
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return 0, err
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
 		}
 	}
-	// The JSON files go in just before the commit: a failure here rolls the database back.
-	if err := workspace.WriteFileAtomic(ws.Path(SummariesPath), b.summaries, 0o644); err != nil {
-		return 0, err
-	}
-	if err := workspace.WriteFileAtomic(ws.Path(MemoryPath), b.memory, 0o644); err != nil {
-		return 0, err
-	}
 	if err := tx.Commit(); err != nil {
-		return 0, storageErr(err, "commit import into %s", DBPath)
+		return storageErr(err, "commit import into %s", DBPath)
 	}
-	return rev, nil
+	step("db-committed")
+	if err := db.Close(); err != nil {
+		return storageErr(err, "close %s", DBPath)
+	}
+	return syncFile(path)
 }
 
 // saveSnapshotAfterImport builds the search snapshot from the records just written, still under

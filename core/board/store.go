@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -76,10 +77,19 @@ func openDB(path string, wait time.Duration, readOnly bool) (*sql.DB, error) {
 	return db, nil
 }
 
-// storageErr classifies a database failure: a busy or locked database is STORAGE_BUSY.
+// storageErr classifies a database failure: a busy or locked database is STORAGE_BUSY; a file
+// that is not an SQLite database or a damaged one is INVALID_INPUT saying how to replace it (an
+// import writes a new board.db and never reads the old one but for its revision).
 func storageErr(err error, format string, args ...any) error {
 	if err == nil {
 		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return errs.New(errs.Invalid, "%s: %s is damaged (%v); import the board again with 'cairn board import FILE.json', which replaces it", fmt.Sprintf(format, args...), DBPath, err)
+		}
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_LOCKED") {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,7 +34,16 @@ const (
 	excerptBefore = 40
 	excerptAfter  = 80
 	excerptSlack  = 12
+	// MaxQueryChars is the longest query accepted, in characters after trimming, as the board's.
+	MaxQueryChars = 200
 )
+
+// searchBudget bounds the work of one search, whatever its caller does (a CLI process, an HTTP
+// request whose client left, an MCP call): when it runs out SQLite is interrupted and the search
+// fails with STORAGE_BUSY. SQLite notices an interrupt between steps of its program, so a single
+// step (one instr on one long comment) still finishes first; query keeps those steps linear in
+// the comment's length. A variable so tests can lower it.
+var searchBudget = 2 * time.Second
 
 // Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
 type Caller struct {
@@ -140,6 +150,23 @@ func SplitQuery(q string) []string {
 // ftsPhrase quotes a term for FTS5 so operators and punctuation are literal text.
 func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
+// trigramMatch is an FTS5 query for rows holding every distinct three-character piece of terms
+// (each of at least three characters), each quoted as a phrase of one trigram.
+func trigramMatch(terms []string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range terms {
+		r := []rune(t)
+		for i := 0; i+3 <= len(r); i++ {
+			if g := string(r[i : i+3]); !seen[g] {
+				seen[g] = true
+				parts = append(parts, ftsPhrase(g))
+			}
+		}
+	}
+	return strings.Join(parts, " AND ")
+}
+
 // likePattern is %t% with LIKE's wildcards and the escape character escaped (ESCAPE '\').
 func likePattern(t string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -164,6 +191,9 @@ func (in *SearchInput) validate() error {
 	}
 	if strings.ContainsRune(in.Query, 0) {
 		return errs.Invalidf("the query contains a NUL character")
+	}
+	if n := utf8.RuneCountInString(strings.TrimSpace(in.Query)); n > MaxQueryChars {
+		return errs.Invalidf("query is %d characters; at most %d are allowed", n, MaxQueryChars)
 	}
 	if in.Context < 0 || in.Context > MaxContext {
 		return errs.Invalidf("context %d is out of range 0..%d", in.Context, MaxContext)
@@ -285,7 +315,17 @@ type querier interface {
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
 func (s *Store) search(user string, task ID, in SearchInput, allLike bool) (Answer, error) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), searchBudget)
+	defer cancel()
+	a, err := s.searchTx(ctx, user, task, in, allLike)
+	if err != nil && ctx.Err() != nil {
+		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with --task-id, --kind or --author", searchBudget)
+	}
+	return a, err
+}
+
+// searchTx is search under ctx, whose deadline interrupts SQLite.
+func (s *Store) searchTx(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return Answer{}, s.dbErr(err, "begin search")
@@ -344,15 +384,16 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// Two plans give the same rows. When the long terms together match few comments, the search is
 	// driven from their trigram index matches, then sorted. When they match many, it walks the
 	// space newest first through the (space, created_at) index and stops at the limit, testing each
-	// comment with LIKE, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting
-	// every match of a common term first would cost more than the walk. Never bm25 over every match.
+	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
+	// of a common term first would cost more than the walk. Never bm25 over every match.
+	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
+	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
+	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
+	// The term itself is then tested on the row with instr on the ASCII-lowered text (what LIKE
+	// finds, as LIKE ignores ASCII case only, in linear time where LIKE '%t%' can take seconds).
 	from := walkFrom
 	if len(long) > 0 {
-		phrases := make([]string, len(long))
-		for i, t := range long {
-			phrases[i] = ftsPhrase(t)
-		}
-		match := strings.Join(phrases, " AND ")
+		match := trigramMatch(long)
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ? LIMIT ?)`,
 			match, s.ftsDriveMax+1).Scan(&n); err != nil {
@@ -361,8 +402,9 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		if n <= s.ftsDriveMax {
 			from = `(SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH ` + arg(match) + `) f
 				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
-		} else {
-			short = append(short, long...)
+		}
+		for _, t := range long {
+			where = append(where, `instr(lower(c.itext), `+arg(t)+`) > 0`)
 		}
 	}
 	for _, t := range short {

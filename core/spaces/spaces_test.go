@@ -789,3 +789,80 @@ func TestWriteAheadLogPersistsEmpty(t *testing.T) {
 		t.Errorf("a search recreated spaces.db-shm")
 	}
 }
+
+// hostileWorkspace holds n comments of size bytes of base64 of zeros ("AAAA..."), each with
+// "AAB" at its start, so that every trigram of "AAA...AB" is in each of them but not the term.
+func hostileWorkspace(t *testing.T, n, size int) *workspace.Workspace {
+	t.Helper()
+	ws := newWorkspace(t)
+	body := "AAB" + strings.Repeat("A", size)
+	lines := []string{
+		`{"type":"space","id":"s","owner":"o"}`,
+		`{"type":"task","id":1,"space":"s","title":"cur"}`,
+		`{"type":"task","id":2,"space":"s","title":"other"}`,
+	}
+	for i := 1; i <= n; i++ {
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:%02dZ","body":%q}`, i, i, body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	return ws
+}
+
+// A long query over one comment of 1 MB of "AAAA..." took seconds (FTS5 checked every position
+// of every trigram of the phrase, where SQLite cannot interrupt it); it answers at once now.
+func TestSearchLongTermOnRepetitiveComment(t *testing.T) {
+	ws := hostileWorkspace(t, 1, 1<<20)
+	caller := Caller{User: "o", Task: "1"}
+	for _, q := range []string{strings.Repeat("A", MaxQueryChars), strings.Repeat("A", 150) + " " + strings.Repeat("A", 40), "AAB" + strings.Repeat("A", 190)} {
+		start := time.Now()
+		a := search(t, ws, caller, SearchInput{Query: q})
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("query of %d characters on a repetitive comment took %v", len(q), took)
+		}
+		if got := refs(a); len(got) != 1 || got[0] != "comment:1" {
+			t.Errorf("query of %d characters: %v, want comment:1", len(q), got)
+		}
+	}
+	if got := refs(search(t, ws, caller, SearchInput{Query: strings.Repeat("A", 190) + "B"})); len(got) != 0 {
+		t.Errorf("a term that is not in the comment, though each of its trigrams is: %v", got)
+	}
+}
+
+// One search has a time budget of its own: when it runs out, SQLite is interrupted and the search
+// fails with STORAGE_BUSY naming the budget, instead of running on; with time enough it answers.
+func TestSearchTimeBudget(t *testing.T) {
+	ws := hostileWorkspace(t, 12, 512<<10)
+	defer func(b time.Duration) { searchBudget = b }(searchBudget)
+	caller := Caller{User: "o", Task: "1"}
+	query := strings.Repeat("A", 150) + "B" // every trigram in every comment, the term in none
+	searchBudget = time.Minute
+	start := time.Now()
+	if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != 0 {
+		t.Fatalf("hostile search found %v", got)
+	}
+	whole := time.Since(start)
+	searchBudget = whole / 8
+	start = time.Now()
+	_, err := SearchWorkspaceTasks(ws, caller, SearchInput{Query: query})
+	took := time.Since(start)
+	t.Logf("the whole search took %v; with a budget of %v it stopped after %v", whole, searchBudget, took)
+	if errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "time budget of "+searchBudget.String()) {
+		t.Fatalf("hostile search with a budget of %v: %v (after %v), want STORAGE_BUSY naming the budget", searchBudget, err, took)
+	}
+	if took > whole/2 {
+		t.Errorf("hostile search stopped after %v, budget %v, the whole search %v", took, searchBudget, whole)
+	}
+}
+
+// A query is at most MaxQueryChars characters after trimming (counted in characters, not bytes).
+func TestQueryCap(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	ok := strings.Repeat("認", MaxQueryChars)
+	if _, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: "  " + ok + "  "}); err != nil {
+		t.Fatalf("a query of %d characters: %v", MaxQueryChars, err)
+	}
+	_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: ok + "x"})
+	if errs.CodeOf(err) != errs.Invalid || err.Error() != "query is 201 characters; at most 200 are allowed" {
+		t.Fatalf("a query of 201 characters: %v", err)
+	}
+}
