@@ -123,3 +123,29 @@ func TestCheckParams(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a client writes, the gate passes on only JSON-RPC 2.0 messages and answers the rest
+// with JSON-RPC errors, each one a JSON line.
+func FuzzGateInbound(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	f.Add(`[{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":5}},{}]`)
+	f.Add(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	f.Add(`{"jsonrpc":"1.0","id":{},"method":[]}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		var answers workspacetest.Buffer
+		g := &gate{ctx: context.Background(), out: &answers}
+		g.cond = sync.NewCond(&g.mu)
+		for _, m := range g.inbound([]byte(line)) {
+			var w wire
+			if err := json.Unmarshal(m, &w); err != nil || w.JSONRPC != "2.0" || (w.Method == "" && w.Result == nil && w.Error == nil) {
+				t.Fatalf("passed on %q", m)
+			}
+		}
+		for _, a := range strings.Split(strings.TrimSuffix(answers.String(), "\n"), "\n") {
+			var w wire
+			if a != "" && (json.Unmarshal([]byte(a), &w) != nil || w.Error == nil || w.Error.Code > -32000) {
+				t.Fatalf("answered %q", a)
+			}
+		}
+	})
+}
