@@ -75,8 +75,9 @@ func TestGatePending(t *testing.T) {
 	}
 }
 
-// Ids the go-sdk rewrites, a line that is not JSON and one that is not JSON-RPC: every request
-// still gets its answer, the bad lines get JSON-RPC errors, and the server ends at end of input.
+// Ids the go-sdk would rewrite, a line that is not JSON and one that is not JSON-RPC: every
+// request still gets its answer under its own id, the bad lines get JSON-RPC errors, and the
+// server ends at end of input.
 func TestStdioOddInput(t *testing.T) {
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
@@ -98,7 +99,8 @@ func TestStdioOddInput(t *testing.T) {
 		t.Fatalf("the server did not end with its input (%v)", time.Since(start))
 	}
 	got := out.String()
-	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`} {
+	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`,
+		`"id":1.5,"result"`, `"id":1e300,"result"`, `"id":-0,"result"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %s in the output:\n%s", want, got)
 		}
