@@ -99,7 +99,7 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	}
 	defer func() {
 		if err := web.RemoveToken(tokenPath, token); err != nil {
-			fmt.Fprintf(env.Stderr, "cairn serve: %v\n", err)
+			fmt.Fprintf(env.Stderr, "cairn serve: %s\n", termText(err.Error()))
 		}
 	}()
 	srv := web.NewServer(addr, handler, log.New(env.Stderr, "cairn serve: ", 0))

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -89,7 +90,7 @@ func memoryTools() []*Tool {
 	}
 }
 
-// flexID accepts an id written as a string or as an integer.
+// flexID accepts an id written as a string or as an integer (the task_id field).
 type flexID string
 
 func (f *flexID) UnmarshalJSON(b []byte) error {
@@ -100,7 +101,7 @@ func (f *flexID) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+		return fmt.Errorf("task_id: %s given, a string or an integer of at most 19 digits is needed", b)
 	}
 	*f = flexID(s)
 	return nil

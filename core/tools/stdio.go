@@ -294,8 +294,8 @@ func (g *gate) one(msg json.RawMessage) []byte {
 		return encode(out)
 	}
 	var method string
-	if json.Unmarshal(rawMethod, &method) != nil {
-		g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" must be a string`)
+	if json.Unmarshal(rawMethod, &method) != nil || method == "" {
+		g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
 		return nil
 	}
 	params := m["params"]

@@ -75,8 +75,9 @@ func TestGatePending(t *testing.T) {
 	}
 }
 
-// Ids the go-sdk rewrites, a line that is not JSON and one that is not JSON-RPC: every request
-// still gets its answer, the bad lines get JSON-RPC errors, and the server ends at end of input.
+// Ids the go-sdk would rewrite, a line that is not JSON and one that is not JSON-RPC: every
+// request still gets its answer under its own id, the bad lines get JSON-RPC errors, and the
+// server ends at end of input.
 func TestStdioOddInput(t *testing.T) {
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
@@ -98,7 +99,8 @@ func TestStdioOddInput(t *testing.T) {
 		t.Fatalf("the server did not end with its input (%v)", time.Since(start))
 	}
 	got := out.String()
-	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`} {
+	for _, want := range []string{`"code":-32700`, `"code":-32600`, `"id":"last","result"`, `"total":0`,
+		`"id":1.5,"result"`, `"id":1e300,"result"`, `"id":-0,"result"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %s in the output:\n%s", want, got)
 		}
@@ -122,4 +124,30 @@ func TestCheckParams(t *testing.T) {
 			t.Errorf("checkParams(%s, %s) = %q, want %q", c.method, c.params, got, c.want)
 		}
 	}
+}
+
+// Whatever a client writes, the gate passes on only JSON-RPC 2.0 messages and answers the rest
+// with JSON-RPC errors, each one a JSON line.
+func FuzzGateInbound(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	f.Add(`[{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":5}},{}]`)
+	f.Add(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	f.Add(`{"jsonrpc":"1.0","id":{},"method":[]}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		var answers workspacetest.Buffer
+		g := &gate{ctx: context.Background(), out: &answers}
+		g.cond = sync.NewCond(&g.mu)
+		for _, m := range g.inbound([]byte(line)) {
+			var w wire
+			if err := json.Unmarshal(m, &w); err != nil || w.JSONRPC != "2.0" || (w.Method == "" && w.Result == nil && w.Error == nil) {
+				t.Fatalf("passed on %q", m)
+			}
+		}
+		for _, a := range strings.Split(strings.TrimSuffix(answers.String(), "\n"), "\n") {
+			var w wire
+			if a != "" && (json.Unmarshal([]byte(a), &w) != nil || w.Error == nil || w.Error.Code > -32000) {
+				t.Fatalf("answered %q", a)
+			}
+		}
+	})
 }

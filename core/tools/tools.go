@@ -84,6 +84,10 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	}
 	var instance any
 	if err := json.Unmarshal(input, &instance); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) { // valid JSON, but a number past float64
+			return nil, errs.Invalidf("%s input: %s is too large", t.Name, te.Value)
+		}
 		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblem(err))
 	}
 	obj, ok := instance.(map[string]any)

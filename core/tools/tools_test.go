@@ -73,6 +73,8 @@ func TestInputValidation(t *testing.T) {
 		{"TaskCreate", `{"subject":null}`, "TaskCreate input: subject: null given, a string is needed"},
 		{"SearchWorkspaceTasks", `{"query":"x","kind":"interjection_ack"}`, `kind: "interjection_ack" is not one of request, comment,`},
 		{"SearchWorkspaceTasks", `{"query":"x","task_id":true}`, `task_id: true given, a string or an integer is needed`},
+		{"SearchWorkspaceTasks", `{"query":"x","task_id":99999999999999999999}`, `SearchWorkspaceTasks input: task_id: 99999999999999999999 given, a string or an integer of at most 19 digits is needed`},
+		{"TaskGet", `{"taskid":1e400}`, `TaskGet input: number 1e400 is too large`},
 		{"TaskCreate", `[]`, "TaskCreate input must be a JSON object, not an array"},
 		{"TaskCreate", `{"subject":`, "not valid JSON"},
 		{"MemorySearch", `{"query":"x","limit":501}`, "MemorySearch input: limit: 501 is more than the maximum 500"},
