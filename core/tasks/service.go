@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -62,6 +63,21 @@ func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
 	format, err := s.format()
 	if err != nil {
 		return err
+	}
+	if format != FormatClaude {
+		// Any Claude Code record anywhere in the file makes it a transcript, whatever its first
+		// lines are and whatever --session-format says; checked before the lock file is made.
+		f, err := os.Open(s.Log.Path)
+		if err == nil {
+			held, herr := HoldsTranscript(f)
+			f.Close()
+			if herr != nil {
+				return fmt.Errorf("read session log %s: %w", s.Log.Path, herr)
+			}
+			if held {
+				format = FormatClaude
+			}
+		}
 	}
 	if format == FormatClaude {
 		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
