@@ -103,6 +103,7 @@ func NewApp(env *Env) *cli.App {
 			toolsCommand(env),
 			mcpCommand(env),
 			serveCommand(env),
+			hookCommand(env),
 			completionCommand(env),
 		},
 	}

@@ -17,13 +17,18 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// session opens the workspace and binds the session log named by --session or the manifest.
+// session opens the workspace and binds the session log: --session, else the Claude Code
+// session's own log, else the manifest's (tasks.LogPath).
 func (e *Env) session() (*tasks.Session, error) {
 	var s *tasks.Session
 	ws, err := e.Workspace()
 	switch {
 	case err == nil:
-		s = tasks.NewSession(ws.SessionLog(e.Identity.Session), ws.Wait)
+		path, perr := tasks.LogPath(ws, e.Identity.Session, e.Identity.ClaudeSession)
+		if perr != nil {
+			return nil, perr
+		}
+		s = tasks.NewSession(path, ws.Wait)
 	case errors.Is(err, workspace.ErrNoWorkspace) && e.Identity.Session != "":
 		// A log named outright (--session, CAIRN_SESSION) needs no workspace: nothing else of
 		// one is read, so a transcript can be inspected from anywhere.

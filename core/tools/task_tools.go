@@ -11,7 +11,11 @@ func session(c Context) (*tasks.Session, error) {
 	if c.Workspace == nil {
 		return nil, errs.Invalidf("no workspace")
 	}
-	s := tasks.NewSession(c.Workspace.SessionLog(c.Session), c.Workspace.Wait)
+	path, err := tasks.LogPath(c.Workspace, c.Session, c.ClaudeSession)
+	if err != nil {
+		return nil, err
+	}
+	s := tasks.NewSession(path, c.Workspace.Wait)
 	if c.SessionFormat != "" {
 		s.Format = c.SessionFormat
 	}

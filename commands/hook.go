@@ -1,0 +1,58 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tasks"
+)
+
+// maxHookInput bounds what a hook reads from standard input; Claude Code's hook input is a few
+// hundred bytes.
+const maxHookInput = 1 << 20
+
+func hookCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "answer an agent runtime's hooks (always exits 0; a failure is one line on stderr)",
+		Subcommands: []*cli.Command{
+			{
+				Name: "claude-code",
+				// flags become arguments, refused in one stderr line: a hook never exits non-zero
+				SkipFlagParsing: true,
+				Usage: "Claude Code hook: reads the hook JSON on stdin; SessionStart (compact, resume) adds the task snapshot " +
+					"as context, PreCompact prints it for the compaction",
+				Action: func(c *cli.Context) error {
+					if err := claudeHook(env, c); err != nil {
+						msg := strings.Join(strings.Fields(err.Error()), " ")
+						fmt.Fprintf(env.Stderr, "cairn hook claude-code: %s\n", msg)
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func claudeHook(env *Env, c *cli.Context) error {
+	if c.NArg() > 0 {
+		return errs.Invalidf("takes no arguments, got %q; it reads the hook JSON on standard input", c.Args().First())
+	}
+	input, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+	if err != nil {
+		return fmt.Errorf("read standard input: %w", err)
+	}
+	if len(input) > maxHookInput {
+		return errs.Invalidf("hook input is over %d bytes", maxHookInput)
+	}
+	out, err := tasks.ClaudeHook(input, env.wsFlag, env.wait)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(env.Stdout, out)
+	return err
+}
