@@ -40,6 +40,7 @@ func (e *Env) session() (*tasks.Session, error) {
 	default:
 		return nil, err
 	}
+	s.ClaudeConfig = tasks.ClaudeConfigDir()
 	switch e.Identity.Format {
 	case "", tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude:
 		s.Format = e.Identity.Format

@@ -114,7 +114,10 @@ func HoldsTranscript(r io.Reader) (bool, error) {
 			}
 		}
 		return false
-	}, func(sessionlog.Line) bool {
+	}, func(ln sessionlog.Line) bool {
+		if ln.Torn && classify(ln.Data) != lineClaude {
+			return true // Filter hands over a torn final line whatever the pre-filter says
+		}
 		found = true
 		return false
 	})
@@ -190,9 +193,9 @@ var (
 
 // lineFields are the top-level fields of a transcript record that replay reads.
 type lineFields struct {
-	typ, subtype, uuid, parent, logical, at string
-	sidechain, parentNull                   bool
-	message, toolUseResult, mcpMeta         []byte
+	typ, subtype, uuid, parent, logical, at, session string
+	sidechain, parentNull                            bool
+	message, toolUseResult, mcpMeta                  []byte
 }
 
 func readFields(data []byte, f *lineFields) bool {
@@ -212,6 +215,8 @@ func readFields(data []byte, f *lineFields) bool {
 			f.logical = rawString(v)
 		case "timestamp":
 			f.at = rawString(v)
+		case "sessionId":
+			f.session = rawString(v)
 		case "isSidechain":
 			f.sidechain = string(v) == "true"
 		case "message":
@@ -267,6 +272,9 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 				t = "(no type)"
 			}
 			counts.ByType[t]++
+		}
+		if counts != nil && counts.SessionID == "" && !f.sidechain && f.session != "" {
+			counts.SessionID = f.session
 		}
 		if f.uuid == "" {
 			continue // summaries, snapshots and housekeeping records are not part of the tree

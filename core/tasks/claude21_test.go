@@ -16,8 +16,8 @@ import (
 // per content block, structured toolUseResult, a compact_boundary with parentUuid null and a
 // logicalParentUuid naming no record, a rewound branch, subagent records last.
 const (
-	session21   = "testdata/claude-2.1-session.jsonl"
-	compacted21 = "testdata/claude-2.1-compacted.jsonl"
+	session21   = "../../fixtures/claude/session-2.1.jsonl"
+	compacted21 = "../../fixtures/claude/compacted-2.1.jsonl"
 )
 
 func subjects(ts []Task) map[int]string {

@@ -290,6 +290,8 @@ func (s Stop) afterTime(at string) bool {
 type Counts struct {
 	Lines  int
 	ByType map[string]int
+	// SessionID is the sessionId of a transcript's main conversation.
+	SessionID string
 }
 
 // Markers that any line replay cares about must contain; other lines are skipped undecoded.

@@ -23,6 +23,9 @@ type Session struct {
 	Format string
 	// Now stamps new entries; tests set it.
 	Now func() time.Time
+	// ClaudeConfig is Claude Code's config directory, whose tasks/<session-id>/ store `session
+	// check` compares a transcript's replay with ("" skips the comparison).
+	ClaudeConfig string
 }
 
 // NewSession binds a log path with its lock wait.
@@ -254,6 +257,10 @@ type CheckResult struct {
 	Entries map[string]int `json:"entries"`
 	Tasks   Summary        `json:"tasks"`
 	Skipped []Skip         `json:"skipped"`
+	// Notes are lines replay used with a caveat (a task id not answered by Claude Code).
+	Notes []Skip `json:"notes"`
+	// ClaudeStore compares a transcript's replay with Claude Code's own store, when there is one.
+	ClaudeStore *StoreCheck `json:"claude_store,omitempty"`
 }
 
 // Check replays with every line classified and reports entries, tasks and skipped lines.
@@ -261,11 +268,18 @@ func (s *Session) Check() (CheckResult, error) {
 	r := NewReplayer()
 	counts := &Counts{ByType: map[string]int{}}
 	err := s.read(r, Stop{}, counts)
-	skips := r.Skips
+	skips, notes := r.Skips, r.Notes
 	if skips == nil {
 		skips = []Skip{}
 	}
-	return CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips}, err
+	if notes == nil {
+		notes = []Skip{}
+	}
+	res := CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips, Notes: notes}
+	if err == nil && counts.SessionID != "" {
+		res.ClaudeStore, err = compareClaudeStore(s.ClaudeConfig, counts.SessionID, r.Store.Tasks())
+	}
+	return res, err
 }
 
 // Brief is the system message a resuming session is shown.
