@@ -191,16 +191,44 @@ var (
 	reCreatedAnswer = regexp.MustCompile(`^\s*Task #([0-9]+) created successfully`)
 )
 
-// lineFields are the top-level fields of a transcript record that replay reads.
+// lineFields are the top-level fields of a transcript record that replay reads, and the blocks
+// of its message, read in one structural pass over the line.
 type lineFields struct {
 	typ, subtype, uuid, parent, logical, at, session string
-	sidechain, parentNull                            bool
-	message, toolUseResult, mcpMeta                  []byte
+	sidechain                                        bool
+	blocks                                           []blockInfo
+	toolUseResult, mcpMeta                           []byte
+}
+
+// blockInfo is one content block: its small fields, and the raw input or content.
+type blockInfo struct {
+	typ, name, id, toolUseID string
+	isError                  bool
+	input, content           []byte
 }
 
 func readFields(data []byte, f *lineFields) bool {
-	*f = lineFields{}
-	return scanTop(data, func(k, v []byte) bool {
+	blocks := f.blocks[:0]
+	*f = lineFields{blocks: blocks}
+	i := skipWS(data, 0)
+	n := scanObj(data[i:], func(k, rest []byte) int {
+		switch string(k) {
+		case "message":
+			if len(rest) > 0 && rest[0] == '{' {
+				return scanObj(rest, func(k, rest []byte) int {
+					if string(k) == "content" && len(rest) > 0 && rest[0] == '[' {
+						return scanBlocks(rest, f)
+					}
+					return valueEnd(rest, 0)
+				})
+			}
+			return valueEnd(rest, 0)
+		}
+		end := valueEnd(rest, 0)
+		if end < 0 {
+			return end
+		}
+		v := rest[:end]
 		switch string(k) {
 		case "type":
 			f.typ = rawString(v)
@@ -210,7 +238,6 @@ func readFields(data []byte, f *lineFields) bool {
 			f.uuid = rawString(v)
 		case "parentUuid":
 			f.parent = rawString(v)
-			f.parentNull = string(v) == "null"
 		case "logicalParentUuid":
 			f.logical = rawString(v)
 		case "timestamp":
@@ -219,15 +246,76 @@ func readFields(data []byte, f *lineFields) bool {
 			f.session = rawString(v)
 		case "isSidechain":
 			f.sidechain = string(v) == "true"
-		case "message":
-			f.message = v
 		case "toolUseResult":
 			f.toolUseResult = v
 		case "mcpMeta":
 			f.mcpMeta = v
 		}
-		return true
+		return end
 	})
+	return n > 0 && len(bytes.TrimSpace(data[i+n:])) == 0
+}
+
+// scanBlocks reads the array of content blocks at the start of data into f.blocks and returns
+// the array's length, or -1.
+func scanBlocks(data []byte, f *lineFields) int {
+	i := skipWS(data, 1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1
+	}
+	for i < len(data) {
+		if data[i] != '{' {
+			end := valueEnd(data, i)
+			if end < 0 {
+				return -1
+			}
+			i = end
+		} else {
+			var b blockInfo
+			n := scanObj(data[i:], func(k, rest []byte) int {
+				end := valueEnd(rest, 0)
+				if end < 0 {
+					return end
+				}
+				v := rest[:end]
+				switch string(k) {
+				case "type":
+					b.typ = rawString(v)
+				case "name":
+					b.name = rawString(v)
+				case "id":
+					b.id = rawString(v)
+				case "tool_use_id":
+					b.toolUseID = rawString(v)
+				case "is_error":
+					b.isError = string(v) == "true"
+				case "input":
+					b.input = v
+				case "content":
+					b.content = v
+				}
+				return end
+			})
+			if n < 0 {
+				return -1
+			}
+			f.blocks = append(f.blocks, b)
+			i += n
+		}
+		i = skipWS(data, i)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case ',':
+			i = skipWS(data, i+1)
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // ReplayClaude replays a Claude Code transcript. The live branch is the parentUuid chain that
@@ -243,6 +331,7 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	nodes := map[string]claudeNode{}
 	var calls []claudeCall
 	answers := map[string]claudeAnswer{}
+	asked := map[string]bool{}
 	leaf := ""
 	var f lineFields
 	sc := sessionlog.NewScanner(log)
@@ -291,13 +380,31 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 			}
 		}
 		nodes[f.uuid] = claudeNode{parent: parent, line: ln.No, sidechain: f.sidechain}
-		results := false
-		if len(f.message) > 0 && (bytes.Contains(f.message, markTask) || bytes.Contains(f.message, markMCPTask) || bytes.Contains(f.message, markTodo) ||
-			bytes.Contains(f.message, markTaskID) || hasErrorFlag(f.message) ||
-			bytes.Contains(f.toolUseResult, markTaskKey) || len(f.mcpMeta) > 0) {
-			results = readBlocks(&f, ln.No, r, &calls, answers)
-		} else if len(f.message) > 0 && bytes.Contains(f.message, []byte(`"tool_result"`)) {
-			results = onlyResults(f.message)
+		results := len(f.blocks) > 0
+		for _, b := range f.blocks {
+			switch b.typ {
+			case "tool_use":
+				results = false
+				family, base, ok := taskTool(b.name)
+				if !ok {
+					continue
+				}
+				calls = append(calls, claudeCall{uuid: f.uuid, toolID: b.id, family: family, name: base,
+					input: append(json.RawMessage(nil), b.input...), line: ln.No, at: f.at})
+				asked[b.id] = true
+			case "tool_result":
+				if !b.isError && !asked[b.toolUseID] {
+					continue // the answer of a call replay does not care about
+				}
+				a := answers[b.toolUseID]
+				a.failed = a.failed || b.isError
+				if id := answeredID(b.content, &f, len(f.blocks) == 1); id > 0 {
+					a.id = id
+				}
+				answers[b.toolUseID] = a
+			default:
+				results = false
+			}
 		}
 		if !f.sidechain && !results {
 			leaf = f.uuid
@@ -333,88 +440,9 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	return sc.Err()
 }
 
-// onlyResults tells a record that holds nothing but tool_result blocks, by a structural scan
-// of the message (no decode of the outputs they carry).
-func onlyResults(msg []byte) bool {
-	var content []byte
-	scanTop(msg, func(k, v []byte) bool {
-		if string(k) == "content" {
-			content = v
-			return false
-		}
-		return true
-	})
-	if len(content) < 2 || content[0] != '[' {
-		return false
-	}
-	n := 0
-	only := true
-	i := skipWS(content, 1)
-	for i < len(content) && content[i] != ']' {
-		end := valueEnd(content, i)
-		if end < 0 {
-			return false
-		}
-		typ := ""
-		scanTop(content[i:end], func(k, v []byte) bool {
-			if string(k) == "type" {
-				typ = rawString(v)
-				return false
-			}
-			return true
-		})
-		n++
-		if typ != "tool_result" {
-			only = false
-		}
-		i = skipWS(content, end)
-		if i < len(content) && content[i] == ',' {
-			i = skipWS(content, i+1)
-		}
-	}
-	return only && n > 0
-}
-
-// readBlocks decodes a message's blocks: task tool_use calls go to calls, tool_result answers to
-// answers. It reports whether the record holds only tool_result blocks.
-func readBlocks(f *lineFields, line int, r *Replayer, calls *[]claudeCall, answers map[string]claudeAnswer) bool {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(f.message, &m) != nil || len(m.Content) == 0 || m.Content[0] != '[' {
-		return false
-	}
-	var blocks []claudeBlock
-	if json.Unmarshal(m.Content, &blocks) != nil {
-		return false
-	}
-	only := len(blocks) > 0
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			only = false
-		}
-		switch b.Type {
-		case "tool_use":
-			family, base, ok := taskTool(b.Name)
-			if !ok {
-				continue
-			}
-			*calls = append(*calls, claudeCall{uuid: f.uuid, toolID: b.ID, family: family, name: base, input: b.Input, line: line, at: f.at})
-		case "tool_result":
-			a := answers[b.ToolUseID]
-			a.failed = a.failed || b.IsError
-			if id := answeredID(b.Content, f, len(blocks) == 1); id > 0 {
-				a.id = id
-			}
-			answers[b.ToolUseID] = a
-		}
-	}
-	return only
-}
-
 // answeredID finds the id a TaskCreate got in its tool_result: Claude Code's text answer, its
 // structured toolUseResult, or cairn's JSON answer (as text, or as MCP structuredContent).
-func answeredID(content json.RawMessage, f *lineFields, sole bool) int {
+func answeredID(content []byte, f *lineFields, sole bool) int {
 	text := resultText(content)
 	if m := reCreatedAnswer.FindStringSubmatch(text); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 && n <= MaxID {
@@ -453,7 +481,7 @@ func answeredID(content json.RawMessage, f *lineFields, sole bool) int {
 }
 
 // resultText is a tool_result's content as text: a string, or the text blocks of an array.
-func resultText(content json.RawMessage) string {
+func resultText(content []byte) string {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		return s

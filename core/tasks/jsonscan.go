@@ -132,3 +132,47 @@ func rawString(val []byte) string {
 	}
 	return ""
 }
+
+// scanObj walks the object that starts data; fn gets each key and the bytes from its value on,
+// and returns the value's length (-1: malformed). scanObj returns the object's length, or -1.
+func scanObj(data []byte, fn func(key, rest []byte) int) int {
+	if len(data) == 0 || data[0] != '{' {
+		return -1
+	}
+	i := skipWS(data, 1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return -1
+		}
+		end := stringEnd(data, i)
+		if end < 0 {
+			return -1
+		}
+		key := data[i+1 : end-1]
+		i = skipWS(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return -1
+		}
+		i = skipWS(data, i+1)
+		n := fn(key, data[i:])
+		if n <= 0 {
+			return -1
+		}
+		i = skipWS(data, i+n)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case ',':
+			i = skipWS(data, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+	return -1
+}
