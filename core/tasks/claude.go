@@ -3,7 +3,11 @@ package tasks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -156,6 +160,9 @@ type claudeCall struct {
 	input  json.RawMessage
 	line   int
 	at     string
+	// sub is the subagent transcript the call is in, subLine its line there.
+	sub     *SubagentLog
+	subLine int
 }
 
 // claudeAnswer is what a call's tool_result says: failure, or the id a TaskCreate got.
@@ -328,42 +335,88 @@ func scanBlocks(data []byte, f *lineFields) int {
 // successfully", toolUseResult.task.id, or cairn's JSON through MCP) and is renumbered only
 // when no answer is found. A live TodoWrite replaces the list. It never writes to the file.
 func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
-	nodes := map[string]claudeNode{}
-	var calls []claudeCall
-	answers := map[string]claudeAnswer{}
-	asked := map[string]bool{}
-	leaf := ""
-	var f lineFields
+	return replayClaude(log, nil, r, stop, counts)
+}
+
+// SubagentLog is the transcript of a subagent Claude Code wrote beside the session's
+// (<session-id>/subagents/agent-<id>.jsonl). A subagent shares the session's task list; its
+// calls count when the Agent tool_use that started it is live.
+type SubagentLog struct {
+	Path string
+	// ToolUseID is the Agent tool_use that started it (from agent-<id>.meta.json), if known.
+	ToolUseID string
+}
+
+// SubagentLogs lists the subagent transcripts beside a session transcript, sorted by name.
+func SubagentLogs(transcript string) []SubagentLog {
+	dir := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents")
+	paths, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	sort.Strings(paths)
+	out := make([]SubagentLog, 0, len(paths))
+	for _, p := range paths {
+		sl := SubagentLog{Path: p}
+		if data, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".meta.json"); err == nil {
+			var meta struct {
+				ToolUseID string `json:"toolUseId"`
+			}
+			if json.Unmarshal(data, &meta) == nil {
+				sl.ToolUseID = meta.ToolUseID
+			}
+		}
+		out = append(out, sl)
+	}
+	return out
+}
+
+// claudeScan is what the scan of a transcript (and its subagents) collects.
+type claudeScan struct {
+	nodes   map[string]claudeNode
+	calls   []claudeCall
+	answers map[string]claudeAnswer
+	asked   map[string]bool
+	agents  map[string]string // Agent tool_use id -> the record that holds it
+	leaf    string
+	f       lineFields
+}
+
+// scan reads one transcript. In the main one (sub == nil) it builds the tree; in a subagent's
+// it only collects calls and answers, each call tied to the Agent call that started it.
+func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop Stop, counts *Counts) error {
+	f := &st.f
 	sc := sessionlog.NewScanner(log)
 	for sc.Next() {
 		ln := sc.Line()
-		if stop.afterLine(ln.No) {
+		if sub == nil && stop.afterLine(ln.No) {
 			break
 		}
-		if counts != nil {
+		if sub == nil && counts != nil {
 			counts.Lines = ln.No
 		}
 		if ln.Torn {
-			r.skip(ln.No, "torn final line (no newline): an unfinished write")
+			if sub == nil {
+				r.skip(ln.No, "torn final line (no newline): an unfinished write")
+			}
 			continue
 		}
 		data := ln.Data
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		if !readFields(data, &f) {
-			r.skip(ln.No, "not valid JSON")
+		if !readFields(data, f) {
+			if sub == nil {
+				r.skip(ln.No, "not valid JSON")
+			}
 			continue
 		}
-		if counts != nil {
+		if sub == nil && counts != nil {
 			t := f.typ
 			if t == "" {
 				t = "(no type)"
 			}
 			counts.ByType[t]++
-		}
-		if counts != nil && counts.SessionID == "" && !f.sidechain && f.session != "" {
-			counts.SessionID = f.session
+			if counts.SessionID == "" && !f.sidechain && f.session != "" {
+				counts.SessionID = f.session
+			}
 		}
 		if f.uuid == "" {
 			continue // summaries, snapshots and housekeeping records are not part of the tree
@@ -371,73 +424,126 @@ func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 		if stop.afterTime(f.at) {
 			break
 		}
-		parent := f.parent
-		if parent == "" && f.subtype == "compact_boundary" {
-			if _, ok := nodes[f.logical]; ok && f.logical != "" {
-				parent = f.logical
-			} else {
-				parent = leaf
+		if sub == nil {
+			parent := f.parent
+			if parent == "" && f.subtype == "compact_boundary" {
+				if _, ok := st.nodes[f.logical]; ok && f.logical != "" {
+					parent = f.logical
+				} else {
+					parent = st.leaf
+				}
 			}
+			st.nodes[f.uuid] = claudeNode{parent: parent, line: ln.No, sidechain: f.sidechain}
 		}
-		nodes[f.uuid] = claudeNode{parent: parent, line: ln.No, sidechain: f.sidechain}
 		results := len(f.blocks) > 0
 		for _, b := range f.blocks {
 			switch b.typ {
 			case "tool_use":
 				results = false
+				if sub == nil && (b.name == "Agent" || b.name == "Task") {
+					st.agents[b.id] = f.uuid
+				}
 				family, base, ok := taskTool(b.name)
 				if !ok {
 					continue
 				}
-				calls = append(calls, claudeCall{uuid: f.uuid, toolID: b.id, family: family, name: base,
-					input: append(json.RawMessage(nil), b.input...), line: ln.No, at: f.at})
-				asked[b.id] = true
+				c := claudeCall{uuid: f.uuid, toolID: b.id, family: family, name: base,
+					input: append(json.RawMessage(nil), b.input...), line: ln.No, at: f.at}
+				if sub != nil {
+					c.sub, c.subLine = sub, ln.No
+				}
+				st.calls = append(st.calls, c)
+				st.asked[b.id] = true
 			case "tool_result":
-				if !b.isError && !asked[b.toolUseID] {
+				if !b.isError && !st.asked[b.toolUseID] {
 					continue // the answer of a call replay does not care about
 				}
-				a := answers[b.toolUseID]
+				a := st.answers[b.toolUseID]
 				a.failed = a.failed || b.isError
-				if id := answeredID(b.content, &f, len(f.blocks) == 1); id > 0 {
+				if id := answeredID(b.content, f, len(f.blocks) == 1); id > 0 {
 					a.id = id
 				}
-				answers[b.toolUseID] = a
+				st.answers[b.toolUseID] = a
 			default:
 				results = false
 			}
 		}
-		if !f.sidechain && !results {
-			leaf = f.uuid
+		if sub == nil && !f.sidechain && !results {
+			st.leaf = f.uuid
 		}
 	}
+	return sc.Err()
+}
+
+func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, counts *Counts) error {
+	st := &claudeScan{nodes: map[string]claudeNode{}, answers: map[string]claudeAnswer{}, asked: map[string]bool{}, agents: map[string]string{}}
+	if err := st.scan(log, nil, r, stop, counts); err != nil {
+		return err
+	}
 	live := map[string]bool{}
-	for id := leaf; id != "" && !live[id]; id = nodes[id].parent {
-		if _, ok := nodes[id]; !ok {
+	for id := st.leaf; id != "" && !live[id]; id = st.nodes[id].parent {
+		if _, ok := st.nodes[id]; !ok {
 			break
 		}
 		live[id] = true
 	}
+	main := len(st.calls)
+	for i := range subs {
+		sub := &subs[i]
+		anchor, known := st.agents[sub.ToolUseID]
+		if sub.ToolUseID != "" && !known {
+			continue // started by a call this replay never reached (--as-of) or does not have
+		}
+		f, err := os.Open(sub.Path)
+		if err != nil {
+			continue // a subagent that cannot be read leaves the session's own calls intact
+		}
+		before := len(st.calls)
+		err = st.scan(f, sub, r, stop, nil)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read subagent transcript %s: %w", sub.Path, err)
+		}
+		for j := before; j < len(st.calls); j++ {
+			c := &st.calls[j]
+			c.uuid, c.line = anchor, st.nodes[anchor].line
+		}
+	}
+	calls := st.calls
+	if len(calls) > main {
+		// subagent calls happened between the Agent call and its answer: order all by time
+		sort.SliceStable(calls, func(i, j int) bool { return calls[i].at < calls[j].at })
+	}
 	for _, c := range calls {
-		ans := answers[c.toolID]
+		ans := st.answers[c.toolID]
+		where := ""
+		if c.sub != nil {
+			where = fmt.Sprintf(" (subagent %s line %d)", filepath.Base(c.sub.Path), c.subLine)
+		}
 		switch {
-		case !live[c.uuid] && !nodes[c.uuid].sidechain:
-			r.skip(c.line, "call %s is on an abandoned branch (rewound or forked)", c.toolID)
+		case c.uuid != "" && !live[c.uuid] && !st.nodes[c.uuid].sidechain:
+			r.skip(c.line, "call %s%s is on an abandoned branch (rewound or forked)", c.toolID, where)
 		case ans.failed:
-			r.skip(c.line, "call %s failed (its tool_result has is_error)", c.toolID)
+			r.skip(c.line, "call %s%s failed (its tool_result has is_error)", c.toolID, where)
 		default:
 			ev, err := claudeEvent(c, ans)
-			if err != nil {
-				r.skip(c.line, "%s input: %v", c.name, err)
+			var u unmodelled
+			switch {
+			case errors.As(err, &u):
+				r.note(c.line, "call %s%s changes only fields cairn's task model does not have (%s)", c.toolID, where, string(u))
+				continue
+			case err != nil:
+				r.skip(c.line, "%s input%s: %v", c.name, where, err)
 				continue
 			}
 			if ev.Kind == Create && ev.TaskID == 0 {
-				r.note(c.line, "call %s: no \"Task #N created\" answer found, so the task was numbered by replay (%d)", c.toolID, r.Store.NextID())
+				r.note(c.line, "call %s%s: no \"Task #N created\" answer found, so the task was numbered by replay (%d)", c.toolID, where, r.Store.NextID())
 			}
 			r.Apply(ev)
 		}
 	}
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
-	return sc.Err()
+	return nil
 }
 
 // answeredID finds the id a TaskCreate got in its tool_result: Claude Code's text answer, its
@@ -580,6 +686,16 @@ func claudeEvent(c claudeCall, ans claudeAnswer) (Event, error) {
 		ev.Args, _ = json.Marshal(createArgs{Subject: subject, Description: desc})
 		return ev, nil
 	}
+	if status == nil && subject == nil && desc == nil {
+		var other []string
+		for k := range in {
+			if k != "taskId" {
+				other = append(other, k)
+			}
+		}
+		sort.Strings(other)
+		return ev, unmodelled(strings.Join(other, ", "))
+	}
 	var id *int
 	if raw, ok := in["taskId"]; ok {
 		n := idValue(raw)
@@ -637,6 +753,11 @@ func todoEvent(c claudeCall, ev Event) (Event, error) {
 	ev.Kind, ev.Tasks = Snapshot, snap
 	return ev, nil
 }
+
+// unmodelled is a TaskUpdate that only sets fields such as addBlockedBy or owner.
+type unmodelled string
+
+func (u unmodelled) Error() string { return "only fields outside cairn's task model: " + string(u) }
 
 type stringError string
 

@@ -56,7 +56,8 @@ func (s *Session) read(r *Replayer, stop Stop, counts *Counts) error {
 		return err
 	}
 	if format == FormatClaude {
-		return s.Log.ReadWithoutLock(func(log io.Reader) error { return ReplayClaude(log, r, stop, counts) })
+		subs := SubagentLogs(s.Log.Path)
+		return s.Log.ReadWithoutLock(func(log io.Reader) error { return replayClaude(log, subs, r, stop, counts) })
 	}
 	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(log, r, stop, counts) })
 }
