@@ -454,6 +454,9 @@ func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop St
 				}
 				st.calls = append(st.calls, c)
 				st.asked[b.id] = true
+				if family == toolMCP {
+					r.MCPCalls++
+				}
 			case "tool_result":
 				if !b.isError && !st.asked[b.toolUseID] {
 					continue // the answer of a call replay does not care about

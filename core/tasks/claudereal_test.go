@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Transcripts recorded with the real Claude Code 2.1.332 (fixtures/claude/real/README.txt), each
@@ -141,5 +143,38 @@ func TestHookOnRealInput(t *testing.T) {
 	out, err = ClaudeHook(realHookInput(t, "compact", "SessionStart", "startup", cwd), "", time.Second)
 	if err != nil || out != "" {
 		t.Fatalf("SessionStart startup: %q, %v", out, err)
+	}
+}
+
+func TestHookSourceOfTasks(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := workspace.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := workspace.Open(dir, dir)
+	const id = "94cead10-cdbb-4574-b3cd-d9ce040db738"
+	logPath, _ := ClaudeSessionLog(ws, id)
+	s := NewSession(logPath, time.Second)
+	if _, err := s.Create("Kept in cairn's log", ""); err != nil {
+		t.Fatal(err)
+	}
+	input := func(transcript string) []byte {
+		data, _ := json.Marshal(HookInput{Event: "SessionStart", Source: "compact", SessionID: id, TranscriptPath: transcript, Cwd: dir})
+		return data
+	}
+	// cairn's own log for the session wins over a transcript of Claude Code's own task tools
+	out, err := ClaudeHook(input(realTranscript(t, "resume")), "", time.Second)
+	if err != nil || !strings.Contains(out, "Kept in cairn's log") || strings.Contains(out, "Alpha") {
+		t.Fatalf("with cairn's log: %q, %v", out, err)
+	}
+	// a transcript of cairn's tools called through MCP holds every call with its answer, whatever
+	// log the MCP server wrote to: it wins over a stale log
+	cairnAnswer := `{"task":{"taskid":1,"status":"pending","subject":"Written through MCP","description":""},"summary":{}}`
+	mcp := filepath.Join(dir, "mcp.jsonl")
+	os.WriteFile(mcp, []byte(rec("assistant", "a1", "", use("t1", "mcp__cairn__TaskCreate", `{"subject":"Written through MCP"}`), nil)+
+		rec("user", "r1", "a1", answer("t1", []any{map[string]any{"type": "text", "text": cairnAnswer}}), nil)), 0o644)
+	out, err = ClaudeHook(input(mcp), "", time.Second)
+	if err != nil || !strings.Contains(out, "#1 [pending] Written through MCP") || strings.Contains(out, "Kept in cairn's log") {
+		t.Fatalf("with MCP calls in the transcript: %q, %v", out, err)
 	}
 }

@@ -30,16 +30,23 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// HookSource says where a hook's tasks came from, for tests and messages.
-type HookSource struct {
-	Path   string
-	Format string
-}
-
-// hookSession picks the task list of the hook's session: cairn's own log for session_id
-// (sessions/<id>.jsonl in the workspace found from cwd) when it exists, else the transcript.
-func hookSession(in HookInput, wsFlag string, wait time.Duration) (*Session, error) {
-	if in.SessionID != "" && in.Cwd != "" {
+// hookReplay rebuilds the task list of the hook's session: cairn's own log for session_id
+// (sessions/<id>.jsonl in the workspace found from cwd) when it exists, else the transcript. One
+// exception: when the transcript records cairn's task tools called through MCP, the transcript
+// wins, because it holds every such call with cairn's answer whichever log the MCP server wrote
+// to (Claude Code may give an MCP server of a resumed session another id: claude-code#64412).
+func hookReplay(in HookInput, wsFlag string, wait time.Duration) (*Replayer, error) {
+	var transcript *Replayer
+	if in.TranscriptPath != "" {
+		s := NewSession(in.TranscriptPath, wait)
+		s.Format = FormatClaude
+		r, err := s.Replay(Stop{})
+		if err != nil {
+			return nil, err
+		}
+		transcript = r
+	}
+	if in.SessionID != "" && in.Cwd != "" && (transcript == nil || transcript.MCPCalls == 0) {
 		ws, err := workspace.Open(wsFlag, in.Cwd)
 		switch {
 		case err == nil:
@@ -48,18 +55,13 @@ func hookSession(in HookInput, wsFlag string, wait time.Duration) (*Session, err
 				return nil, err
 			}
 			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				return NewSession(path, wait), nil
+				return NewSession(path, wait).Replay(Stop{})
 			}
 		case !errors.Is(err, workspace.ErrNoWorkspace):
 			return nil, err
 		}
 	}
-	if in.TranscriptPath == "" {
-		return nil, nil
-	}
-	s := NewSession(in.TranscriptPath, wait)
-	s.Format = FormatClaude
-	return s, nil
+	return transcript, nil
 }
 
 // ClaudeHook answers one Claude Code hook call. SessionStart after a compaction or on resume:
@@ -81,12 +83,8 @@ func ClaudeHook(input []byte, wsFlag string, wait time.Duration) (string, error)
 	default:
 		return "", nil
 	}
-	s, err := hookSession(in, wsFlag, wait)
-	if err != nil || s == nil {
-		return "", err
-	}
-	r, err := s.Replay(Stop{})
-	if err != nil {
+	r, err := hookReplay(in, wsFlag, wait)
+	if err != nil || r == nil {
 		return "", err
 	}
 	all := r.Store.Tasks()

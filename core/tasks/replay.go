@@ -67,6 +67,8 @@ type Replayer struct {
 	Skips []Skip
 	// Notes are lines replay used but wants known (a task numbered by replay, not by its answer).
 	Notes []Skip
+	// MCPCalls counts the task calls a transcript records through an MCP server (cairn's tools).
+	MCPCalls int
 	// OnChange, when set, receives every effective change (history).
 	OnChange func(Change)
 }
