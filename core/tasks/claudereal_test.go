@@ -178,3 +178,17 @@ func TestHookSourceOfTasks(t *testing.T) {
 		t.Fatalf("with MCP calls in the transcript: %q, %v", out, err)
 	}
 }
+
+func TestRealMCPTranscriptEqualsCairnLog(t *testing.T) {
+	fromTranscript, err := NewSession(realTranscript(t, "mcp"), time.Second).List(Stop{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromLog, err := NewSession(filepath.Join(realDir, "mcp", "cairn-7201de94-eaf9-4b4f-b933-eb00dc6a94da.jsonl"), time.Second).List(Stop{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fromLog.Tasks) != 2 || !reflect.DeepEqual(fromTranscript.Tasks, fromLog.Tasks) {
+		t.Fatalf("transcript %+v\ncairn log %+v", fromTranscript.Tasks, fromLog.Tasks)
+	}
+}
