@@ -99,16 +99,17 @@ func DetectFormat(r io.Reader) string {
 // classifies only the lines that may be one.
 var markClaudeKeys = [][]byte{[]byte(`"sessionId"`), []byte(`"uuid"`), []byte(`"parentUuid"`), []byte(`"leafUuid"`), []byte(`"isSidechain"`), []byte(`"type"`)}
 
+var cairnTypePrefixes = [][]byte{[]byte(`tool_call"`), []byte(`tool_result"`), []byte(`compact"`), []byte(`message"`), []byte(`system","lane"`)}
+
 // HoldsTranscript reports whether any line of r is a Claude Code record: cairn never writes to
 // such a file, whatever its first lines are.
 func HoldsTranscript(r io.Reader) (bool, error) {
 	found := false
 	err := sessionlog.Filter(r, func(data []byte) bool {
-		if bytes.HasPrefix(data, typePrefix) {
-			rest := data[len(typePrefix):]
-			for _, t := range [][]byte{[]byte(`tool_call"`), []byte(`tool_result"`), []byte(`compact"`), []byte(`message"`)} {
-				if bytes.HasPrefix(rest, t) && !bytes.Contains(data, []byte(`"sessionId"`)) && !bytes.Contains(data, []byte(`"uuid"`)) {
-					return false // cairn's own lines, written type first
+		if rest, ok := bytes.CutPrefix(data, typePrefix); ok {
+			for _, t := range cairnTypePrefixes {
+				if bytes.HasPrefix(rest, t) {
+					return false // cairn's own entries, written type first; Claude Code never writes these types
 				}
 			}
 		}

@@ -112,14 +112,26 @@ func exactKeys(obj map[string]json.RawMessage, known []string, strict bool) erro
 
 // decodeArgs decodes call arguments with exact-case keys and no unknown field.
 func decodeArgs(args json.RawMessage, known []string, v any) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
+	if err := strictjson.Decode(args, v); err != nil {
 		return err
 	}
-	if err := exactKeys(obj, known, true); err != nil {
-		return err
-	}
-	return strictjson.Decode(args, v)
+	// strictjson refuses unknown keys but, like encoding/json, matches known ones in any case
+	var bad error
+	scanTop(args, func(k, _ []byte) bool {
+		for _, want := range known {
+			if string(k) == want {
+				return true
+			}
+		}
+		for _, want := range known {
+			if strings.EqualFold(string(k), want) {
+				bad = fmt.Errorf("key %q is not spelt as the schema spells it (%q)", k, want)
+				return false
+			}
+		}
+		return true
+	})
+	return bad
 }
 
 type createArgs struct {
