@@ -213,3 +213,28 @@ func TestReplayKeysAreExactCase(t *testing.T) {
 		t.Fatalf("transcript: tasks = %v, skips %+v", got, r.Skips)
 	}
 }
+
+func FuzzReplayClaude(f *testing.F) {
+	data, _ := os.ReadFile(compacted21)
+	f.Add(string(data))
+	f.Add(rec("assistant", "a1", "", use("t1", "TaskCreate", `{"subject":"one"}`), nil) + rec("user", "r1", "a1", answer("t1", "Task #3 created successfully: one"), nil))
+	f.Add(`{"a":[{"b":"\"}"},{}],"c":"\\"}` + "\n" + `{"type":"user","uuid":"x","message":{"content":[{"type":"tool_use","name":"TodoWrite","input":{"todos":[]}}]}}`)
+	f.Fuzz(func(t *testing.T, log string) {
+		for _, line := range strings.Split(log, "\n") {
+			var obj map[string]json.RawMessage
+			var lf lineFields
+			if json.Unmarshal([]byte(line), &obj) == nil && obj != nil && !readFields([]byte(line), &lf) {
+				t.Fatalf("a valid JSON object was not read: %q", line)
+			}
+		}
+		r := NewReplayer()
+		ReplayClaude(strings.NewReader(log), r, Stop{}, &Counts{ByType: map[string]int{}})
+		prev := 0
+		for _, tk := range r.Store.Tasks() {
+			if tk.TaskID <= prev || CheckStatus(tk.Status) != nil {
+				t.Fatalf("bad store: %+v", r.Store.Tasks())
+			}
+			prev = tk.TaskID
+		}
+	})
+}
