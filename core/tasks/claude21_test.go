@@ -99,7 +99,7 @@ func TestRealCompactionKeepsTheTasksBeforeIt(t *testing.T) {
 
 func TestLiveBranchIgnoresSidechainsAndSideLeaves(t *testing.T) {
 	got := subjects(listOf(t, session21))
-	if len(got) != 12 || got[12] != "inprogress Add a logout button" || got[5] != "pending Add the remember-me checkbox" || got[11] != "" || got[4] != "deleted Restyle the form" {
+	if len(got) != 12 || got[12] != "inprogress Add a logout button" || got[6] != "completed Show the password rules" || got[5] != "pending Add the remember-me checkbox" || got[11] != "" || got[4] != "deleted Restyle the form" {
 		t.Fatalf("tasks = %v", got)
 	}
 	// cut right after the first tool_result of a two-tool_use reply: that result (a side leaf)
@@ -237,4 +237,42 @@ func FuzzReplayClaude(f *testing.F) {
 			prev = tk.TaskID
 		}
 	})
+}
+
+func TestSubagentCallsFollowTheirAgentCall(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "s.jsonl")
+	agent := func(uuid, parent, id string) string {
+		return rec("assistant", uuid, parent, use(id, "Agent", `{"description":"d","prompt":"p","subagent_type":"general-purpose"}`), nil)
+	}
+	// the first Agent call was rewound away; the second is live
+	os.WriteFile(main, []byte(rec("assistant", "a1", "", use("t1", "TaskCreate", `{"subject":"one"}`), nil)+
+		rec("user", "r1", "a1", answer("t1", "Task #1 created successfully: one"), nil)+
+		agent("g1", "r1", "toolu_gone")+
+		rec("user", "u2", "r1", "try again", nil)+
+		agent("g2", "u2", "toolu_live")), 0o644)
+	sub := filepath.Join(dir, "s", "subagents")
+	os.MkdirAll(sub, 0o755)
+	side := map[string]any{"isSidechain": true, "agentId": "x"}
+	for name, body := range map[string]string{
+		"agent-gone": rec("assistant", "x1", "", use("t2", "TaskUpdate", `{"taskId":"1","status":"deleted"}`), side),
+		"agent-live": rec("assistant", "y1", "", use("t3", "TaskUpdate", `{"taskId":"1","status":"completed"}`), side) +
+			rec("assistant", "y2", "y1", use("t4", "TaskCreate", `{"subject":"from the subagent"}`), side) +
+			rec("user", "y3", "y2", answer("t4", "Task #2 created successfully: from the subagent"), side),
+	} {
+		os.WriteFile(filepath.Join(sub, name+".jsonl"), []byte(body), 0o644)
+		os.WriteFile(filepath.Join(sub, name+".meta.json"), []byte(`{"toolUseId":"toolu_`+strings.TrimPrefix(name, "agent-")+`"}`), 0o644)
+	}
+	s := NewSession(main, time.Second)
+	res, err := s.List(Stop{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := subjects(res.Tasks); !reflect.DeepEqual(got, map[int]string{1: "completed one", 2: "pending from the subagent"}) {
+		t.Fatalf("tasks = %v", got)
+	}
+	chk, _ := s.Check()
+	if len(chk.Skipped) != 1 || !strings.Contains(chk.Skipped[0].Reason, "(subagent agent-gone.jsonl line 1) is on an abandoned branch") {
+		t.Fatalf("skipped = %+v", chk.Skipped)
+	}
 }
