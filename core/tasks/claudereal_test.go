@@ -180,15 +180,23 @@ func TestHookSourceOfTasks(t *testing.T) {
 }
 
 func TestRealMCPTranscriptEqualsCairnLog(t *testing.T) {
-	fromTranscript, err := NewSession(realTranscript(t, "mcp"), time.Second).List(Stop{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromLog, err := NewSession(filepath.Join(realDir, "mcp", "cairn-7201de94-eaf9-4b4f-b933-eb00dc6a94da.jsonl"), time.Second).List(Stop{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fromLog.Tasks) != 2 || !reflect.DeepEqual(fromTranscript.Tasks, fromLog.Tasks) {
-		t.Fatalf("transcript %+v\ncairn log %+v", fromTranscript.Tasks, fromLog.Tasks)
+	// cairn registered as an MCP server (mcp__cairn__TaskCreate) and as a plugin
+	// (mcp__plugin_cairn_cairn__TaskCreate)
+	for scenario, want := range map[string]int{"mcp": 2, "plugin": 1} {
+		fromTranscript, err := NewSession(realTranscript(t, scenario), time.Second).List(Stop{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs, _ := filepath.Glob(filepath.Join(realDir, scenario, "cairn-*.jsonl"))
+		if len(logs) != 1 {
+			t.Fatalf("%s: cairn logs %v", scenario, logs)
+		}
+		fromLog, err := NewSession(logs[0], time.Second).List(Stop{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fromLog.Tasks) != want || !reflect.DeepEqual(fromTranscript.Tasks, fromLog.Tasks) {
+			t.Fatalf("%s: transcript %+v\ncairn log %+v", scenario, fromTranscript.Tasks, fromLog.Tasks)
+		}
 	}
 }
