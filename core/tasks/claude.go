@@ -331,8 +331,9 @@ func scanBlocks(data []byte, f *lineFields) int {
 // tool_result records (a side leaf when one reply holds several tool_use blocks) never choose it.
 // A compact_boundary continues through logicalParentUuid, or, when that names no record (as
 // Claude Code writes it), through the record that was the leaf when the compaction happened.
-// Task calls on that branch and in subagents are applied in file order, minus calls whose
-// tool_result has is_error; a TaskCreate takes the id Claude Code answered ("Task #N created
+// Task calls on that branch and in subagents (sidechain records, and the subagent transcripts
+// replayClaude is given, merged in time order) are applied, minus calls whose tool_result has
+// is_error; a TaskCreate takes the id Claude Code answered ("Task #N created
 // successfully", toolUseResult.task.id, or cairn's JSON through MCP) and is renumbered only
 // when no answer is found. A live TodoWrite replaces the list. It never writes to the file.
 func ReplayClaude(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
