@@ -129,17 +129,6 @@ func HoldsTranscript(r io.Reader) (bool, error) {
 	return found, err
 }
 
-// claudeBlock is one content block of a message.
-type claudeBlock struct {
-	Type      string          `json:"type"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
-}
-
 type claudeNode struct {
 	parent    string
 	line      int
@@ -192,10 +181,6 @@ func taskTool(name string) (family int, base string, ok bool) {
 }
 
 var (
-	markTodo        = []byte(`TodoWrite`)
-	markTaskID      = []byte(`taskid`)
-	markTaskKey     = []byte(`"task"`)
-	markMCPTask     = []byte(`__Task`)
 	reCreatedAnswer = regexp.MustCompile(`^\s*Task #([0-9]+) created successfully`)
 )
 
