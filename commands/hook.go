@@ -27,9 +27,16 @@ func hookCommand(env *Env) *cli.Command {
 				Usage: "Claude Code hook: reads the hook JSON on stdin; SessionStart (compact, resume) adds the task snapshot " +
 					"as context, PreCompact prints it for the compaction",
 				Action: func(c *cli.Context) error {
+					report := func(msg string) {
+						fmt.Fprintf(env.Stderr, "cairn hook claude-code: %s\n", strings.Join(strings.Fields(msg), " "))
+					}
+					defer func() {
+						if v := recover(); v != nil {
+							report(fmt.Sprintf("internal error: %v", v))
+						}
+					}()
 					if err := claudeHook(env, c); err != nil {
-						msg := strings.Join(strings.Fields(err.Error()), " ")
-						fmt.Fprintf(env.Stderr, "cairn hook claude-code: %s\n", msg)
+						report(err.Error())
 					}
 					return nil
 				},
