@@ -169,6 +169,14 @@ func TestTaskIDsFromClaudeAnswers(t *testing.T) {
 	if len(r.Notes) != 1 || r.Notes[0].Line != 5 || !strings.Contains(r.Notes[0].Reason, "numbered by replay") {
 		t.Fatalf("notes = %+v", r.Notes)
 	}
+	// a store cleared mid-session: Claude Code numbers from 1 again, and replay follows it
+	cleared := log + rec("assistant", "a5", "a4", use("t5", "TaskCreate", `{"subject":"after the clear"}`), nil) +
+		rec("user", "r5", "a5", answer("t5", "Task #7 created successfully: after the clear"), nil)
+	r = NewReplayer()
+	ReplayClaude(strings.NewReader(cleared), r, Stop{}, nil)
+	if got := subjects(r.Store.Tasks()); got[7] != "pending after the clear" || len(r.Notes) != 2 || !strings.Contains(r.Notes[1].Reason, `task 7 ("one") replaced`) {
+		t.Fatalf("after a clear: %v, notes %+v", got, r.Notes)
+	}
 }
 
 func TestMCPAndTodoWriteCalls(t *testing.T) {

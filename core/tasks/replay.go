@@ -174,6 +174,9 @@ func (r *Replayer) Apply(ev Event) {
 		}
 		var t Task
 		if ev.TaskID > 0 {
+			if old, ok := r.Store.Get(ev.TaskID); ok {
+				r.note(ev.Line, "task %d (%q) replaced by a new task the runtime numbered %d (its store was cleared)", old.TaskID, old.Subject, ev.TaskID)
+			}
 			t = r.Store.createAt(ev.TaskID, subject, desc)
 		} else {
 			t = r.Store.create(subject, desc)
