@@ -190,7 +190,7 @@ type lineFields struct {
 	typ, subtype, uuid, parent, logical, at, session string
 	sidechain                                        bool
 	blocks                                           []blockInfo
-	toolUseResult, mcpMeta                           []byte
+	toolUseResult, mcpMeta, compactMeta              []byte
 }
 
 // blockInfo is one content block: its small fields, and the raw input or content.
@@ -243,6 +243,8 @@ func readFields(data []byte, f *lineFields) bool {
 			f.toolUseResult = v
 		case "mcpMeta":
 			f.mcpMeta = v
+		case "compactMetadata":
+			f.compactMeta = v
 		}
 		return end
 	})
@@ -315,7 +317,8 @@ func scanBlocks(data []byte, f *lineFields) int {
 // ends at the newest record of the main conversation: subagent (sidechain) records and
 // tool_result records (a side leaf when one reply holds several tool_use blocks) never choose it.
 // A compact_boundary continues through logicalParentUuid, or, when that names no record (as
-// Claude Code writes it), through the record that was the leaf when the compaction happened.
+// Claude Code 2.1 writes it), through compactMetadata.preservedSegment.tailUuid, else the record
+// that was the leaf when the compaction happened.
 // Task calls on that branch and in subagents (sidechain records, and the subagent transcripts
 // replayClaude is given, merged in time order) are applied, minus calls whose tool_result has
 // is_error; a TaskCreate takes the id Claude Code answered ("Task #N created
@@ -414,10 +417,13 @@ func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop St
 		if sub == nil {
 			parent := f.parent
 			if parent == "" && f.subtype == "compact_boundary" {
+				parent = st.leaf
 				if _, ok := st.nodes[f.logical]; ok && f.logical != "" {
 					parent = f.logical
-				} else {
-					parent = st.leaf
+				} else if tail := preservedTail(f.compactMeta); tail != "" {
+					if _, ok := st.nodes[tail]; ok {
+						parent = tail
+					}
 				}
 			}
 			st.nodes[f.uuid] = claudeNode{parent: parent, line: ln.No, sidechain: f.sidechain}
@@ -534,6 +540,20 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 	}
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
 	return nil
+}
+
+// preservedTail is compactMetadata.preservedSegment.tailUuid: the last record before the
+// compaction, as Claude Code 2.1 names it.
+func preservedTail(meta []byte) string {
+	var m struct {
+		PreservedSegment struct {
+			TailUUID string `json:"tailUuid"`
+		} `json:"preservedSegment"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return ""
+	}
+	return m.PreservedSegment.TailUUID
 }
 
 // answeredID finds the id a TaskCreate got in its tool_result: Claude Code's text answer, its

@@ -284,3 +284,20 @@ func TestSubagentCallsFollowTheirAgentCall(t *testing.T) {
 		t.Fatalf("skipped = %+v", chk.Skipped)
 	}
 }
+
+func TestCompactionFollowsPreservedTail(t *testing.T) {
+	// rewound to b (no record written since), then compacted: the boundary's preservedSegment
+	// names b as the last record before it, while the newest record is on the abandoned branch
+	boundary := map[string]any{"subtype": "compact_boundary", "logicalParentUuid": "gone",
+		"compactMetadata": map[string]any{"trigger": "manual", "preservedSegment": map[string]any{"headUuid": "b", "anchorUuid": "s1", "tailUuid": "b"}}}
+	log := rec("assistant", "a", "", use("t1", "TaskCreate", `{"subject":"kept"}`), nil) +
+		rec("user", "b", "a", "text on the branch the user went back to", nil) +
+		rec("assistant", "c", "a", use("t2", "TaskCreate", `{"subject":"abandoned"}`), nil) +
+		rec("system", "cb", "", "Conversation compacted", boundary) +
+		rec("user", "s1", "cb", "This session is being continued", map[string]any{"isCompactSummary": true})
+	r := NewReplayer()
+	ReplayClaude(strings.NewReader(log), r, Stop{}, nil)
+	if got := subjects(r.Store.Tasks()); !reflect.DeepEqual(got, map[int]string{1: "pending kept"}) {
+		t.Fatalf("tasks = %v (skips %+v)", got, r.Skips)
+	}
+}
