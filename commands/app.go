@@ -133,6 +133,7 @@ func NewApp(env *Env) *cli.App {
 			toolsCommand(env),
 			mcpCommand(env),
 			serveCommand(env),
+			hookCommand(env),
 			completionCommand(env),
 			versionCommand(env),
 		},

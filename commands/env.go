@@ -35,10 +35,12 @@ type Env struct {
 type Identity struct {
 	Session string
 	Format  string
-	User    string
-	Task    string
-	Subtask bool
-	Card    string
+	// ClaudeSession is CLAUDE_CODE_SESSION_ID: the Claude Code session this process runs in.
+	ClaudeSession string
+	User          string
+	Task          string
+	Subtask       bool
+	Card          string
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
@@ -51,8 +53,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Aliases: []string{"C"}, Usage: "workspace directory (default: nearest cairn.toml at or above the current directory)", EnvVars: []string{"CAIRN_WORKSPACE"}},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout (errors too)"},
 		&cli.DurationFlag{Name: "wait", Value: workspace.DefaultWait, Usage: "how long to wait for a lock before STORAGE_BUSY"},
-		&cli.StringFlag{Name: "session", Usage: "session log file (default: [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
-		&cli.StringFlag{Name: "session-format", Usage: "session log format: auto (detect from the first lines), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
+		&cli.StringFlag{Name: "session", Usage: "session log file (default: sessions/ID.jsonl when CLAUDE_CODE_SESSION_ID=ID is set, else [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
+		&cli.StringFlag{Name: "session-format", Usage: "session log format: auto (the first line that is a cairn entry or a Claude Code record decides), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
 		&cli.StringFlag{Name: "user", Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
 		&cli.StringFlag{Name: "task", Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
 		&cli.BoolFlag{Name: "subtask", Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},
@@ -75,6 +77,8 @@ func (e *Env) configure(c *cli.Context) error {
 		Task:    c.String("task"),
 		Subtask: c.Bool("subtask"),
 		Card:    c.String("card"),
+		// Claude Code sets it for Bash, hooks and MCP servers; it picks sessions/<id>.jsonl.
+		ClaudeSession: os.Getenv("CLAUDE_CODE_SESSION_ID"),
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
 	e.Color = !e.JSON && !noColor && isTerminal(e.Stdout)

@@ -36,6 +36,7 @@ var examples = map[string][]string{
 	"serve":                   {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
 	"completion":              {"source <(cairn completion bash)", "cairn completion fish | source"},
 	"version":                 {"cairn version", "cairn --json version"},
+	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 }
 
 // exitStatus is the exit status table every command's help ends with (the codes of SPEC §8).
@@ -47,6 +48,9 @@ var exitStatus = []string{
 	"4  busy: a lock, database or port held by another process (see --wait)",
 	"5  forbidden: the identity may not read that space",
 }
+
+// hookExitStatus is the one exception: a hook must never break the agent's session.
+var hookExitStatus = []string{"0  always; a failure is reported in one line on stderr"}
 
 // addHelp appends a command's examples and the exit statuses to its description, so --help and
 // the man page show them; path is the command line without "cairn" ("task create").
@@ -67,7 +71,11 @@ func addHelp(c *cli.Command, path string) {
 			b.WriteString("\n")
 		}
 		b.WriteString("Exit status:\n")
-		for _, s := range exitStatus {
+		statuses := exitStatus
+		if strings.HasPrefix(path, "hook ") {
+			statuses = hookExitStatus
+		}
+		for _, s := range statuses {
 			b.WriteString("  " + s + "\n")
 		}
 	}

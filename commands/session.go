@@ -94,6 +94,22 @@ func sessionCommand(env *Env) *cli.Command {
 						for _, sk := range res.Skipped {
 							fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
 						}
+						if len(res.Notes) > 0 {
+							fmt.Fprintf(w, "notes    %d\n", len(res.Notes))
+							for _, n := range res.Notes {
+								fmt.Fprintf(w, "  line %d: %s\n", n.Line, n.Reason)
+							}
+						}
+						if st := res.ClaudeStore; st != nil {
+							verdict := "same tasks as the replay"
+							if !st.Matches {
+								verdict = fmt.Sprintf("%d differences from the replay", len(st.Differences))
+							}
+							fmt.Fprintf(w, "claude   %s: %d tasks, %s\n", st.Dir, st.Tasks, verdict)
+							for _, d := range st.Differences {
+								fmt.Fprintf(w, "  %s\n", d)
+							}
+						}
 						return nil
 					})
 				},

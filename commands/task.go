@@ -17,13 +17,14 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// session opens the workspace and binds the session log named by --session or the manifest.
+// session opens the workspace and binds the session log: --session, else the Claude Code
+// session's own log, else the manifest's (tasks.LogPath).
 func (e *Env) session() (*tasks.Session, error) {
 	var s *tasks.Session
 	ws, err := e.Workspace()
 	switch {
 	case err == nil:
-		path, perr := ws.SessionLogPath(e.Identity.Session)
+		path, perr := tasks.LogPath(ws, e.Identity.Session, e.Identity.ClaudeSession)
 		if perr != nil {
 			return nil, perr
 		}
@@ -39,6 +40,7 @@ func (e *Env) session() (*tasks.Session, error) {
 	default:
 		return nil, err
 	}
+	s.ClaudeConfig = tasks.ClaudeConfigDir()
 	switch e.Identity.Format {
 	case "", tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude:
 		s.Format = e.Identity.Format

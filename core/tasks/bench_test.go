@@ -1,7 +1,11 @@
 package tasks
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -16,6 +20,47 @@ func BenchmarkReplayLog(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := s.List(Stop{}, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReplayTranscript replays a 100 MB transcript shaped like Claude Code's: the real
+// compaction fixture, then 2,000 Read calls whose results (code, with escaped quotes) are written
+// twice, in message.content and in toolUseResult, and a TaskUpdate every 500 calls. The hook's
+// budget on such a file is 200 ms.
+func BenchmarkReplayTranscript(b *testing.B) {
+	head, err := os.ReadFile(compacted21)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var code strings.Builder
+	for i := 0; code.Len() < 24*1024; i++ {
+		fmt.Fprintf(&code, "func f%d(x int) string {\n\treturn fmt.Sprintf(\"%%d \\\"quoted\\\" value\", x)\n}\n", i)
+	}
+	body, _ := json.Marshal(code.String())
+	var log bytes.Buffer
+	log.Write(head)
+	parent := "0b6f-u013"
+	for n := 1; log.Len() < 100<<20; n++ {
+		a, r, id := fmt.Sprintf("big-a%d", n), fmt.Sprintf("big-r%d", n), fmt.Sprintf("toolu_big%d", n)
+		fmt.Fprintf(&log, `{"parentUuid":%q,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":"s","version":"2.1.332","type":"assistant","message":{"id":"msg_%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Read","input":{"file_path":"/home/dev/p/f%d.go"}}]},"uuid":%q,"timestamp":"2026-11-30T10:00:00.000Z"}`+"\n", parent, n, id, n, a)
+		fmt.Fprintf(&log, `{"parentUuid":%q,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":"s","version":"2.1.332","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%s}]},"uuid":%q,"timestamp":"2026-11-30T10:00:01.000Z","toolUseResult":{"type":"text","file":{"filePath":"/home/dev/p/f%d.go","content":%s,"numLines":900}},"sourceToolAssistantUUID":%q}`+"\n", a, id, body, r, n, body, a)
+		parent = r
+		if n%500 == 0 {
+			fmt.Fprintf(&log, `{"parentUuid":%q,"isSidechain":false,"sessionId":"s","type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_up%d","name":"TaskUpdate","input":{"taskId":"2","status":"in_progress"}}]},"uuid":"up%d","timestamp":"2026-11-30T10:00:02.000Z"}`+"\n", parent, n, n)
+			parent = fmt.Sprintf("up%d", n)
+		}
+	}
+	data := log.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := NewReplayer()
+		if err := ReplayClaude(bytes.NewReader(data), r, Stop{}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Store.Tasks()) != 4 {
+			b.Fatalf("tasks = %+v", r.Store.Tasks())
 		}
 	}
 }

@@ -99,6 +99,24 @@ func (s *Store) create(subject, description string) Task {
 	return t
 }
 
+// createAt adds a task under the id the runtime gave it; a task already there is replaced (the
+// runtime's store was cleared and numbered again), and later ids continue after it.
+func (s *Store) createAt(id int, subject, description string) Task {
+	t := Task{TaskID: id, Status: Pending, Subject: subject, Description: description}
+	if i := s.find(id); i >= 0 {
+		s.tasks[i] = t
+	} else {
+		i := sort.Search(len(s.tasks), func(i int) bool { return s.tasks[i].TaskID >= id })
+		s.tasks = append(s.tasks, Task{})
+		copy(s.tasks[i+1:], s.tasks[i:])
+		s.tasks[i] = t
+	}
+	if id >= s.next {
+		s.next = id + 1
+	}
+	return t
+}
+
 func (s *Store) put(t Task) {
 	if i := s.find(t.TaskID); i >= 0 {
 		s.tasks[i] = t

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/sessionlog"
@@ -33,6 +34,9 @@ type Event struct {
 	// Args are the call's arguments, already unwrapped from a JSON string when needed.
 	Args  json.RawMessage
 	Tasks []Task
+	// TaskID, on a Create, is the id the runtime answered (Claude Code's "Task #N created");
+	// zero means the store numbers the task.
+	TaskID int
 }
 
 // Skip is a log line replay could not use, with the reason; `cairn session check` lists them.
@@ -61,6 +65,10 @@ type Change struct {
 type Replayer struct {
 	Store *Store
 	Skips []Skip
+	// Notes are lines replay used but wants known (a task numbered by replay, not by its answer).
+	Notes []Skip
+	// MCPCalls counts the task calls a transcript records through an MCP server (cairn's tools).
+	MCPCalls int
 	// OnChange, when set, receives every effective change (history).
 	OnChange func(Change)
 }
@@ -70,6 +78,60 @@ func NewReplayer() *Replayer { return &Replayer{Store: NewStore()} }
 
 func (r *Replayer) skip(line int, format string, args ...any) {
 	r.Skips = append(r.Skips, Skip{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (r *Replayer) note(line int, format string, args ...any) {
+	r.Notes = append(r.Notes, Skip{Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// exactKeys refuses an object key that matches a known one only when case is ignored (Go's JSON
+// decoding would take "TaskID" or "Subject" for the field; the live tools refuse them). With
+// strict, any other unknown key is refused too.
+func exactKeys(obj map[string]json.RawMessage, known []string, strict bool) error {
+	for k := range obj {
+		exact, folded := false, ""
+		for _, want := range known {
+			if k == want {
+				exact = true
+				break
+			}
+			if strings.EqualFold(k, want) {
+				folded = want
+			}
+		}
+		switch {
+		case exact:
+		case folded != "":
+			return fmt.Errorf("key %q is not spelt as the schema spells it (%q)", k, folded)
+		case strict:
+			return fmt.Errorf("unknown key %q; valid: %s", k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// decodeArgs decodes call arguments with exact-case keys and no unknown field.
+func decodeArgs(args json.RawMessage, known []string, v any) error {
+	if err := strictjson.Decode(args, v); err != nil {
+		return err
+	}
+	// strictjson refuses unknown keys but, like encoding/json, matches known ones in any case
+	var bad error
+	scanTop(args, func(k, _ []byte) bool {
+		for _, want := range known {
+			if string(k) == want {
+				return true
+			}
+		}
+		for _, want := range known {
+			if strings.EqualFold(string(k), want) {
+				bad = fmt.Errorf("key %q is not spelt as the schema spells it (%q)", k, want)
+				return false
+			}
+		}
+		return true
+	})
+	return bad
 }
 
 type createArgs struct {
@@ -89,7 +151,7 @@ func (r *Replayer) Apply(ev Event) {
 	switch ev.Kind {
 	case Create:
 		var a createArgs
-		if err := strictjson.Decode(ev.Args, &a); err != nil {
+		if err := decodeArgs(ev.Args, []string{"subject", "description"}, &a); err != nil {
 			r.skip(ev.Line, "TaskCreate arguments do not fit the schema: %v", err)
 			return
 		}
@@ -110,7 +172,15 @@ func (r *Replayer) Apply(ev Event) {
 			r.skip(ev.Line, "TaskCreate: %v", err)
 			return
 		}
-		t := r.Store.create(subject, desc)
+		var t Task
+		if ev.TaskID > 0 {
+			if old, ok := r.Store.Get(ev.TaskID); ok {
+				r.note(ev.Line, "task %d (%q) replaced by a new task the runtime numbered %d (its store was cleared)", old.TaskID, old.Subject, ev.TaskID)
+			}
+			t = r.Store.createAt(ev.TaskID, subject, desc)
+		} else {
+			t = r.Store.create(subject, desc)
+		}
 		if r.OnChange != nil {
 			r.OnChange(Change{Line: ev.Line, At: ev.At, CallID: ev.CallID, Op: "create", TaskID: t.TaskID, Changes: map[string]FieldChange{
 				"status": {nil, t.Status}, "subject": {nil, t.Subject}, "description": {nil, t.Description},
@@ -118,7 +188,7 @@ func (r *Replayer) Apply(ev Event) {
 		}
 	case Update:
 		var a updateArgs
-		if err := strictjson.Decode(ev.Args, &a); err != nil {
+		if err := decodeArgs(ev.Args, []string{"taskid", "status", "subject", "description"}, &a); err != nil {
 			r.skip(ev.Line, "TaskUpdate arguments do not fit the schema: %v", err)
 			return
 		}
@@ -237,6 +307,8 @@ func (s Stop) afterTime(at string) bool {
 type Counts struct {
 	Lines  int
 	ByType map[string]int
+	// SessionID is the sessionId of a transcript's main conversation.
+	SessionID string
 }
 
 // Markers that any line replay cares about must contain; other lines are skipped undecoded.

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -22,6 +23,9 @@ type Session struct {
 	Format string
 	// Now stamps new entries; tests set it.
 	Now func() time.Time
+	// ClaudeConfig is Claude Code's config directory, whose tasks/<session-id>/ store `session
+	// check` compares a transcript's replay with ("" skips the comparison).
+	ClaudeConfig string
 }
 
 // NewSession binds a log path with its lock wait.
@@ -52,7 +56,8 @@ func (s *Session) read(r *Replayer, stop Stop, counts *Counts) error {
 		return err
 	}
 	if format == FormatClaude {
-		return s.Log.ReadWithoutLock(func(log io.Reader) error { return ReplayClaude(log, r, stop, counts) })
+		subs := SubagentLogs(s.Log.Path)
+		return s.Log.ReadWithoutLock(func(log io.Reader) error { return replayClaude(log, subs, r, stop, counts) })
 	}
 	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(log, r, stop, counts) })
 }
@@ -62,6 +67,21 @@ func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
 	format, err := s.format()
 	if err != nil {
 		return err
+	}
+	if format != FormatClaude {
+		// Any Claude Code record anywhere in the file makes it a transcript, whatever its first
+		// lines are and whatever --session-format says; checked before the lock file is made.
+		f, err := os.Open(s.Log.Path)
+		if err == nil {
+			held, herr := HoldsTranscript(f)
+			f.Close()
+			if herr != nil {
+				return fmt.Errorf("read session log %s: %w", s.Log.Path, herr)
+			}
+			if held {
+				format = FormatClaude
+			}
+		}
 	}
 	if format == FormatClaude {
 		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
@@ -238,6 +258,10 @@ type CheckResult struct {
 	Entries map[string]int `json:"entries"`
 	Tasks   Summary        `json:"tasks"`
 	Skipped []Skip         `json:"skipped"`
+	// Notes are lines replay used with a caveat (a task id not answered by Claude Code).
+	Notes []Skip `json:"notes"`
+	// ClaudeStore compares a transcript's replay with Claude Code's own store, when there is one.
+	ClaudeStore *StoreCheck `json:"claude_store,omitempty"`
 }
 
 // Check replays with every line classified and reports entries, tasks and skipped lines.
@@ -245,11 +269,18 @@ func (s *Session) Check() (CheckResult, error) {
 	r := NewReplayer()
 	counts := &Counts{ByType: map[string]int{}}
 	err := s.read(r, Stop{}, counts)
-	skips := r.Skips
+	skips, notes := r.Skips, r.Notes
 	if skips == nil {
 		skips = []Skip{}
 	}
-	return CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips}, err
+	if notes == nil {
+		notes = []Skip{}
+	}
+	res := CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips, Notes: notes}
+	if err == nil && counts.SessionID != "" {
+		res.ClaudeStore, err = compareClaudeStore(s.ClaudeConfig, counts.SessionID, r.Store.Tasks())
+	}
+	return res, err
 }
 
 // Brief is the system message a resuming session is shown.

@@ -11,7 +11,7 @@ func session(c Context) (*tasks.Session, error) {
 	if c.Workspace == nil {
 		return nil, errs.Invalidf("no workspace")
 	}
-	path, err := c.Workspace.SessionLogPath(c.Session)
+	path, err := tasks.LogPath(c.Workspace, c.Session, c.ClaudeSession)
 	if err != nil {
 		return nil, err
 	}

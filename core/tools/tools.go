@@ -24,8 +24,11 @@ import (
 
 // Context is who calls a tool and from where (SPEC §2.4); the faces fill it from flags or env.
 type Context struct {
-	Workspace     *workspace.Workspace
-	Session       string
+	Workspace *workspace.Workspace
+	Session   string
+	// ClaudeSession is the Claude Code session id (CLAUDE_CODE_SESSION_ID); without Session it
+	// picks sessions/<id>.jsonl.
+	ClaudeSession string
 	SessionFormat string
 	User          string
 	Task          string

@@ -1,0 +1,68 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/tasks"
+)
+
+// maxHookInput bounds what a hook reads from standard input; Claude Code's hook input is a few
+// hundred bytes.
+const maxHookInput = 1 << 20
+
+func hookCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "answer an agent runtime's hooks (always exits 0; a failure is one line on stderr)",
+		Subcommands: []*cli.Command{
+			{
+				Name: "claude-code",
+				// flags become arguments, refused in one stderr line: a hook never exits non-zero
+				SkipFlagParsing: true,
+				Usage: "Claude Code hook: reads the hook JSON on stdin; SessionStart (compact, resume) adds the task snapshot " +
+					"as context, PreCompact prints it for the compaction",
+				Action: func(c *cli.Context) error {
+					report := func(msg string) {
+						fmt.Fprintf(env.Stderr, "cairn hook claude-code: %s\n", strings.Join(strings.Fields(msg), " "))
+					}
+					defer func() {
+						if v := recover(); v != nil {
+							report(fmt.Sprintf("internal error: %v", v))
+						}
+					}()
+					if err := claudeHook(env, c); err != nil {
+						report(err.Error())
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func claudeHook(env *Env, c *cli.Context) error {
+	if a := c.Args().First(); c.NArg() == 1 && (a == "--help" || a == "-h") {
+		return cli.ShowSubcommandHelp(c) // a person asking; flags are otherwise arguments here
+	}
+	if c.NArg() > 0 {
+		return errs.Invalidf("takes no arguments, got %q; it reads the hook JSON on standard input", c.Args().First())
+	}
+	input, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
+	if err != nil {
+		return fmt.Errorf("read standard input: %w", err)
+	}
+	if len(input) > maxHookInput {
+		return errs.Invalidf("hook input is over %d bytes", maxHookInput)
+	}
+	out, err := tasks.ClaudeHook(input, env.wsFlag, env.wait)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(env.Stdout, out)
+	return err
+}
