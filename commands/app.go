@@ -102,6 +102,7 @@ func NewApp(env *Env) *cli.App {
 			boardCommand(env),
 			toolsCommand(env),
 			mcpCommand(env),
+			setupCommand(env),
 			serveCommand(env),
 			completionCommand(env),
 		},
