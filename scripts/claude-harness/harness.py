@@ -139,20 +139,24 @@ SCENARIOS = {
         "steps": [{"prompt": "SCENARIO-E keep a todo list"}],
     },
     "mcp": {
-        "about": "cairn registered with `cairn setup claude-code --scope local`; the model calls mcp__cairn__TaskCreate and mcp__cairn__TaskList; hooks registered by setup fire.",
+        "about": "cairn registered with `cairn setup claude-code --scope local`; the model calls mcp__cairn__TaskCreate (x2), mcp__cairn__TaskUpdate and mcp__cairn__TaskList; then /compact and a resumed prompt, so cairn's SessionStart (compact, resume) and PreCompact hooks fire.",
         "cairn": True,
         "script": {"conversations": [
-            {"match": "SCENARIO-F", "replies": [
+            {"match": "SCENARIO-F use", "replies": [
                 [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "From MCP", "description": "Created through cairn mcp"}}],
+                [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "Second"}}],
+                [{"tool": "mcp__cairn__TaskUpdate", "input": {"taskid": 1, "status": "inprogress"}}],
                 [{"tool": "mcp__cairn__TaskList", "input": {}}],
                 [{"text": "cairn tasks used."}],
             ]},
             {"match": "SCENARIO-F continue", "replies": [
+                [{"tool": "mcp__cairn__TaskList", "input": {}}],
                 [{"text": "Back after compaction."}],
             ]},
-        ], "summary": "Summary: one cairn task was created."},
+        ], "summary": "Summary: two cairn tasks were created; task 1 is in progress."},
         "steps": [{"prompt": "SCENARIO-F use cairn"},
-                  {"prompt": "/compact", "resume": True}],
+                  {"prompt": "/compact", "resume": True},
+                  {"prompt": "SCENARIO-F continue", "resume": True}],
     },
 }
 
@@ -162,9 +166,11 @@ class Scrubber:
 
     LONG = 400
 
-    def __init__(self, root, home, proj):
+    def __init__(self, root, home, proj, cairn=None):
         self.pairs = [(proj, "/home/user/project"), (home, "/home/user"), (root, "/tmp/run"),
                       (HERE, "/opt/claude-harness")]
+        if cairn and os.path.isabs(cairn):
+            self.pairs.append((cairn, "/usr/local/bin/cairn"))
         self.dash = [(re.sub(r"[^A-Za-z0-9]", "-", proj), "-home-user-project")]
 
     def s(self, v):
@@ -210,7 +216,7 @@ class Scrubber:
                                    separators=(",", ":")) + "\n")
 
 
-def run(name, sc, claude, out, keep, cairn_bin):
+def run(name, sc, claude, out, keep, cairn_bin, register=None):
     root = tempfile.mkdtemp(prefix="cc-harness-")
     home = os.path.join(root, "home")
     proj = os.path.join(root, "project")
@@ -242,8 +248,12 @@ def run(name, sc, claude, out, keep, cairn_bin):
         env.pop(k, None)
     if sc.get("cairn"):
         subprocess.run([cairn_bin, "init"], cwd=proj, env=env, check=True, capture_output=True)
-        r = subprocess.run([cairn_bin, "setup", "claude-code", "--scope", "local"], cwd=proj, env=env,
-                           capture_output=True, text=True)
+        argv = [cairn_bin, "setup", "claude-code", "--scope", "local"]
+        if register:
+            argv += ["--command", register]
+        r = subprocess.run(argv, cwd=proj, env=env, capture_output=True, text=True)
+        with open(os.path.join(root, "setup.txt"), "w") as f:
+            f.write("$ cairn setup claude-code --scope local\n" + r.stdout + r.stderr)
         print(r.stdout, r.stderr, file=sys.stderr)
         r = subprocess.run([claude, "mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
         with open(os.path.join(root, "mcp-list.txt"), "w") as f:
@@ -269,7 +279,7 @@ def run(name, sc, claude, out, keep, cairn_bin):
     srv.shutdown()
     logf.close()
 
-    scrub = Scrubber(root, home, proj)
+    scrub = Scrubber(root, home, proj, (register or cairn_bin) if sc.get("cairn") else None)
     dst = os.path.join(out, name)
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
@@ -298,7 +308,11 @@ def run(name, sc, claude, out, keep, cairn_bin):
     if os.path.exists(hooklog):
         scrub.jsonl(hooklog, os.path.join(dst, "hooks.jsonl"), transcript=False)
     scrub.jsonl(reqlog, os.path.join(dst, "requests.jsonl"), transcript=False)
-    for extra in ("mcp-list.txt",):
+    if sc.get("cairn"):
+        for p in glob.glob(os.path.join(proj, "sessions", "*")) + glob.glob(os.path.join(proj, "*.jsonl")):
+            if p.endswith(".jsonl"):
+                scrub.jsonl(p, os.path.join(dst, "cairn-" + os.path.basename(p)), transcript=False)
+    for extra in ("mcp-list.txt", "setup.txt"):
         if os.path.exists(os.path.join(root, extra)):
             with open(os.path.join(root, extra)) as f, open(os.path.join(dst, extra), "w") as g:
                 g.write(scrub.s(f.read()))
@@ -308,7 +322,9 @@ def run(name, sc, claude, out, keep, cairn_bin):
             if os.path.exists(p):
                 with open(p) as f:
                     data = json.load(f)
-                with open(os.path.join(dst, "after-setup-" + os.path.basename(p)), "w") as g:
+                if os.path.basename(p) == ".claude.json":  # keep the registration, not the account state
+                    data = {k: v for k, v in data.items() if k in ("projects", "mcpServers")}
+                with open(os.path.join(dst, "after-run-" + os.path.basename(p)), "w") as g:
                     json.dump(scrub.value(data, keep_long=True), g, indent=2)
     with open(os.path.join(dst, "steps.json"), "w") as f:
         json.dump(scrub.value({"about": sc["about"], "session": session, "steps": transcript_out}), f, indent=2)
@@ -322,6 +338,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--claude", default=os.environ.get("CLAUDE_BIN", DEFAULT_CLAUDE))
     ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", "cairn"))
+    ap.add_argument("--register", help="the cairn binary setup registers (--command); default: --cairn")
     ap.add_argument("--out", default="/work/claude-fixtures")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("scenarios", nargs="*")
@@ -329,7 +346,7 @@ def main():
     names = a.scenarios or [n for n in SCENARIOS if n != "mcp"]
     os.makedirs(a.out, exist_ok=True)
     for n in names:
-        run(n, SCENARIOS[n], a.claude, a.out, a.keep, a.cairn)
+        run(n, SCENARIOS[n], a.claude, a.out, a.keep, a.cairn, a.register)
 
 
 if __name__ == "__main__":
