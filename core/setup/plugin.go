@@ -48,9 +48,7 @@ func planPlugin(o Options) ([]*Change, error) {
 		}
 		set("name", "cairn")
 		set("description", pluginDescription)
-		if m := semver.FindStringSubmatch(o.Version); m != nil {
-			set("version", m[1])
-		}
+		set("version", pluginVersion(o.Version))
 		return changed, nil
 	}))
 	if err == nil {
@@ -76,6 +74,25 @@ func planPlugin(o Options) ([]*Change, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// pluginVersion is cairn's version as the semver Claude Code asks plugins for; a development
+// build (dev-<revision>) becomes a 0.0.0 pre-release.
+func pluginVersion(v string) string {
+	if m := semver.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, v)
+	clean = strings.Trim(strings.ReplaceAll(clean, "..", "."), ".-")
+	if clean == "" {
+		clean = "dev"
+	}
+	return "0.0.0-" + clean
 }
 
 // planText replaces a whole file cairn owns.

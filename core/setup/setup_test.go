@@ -425,13 +425,18 @@ func TestPlugin(t *testing.T) {
 		t.Errorf("changed skill: %s backup %q", cs[3].Status, cs[3].Backup)
 	}
 
-	// dev builds carry no semver: no version key
+	// a dev build's version becomes a semver pre-release
 	o2 := opts(t, "")
 	o2.Plugin = filepath.Join(t.TempDir(), "p")
-	o2.Version = "dev-abc123"
+	o2.Version = "dev-abc123-dirty"
 	cs = run(t, o2)
-	if _, ok := decode(t, read(t, cs[0].Path))["version"]; ok {
-		t.Error("a dev version was written")
+	if v := decode(t, read(t, cs[0].Path))["version"]; v != "0.0.0-dev-abc123-dirty" {
+		t.Errorf("dev version written as %v", v)
+	}
+	for in, want := range map[string]string{"v2.0.1": "2.0.1", "1.2.3-rc.1": "1.2.3-rc.1", "": "0.0.0-dev", "dev+x/y": "0.0.0-dev-x-y"} {
+		if got := pluginVersion(in); got != want {
+			t.Errorf("pluginVersion(%q) = %q, want %q", in, got, want)
+		}
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	write(t, f, "x")
