@@ -27,13 +27,15 @@ func setupCommand(env *Env) *cli.Command {
 				Usage: "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)",
 				Description: "Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n" +
 					"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n" +
+					"The project is the git work tree's root, or the current folder outside git.\n" +
 					"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n" +
 					"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n" +
 					"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n" +
 					"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n" +
 					"The command registered is this binary's absolute path, because Claude Code starts servers and\n" +
-					"hooks with the PATH it was launched with, where a bare `cairn` is often missing; --workspace\n" +
-					"is added when the workspace would not be found from the project folder (or was given outright).",
+					"hooks with the PATH it was launched with, where a bare `cairn` is often missing. The workspace\n" +
+					"is found from the project folder, where Claude Code starts them; --workspace (or\n" +
+					"CAIRN_WORKSPACE) given here is registered outright.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "scope", Value: "local", Usage: "where to register: project, local or user"},
 					&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the changes as a diff and write nothing"},
@@ -72,6 +74,7 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real // Claude Code keys projects by the physical path
 	}
+	project := projectRoot(cwd)
 	home, err := os.UserHomeDir()
 	if err != nil && (plugin == "" && scope != "project") {
 		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", err)
@@ -91,7 +94,7 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 		defs = append(defs, setup.Tool{Name: d.Name, Description: d.Description, ReadOnly: d.ReadOnly})
 	}
 	opts := setup.Options{
-		Scope: scope, ProjectDir: cwd, Home: home, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
+		Scope: scope, ProjectDir: project, Home: home, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
 		Command: command, Workspace: wsPin, Plugin: plugin, Tools: defs, Version: version(),
 	}
 	changes, err := setup.Plan(opts)
@@ -105,11 +108,12 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 		}
 	}
 	result := map[string]any{
-		"scope": scope, "plugin": plugin, "dry_run": dry, "command": command,
+		"scope": scope, "project": project, "plugin": plugin, "dry_run": dry, "command": command,
 		"mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts), "files": changes,
 	}
 	if plugin != "" {
 		delete(result, "scope")
+		delete(result, "project")
 	} else {
 		delete(result, "plugin")
 	}
@@ -150,6 +154,22 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 		}
 		return nil
 	})
+}
+
+// projectRoot is the folder Claude Code treats as the project when started in dir: the root of
+// the git work tree dir is in (it keys ~/.claude.json's projects by it, finds .mcp.json up to it
+// and reads .claude/settings*.json there even when started in a subfolder), else dir itself.
+func projectRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }
 
 func validScope(s string) bool {
