@@ -20,6 +20,10 @@ var PluginFiles = []string{
 	"skills/cairn/SKILL.md",
 }
 
+// PluginToolPrefix is how Claude Code names the tools of a plugin's MCP server:
+// mcp__plugin_<plugin>_<server>__<tool>.
+const PluginToolPrefix = "mcp__plugin_cairn_" + ServerName + "__"
+
 const pluginDescription = "cairn: a session task list that survives compaction, project memory and knowledge, and search over earlier work"
 
 var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`)
@@ -116,13 +120,13 @@ func Skill(tools []Tool) string {
 	var sb strings.Builder
 	sb.WriteString(`---
 name: cairn
-description: Use the cairn MCP tools (mcp__cairn__*) to plan multi-step work as a task list that survives context compaction and resume, to check project memory and knowledge before deciding or redoing something, and to search earlier tasks and board cards for how similar work was done.
+description: Use the cairn MCP tools (` + PluginToolPrefix + `*) to plan multi-step work as a task list that survives context compaction and resume, to check project memory and knowledge before deciding or redoing something, and to search earlier tasks and board cards for how similar work was done.
 ---
 
 # cairn
 
 cairn keeps this project's working state outside the context window. Its tools are served by the
-` + "`cairn`" + ` MCP server, so their full names are ` + "`mcp__cairn__<Tool>`" + `.
+plugin's ` + "`cairn`" + ` MCP server, so their full names are ` + "`" + PluginToolPrefix + "<Tool>`" + `.
 
 When to use them:
 
@@ -146,7 +150,7 @@ When to use them:
 		if t.ReadOnly {
 			mode = "read-only"
 		}
-		fmt.Fprintf(&sb, "- `mcp__%s__%s` (%s): %s\n", ServerName, t.Name, mode, strings.TrimSpace(t.Description))
+		fmt.Fprintf(&sb, "- `%s%s` (%s): %s\n", PluginToolPrefix, t.Name, mode, strings.TrimSpace(t.Description))
 	}
 	return sb.String()
 }

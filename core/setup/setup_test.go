@@ -409,7 +409,7 @@ func TestPlugin(t *testing.T) {
 		t.Error("plugin hooks.json")
 	}
 	skill := read(t, cs[3].Path)
-	for _, want := range []string{"---\nname: cairn\ndescription: ", "- `mcp__cairn__TaskCreate` (writes): Add a task. Use it to plan.", "- `mcp__cairn__TaskList` (read-only): List them."} {
+	for _, want := range []string{"---\nname: cairn\ndescription: ", "- `mcp__plugin_cairn_cairn__TaskCreate` (writes): Add a task. Use it to plan.", "- `mcp__plugin_cairn_cairn__TaskList` (read-only): List them."} {
 		if !strings.Contains(skill, want) {
 			t.Errorf("SKILL.md lacks %q:\n%s", want, skill)
 		}

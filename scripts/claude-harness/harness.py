@@ -158,6 +158,20 @@ SCENARIOS = {
                   {"prompt": "/compact", "resume": True},
                   {"prompt": "SCENARIO-F continue", "resume": True}],
     },
+    "plugin": {
+        "about": "cairn as a plugin folder (`cairn setup claude-code --plugin DIR`, run with --plugin-dir): its MCP tools and its hooks.",
+        "cairn": True,
+        "plugin": True,
+        "script": {"conversations": [
+            {"match": "SCENARIO-G use", "replies": [
+                [{"tool": "mcp__plugin_cairn_cairn__TaskCreate", "input": {"subject": "From the plugin"}}],
+                [{"tool": "mcp__plugin_cairn_cairn__TaskList", "input": {}}],
+                [{"text": "Plugin tools used."}],
+            ]},
+        ], "summary": "Summary: one cairn task was created through the plugin."},
+        "steps": [{"prompt": "SCENARIO-G use the plugin"},
+                  {"prompt": "/compact", "resume": True}],
+    },
 }
 
 
@@ -249,13 +263,16 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
     if sc.get("cairn"):
         subprocess.run([cairn_bin, "init"], cwd=proj, env=env, check=True, capture_output=True)
         argv = [cairn_bin, "setup", "claude-code", "--scope", "local"]
+        if sc.get("plugin"):
+            argv = [cairn_bin, "setup", "claude-code", "--plugin", os.path.join(root, "plugin")]
         if register:
             argv += ["--command", register]
         r = subprocess.run(argv, cwd=proj, env=env, capture_output=True, text=True)
         with open(os.path.join(root, "setup.txt"), "w") as f:
-            f.write("$ cairn setup claude-code --scope local\n" + r.stdout + r.stderr)
+            f.write("$ cairn " + " ".join(argv[1:]) + "\n" + r.stdout + r.stderr)
         print(r.stdout, r.stderr, file=sys.stderr)
-        r = subprocess.run([claude, "mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
+        plug = ["--plugin-dir", os.path.join(root, "plugin")] if sc.get("plugin") else []
+        r = subprocess.run([claude] + plug + ["mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
         with open(os.path.join(root, "mcp-list.txt"), "w") as f:
             f.write(r.stdout + r.stderr)
         print("claude mcp list:\n" + r.stdout + r.stderr, file=sys.stderr)
@@ -266,6 +283,8 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         cmd = [claude, "-p", step["prompt"], "--dangerously-skip-permissions", "--output-format", "json"]
         if step.get("resume"):
             cmd += ["--resume", session]
+        if sc.get("plugin"):
+            cmd += ["--plugin-dir", os.path.join(root, "plugin")]
         r = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=300)
         transcript_out.append({"argv": ["claude"] + cmd[1:], "rc": r.returncode, "stderr": r.stderr[-2000:]})
         try:
@@ -312,6 +331,15 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         for p in glob.glob(os.path.join(proj, "sessions", "*")) + glob.glob(os.path.join(proj, "*.jsonl")):
             if p.endswith(".jsonl"):
                 scrub.jsonl(p, os.path.join(dst, "cairn-" + os.path.basename(p)), transcript=False)
+    if sc.get("plugin"):
+        pdir = os.path.join(root, "plugin")
+        for p in glob.glob(os.path.join(pdir, "**", "*"), recursive=True) + glob.glob(os.path.join(pdir, ".*", "*")) + \
+                glob.glob(os.path.join(pdir, ".mcp.json")):
+            if os.path.isfile(p):
+                target = os.path.join(dst, "plugin-folder", os.path.relpath(p, pdir))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(p) as f, open(target, "w") as g:
+                    g.write(scrub.s(f.read()))
     for extra in ("mcp-list.txt", "setup.txt"):
         if os.path.exists(os.path.join(root, extra)):
             with open(os.path.join(root, extra)) as f, open(os.path.join(dst, extra), "w") as g:
