@@ -132,6 +132,7 @@ func NewApp(env *Env) *cli.App {
 			boardCommand(env),
 			toolsCommand(env),
 			mcpCommand(env),
+			setupCommand(env),
 			serveCommand(env),
 			hookCommand(env),
 			completionCommand(env),

@@ -1,0 +1,224 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/setup"
+	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+func setupCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "setup",
+		Usage: "register cairn with an agent runtime",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "claude-code",
+				Usage: "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)",
+				Description: "Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n" +
+					"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n" +
+					"The project is the git work tree's root, or the current folder outside git.\n" +
+					"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n" +
+					"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n" +
+					"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n" +
+					"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n" +
+					"The command registered is this binary's absolute path, because Claude Code starts servers and\n" +
+					"hooks with the PATH it was launched with, where a bare `cairn` is often missing. The workspace\n" +
+					"is found from the project folder, where Claude Code starts them; --workspace (or\n" +
+					"CAIRN_WORKSPACE) given here is registered outright.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "scope", Value: "local", Usage: "where to register: project, local or user"},
+					&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the changes as a diff and write nothing"},
+					&cli.StringFlag{Name: "plugin", Usage: "write a Claude Code plugin folder `DIR` (plugin.json, .mcp.json, hooks, skill) instead of settings"},
+					&cli.StringFlag{Name: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: this binary)"},
+				},
+				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
+			},
+		},
+	}
+}
+
+func setupClaudeCode(env *Env, c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	plugin := c.String("plugin")
+	if c.IsSet("plugin") && plugin == "" {
+		return errs.Invalidf("--plugin needs a folder")
+	}
+	if plugin != "" && c.IsSet("scope") {
+		return errs.Invalidf("give either --plugin DIR or --scope, not both: a plugin is enabled in Claude Code, not written into a scope")
+	}
+	scope := c.String("scope")
+	if plugin == "" && !validScope(scope) {
+		return errs.Invalidf("--scope %q is not a scope; use project (shared .mcp.json and .claude/settings.json), local (just you, this project) or user (just you, every project)", scope)
+	}
+	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("current directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real // Claude Code keys projects by the physical path
+	}
+	project := projectRoot(cwd)
+	home, err := os.UserHomeDir()
+	if err != nil && (plugin == "" && scope != "project") {
+		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", err)
+	}
+	wsPin, err := setupWorkspace(env, plugin != "" || scope == "user")
+	if err != nil {
+		return err
+	}
+	if plugin != "" {
+		if plugin, err = filepath.Abs(plugin); err != nil {
+			return errs.Wrap(errs.Invalid, err, "--plugin %s", c.String("plugin"))
+		}
+	}
+	var defs []setup.Tool
+	for _, t := range tools.New().List() {
+		d := t.Definition()
+		defs = append(defs, setup.Tool{Name: d.Name, Description: d.Description, ReadOnly: d.ReadOnly})
+	}
+	opts := setup.Options{
+		Scope: scope, ProjectDir: project, Home: home, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR"),
+		Command: command, Workspace: wsPin, Plugin: plugin, Tools: defs, Version: version(),
+	}
+	changes, err := setup.Plan(opts)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	if !dry {
+		if err := setup.Apply(changes, time.Now()); err != nil {
+			return err
+		}
+	}
+	result := map[string]any{
+		"scope": scope, "project": project, "plugin": plugin, "dry_run": dry, "command": command,
+		"mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts), "files": changes,
+	}
+	if plugin != "" {
+		delete(result, "scope")
+		delete(result, "project")
+	} else {
+		delete(result, "plugin")
+	}
+	return env.Render(result, func(w io.Writer) error {
+		for _, ch := range changes {
+			if dry {
+				if ch.Diff != "" {
+					io.WriteString(w, ch.Diff)
+				}
+				continue
+			}
+			switch ch.Status {
+			case "unchanged":
+				fmt.Fprintf(w, "unchanged %s (%s already set)\n", ch.Path, ch.What)
+			case "created":
+				fmt.Fprintf(w, "created   %s (%s)\n", ch.Path, ch.What)
+			default:
+				fmt.Fprintf(w, "updated   %s (%s; backup %s)\n", ch.Path, ch.What, ch.Backup)
+			}
+		}
+		if dry {
+			n := 0
+			for _, ch := range changes {
+				if ch.Status != "unchanged" {
+					n++
+				}
+			}
+			fmt.Fprintf(w, "dry run: %d of %d files would change; nothing written\n", n, len(changes))
+			return nil
+		}
+		switch {
+		case plugin != "":
+			fmt.Fprintf(w, "try it: claude --plugin-dir %s\n", plugin)
+		case scope == "project":
+			fmt.Fprintln(w, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
+		default:
+			fmt.Fprintln(w, "check with: claude mcp list")
+		}
+		return nil
+	})
+}
+
+// projectRoot is the folder Claude Code treats as the project when started in dir: the root of
+// the git work tree dir is in (it keys ~/.claude.json's projects by it, finds .mcp.json up to it
+// and reads .claude/settings*.json there even when started in a subfolder), else dir itself.
+func projectRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+func validScope(s string) bool {
+	for _, v := range setup.Scopes {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// setupBinary is the cairn to register: --command, or this very binary. A binary that `go run`
+// or `go test` built lives in a temporary folder that is gone tomorrow, so it is refused.
+func setupBinary(flag string, set bool) (string, error) {
+	if set {
+		if !filepath.IsAbs(flag) {
+			return "", errs.Invalidf("--command must be an absolute path to the cairn binary, got %q", flag)
+		}
+		return filepath.Clean(flag), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", errs.Wrap(errs.Invalid, err, "cannot tell where this cairn binary is; pass --command /absolute/path/to/cairn")
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "", errs.Invalidf("this cairn was built by 'go run' or 'go test' in a temporary folder (%s); install it (go install) and run that, or pass --command /absolute/path/to/cairn", exe)
+	}
+	return exe, nil
+}
+
+// setupWorkspace is the --workspace to register: the workspace named outright (flag or
+// CAIRN_WORKSPACE), absolute. One found from the current folder is not registered: Claude Code
+// starts servers and hooks in the project folder, where cairn finds it again. Without a
+// workspace, project and local scope fail; user scope and plugins, which serve every project,
+// register none and let each project find its own.
+func setupWorkspace(env *Env, optional bool) (string, error) {
+	ws, err := env.Workspace()
+	if err != nil {
+		if optional && env.wsFlag == "" && errors.Is(err, workspace.ErrNoWorkspace) {
+			return "", nil
+		}
+		return "", err
+	}
+	root := ws.Root
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if env.wsFlag != "" {
+		return root, nil
+	}
+	return "", nil // found from the current folder, so `cairn` started there finds it too
+}

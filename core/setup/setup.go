@@ -1,0 +1,392 @@
+// Package setup registers cairn with Claude Code: `cairn mcp` as an MCP server and
+// `cairn hook claude-code` as the SessionStart (compact|resume) and PreCompact hook, merged into
+// Claude Code's own settings files for a scope, or written as a plugin folder.
+//
+// Merging keeps every key it does not own, in its place; a second run changes nothing; a file
+// that is not plain JSON is refused before anything is written.
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Scopes are Claude Code's configuration scopes, in the order they are documented.
+var Scopes = []string{"project", "local", "user"}
+
+// ServerName is the MCP server's name, so its tools are mcp__cairn__<Tool>.
+const ServerName = "cairn"
+
+// HookMatcher is the SessionStart matcher: after a compaction or a resume, not at a fresh start.
+const HookMatcher = "compact|resume"
+
+// Tool is what the plugin's skill says about one cairn tool.
+type Tool struct {
+	Name        string
+	Description string
+	ReadOnly    bool
+}
+
+// Options say what to register and where.
+type Options struct {
+	// Scope is project, local or user (ignored with Plugin).
+	Scope string
+	// ProjectDir is the absolute directory Claude Code is started in (project and local scope).
+	ProjectDir string
+	// Home is the user's home directory; ConfigDir is $CLAUDE_CONFIG_DIR when set.
+	Home      string
+	ConfigDir string
+	// Command is the absolute path of the cairn binary to run.
+	Command string
+	// Workspace, when set, is passed as --workspace to every command registered.
+	Workspace string
+	// Plugin, when set, is the plugin folder to write instead of settings files.
+	Plugin string
+	// Tools and Version describe cairn in the plugin.
+	Tools   []Tool
+	Version string
+}
+
+// Change is one file setup creates, updates or leaves alone.
+type Change struct {
+	Path   string `json:"path"`
+	Status string `json:"status"` // created, updated or unchanged
+	// What is the part of the file cairn owns, for the summary.
+	What   string `json:"what"`
+	Backup string `json:"backup,omitempty"`
+	Diff   string `json:"diff,omitempty"`
+
+	before, after []byte
+	existed       bool
+	mode          fs.FileMode
+}
+
+// Files is where a scope keeps its MCP servers and its hooks.
+type Files struct {
+	MCP      string   // the JSON file holding mcpServers
+	MCPPath  []string // object keys leading to mcpServers' parent ({} = the top level)
+	Settings string   // the settings file holding hooks
+}
+
+// ScopeFiles resolves the files of a scope as Claude Code documents them: project scope shares
+// .mcp.json and .claude/settings.json with the project; local scope keeps the server under the
+// project's entry of ~/.claude.json and the hooks in .claude/settings.local.json; user scope uses
+// the top level of ~/.claude.json and ~/.claude/settings.json. CLAUDE_CONFIG_DIR moves both
+// .claude.json and settings.json into that directory.
+func ScopeFiles(o Options) (Files, error) {
+	cfgDir := o.ConfigDir
+	global := filepath.Join(o.Home, ".claude.json")
+	if cfgDir != "" {
+		global = filepath.Join(cfgDir, ".claude.json")
+	} else {
+		cfgDir = filepath.Join(o.Home, ".claude")
+	}
+	switch o.Scope {
+	case "project":
+		return Files{MCP: filepath.Join(o.ProjectDir, ".mcp.json"), Settings: filepath.Join(o.ProjectDir, ".claude", "settings.json")}, nil
+	case "local":
+		return Files{MCP: global, MCPPath: []string{"projects", o.ProjectDir}, Settings: filepath.Join(o.ProjectDir, ".claude", "settings.local.json")}, nil
+	case "user":
+		return Files{MCP: global, Settings: filepath.Join(cfgDir, "settings.json")}, nil
+	}
+	return Files{}, errs.Invalidf("--scope %q is not a scope; use project (shared .mcp.json and .claude/settings.json), local (just you, this project) or user (just you, every project)", o.Scope)
+}
+
+// ServerArgs are the arguments of the registered MCP server.
+func ServerArgs(o Options) []string {
+	if o.Workspace != "" {
+		return []string{"--workspace", o.Workspace, "mcp"}
+	}
+	return []string{"mcp"}
+}
+
+// HookCommand is the shell command line of the registered hook.
+func HookCommand(o Options) string {
+	cmd := shellQuote(o.Command)
+	if o.Workspace != "" {
+		cmd += " --workspace " + shellQuote(o.Workspace)
+	}
+	return cmd + " hook claude-code"
+}
+
+// Plan works out every change without writing anything. It fails, naming the file, when a file
+// cannot be read or is not a JSON object where one is needed.
+func Plan(o Options) ([]*Change, error) {
+	if !filepath.IsAbs(o.Command) {
+		return nil, errs.Invalidf("the cairn command to register must be an absolute path, got %q", o.Command)
+	}
+	if o.Plugin != "" {
+		return planPlugin(o)
+	}
+	f, err := ScopeFiles(o)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Change
+	mcpMode := fs.FileMode(0o644)
+	if filepath.Base(f.MCP) == ".claude.json" {
+		mcpMode = 0o600 // it holds the user's account and history
+	}
+	c, err := planJSON(f.MCP, mcpMode, "mcpServers."+ServerName, func(root *node) (bool, error) {
+		return setServer(root, f.MCPPath, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, c)
+	c, err = planJSON(f.Settings, 0o644, "hooks SessionStart, PreCompact", func(root *node) (bool, error) {
+		return setHooks(root, HookCommand(o))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, c), nil
+}
+
+// planJSON reads path (missing = empty), lets edit change the document and records the result.
+func planJSON(path string, mode fs.FileMode, what string, edit func(*node) (bool, error)) (*Change, error) {
+	c := &Change{Path: path, What: what, mode: mode}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		c.existed = true
+		c.before = data
+		if st, err := os.Stat(path); err == nil {
+			c.mode = st.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, errs.Wrap(errs.Invalid, err, "read %s", path)
+	}
+	root, err := parseDoc(data)
+	if err != nil {
+		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
+	}
+	if root.kind != 'o' {
+		return nil, errs.Invalidf("%s holds %s, not a JSON object; cairn setup changed no file", path, root.kindName())
+	}
+	changed, err := edit(root)
+	if err != nil {
+		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
+	}
+	if !changed && c.existed {
+		c.Status = "unchanged"
+		c.after = c.before
+		return c, nil
+	}
+	c.after = root.bytes()
+	if c.existed && !bytes.HasSuffix(c.before, []byte("\n")) {
+		c.after = bytes.TrimSuffix(c.after, []byte("\n"))
+	}
+	c.finish()
+	return c, nil
+}
+
+// finish sets the status and the diff from before and after.
+func (c *Change) finish() {
+	switch {
+	case !c.existed:
+		c.Status = "created"
+	case bytes.Equal(c.before, c.after):
+		c.Status = "unchanged"
+		return
+	default:
+		c.Status = "updated"
+	}
+	c.Diff = unifiedDiff(c.Path, c.before, c.after, c.existed)
+}
+
+// object returns the object under key, creating it when missing; a value of another kind is an error.
+func object(parent *node, key, where string) (*node, error) {
+	v := parent.get(key)
+	if v == nil {
+		v = newObject()
+		parent.set(key, v)
+		return v, nil
+	}
+	if v.kind != 'o' {
+		return nil, fmt.Errorf("%s is %s, not an object", where+key, v.kindName())
+	}
+	return v, nil
+}
+
+// setServer makes mcpServers.cairn run this cairn; other keys of the entry (env, ...) stay.
+func setServer(root *node, path []string, o Options) (bool, error) {
+	parent, where := root, ""
+	for _, k := range path {
+		var err error
+		if parent, err = object(parent, k, where); err != nil {
+			return false, err
+		}
+		where += k + "."
+	}
+	servers, err := object(parent, "mcpServers", where)
+	if err != nil {
+		return false, err
+	}
+	entry := servers.get(ServerName)
+	if entry == nil || entry.kind != 'o' {
+		entry = newObject()
+		entry.set("type", scalar("stdio"))
+		entry.set("command", scalar(o.Command))
+		entry.set("args", stringArray(ServerArgs(o)))
+		entry.set("env", newObject())
+		servers.set(ServerName, entry)
+		return true, nil
+	}
+	changed := false
+	for _, kv := range []struct {
+		key string
+		val *node
+	}{{"type", scalar("stdio")}, {"command", scalar(o.Command)}, {"args", stringArray(ServerArgs(o))}} {
+		if cur := entry.get(kv.key); cur == nil || !cur.equal(kv.val) {
+			entry.set(kv.key, kv.val)
+			changed = true
+		}
+	}
+	return changed, nil
+}
+
+// hookEvents are the events cairn's hook answers, with their matcher ("" = every occasion).
+var hookEvents = []struct{ event, matcher string }{
+	{"SessionStart", HookMatcher},
+	{"PreCompact", ""},
+}
+
+// isCairnHook recognises a hook this or another cairn binary registered.
+func isCairnHook(cmd string) bool {
+	return strings.HasSuffix(strings.TrimSpace(cmd), " hook claude-code") && strings.Contains(cmd, "cairn")
+}
+
+// setHooks makes each event run command once, in a group of its own with cairn's matcher. A
+// cairn hook registered before (another binary path or matcher) is replaced; other hooks stay.
+func setHooks(root *node, command string) (bool, error) {
+	hooks, err := object(root, "hooks", "")
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	for _, he := range hookEvents {
+		list := hooks.get(he.event)
+		if list == nil {
+			list = &node{kind: 'a'}
+			hooks.set(he.event, list)
+		}
+		if list.kind != 'a' {
+			return false, fmt.Errorf("hooks.%s is %s, not an array", he.event, list.kindName())
+		}
+		want := hookGroup(he.matcher, command)
+		found := false
+		var kept []*node
+		for _, g := range list.items {
+			if g.equal(want) && !found {
+				found = true
+				kept = append(kept, g)
+				continue
+			}
+			g2, dropped := withoutCairnHooks(g)
+			if dropped {
+				changed = true
+				if g2 == nil {
+					continue
+				}
+			}
+			kept = append(kept, g2)
+		}
+		if !found {
+			kept = append(kept, want)
+			changed = true
+		}
+		list.items = kept
+	}
+	return changed, nil
+}
+
+func hookGroup(matcher, command string) *node {
+	g := newObject()
+	if matcher != "" {
+		g.set("matcher", scalar(matcher))
+	}
+	h := newObject()
+	h.set("type", scalar("command"))
+	h.set("command", scalar(command))
+	g.set("hooks", &node{kind: 'a', items: []*node{h}})
+	return g
+}
+
+// withoutCairnHooks drops cairn's hooks from a group; nil when the group held only those.
+func withoutCairnHooks(g *node) (*node, bool) {
+	if g.kind != 'o' {
+		return g, false
+	}
+	hs := g.get("hooks")
+	if hs == nil || hs.kind != 'a' {
+		return g, false
+	}
+	var rest []*node
+	for _, h := range hs.items {
+		if h.kind == 'o' {
+			if cmd, ok := h.get("command").str(); ok && isCairnHook(cmd) {
+				continue
+			}
+		}
+		rest = append(rest, h)
+	}
+	if len(rest) == len(hs.items) {
+		return g, false
+	}
+	if len(rest) == 0 {
+		return nil, true
+	}
+	ng := &node{kind: 'o', keys: append([]string(nil), g.keys...), vals: append([]*node(nil), g.vals...)}
+	ng.set("hooks", &node{kind: 'a', items: rest})
+	return ng, true
+}
+
+// Apply writes the changed files: parent directories as needed, a backup of each file it
+// replaces (PATH.cairn-backup-YYYYMMDDTHHMMSSZ, same mode), then the new content atomically.
+// A symlinked settings file is written through the link.
+func Apply(changes []*Change, now time.Time) error {
+	stamp := now.UTC().Format("20060102T150405Z")
+	for _, c := range changes {
+		if c.Status == "unchanged" {
+			continue
+		}
+		target := c.Path
+		if c.existed {
+			if real, err := filepath.EvalSymlinks(c.Path); err == nil {
+				target = real
+			}
+			c.Backup = c.Path + ".cairn-backup-" + stamp
+			if err := os.WriteFile(c.Backup, c.before, c.mode); err != nil {
+				return fmt.Errorf("back up %s: %w", c.Path, err)
+			}
+		} else if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+			return errs.Wrap(errs.Invalid, err, "create the folder of %s", c.Path)
+		}
+		if err := workspace.WriteFileAtomic(target, c.after, c.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shellQuote quotes s for the POSIX shell Claude Code runs hook commands with.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' || r == '=' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

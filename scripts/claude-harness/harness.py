@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Run the real Claude Code offline against mock_api.py and keep scrubbed transcripts.
+
+Usage: harness.py [--claude PATH] [--out DIR] [--keep] [SCENARIO ...]
+
+Each scenario gets a throwaway HOME (HOME, CLAUDE_CONFIG_DIR=$HOME/.claude), a project folder,
+its own mock server and a list of `claude -p` invocations. Afterwards the transcripts
+($CLAUDE_CONFIG_DIR/projects/*/*.jsonl and subagents/), the task store (tasks/<session>/*.json),
+the hook payloads and the mock's request log are scrubbed and copied to OUT/<scenario>/.
+See README.md.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import mock_api  # noqa: E402
+from http.server import ThreadingHTTPServer  # noqa: E402
+
+DEFAULT_CLAUDE = "/work/claude-harness-node/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+HOOK_EVENTS = ["SessionStart", "PreCompact", "PostCompact", "UserPromptSubmit", "PostToolUse",
+               "SubagentStop", "Stop", "SessionEnd"]
+
+
+def tc(subject, desc, active=None):
+    d = {"subject": subject, "description": desc}
+    if active:
+        d["activeForm"] = active
+    return {"tool": "TaskCreate", "input": d}
+
+
+def tu(task_id, **kw):
+    d = {"taskId": task_id}
+    d.update(kw)
+    return {"tool": "TaskUpdate", "input": d}
+
+
+# A scenario: env extras, the mock script, and the steps. A step is a prompt; "resume" reuses
+# the session id of the first step.
+SCENARIOS = {
+    "compact": {
+        "about": "4 tasks created; 1 update before a manual /compact, 3 updates after it (resumed).",
+        "script": {"conversations": [
+            {"match": "SCENARIO-A plan", "replies": [
+                [{"text": "I'll plan the work as tasks."}, tc("Parse config", "Read cairn.toml and validate it", "Parsing config")],
+                [tc("Write store", "Persist tasks to disk", "Writing store")],
+                [tc("Add CLI", "Wire the task commands", "Adding CLI")],
+                [tc("Document", "Describe the commands in the README", "Documenting")],
+                [tu("1", status="in_progress")],
+                [{"text": "Four tasks planned; the first is in progress."}],
+            ]},
+            {"match": "SCENARIO-A continue", "replies": [
+                [tu("1", status="completed")],
+                [tu("2", status="in_progress", owner="main")],
+                [tu("2", status="completed")],
+                [{"tool": "TaskList", "input": {}}],
+                [{"text": "Two done, two to go."}],
+            ]},
+        ], "summary": "Summary: four tasks were planned (Parse config, Write store, Add CLI, Document); Parse config is in progress."},
+        "steps": [{"prompt": "SCENARIO-A plan the work"},
+                  {"prompt": "/compact", "resume": True},
+                  {"prompt": "SCENARIO-A continue with the work", "resume": True}],
+    },
+    "parallel": {
+        "about": "3 TaskCreate tool_use blocks in one reply, then 2 TaskUpdate blocks in one reply.",
+        "script": {"conversations": [
+            {"match": "SCENARIO-B", "replies": [
+                [{"text": "Three tasks at once."}, tc("Lint", "Run the linters"), tc("Test", "Run the tests", "Testing"),
+                 tc("Release", "Tag the release")],
+                [tu("1", status="completed"), tu("2", status="in_progress")],
+                [{"tool": "TaskGet", "input": {"taskId": "2"}}],
+                [{"text": "Lint done, tests running."}],
+            ]},
+        ]},
+        "steps": [{"prompt": "SCENARIO-B do three things"}],
+    },
+    "subagent": {
+        "about": "The main agent creates a task and runs a foreground general-purpose subagent (Agent tool) that creates and completes a task of its own.",
+        "script": {"conversations": [
+            {"match": "SCENARIO-C", "replies": [
+                [tc("Investigate", "Find where tasks are stored", "Investigating")],
+                [{"tool": "Agent", "input": {"description": "Research task storage",
+                                              "prompt": "SUBAGENT-C look for the task store and report",
+                                              "subagent_type": "general-purpose", "run_in_background": False}}],
+                [tu("1", status="completed")],
+                [{"text": "The subagent reported back."}],
+            ]},
+            {"match": "SUBAGENT-C", "replies": [
+                [tc("Sub: scan files", "Scan the project for task files")],
+                [tu("2", status="completed")],
+                [{"text": "The task store lives under tasks/<session-id>/."}],
+            ]},
+        ]},
+        "steps": [{"prompt": "SCENARIO-C delegate some research"}],
+    },
+    "resume": {
+        "about": "2 tasks in the first run; the session is resumed with --resume, one task completed, one created.",
+        "script": {"conversations": [
+            {"match": "SCENARIO-D start", "replies": [
+                [tc("Alpha", "First piece")],
+                [tc("Beta", "Second piece")],
+                [tu("1", status="in_progress")],
+                [{"text": "Started."}],
+            ]},
+            {"match": "SCENARIO-D resume", "replies": [
+                [tu("1", status="completed")],
+                [tc("Gamma", "Third piece", "Doing gamma")],
+                [tu("3", addBlockedBy=["2"])],
+                [{"text": "Resumed and updated."}],
+            ]},
+        ]},
+        "steps": [{"prompt": "SCENARIO-D start the job"},
+                  {"prompt": "SCENARIO-D resume the job", "resume": True}],
+    },
+    "todowrite": {
+        "about": "TodoWrite (the task tools switched off): a list of 3 todos written twice.",
+        "todo": True,
+        "script": {"conversations": [
+            {"match": "SCENARIO-E", "replies": [
+                [{"tool": "TodoWrite", "input": {"todos": [
+                    {"content": "Read spec", "status": "in_progress", "activeForm": "Reading spec"},
+                    {"content": "Write code", "status": "pending", "activeForm": "Writing code"},
+                    {"content": "Ship", "status": "pending", "activeForm": "Shipping"}]}}],
+                [{"tool": "TodoWrite", "input": {"todos": [
+                    {"content": "Read spec", "status": "completed", "activeForm": "Reading spec"},
+                    {"content": "Write code", "status": "in_progress", "activeForm": "Writing code"},
+                    {"content": "Ship", "status": "pending", "activeForm": "Shipping"}]}}],
+                [{"text": "Todos written."}],
+            ]},
+        ]},
+        "steps": [{"prompt": "SCENARIO-E keep a todo list"}],
+    },
+    "mcp": {
+        "about": "cairn registered with `cairn setup claude-code --scope local`; the model calls mcp__cairn__TaskCreate (x2), mcp__cairn__TaskUpdate and mcp__cairn__TaskList; then /compact and a resumed prompt, so cairn's SessionStart (compact, resume) and PreCompact hooks fire.",
+        "cairn": True,
+        "script": {"conversations": [
+            {"match": "SCENARIO-F use", "replies": [
+                [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "From MCP", "description": "Created through cairn mcp"}}],
+                [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "Second"}}],
+                [{"tool": "mcp__cairn__TaskUpdate", "input": {"taskid": 1, "status": "inprogress"}}],
+                [{"tool": "mcp__cairn__TaskList", "input": {}}],
+                [{"text": "cairn tasks used."}],
+            ]},
+            {"match": "SCENARIO-F continue", "replies": [
+                [{"tool": "mcp__cairn__TaskList", "input": {}}],
+                [{"text": "Back after compaction."}],
+            ]},
+        ], "summary": "Summary: two cairn tasks were created; task 1 is in progress."},
+        "steps": [{"prompt": "SCENARIO-F use cairn"},
+                  {"prompt": "/compact", "resume": True},
+                  {"prompt": "SCENARIO-F continue", "resume": True}],
+    },
+    "plugin": {
+        "about": "cairn as a plugin folder (`cairn setup claude-code --plugin DIR`, run with --plugin-dir): its MCP tools and its hooks.",
+        "cairn": True,
+        "plugin": True,
+        "script": {"conversations": [
+            {"match": "SCENARIO-G use", "replies": [
+                [{"tool": "mcp__plugin_cairn_cairn__TaskCreate", "input": {"subject": "From the plugin"}}],
+                [{"tool": "mcp__plugin_cairn_cairn__TaskList", "input": {}}],
+                [{"text": "Plugin tools used."}],
+            ]},
+        ], "summary": "Summary: one cairn task was created through the plugin."},
+        "steps": [{"prompt": "SCENARIO-G use the plugin"},
+                  {"prompt": "/compact", "resume": True}],
+    },
+}
+
+
+class Scrubber:
+    """Replaces machine paths with neutral ones and cuts the runtime's long prompt text."""
+
+    LONG = 400
+
+    def __init__(self, root, home, proj, cairn=None):
+        self.pairs = [(proj, "/home/user/project"), (home, "/home/user"), (root, "/tmp/run"),
+                      (HERE, "/opt/claude-harness")]
+        if cairn and os.path.isabs(cairn):
+            self.pairs.append((cairn, "/usr/local/bin/cairn"))
+        self.dash = [(re.sub(r"[^A-Za-z0-9]", "-", proj), "-home-user-project")]
+
+    def s(self, v):
+        for a, b in self.pairs + self.dash:
+            v = v.replace(a, b)
+        return v
+
+    def value(self, v, keep_long=False, limit=LONG, maxlist=None):
+        if isinstance(v, str):
+            v = self.s(v)
+            if not keep_long and len(v) > limit:
+                return v[:limit // 3] + " [...scrubbed %d chars of runtime text]" % (len(v) - limit // 3)
+            return v
+        if isinstance(v, list):
+            return [self.value(x, keep_long, limit, maxlist) for x in v[:maxlist]]
+        if isinstance(v, dict):
+            return {self.s(k): self.value(x, keep_long, limit, maxlist) for k, x in v.items()}
+        return v
+
+    def record(self, rec):
+        """A transcript record: message contents and tool results are kept whole."""
+        if not isinstance(rec, dict):
+            return self.value(rec)
+        out = {}
+        chat = rec.get("type") in ("user", "assistant", "system")
+        for k, v in rec.items():
+            whole = chat and k in ("message", "toolUseResult", "content")
+            # Prompt snapshots and request shapes are the runtime's own text: keep their shape only.
+            # Their lists (prompt sections, tool schemas, request parameters) keep 3 items.
+            out[self.s(k)] = self.value(v, keep_long=whole, limit=self.LONG if chat else 60,
+                                        maxlist=None if chat else 3)
+        return out
+
+    def jsonl(self, src, dst, transcript=True):
+        with open(src) as f, open(dst, "w") as g:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                rec = json.loads(line)
+                rec = self.record(rec) if transcript else self.value(rec)
+                g.write(json.dumps(rec, ensure_ascii=False,
+                                   separators=(",", ":")) + "\n")
+
+
+def run(name, sc, claude, out, keep, cairn_bin, register=None):
+    root = tempfile.mkdtemp(prefix="cc-harness-")
+    home = os.path.join(root, "home")
+    proj = os.path.join(root, "project")
+    cfg = os.path.join(home, ".claude")
+    os.makedirs(cfg)
+    os.makedirs(proj)
+    hooklog = os.path.join(root, "hooks.jsonl")
+    hookcmd = "python3 %s %s" % (os.path.join(HERE, "hook_log.py"), hooklog)
+    settings = {"hooks": {ev: [{"hooks": [{"type": "command", "command": hookcmd}]}] for ev in HOOK_EVENTS}}
+    with open(os.path.join(cfg, "settings.json"), "w") as f:
+        json.dump(settings, f, indent=2)
+
+    reqlog = os.path.join(root, "requests.jsonl")
+    logf = open(reqlog, "a")
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), mock_api.make_handler(sc["script"], logf))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    port = srv.server_address[1]
+
+    env = dict(os.environ)
+    env.update({"HOME": home, "CLAUDE_CONFIG_DIR": cfg, "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+                "ANTHROPIC_API_KEY": "test", "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1",
+                "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+    # 2.1.x offers the task tools (or TodoWrite) to newer models only with this switch;
+    # TodoWrite replaces TaskCreate/TaskUpdate/TaskList when the task tools are off.
+    env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] = "1"
+    if sc.get("todo"):
+        env["CLAUDE_CODE_ENABLE_TASKS"] = "false"
+    for k in ("CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER"):
+        env.pop(k, None)
+    if sc.get("cairn"):
+        subprocess.run([cairn_bin, "init"], cwd=proj, env=env, check=True, capture_output=True)
+        argv = [cairn_bin, "setup", "claude-code", "--scope", "local"]
+        if sc.get("plugin"):
+            argv = [cairn_bin, "setup", "claude-code", "--plugin", os.path.join(root, "plugin")]
+        if register:
+            argv += ["--command", register]
+        r = subprocess.run(argv, cwd=proj, env=env, capture_output=True, text=True)
+        with open(os.path.join(root, "setup.txt"), "w") as f:
+            f.write("$ cairn " + " ".join(argv[1:]) + "\n" + r.stdout + r.stderr)
+        print(r.stdout, r.stderr, file=sys.stderr)
+        plug = ["--plugin-dir", os.path.join(root, "plugin")] if sc.get("plugin") else []
+        r = subprocess.run([claude] + plug + ["mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
+        with open(os.path.join(root, "mcp-list.txt"), "w") as f:
+            f.write(r.stdout + r.stderr)
+        print("claude mcp list:\n" + r.stdout + r.stderr, file=sys.stderr)
+
+    session = None
+    transcript_out = []
+    for step in sc["steps"]:
+        cmd = [claude, "-p", step["prompt"], "--dangerously-skip-permissions", "--output-format", "json"]
+        if step.get("resume"):
+            cmd += ["--resume", session]
+        if sc.get("plugin"):
+            cmd += ["--plugin-dir", os.path.join(root, "plugin")]
+        r = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=300)
+        transcript_out.append({"argv": ["claude"] + cmd[1:], "rc": r.returncode, "stderr": r.stderr[-2000:]})
+        try:
+            res = json.loads(r.stdout)
+            session = session or res.get("session_id")
+            transcript_out[-1]["result"] = res.get("result")
+        except ValueError:
+            transcript_out[-1]["stdout"] = r.stdout[-2000:]
+        print("%s: %s rc=%d result=%r" % (name, step["prompt"], r.returncode, transcript_out[-1].get("result")),
+              file=sys.stderr)
+    srv.shutdown()
+    logf.close()
+
+    scrub = Scrubber(root, home, proj, (register or cairn_bin) if sc.get("cairn") else None)
+    dst = os.path.join(out, name)
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for p in glob.glob(os.path.join(cfg, "projects", "*", "**", "*.jsonl"), recursive=True):
+        rel = os.path.relpath(p, os.path.join(cfg, "projects"))
+        rel = scrub.s(rel)
+        target = os.path.join(dst, "projects", rel)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        scrub.jsonl(p, target)
+    for p in glob.glob(os.path.join(cfg, "projects", "*", "**", "*.meta.json"), recursive=True):
+        rel = scrub.s(os.path.relpath(p, os.path.join(cfg, "projects")))
+        target = os.path.join(dst, "projects", rel)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(p) as f:
+            data = scrub.value(json.load(f))
+        with open(target, "w") as f:
+            json.dump(data, f, indent=2)
+    for p in glob.glob(os.path.join(cfg, "tasks", "*", "*.json")) + glob.glob(os.path.join(cfg, "todos", "*.json")):
+        rel = os.path.relpath(p, cfg)
+        target = os.path.join(dst, rel)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(p) as f:
+            data = scrub.value(json.load(f), keep_long=True)
+        with open(target, "w") as f:
+            json.dump(data, f, indent=2)
+    if os.path.exists(hooklog):
+        scrub.jsonl(hooklog, os.path.join(dst, "hooks.jsonl"), transcript=False)
+    scrub.jsonl(reqlog, os.path.join(dst, "requests.jsonl"), transcript=False)
+    if sc.get("cairn"):
+        for p in glob.glob(os.path.join(proj, "sessions", "*")) + glob.glob(os.path.join(proj, "*.jsonl")):
+            if p.endswith(".jsonl"):
+                scrub.jsonl(p, os.path.join(dst, "cairn-" + os.path.basename(p)), transcript=False)
+    if sc.get("plugin"):
+        pdir = os.path.join(root, "plugin")
+        for p in glob.glob(os.path.join(pdir, "**", "*"), recursive=True) + glob.glob(os.path.join(pdir, ".*", "*")) + \
+                glob.glob(os.path.join(pdir, ".mcp.json")):
+            if os.path.isfile(p):
+                target = os.path.join(dst, "plugin-folder", os.path.relpath(p, pdir))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(p) as f, open(target, "w") as g:
+                    g.write(scrub.s(f.read()))
+    for extra in ("mcp-list.txt", "setup.txt"):
+        if os.path.exists(os.path.join(root, extra)):
+            with open(os.path.join(root, extra)) as f, open(os.path.join(dst, extra), "w") as g:
+                g.write(scrub.s(f.read()))
+    if sc.get("cairn"):
+        for p in (os.path.join(proj, ".claude", "settings.local.json"), os.path.join(home, ".claude.json"),
+                  os.path.join(cfg, ".claude.json")):
+            if os.path.exists(p):
+                with open(p) as f:
+                    data = json.load(f)
+                if os.path.basename(p) == ".claude.json":  # keep the registration, not the account state
+                    data = {k: v for k, v in data.items() if k in ("projects", "mcpServers")}
+                with open(os.path.join(dst, "after-run-" + os.path.basename(p)), "w") as g:
+                    json.dump(scrub.value(data, keep_long=True), g, indent=2)
+    with open(os.path.join(dst, "steps.json"), "w") as f:
+        json.dump(scrub.value({"about": sc["about"], "session": session, "steps": transcript_out}), f, indent=2)
+    if keep:
+        print("kept %s" % root, file=sys.stderr)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--claude", default=os.environ.get("CLAUDE_BIN", DEFAULT_CLAUDE))
+    ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", "cairn"))
+    ap.add_argument("--register", help="the cairn binary setup registers (--command); default: --cairn")
+    ap.add_argument("--out", default="/work/claude-fixtures")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("scenarios", nargs="*")
+    a = ap.parse_args()
+    names = a.scenarios or [n for n in SCENARIOS if n != "mcp"]
+    os.makedirs(a.out, exist_ok=True)
+    for n in names:
+        run(n, SCENARIOS[n], a.claude, a.out, a.keep, a.cairn, a.register)
+
+
+if __name__ == "__main__":
+    main()
