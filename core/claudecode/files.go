@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -89,4 +90,20 @@ func classify(p string, fi fs.FileInfo) File {
 	f.Session = stem
 	f.Project = filepath.Base(dir)
 	return f
+}
+
+// AgentDescription is the description Claude Code wrote for a subagent next to its transcript
+// (agent-<id>.meta.json, "description"), or "" when there is none.
+func AgentDescription(transcript string) string {
+	data, err := os.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
+	if err != nil || len(data) > 1<<20 {
+		return ""
+	}
+	var meta struct {
+		Description string `json:"description"`
+	}
+	if json.Unmarshal(data, &meta) != nil {
+		return ""
+	}
+	return firstLine(meta.Description)
 }

@@ -202,7 +202,13 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 		st.createdAt = info.CreatedAt
 	}
 	if st.title == "" {
-		st.title = info.FirstPrompt
+		// a subagent by the description its session gave it; a session by its first prompt
+		if f.Agent != "" {
+			st.title = claudecode.AgentDescription(f.Path)
+		}
+		if st.title == "" {
+			st.title = info.FirstPrompt
+		}
 		if st.title == "" {
 			st.title = info.Summary
 		}
