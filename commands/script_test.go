@@ -27,7 +27,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FIXTURES", fixtures)
 			e.Setenv("NO_COLOR", "")
-			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT"} {
+			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID"} {
 				e.Setenv(k, "")
 			}
 			return nil
