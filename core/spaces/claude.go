@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
@@ -126,7 +127,17 @@ type claudeImport struct {
 // ClaudeIDs are the space and task ids of a transcript (claude-code/<project>, and the session id,
 // or <session>/agent-<id> for a subagent), and the parent task of a subagent.
 func ClaudeIDs(f claudecode.File) (space, task, parent ID) {
-	space = ID(claudeSpacePrefix + f.Project)
+	project := f.Project
+	if len(project) > 150 {
+		// a deep working directory: keep the id within checkID's bound, still one per folder
+		sum := sha256.Sum256([]byte(project))
+		cut := 140
+		for cut > 0 && !utf8.RuneStart(project[cut]) {
+			cut--
+		}
+		project = project[:cut] + "-" + hex.EncodeToString(sum[:4])
+	}
+	space = ID(claudeSpacePrefix + project)
 	task = ID(f.Session)
 	if f.Agent != "" {
 		parent = task

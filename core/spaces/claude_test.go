@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -313,5 +314,17 @@ func TestImportClaudeBadInput(t *testing.T) {
 	}
 	if rep.Comments != 1 || len(rep.BadLines) != 2 || rep.BadLines[0].Line != 1 || rep.BadLines[1].Line != 2 || rep.BadLines[0].File != f {
 		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestClaudeIDsLongProject(t *testing.T) {
+	long := "-home-me-" + strings.Repeat("ディレクトリ-", 30)
+	a, _, _ := ClaudeIDs(claudecode.File{Project: long, Session: "s"})
+	b, _, _ := ClaudeIDs(claudecode.File{Project: long + "x", Session: "s"})
+	if err := checkID("space", a); err != nil || a == b || !strings.HasPrefix(string(a), claudeSpacePrefix+"-home-me-") {
+		t.Fatalf("%q %q %v", a, b, err)
+	}
+	if s, task, parent := ClaudeIDs(claudecode.File{Project: "-p", Session: "s1", Agent: "a9"}); s != "claude-code/-p" || task != "s1/agent-a9" || parent != "s1" {
+		t.Fatalf("%q %q %q", s, task, parent)
 	}
 }
