@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-func fixtures(t *testing.T, name string) string {
+func fixtures(t testing.TB, name string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
@@ -240,4 +240,31 @@ func TestAgentDescription(t *testing.T) {
 	if d := AgentDescription(filepath.Join(dir, "agent-none.jsonl")); d != "" {
 		t.Errorf("no meta file: %q", d)
 	}
+}
+
+// FuzzRead: any input reads without panicking; the offset stays within the input and ends on a
+// line boundary (or the end); every comment has an id, a kind and a UTC time.
+func FuzzRead(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join(fixtures(f, "claude-code"), tinylink, mainSession+".jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		f.Add(l)
+	}
+	f.Add([]byte(`{"type":"user","uuid":"u","timestamp":"2026-01-01T00:00:00+09:00","message":{"content":[{"type":"image"},{"type":"text","text":"<command-name>/x</command-name><command-args>y"}]}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		info, err := Read(bytes.NewReader(in), 0, 0, func(c Comment) error {
+			if c.ID == "" || c.Kind == "" || !strings.HasSuffix(c.CreatedAt, "Z") {
+				t.Fatalf("comment %+v", c)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Offset < 0 || info.Offset > int64(len(in)) || (info.Offset > 0 && info.Offset < int64(len(in)) && in[info.Offset-1] != '\n') {
+			t.Fatalf("offset %d of %d", info.Offset, len(in))
+		}
+	})
 }
