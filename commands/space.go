@@ -284,7 +284,7 @@ func spaceReindexCommand(env *Env) *cli.Command {
 func spaceSearchCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks)",
+		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code sessions imported with --from claude-code",
 		ArgsUsage: "[QUERY...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
