@@ -50,6 +50,11 @@ func Find(paths []string) ([]File, error) {
 			}
 			add(abs, fi)
 		case fi.IsDir():
+			// a folder given through a symbolic link (~/.claude often is one) is walked where it
+			// points; links inside it are not followed
+			if abs, err = filepath.EvalSymlinks(abs); err != nil {
+				return nil, err
+			}
 			err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err

@@ -268,3 +268,15 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestFindThroughLink: a folder given through a symbolic link is walked.
+func TestFindThroughLink(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "projects")
+	if err := os.Symlink(fixtures(t, "claude-code"), link); err != nil {
+		t.Skip(err)
+	}
+	files, err := Find([]string{link})
+	if err != nil || len(files) != 3 {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+}
