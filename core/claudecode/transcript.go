@@ -122,6 +122,16 @@ func Read(r io.Reader, start int64, startLine int, emit func(Comment) error) (In
 			}
 			continue
 		}
+		if t, ok := topType(data); ok && complete && t != "user" && t != "assistant" && t != "summary" {
+			// housekeeping (attachment, system, file-history-snapshot, api-request, ...): nothing to index
+			info.Lines++
+			info.Offset += int64(len(raw))
+			info.Skipped++
+			if err == io.EOF {
+				break
+			}
+			continue
+		}
 		var l line
 		if jerr := json.Unmarshal(data, &l); jerr != nil {
 			if !complete {

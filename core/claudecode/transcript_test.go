@@ -280,3 +280,36 @@ func TestFindThroughLink(t *testing.T) {
 		t.Fatalf("%d files, %v", len(files), err)
 	}
 }
+
+// FuzzTopType: the quick scan agrees with encoding/json whenever it answers.
+func FuzzTopType(f *testing.F) {
+	for _, dir := range []string{"claude-code", "claude-code-real"} {
+		files, err := Find([]string{fixtures(f, dir)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			data, _ := os.ReadFile(file.Path)
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				if len(l) > 0 {
+					f.Add(l)
+				}
+			}
+		}
+	}
+	f.Add([]byte(`{"a":[1,{"type":"x"}],"type":"attachment"}`))
+	f.Add([]byte(`{"t\"ype":"x","type":"y"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		typ, ok := topType(in)
+		if !ok {
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(in, &v); err != nil {
+			return // not JSON: the line is then decoded in full and reported, or skipped as housekeeping
+		}
+		if got, _ := v["type"].(string); got != typ {
+			t.Fatalf("topType %q, encoding/json %q", typ, got)
+		}
+	})
+}
