@@ -2,56 +2,100 @@ package claudecode
 
 import "unicode/utf8"
 
-// topType finds the top-level "type" of a JSON object line without decoding it, so the
-// housekeeping records that fill much of a transcript (attachment, api-request, cost-state, ...)
-// are passed over in one cheap scan. ok is false when the line is not an object with exactly one
-// top-level "type", a plain string, and keys without escapes: the caller then decodes it in full.
-// The scan checks the structure (strings, nesting, commas), not every literal.
-func topType(b []byte) (typ string, ok bool) {
+// The quick scan: housekeeping records (attachment, api-request, cost-state, ...) and user lines
+// that only carry tool results fill most of a transcript's bytes and yield no comment. They are
+// recognised by one pass that skips over values instead of decoding them. Every function here
+// answers ok=false for anything unusual (escaped keys, a key given twice, a broken structure);
+// the caller then decodes the line in full. The scan checks the structure (strings, nesting,
+// commas), not every literal.
+
+// field is the raw value of the top-level key of the JSON object b.
+func field(b []byte, key string) (val []byte, ok bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return "", false
+		return nil, false
 	}
-	i++
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil, false
+	}
 	found := false
 	for {
-		i = skipWS(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return "", false
+			return nil, false
 		}
-		start := i + 1
 		end, plain := skipString(b, i)
-		if end < 0 {
-			return "", false
+		if end < 0 || !plain {
+			return nil, false
 		}
-		key := b[start : end-1]
+		k := b[i+1 : end-1]
 		i = skipWS(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return "", false
+			return nil, false
 		}
 		i = skipWS(b, i+1)
-		if !plain {
-			return "", false
+		vend := skipValue(b, i)
+		if vend < 0 {
+			return nil, false
 		}
-		if string(key) == "type" {
-			vend, vplain := skipString(b, i)
-			if found || i >= len(b) || b[i] != '"' || vend < 0 || !vplain || !utf8.Valid(b[i:vend]) {
-				return "", false // a second "type", or one that is not a plain string
+		if string(k) == key {
+			if found {
+				return nil, false
 			}
-			typ, found, i = string(b[i+1:vend-1]), true, vend
-		} else if i = skipValue(b, i); i < 0 {
-			return "", false
+			val, found = b[i:vend], true
 		}
-		i = skipWS(b, i)
+		i = skipWS(b, vend)
 		switch {
 		case i < len(b) && b[i] == ',':
-			i++
+			i = skipWS(b, i+1)
 		case i < len(b) && b[i] == '}' && skipWS(b, i+1) == len(b):
-			return typ, found
+			return val, found
 		default:
-			return "", false
+			return nil, false
 		}
 	}
+}
+
+// topType is the top-level "type" of the JSON object b when it is a plain string.
+func topType(b []byte) (string, bool) {
+	v, ok := field(b, "type")
+	if !ok || len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if end, plain := skipString(v, 0); end != len(v) || !plain || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
+// onlyToolResults reports whether the user line b carries message.content as a non-empty array of
+// tool_result blocks and nothing else.
+func onlyToolResults(b []byte) bool {
+	msg, ok := field(b, "message")
+	if !ok {
+		return false
+	}
+	content, ok := field(msg, "content")
+	if !ok || len(content) == 0 || content[0] != '[' {
+		return false
+	}
+	n := 0
+	i := skipWS(content, 1)
+	for i < len(content) && content[i] != ']' {
+		end := skipValue(content, i)
+		if end < 0 {
+			return false
+		}
+		if t, ok := topType(content[i:end]); !ok || t != "tool_result" {
+			return false
+		}
+		n++
+		i = skipWS(content, end)
+		if i < len(content) && content[i] == ',' {
+			i = skipWS(content, i+1)
+		}
+	}
+	return n > 0
 }
 
 func skipWS(b []byte, i int) int {
@@ -106,13 +150,12 @@ func skipValue(b []byte, i int) int {
 			}
 		}
 		return -1
+	case ',', '}', ']', ':':
+		return -1
 	default:
 		j := i
 		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
 			j++
-		}
-		if j == i {
-			return -1
 		}
 		return j
 	}

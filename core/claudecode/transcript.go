@@ -122,8 +122,9 @@ func Read(r io.Reader, start int64, startLine int, emit func(Comment) error) (In
 			}
 			continue
 		}
-		if t, ok := topType(data); ok && complete && t != "user" && t != "assistant" && t != "summary" {
-			// housekeeping (attachment, system, file-history-snapshot, api-request, ...): nothing to index
+		if t, ok := topType(data); ok && complete && (t != "user" && t != "assistant" && t != "summary" || t == "user" && onlyToolResults(data)) {
+			// housekeeping (attachment, system, file-history-snapshot, api-request, ...) or tool
+			// results: nothing to index (scan.go)
 			info.Lines++
 			info.Offset += int64(len(raw))
 			info.Skipped++
@@ -182,15 +183,28 @@ func Read(r io.Reader, start int64, startLine int, emit func(Comment) error) (In
 // system records such as compact_boundary, isMeta lines), command noise and tool results; bad is
 // set when a conversation line cannot be used.
 func comments(l *line) (cs []Comment, bad string) {
-	if l.IsMeta || (l.Type != "user" && l.Type != "assistant") || l.Message == nil {
-		return nil, ""
+	cs, bad = blockComments(l)
+	if len(cs) == 0 {
+		return nil, bad
 	}
+	// only a line that would give comments needs an id and a time
 	if l.UUID == "" {
 		return nil, l.Type + " line without a uuid"
 	}
 	at, ok := timestamp(l.Timestamp)
 	if !ok {
 		return nil, fmt.Sprintf("%s line %s: timestamp %q is not an RFC 3339 time", l.Type, l.UUID, l.Timestamp)
+	}
+	for i := range cs {
+		cs[i].CreatedAt = at
+	}
+	return cs, ""
+}
+
+// blockComments maps the content of a user or assistant line to comments, without their time.
+func blockComments(l *line) (cs []Comment, bad string) {
+	if l.IsMeta || (l.Type != "user" && l.Type != "assistant") || l.Message == nil {
+		return nil, ""
 	}
 	if l.Type == "assistant" && l.Message.Model == "<synthetic>" {
 		return nil, "" // Claude Code's own stand-ins (API errors, "No response requested.")
@@ -245,14 +259,14 @@ func comments(l *line) (cs []Comment, bad string) {
 		if len(texts) == 0 && len(att) == 0 {
 			return nil, ""
 		}
-		c := Comment{ID: id(0), Kind: "request", Author: author, CreatedAt: at, Body: strings.Join(texts, "\n\n"), Attachments: att}
+		c := Comment{ID: id(0), Kind: "request", Author: author, Body: strings.Join(texts, "\n\n"), Attachments: att}
 		if l.IsCompactSummary {
 			c.Kind, c.ProgressType, c.Author, c.Attachments = "progress", "summary", AuthorAgent, nil
 		}
 		return []Comment{c}, ""
 	}
 	for i, b := range blocks {
-		c := Comment{ID: id(i), Author: author, CreatedAt: at}
+		c := Comment{ID: id(i), Author: author}
 		switch b.Type {
 		case "text":
 			t := strings.TrimSpace(b.Text)

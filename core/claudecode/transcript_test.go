@@ -313,3 +313,60 @@ func FuzzTopType(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOnlyToolResults: a line the quick scan passes over as tool results only would give no
+// comment if it were decoded in full.
+func FuzzOnlyToolResults(f *testing.F) {
+	for _, dir := range []string{"claude-code", "claude-code-real"} {
+		files, err := Find([]string{fixtures(f, dir)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			data, _ := os.ReadFile(file.Path)
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				if len(l) > 0 {
+					f.Add(l)
+				}
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"user","uuid":"u","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_result","content":"x"},{"type":"text","text":"kept"}]}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !onlyToolResults(in) {
+			return
+		}
+		var l line
+		if json.Unmarshal(in, &l) != nil {
+			return
+		}
+		if l.Type == "user" {
+			if cs, _ := comments(&l); len(cs) > 0 {
+				t.Fatalf("passed over a line with comments %+v", cs)
+			}
+		}
+	})
+}
+
+func TestQuickScan(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		typ  string
+		only bool
+	}{
+		{`{"type":"attachment","attachment":{"type":"date"}}`, "attachment", false},
+		{`{"a":[1,{"type":"x"}],"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"t"}]}]}}`, "user", true},
+		{`{"type":"user","message":{"content":[{"type":"tool_result"},{"type":"text","text":"an interjection"}]}}`, "user", false},
+		{`{"type":"user","message":{"content":"a prompt"}}`, "user", false},
+		{`{"type":"user","message":{"content":[]}}`, "user", false},
+		{`{"type":"a","type":"b"}`, "", false},
+		{`{"t\"ype":"x"}`, "", false},
+		{`{"type":"x"} trailing`, "", false},
+		{`{"type":"x",}`, "", false},
+	} {
+		typ, _ := topType([]byte(c.in))
+		if typ != c.typ || onlyToolResults([]byte(c.in)) != c.only {
+			t.Errorf("%s: type %q, only tool results %v", c.in, typ, onlyToolResults([]byte(c.in)))
+		}
+	}
+}
