@@ -23,7 +23,8 @@ func (e *Env) toolContext() (tools.Context, error) {
 		return tools.Context{}, err
 	}
 	id := e.Identity
-	return tools.Context{Workspace: ws, Session: id.Session, SessionFormat: id.Format, User: id.User, Task: id.Task, Subtask: id.Subtask, Card: id.Card}, nil
+	return tools.Context{Workspace: ws, Session: id.Session, SessionFormat: id.Format, User: id.User, Task: id.Task, Subtask: id.Subtask, Card: id.Card,
+		ClaudeSession: os.Getenv("CLAUDE_CODE_SESSION_ID")}, nil
 }
 
 func toolsCommand(env *Env) *cli.Command {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -134,7 +133,7 @@ func spaceTools() []*Tool {
 				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(_ context.Context, c Context, in spaceSearchInput) (any, error) {
-				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: os.Getenv("CLAUDE_CODE_SESSION_ID")},
+				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})
 				if err != nil {
 					return nil, err

@@ -29,6 +29,9 @@ type Context struct {
 	Task          string
 	Subtask       bool
 	Card          string
+	// ClaudeSession is the Claude Code session the caller runs in (CLAUDE_CODE_SESSION_ID), left
+	// out of a search of the local account's Claude Code spaces.
+	ClaudeSession string
 	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
 	// board.Load (the snapshot) on each call.
 	Board func() (*board.Index, error)
