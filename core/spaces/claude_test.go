@@ -328,3 +328,58 @@ func TestClaudeIDsLongProject(t *testing.T) {
 		t.Fatalf("%q %q %q", s, task, parent)
 	}
 }
+
+// TestImportClaudeResumedSession: Claude Code appends a resumed session (claude --resume) to the
+// same transcript; a transcript recorded from the real program, cut before the resumed prompt, is
+// imported, then the whole: the second import reads only the resumed part and the store ends as a
+// fresh import of the whole transcript leaves it.
+func TestImportClaudeResumedSession(t *testing.T) {
+	const session = "94cead10-cdbb-4574-b3cd-d9ce040db738"
+	full, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "claude-code-real", "-home-user-project", session+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(full), "\n")
+	cut := -1
+	for i, l := range lines {
+		if strings.Contains(l, `"type":"queue-operation"`) && strings.Contains(l, "SCENARIO-D resume the job") {
+			cut = i
+		}
+	}
+	if cut < 1 {
+		t.Fatal("the fixture has no resumed prompt")
+	}
+	dir := filepath.Join(t.TempDir(), "-home-user-project")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, session+".jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:cut], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t)
+	first := importClaude(t, ws, dir)
+	if first.Read != 1 || first.Lines != cut || first.Comments == 0 {
+		t.Fatalf("first run: %+v", first)
+	}
+	if a := search(t, ws, Caller{}, SearchInput{Query: "resume the job"}); len(refs(a)) != 0 {
+		t.Fatalf("the resumed prompt is not there yet: %v", refs(a))
+	}
+	if err := os.WriteFile(path, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := importClaude(t, ws, dir)
+	if second.Resumed != 1 || second.Lines != strings.Count(string(full), "\n")-cut || second.Bytes != int64(len(full)-len(strings.Join(lines[:cut], ""))) || second.Comments == 0 {
+		t.Fatalf("resumed run: %+v", second)
+	}
+	a := search(t, ws, Caller{}, SearchInput{Query: "resume the job"})
+	if len(refs(a)) != 1 || a.Search.Hits[0].TaskTitle != "SCENARIO-D start the job" {
+		t.Fatalf("resumed prompt: %+v", a.Search)
+	}
+	fresh := newWorkspace(t)
+	whole := importClaude(t, fresh, dir)
+	if whole.Comments != first.Comments+second.Comments {
+		t.Errorf("comments %d + %d, fresh %d", first.Comments, second.Comments, whole.Comments)
+	}
+	if got, want := claudeDump(t, ws), claudeDump(t, fresh); !reflect.DeepEqual(got, want) {
+		t.Fatalf("resumed import differs from a fresh one:\n%s\n---\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
