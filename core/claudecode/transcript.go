@@ -303,7 +303,7 @@ var noisePrefixes = []string{
 // promptText is the searchable part of a user text block: "" for noise; a slash command as
 // "/name args" (or nothing when it has no arguments: /clear, /compact and the like).
 func promptText(s string) string {
-	t := strings.TrimSpace(s)
+	t := strings.TrimSpace(stripReminders(s))
 	if strings.HasPrefix(t, "<command-name>") || strings.HasPrefix(t, "<command-message>") {
 		name := strings.TrimSpace(between(t, "<command-name>", "</command-name>"))
 		args := strings.TrimSpace(between(t, "<command-args>", "</command-args>"))
@@ -318,6 +318,23 @@ func promptText(s string) string {
 		}
 	}
 	return t
+}
+
+// stripReminders removes the <system-reminder>...</system-reminder> spans Claude Code adds to user
+// text (a compaction summary lists the tools used before it in one).
+func stripReminders(s string) string {
+	const open, close = "<system-reminder>", "</system-reminder>"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], close)
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len(close):]
+	}
 }
 
 func between(s, open, close string) string {

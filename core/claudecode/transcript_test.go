@@ -370,3 +370,20 @@ func TestQuickScan(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptText(t *testing.T) {
+	for in, want := range map[string]string{
+		"fix the login":                        "fix the login",
+		"<system-reminder>x</system-reminder>": "",
+		"Summary:\n<system-reminder>\ntools\n</system-reminder>\nDone.": "Summary:\n\nDone.",
+		"before <system-reminder>never closed":                          "before",
+		"<command-name>/clear</command-name>":                           "",
+		"<command-message>r</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>": "/review PR 12",
+		"<local-command-stdout>ok</local-command-stdout>":                                                                "",
+		"[Request interrupted by user]":                                                                                  "",
+	} {
+		if got := promptText(in); got != want {
+			t.Errorf("promptText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
