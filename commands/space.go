@@ -68,9 +68,19 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 func spaceImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "load spaces, members, tasks and comments from JSON Lines (upsert by id; - for standard input)",
-		ArgsUsage: "FILE.jsonl",
+		Usage:     "load spaces, members, tasks and comments from JSON Lines (upsert by id; - for standard input), or Claude Code transcripts (--from claude-code)",
+		ArgsUsage: "FILE.jsonl | --from claude-code PATH...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments) or claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/)"},
+		},
 		Action: func(c *cli.Context) error {
+			switch c.String("from") {
+			case "cairn":
+			case "claude-code":
+				return env.spaceImportClaude(c)
+			default:
+				return errs.Invalidf("--from %q is not one of cairn, claude-code", c.String("from"))
+			}
 			if c.NArg() != 1 {
 				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
 			}
@@ -130,6 +140,46 @@ func spaceImportCommand(env *Env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// spaceImportClaude is space import --from claude-code: transcripts into one space per project.
+func (e *Env) spaceImportClaude(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return errs.Invalidf("space import --from claude-code needs at least one transcript (.jsonl) or folder such as ~/.claude/projects/<project>/")
+	}
+	for _, p := range c.Args().Slice() {
+		if p == "-" {
+			return errs.Invalidf("space import --from claude-code reads files and folders, not standard input")
+		}
+	}
+	ws, err := e.Workspace()
+	if err != nil {
+		return err
+	}
+	st, err := spaces.Open(ws)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	progress, finish := e.spaceProgress(0, true, "importing")
+	rep, err := st.ImportClaude(c.Args().Slice(), progress)
+	finish()
+	if err != nil {
+		return err
+	}
+	err = e.Render(rep, func(w io.Writer) error {
+		fmt.Fprintf(w, "imported %d Claude Code transcripts: %d read, %d resumed, %d unchanged; %d spaces, %d tasks, %d comments (%d lines)\n",
+			rep.Files, rep.Read, rep.Resumed, rep.Unchanged, rep.Spaces, rep.Tasks, rep.Comments, rep.Lines)
+		for _, bl := range rep.BadLines {
+			if bl.Line > 0 {
+				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
+			} else {
+				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
+			}
+		}
+		return nil
+	})
+	return err
 }
 
 func spaceAddCommentCommand(env *Env) *cli.Command {
@@ -243,7 +293,7 @@ func spaceReindexCommand(env *Env) *cli.Command {
 func spaceSearchCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks)",
+		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code sessions imported with --from claude-code",
 		ArgsUsage: "[QUERY...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
@@ -274,7 +324,8 @@ func spaceSearchCommand(env *Env) *cli.Command {
 				return err
 			}
 			id := env.Identity
-			ans, err := spaces.SearchWorkspaceTasks(ws, spaces.Caller{User: id.User, Task: id.Task, Subtask: id.Subtask}, in)
+			caller := spaces.Caller{User: id.User, Task: id.Task, Subtask: id.Subtask, Session: id.ClaudeSession}
+			ans, err := spaces.SearchWorkspaceTasks(ws, caller, in)
 			if err != nil {
 				return err
 			}

@@ -46,10 +46,13 @@ const (
 var searchBudget = 2 * time.Second
 
 // Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
+// Session is the Claude Code session the caller runs in (CLAUDE_CODE_SESSION_ID): with no user
+// and no task, the local account searches its Claude Code spaces without that session.
 type Caller struct {
 	User    string
 	Task    string
 	Subtask bool
+	Session string
 }
 
 // SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
@@ -246,8 +249,11 @@ func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 	if err := in.validate(); err != nil {
 		return Answer{}, err
 	}
-	if caller.User == "" || caller.Subtask {
+	if caller.Subtask {
 		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
+	}
+	if caller.User == "" {
+		return searchLocal(ws, caller, in)
 	}
 	if strings.TrimSpace(caller.Task) == "" {
 		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")

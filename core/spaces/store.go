@@ -88,6 +88,20 @@ var migrations = []string{
 	// trigger per row would leave one index segment per comment to merge.
 	`CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram');
 	INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`,
+	// Claude Code transcripts (claude.go): where a space came from, and how far each transcript
+	// file was read, so a re-import skips unchanged files and resumes appended ones.
+	`ALTER TABLE spaces ADD COLUMN source TEXT NOT NULL DEFAULT '';
+	CREATE TABLE claude_files (
+		path       TEXT PRIMARY KEY,
+		size       INTEGER NOT NULL,
+		mtime_ns   INTEGER NOT NULL,
+		offset     INTEGER NOT NULL,
+		lines      INTEGER NOT NULL,
+		head       TEXT NOT NULL,
+		task       TEXT NOT NULL,
+		title      TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL DEFAULT ''
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the user_version this build writes and reads, so tests and messages can name it.

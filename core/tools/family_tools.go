@@ -130,10 +130,11 @@ func spaceTools() []*Tool {
 			"Search the conversations of the other tasks in your space (requests, results, questions, handoffs, "+
 				"thinking and summaries) to recall what was asked before and how it was done. Returns hits with short "+
 				"redacted excerpts, newest first, never whole conversations; pass a hit's ref as around_ref to read the "+
-				"raw neighbouring comments. Never searches other spaces or your own task. Read-only.",
+				"raw neighbouring comments. Never searches other spaces or your own task. With no signed-in user it "+
+				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(_ context.Context, c Context, in spaceSearchInput) (any, error) {
-				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask},
+				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})
 				if err != nil {
 					return nil, err

@@ -26,8 +26,9 @@ import (
 type Context struct {
 	Workspace *workspace.Workspace
 	Session   string
-	// ClaudeSession is the Claude Code session id (CLAUDE_CODE_SESSION_ID); without Session it
-	// picks sessions/<id>.jsonl.
+	// ClaudeSession is the Claude Code session id (CLAUDE_CODE_SESSION_ID): without Session it
+	// picks sessions/<id>.jsonl, and a search of the local account's Claude Code spaces leaves
+	// that session out.
 	ClaudeSession string
 	SessionFormat string
 	User          string

@@ -74,3 +74,20 @@ space_ms "$CAIRN" --version; start_cairn=$SPACE_MS
 space_ms sqlite3 "$plain" "SELECT 1;"; start_shell=$SPACE_MS
 echo "  process start alone: cairn --version $start_cairn ms, sqlite3 'SELECT 1' $start_shell ms"
 echo "  ratio = cairn / shell on the plain table; targets: rare term <= 30 ms, <= 2x the shell"
+
+# Claude Code transcripts: 200 generated sessions (≈ 50 MB) imported, then imported again with
+# nothing new (only size and time are compared: target <= 2 s even for a 1 GB folder).
+cc_src="$BENCH_DIR/claude-projects"
+[ -d "$cc_src" ] || go run ./scripts/gen-claude -sessions 200 -out "$cc_src"
+cc_ws="$BENCH_DIR/claude-ws"
+rm -rf "$cc_ws"
+"$CAIRN" init "$cc_ws" >/dev/null
+s=$(date +%s%N)
+"$CAIRN" -C "$cc_ws" space import --from claude-code "$cc_src" >/dev/null
+e=$(date +%s%N)
+cc_ms=$(( (e - s) / 1000000 ))
+cc_mb=$(du -sm "$cc_src" | cut -f1)
+space_ms "$CAIRN" -C "$cc_ws" space import --from claude-code "$cc_src"; cc_again=$SPACE_MS
+echo "  import --from claude-code, 200 sessions ($cc_mb MB): $cc_ms ms; again with nothing new: $cc_again ms (target: <= 2000 ms)"
+space_record "space import --from claude-code, 200 sessions ($cc_mb MB)" "cairn space import --from claude-code" "$cc_ms" "-" "-" "-" "-"
+space_record "space import --from claude-code again, nothing new" "cairn space import --from claude-code" "$cc_again" "-" "-" "-" "<= 2 s for 1 GB"

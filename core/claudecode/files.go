@@ -1,0 +1,114 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// File is one transcript to read: a session's main transcript, or a subagent's
+// (<project>/<session>/subagents/agent-<id>.jsonl).
+type File struct {
+	Path    string // absolute, cleaned
+	Project string // the project folder's name, e.g. -home-me-src-app: one space per project
+	Session string // the session id (the transcript's file name without .jsonl)
+	Agent   string // for a subagent transcript: the agent id; "" for a session's own
+	Size    int64
+	ModNS   int64 // modification time, nanoseconds since 1970
+}
+
+// Find lists the transcripts under paths: a .jsonl file is itself; a folder (a project folder such
+// as ~/.claude/projects/<project>/, or ~/.claude/projects itself) is walked for *.jsonl files.
+// Symbolic links inside folders are not followed; the result is sorted by path, each file once.
+func Find(paths []string) ([]File, error) {
+	seen := map[string]bool{}
+	var out []File
+	add := func(p string, fi fs.FileInfo) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, classify(p, fi))
+	}
+	for _, arg := range paths {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", arg, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case fi.Mode().IsRegular():
+			if !strings.HasSuffix(abs, ".jsonl") {
+				return nil, fmt.Errorf("%s is not a Claude Code transcript (want a .jsonl file or a folder such as ~/.claude/projects/<project>/)", arg)
+			}
+			add(abs, fi)
+		case fi.IsDir():
+			// a folder given through a symbolic link (~/.claude often is one) is walked where it
+			// points; links inside it are not followed
+			if abs, err = filepath.EvalSymlinks(abs); err != nil {
+				return nil, err
+			}
+			err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
+					return nil
+				}
+				fi, err := d.Info()
+				if err != nil {
+					return err
+				}
+				add(p, fi)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%s is neither a file nor a folder", arg)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// classify names a transcript's project, session and agent from where it lies.
+func classify(p string, fi fs.FileInfo) File {
+	f := File{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()}
+	dir := filepath.Dir(p)
+	stem := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	if filepath.Base(dir) == "subagents" {
+		sessionDir := filepath.Dir(dir)
+		f.Session = filepath.Base(sessionDir)
+		f.Agent = strings.TrimPrefix(stem, "agent-")
+		f.Project = filepath.Base(filepath.Dir(sessionDir))
+		return f
+	}
+	f.Session = stem
+	f.Project = filepath.Base(dir)
+	return f
+}
+
+// AgentDescription is the description Claude Code wrote for a subagent next to its transcript
+// (agent-<id>.meta.json, "description"), or "" when there is none.
+func AgentDescription(transcript string) string {
+	data, err := os.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
+	if err != nil || len(data) > 1<<20 {
+		return ""
+	}
+	var meta struct {
+		Description string `json:"description"`
+	}
+	if json.Unmarshal(data, &meta) != nil {
+		return ""
+	}
+	return firstLine(meta.Description)
+}

@@ -1,0 +1,494 @@
+package spaces
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/core/claudecode"
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// LocalAccount owns every space imported from Claude Code transcripts: the history of one person
+// on one machine. It is the caller when no user is given (SPEC §5.3).
+const LocalAccount = "local"
+
+// SourceClaudeCode marks a space imported from Claude Code transcripts (spaces.source).
+const SourceClaudeCode = "claude-code"
+
+// claudeSpacePrefix starts the id of a space imported from Claude Code: claude-code/<project folder>.
+const claudeSpacePrefix = SourceClaudeCode + "/"
+
+// headBytes is how much of a transcript's beginning is hashed to tell an appended file (resume
+// where the last import stopped) from a rewritten one (read it again from the start).
+const headBytes = 4096
+
+// ClaudeBadLine is a transcript line (or, with Line 0, a whole transcript) that was skipped.
+type ClaudeBadLine struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// ClaudeReport says what an import of Claude Code transcripts read and wrote.
+type ClaudeReport struct {
+	Files     int             `json:"files"`     // transcripts found
+	Unchanged int             `json:"unchanged"` // same size and time as at the last import: not opened
+	Resumed   int             `json:"resumed"`   // grown since the last import: read from where it stopped
+	Read      int             `json:"read"`      // new or rewritten: read from the start
+	Spaces    int             `json:"spaces"`    // projects written
+	Tasks     int             `json:"tasks"`     // sessions and subagents written
+	Lines     int             `json:"lines"`     // lines read
+	Comments  int             `json:"comments"`  // comments written
+	Bytes     int64           `json:"bytes"`     // bytes read
+	BadLines  []ClaudeBadLine `json:"bad_lines"`
+}
+
+// claudeState is what claude_files remembers of one transcript.
+type claudeState struct {
+	size, modNS, offset int64
+	lines               int
+	head, task, title   string
+	createdAt           string
+}
+
+// ImportClaude imports Claude Code transcripts (files, or folders walked for *.jsonl) through the
+// same write path as Import, so the index text is redacted alike: one space per project folder
+// (owned by LocalAccount, source claude-code), one task per session (a subagent's transcript is a
+// subtask of its session), one comment per prompt, answer, thinking block and tool call, keyed by
+// the transcript record's uuid. A transcript whose size and modification time are unchanged since
+// the last import is not opened; one that grew is read from where the last import stopped.
+func (s *Store) ImportClaude(paths []string, progress Progress) (ClaudeReport, error) {
+	ctx := context.Background()
+	rep := ClaudeReport{BadLines: []ClaudeBadLine{}}
+	files, err := claudecode.Find(paths)
+	if err != nil {
+		return rep, errs.Wrap(errs.Invalid, err, "space import --from claude-code")
+	}
+	rep.Files = len(files)
+	states, err := s.claudeStates(ctx)
+	if err != nil {
+		return rep, err
+	}
+	var todo []claudecode.File
+	var total int64
+	for _, f := range files {
+		st, ok := states[f.Path]
+		if ok && st.size == f.Size && st.modNS == f.ModNS {
+			rep.Unchanged++
+			continue
+		}
+		todo = append(todo, f)
+		total += f.Size
+		if ok && f.Size >= st.offset {
+			total -= st.offset
+		}
+	}
+	im := claudeImport{s: s, ctx: ctx, rep: &rep, spaces: map[string]bool{}, total: total, progress: progress}
+	for _, f := range todo {
+		st, ok := states[f.Path]
+		if err := im.file(f, st, ok); err != nil {
+			return rep, err
+		}
+	}
+	if err := im.flush(); err != nil {
+		return rep, err
+	}
+	rep.Spaces = len(im.spaces)
+	if progress != nil {
+		progress(total, total)
+	}
+	return rep, nil
+}
+
+// claudeImport is one run of ImportClaude: the batch being filled and the file states it settles.
+type claudeImport struct {
+	s        *Store
+	ctx      context.Context
+	rep      *ClaudeReport
+	batch    []record
+	states   map[string]claudeState // written after the batch holding their last records
+	spaces   map[string]bool
+	done     int64
+	total    int64
+	progress Progress
+}
+
+// ClaudeIDs are the space and task ids of a transcript (claude-code/<project>, and the session id,
+// or <session>/agent-<id> for a subagent), and the parent task of a subagent.
+func ClaudeIDs(f claudecode.File) (space, task, parent ID) {
+	project := f.Project
+	if len(project) > 150 {
+		// a deep working directory: keep the id within checkID's bound, still one per folder
+		sum := sha256.Sum256([]byte(project))
+		cut := 140
+		for cut > 0 && !utf8.RuneStart(project[cut]) {
+			cut--
+		}
+		project = project[:cut] + "-" + hex.EncodeToString(sum[:4])
+	}
+	space = ID(claudeSpacePrefix + project)
+	task = ID(f.Session)
+	if f.Agent != "" {
+		parent = task
+		task = ID(f.Session + "/agent-" + f.Agent)
+	}
+	return space, task, parent
+}
+
+// file reads one new or changed transcript into the batch.
+func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) error {
+	space, task, parent := ClaudeIDs(f)
+	for _, c := range []struct {
+		field string
+		id    ID
+	}{{"space", space}, {"task", task}} {
+		if err := checkID(c.field, c.id); err != nil {
+			im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("skipped: its %v", err)})
+			return nil
+		}
+	}
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("skipped: %v", err)})
+		return nil
+	}
+	defer fh.Close()
+	var start int64
+	lines := 0
+	if known && f.Size >= st.offset && st.task == string(task) {
+		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
+			start, lines = st.offset, st.lines
+		}
+	}
+	if start > 0 {
+		im.rep.Resumed++
+	} else {
+		im.rep.Read++
+		st = claudeState{}
+	}
+	if _, err := fh.Seek(start, io.SeekStart); err != nil {
+		return fmt.Errorf("read %s: %w", f.Path, err)
+	}
+	// the task first, so its comments find their space; its title is settled after the read
+	taskAt := len(im.batch)
+	im.batch = append(im.batch, record{kind: "task", task: taskRec{ID: task, Space: space, Parent: parent}})
+	info, err := claudecode.Read(fh, start, lines, func(c claudecode.Comment) error {
+		cm := Comment{ID: ID(c.ID), Task: task, Kind: c.Kind, ProgressType: c.ProgressType, ToolName: c.ToolName,
+			Author: c.Author, CreatedAt: c.CreatedAt, Body: c.Body, Attachments: c.Attachments}
+		at, err := cm.validate()
+		if err != nil {
+			im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("comment %s: %v", c.ID, err)})
+			return nil
+		}
+		im.batch = append(im.batch, record{kind: "comment", comment: cm, at: at})
+		im.rep.Comments++
+		if len(im.batch) >= BatchSize {
+			return im.flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, b := range info.Bad {
+		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: b.Line, Message: b.Message})
+	}
+	im.rep.Lines += info.Lines - lines
+	im.rep.Bytes += info.Offset - start
+	im.rep.Tasks++
+	im.done += f.Size - start
+
+	if st.createdAt == "" {
+		st.createdAt = info.CreatedAt
+	}
+	if st.title == "" {
+		// a subagent by the description its session gave it; a session by its first prompt
+		if f.Agent != "" {
+			st.title = claudecode.AgentDescription(f.Path)
+		}
+		if st.title == "" {
+			st.title = info.FirstPrompt
+		}
+		if st.title == "" {
+			st.title = info.Summary
+		}
+		if st.title != "" && f.Agent != "" {
+			st.title = "subagent: " + st.title
+		}
+	}
+	title := st.title
+	if title == "" {
+		title = "session " + f.Session
+		if f.Agent != "" {
+			title = "subagent " + f.Agent + " of session " + f.Session
+		}
+	}
+	tr := taskRec{ID: task, Space: space, Title: title, Parent: parent, CreatedAt: st.createdAt}
+	if taskAt < len(im.batch) && im.batch[taskAt].kind == "task" && im.batch[taskAt].task.ID == task {
+		im.batch[taskAt].task = tr // still unwritten: settle it in place
+	} else {
+		im.batch = append(im.batch, record{kind: "task", task: tr})
+	}
+	if start == 0 || info.CWD != "" {
+		name := info.CWD
+		if name == "" {
+			name = f.Project
+		}
+		im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: name, Owner: LocalAccount}})
+	}
+	im.spaces[string(space)] = true
+	head, err := headHash(fh, info.Offset)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", f.Path, err)
+	}
+	if im.states == nil {
+		im.states = map[string]claudeState{}
+	}
+	// size and time as found before the read: a line appended meanwhile is read next time
+	im.states[f.Path] = claudeState{size: f.Size, modNS: f.ModNS, offset: info.Offset, lines: info.Lines, head: head,
+		task: string(task), title: st.title, createdAt: st.createdAt}
+	if info.Offset != f.Size {
+		// a torn last line, or the file grew while it was read: never skip it next time
+		s := im.states[f.Path]
+		s.size = -1
+		im.states[f.Path] = s
+	}
+	if im.progress != nil {
+		im.progress(im.done, im.total)
+	}
+	return nil
+}
+
+// flush writes the batch through the import path, then the states of the files it completes and
+// the source of their spaces. A crash between the two only makes the next import read again what
+// it has already written, which upserts the same rows.
+func (im *claudeImport) flush() error {
+	var dummy ImportReport
+	if len(im.batch) > 0 {
+		if err := im.s.writeBatch(im.ctx, im.batch, &dummy); err != nil {
+			return err
+		}
+		im.batch = im.batch[:0]
+	}
+	if len(im.states) == 0 && len(im.spaces) == 0 {
+		return nil
+	}
+	tx, err := im.s.db.BeginTx(im.ctx, nil)
+	if err != nil {
+		return im.s.dbErr(err, "begin import")
+	}
+	defer tx.Rollback()
+	for p, st := range im.states {
+		if _, err := tx.ExecContext(im.ctx, `INSERT INTO claude_files(path, size, mtime_ns, offset, lines, head, task, title, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,
+				lines = excluded.lines, head = excluded.head, task = excluded.task, title = excluded.title, created_at = excluded.created_at`,
+			p, st.size, st.modNS, st.offset, st.lines, st.head, st.task, st.title, st.createdAt); err != nil {
+			return im.s.dbErr(err, "record how far "+p+" was read")
+		}
+	}
+	for sp := range im.spaces {
+		if _, err := tx.ExecContext(im.ctx, `UPDATE spaces SET source = ? WHERE id = ?`, SourceClaudeCode, sp); err != nil {
+			return im.s.dbErr(err, "mark space "+sp)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return im.s.dbErr(err, "commit import")
+	}
+	clear(im.states)
+	return nil
+}
+
+// claudeStates reads claude_files.
+func (s *Store) claudeStates(ctx context.Context) (map[string]claudeState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, lines, head, task, title, created_at FROM claude_files`)
+	if err != nil {
+		return nil, s.dbErr(err, "read the transcript list")
+	}
+	defer rows.Close()
+	out := map[string]claudeState{}
+	for rows.Next() {
+		var p string
+		var st claudeState
+		if err := rows.Scan(&p, &st.size, &st.modNS, &st.offset, &st.lines, &st.head, &st.task, &st.title, &st.createdAt); err != nil {
+			return nil, s.dbErr(err, "read the transcript list")
+		}
+		out[p] = st
+	}
+	return out, s.dbErr(rows.Err(), "read the transcript list")
+}
+
+// headHash is the SHA-256 of the first min(n, headBytes) bytes of f, in hex.
+func headHash(f *os.File, n int64) (string, error) {
+	n = min(n, headBytes)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return "", err
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// claudeSpaces lists the spaces imported from Claude Code that the local account owns.
+func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source = ? AND owner = ? ORDER BY id`, SourceClaudeCode, LocalAccount)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, ID(id))
+	}
+	return out, rows.Err()
+}
+
+// isClaudeSpace reports whether space came from Claude Code and belongs to the local account.
+func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source = ? AND owner = ?`, space, SourceClaudeCode, LocalAccount).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return n > 0, err
+}
+
+// searchLocal answers a search with no user (SPEC §5.3). It is not available, except in the spaces
+// imported from Claude Code, which belong to the local account: with a current task (--task, or
+// the Claude Code session when it was imported) its space without that task; with neither, every
+// Claude Code space of the local account, nothing excluded.
+func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	unavailable := Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}
+	st, err := OpenRead(ws)
+	if errors.Is(err, os.ErrNotExist) {
+		return unavailable, nil
+	}
+	if errors.Is(err, ErrNoFTS5) {
+		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if ok, err := st.hasFTS5(ctx); err != nil {
+		return Answer{}, err
+	} else if !ok {
+		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
+	}
+	current := ID("")
+	explicit := strings.TrimSpace(caller.Task) != ""
+	if explicit {
+		if current, err = parseRef("task", caller.Task); err != nil {
+			return Answer{}, err
+		}
+	} else if checkID("session", ID(caller.Session)) == nil {
+		current = ID(caller.Session)
+	}
+	tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Answer{}, st.dbErr(err, "begin search")
+	}
+	defer tx.Rollback()
+	if current != "" {
+		var space string
+		err := tx.QueryRowContext(ctx, `SELECT space FROM tasks WHERE id = ?`, string(current)).Scan(&space)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if explicit {
+				return unavailable, nil // no user, and not a task of a Claude Code space
+			}
+			// the Claude Code session has not been imported: there is nothing of it to leave out
+		case err != nil:
+			return Answer{}, st.dbErr(err, "look up the current task")
+		default:
+			ok, err := isClaudeSpace(ctx, tx, space)
+			if err != nil {
+				return Answer{}, st.dbErr(err, "look up the current space")
+			}
+			if !ok {
+				return unavailable, nil
+			}
+			tx.Rollback()
+			return st.search(LocalAccount, current, in, false)
+		}
+	}
+	all, err := claudeSpaces(ctx, tx)
+	if err != nil {
+		return Answer{}, st.dbErr(err, "list the Claude Code spaces")
+	}
+	if len(all) == 0 {
+		return unavailable, nil
+	}
+	if strings.TrimSpace(in.Around) != "" {
+		id, err := parseRef("comment", in.Around)
+		if err != nil {
+			return Answer{}, err
+		}
+		var space string
+		err = tx.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
+			WHERE c.id = ? AND s.source = ? AND s.owner = ?`, string(id), SourceClaudeCode, LocalAccount).Scan(&space)
+		if errors.Is(err, sql.ErrNoRows) {
+			return Answer{}, errs.NotFoundf("comment:%s not found in the Claude Code spaces of this workspace", id)
+		}
+		if err != nil {
+			return Answer{}, st.dbErr(err, "read comment")
+		}
+		res, err := st.around(ctx, tx, scope{space: ID(space), task: current}, in)
+		if err != nil {
+			return Answer{}, err
+		}
+		return Answer{Around: res}, nil
+	}
+	merged := &SearchResult{Query: in.Query, Hits: []Hit{}}
+	for _, sp := range all {
+		res, err := st.query(ctx, tx, scope{space: sp, task: current}, in, false)
+		if err != nil {
+			return Answer{}, err
+		}
+		merged.Hits = append(merged.Hits, res.Hits...)
+		merged.Truncated = merged.Truncated || res.Truncated
+	}
+	if len(all) > 1 {
+		sortHits(merged.Hits)
+	}
+	if len(merged.Hits) > in.Limit {
+		merged.Hits, merged.Truncated = merged.Hits[:in.Limit], true
+	}
+	return Answer{Search: merged}, nil
+}
+
+// sortHits orders hits from several spaces as one space's are: newest first, then comment id.
+func sortHits(hits []Hit) {
+	type key struct {
+		at  time.Time
+		idk string
+	}
+	keys := make(map[string]key, len(hits))
+	for _, h := range hits {
+		t, _ := time.Parse(time.RFC3339Nano, h.CreatedAt)
+		keys[h.Ref] = key{t, idKey(ID(strings.TrimPrefix(h.Ref, "comment:")))}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := keys[hits[i].Ref], keys[hits[j].Ref]
+		if !a.at.Equal(b.at) {
+			return a.at.After(b.at)
+		}
+		return a.idk > b.idk
+	})
+}
