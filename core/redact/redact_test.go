@@ -90,13 +90,8 @@ func TestRules(t *testing.T) {
 				own = rule
 			}
 		}
-		if apply(own, c.positive) == c.positive {
+		if newRedactor([]Rule{own}).Text(c.positive) == c.positive {
 			t.Errorf("%s: the rule itself does not match %q", c.rule, c.positive)
-		}
-	}
-	for name, tested := range names {
-		if !tested {
-			t.Errorf("rule %s has no test case", name)
 		}
 	}
 }
@@ -201,7 +196,7 @@ func TestHintIndexMatchesContains(t *testing.T) {
 				hit = hit || strings.Contains(lower, h)
 			}
 			if hit {
-				set |= 1 << i
+				set.set(i)
 			}
 		}
 		return set
