@@ -128,7 +128,7 @@ var providers = []provider{
 	{"harness_token", `\bpat\.[0-9a-z_-]{22}\.[0-9a-z]{24}\.[0-9a-z]{20}`, []string{"pat."}},
 	{"flyio_token", `\bflyv1 fm[12]_[0-9a-z+/=_-]{100,}|\bfo1_[0-9a-z_-]{43}`, []string{"flyv1", "fo1_"}},
 	{"sourcegraph_token", `\bsgp_(?:[0-9a-f]{16}|local)_[0-9a-f]{40}`, []string{"sgp_"}},
-	{"twitter_bearer", `\ba{22}[0-9a-z%]{30,}`, []string{"aaaaaaaaaaaaaaaaaaaaaa"}},
+	{"twitter_bearer", `\ba{20,}[b-z0-9%][0-9a-z%]{29,}`, []string{"aaaaaaaaaaaaaaaaaaaa"}},
 	{"artifactory_token", `\bcmvmdgtu[0-9a-z]{56}`, []string{"cmvmdgtu"}},
 	{"circleci_token", `\bccipat_[0-9a-z]{22}_[0-9a-f]{40}`, []string{"ccipat_"}},
 	{"yandex_key", `\baqvn[0-9a-z_-]{35,38}`, []string{"aqvn"}},
@@ -286,17 +286,124 @@ func isASCII(s string) bool {
 	return true
 }
 
-// keyPattern finds the key of a secret-holding assignment (DB_PASSWORD=, "SessionToken": ,
-// _authToken=, x-api-key:, AccountKey=) with its operator and the blanks after it. Long words may
-// end any identifier (POSTGRES_PASSWORD, clientSecret); short ones (pass, pwd, auth) only one that
-// they end after a separator or start (DB_PASS, _auth), so compass= and author: are no keys.
-var keyPattern = regexp.MustCompile(`(?i)(?:[a-z0-9_.-]*(?:password|passwd|passwort|passphrase|secret|token|credentials?|(?:api|access|private|secret|account|signing|encryption|master|client|app|auth|session|service|license|sharedaccess|shared_access|webhook|deploy|storage|consumer|admin|root)[_.-]?key)|(?:[a-z0-9_.-]*[_.-])?(?:pass|pwd|pw|auth)|\bsig)(?:[_.-]?(?:base|value))?["']?[ \t]*(:=|=>|[:=])[ \t]*`)
+// An assignment key (DB_PASSWORD=, "SessionToken": , _authToken=, x-api-key:, AccountKey=) is an
+// identifier that ends in a long key word (POSTGRES_PASSWORD, clientSecret, HEROKU_API_KEY),
+// or is a short one or ends in one after a separator (pass, DB_PASS, _auth, db-pwd), so
+// compass= and author: are no keys; sig (a SAS signature) counts only alone. A _base or _value
+// may follow (SECRET_KEY_BASE). The operator is =, :, := or =>, with an optional quote and blanks
+// before it.
+var (
+	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials"}
+	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root"}
+	shortKeyWords = []string{"pass", "pwd", "pw", "auth"}
+)
 
 // assignmentHints: every key contains one of them.
 var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig"}
 
-// strongKeys are the key words whose value is a secret even when it is all digits (a PIN).
-var strongKeys = []string{"password", "passwd", "passwort", "passphrase", "pwd"}
+// maxKeyTail is how much of an identifier's end is read to recognise it: more than the longest
+// key word with its qualifier and suffix.
+const maxKeyTail = 48
+
+func isKeyByte(c byte) bool {
+	return isWordByte(c) || c == '.' || c == '-'
+}
+
+func isSep(c byte) bool { return c == '_' || c == '.' || c == '-' }
+
+// secretKey reports whether the identifier tail k (lower case) names a secret; whole says k is
+// the whole identifier.
+func secretKey(k string, whole bool) bool {
+	cands := []string{k}
+	for _, suf := range []string{"base", "value"} {
+		if r, ok := strings.CutSuffix(k, suf); ok && r != "" {
+			if isSep(r[len(r)-1]) {
+				r = r[:len(r)-1]
+			}
+			cands = append(cands, r)
+		}
+	}
+	for _, c := range cands {
+		for _, w := range longKeyWords {
+			if strings.HasSuffix(c, w) {
+				return true
+			}
+		}
+		if r, ok := strings.CutSuffix(c, "key"); ok {
+			if r != "" && isSep(r[len(r)-1]) {
+				r = r[:len(r)-1]
+			}
+			for _, q := range keyQualifiers {
+				if strings.HasSuffix(r, q) {
+					return true
+				}
+			}
+		}
+		for _, w := range shortKeyWords {
+			if r, ok := strings.CutSuffix(c, w); ok && (r == "" && (whole || len(c) < len(k)) || r != "" && isSep(r[len(r)-1])) {
+				return true
+			}
+		}
+	}
+	return whole && k == "sig"
+}
+
+// assignment is a key found before an operator: where the key starts, where its value starts,
+// the operator and the key in lower case.
+type assignment struct {
+	keyStart, valueStart int
+	op, key              string
+}
+
+// findAssignments calls found for each key of s, in order, in one pass: each operator is looked
+// at once, and the identifier before it is read back to the previous non-identifier byte, so no
+// byte is read twice as part of a key. It returns the bytes read.
+func findAssignments(s string, found func(assignment)) (work int) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		op, next := s[i:i+1], i+1
+		if next < len(s) {
+			switch {
+			case c == '=' && s[next] == '>', c == ':' && s[next] == '=':
+				op, next = s[i:i+2], i+2
+			case c == '=' && s[next] == '=':
+				i++ // a comparison
+				continue
+			}
+		}
+		if c == '=' && i > 0 && strings.IndexByte("!<>=", s[i-1]) >= 0 {
+			continue
+		}
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+		if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+			j--
+		}
+		end := j
+		for j > 0 && isKeyByte(s[j-1]) {
+			j--
+		}
+		work += i - j
+		if j == end {
+			continue
+		}
+		key := strings.ToLower(s[max(j, end-maxKeyTail):end])
+		if !secretKey(key, end-j <= maxKeyTail) {
+			continue
+		}
+		for next < len(s) && (s[next] == ' ' || s[next] == '\t') {
+			next++
+		}
+		found(assignment{keyStart: j, valueStart: next, op: op, key: key})
+		i = next - 1
+	}
+	return work
+}
 
 // scanAssignments finds the values of key=value, key: value, "key": "value" and key := "value"
 // assignments. A value is the text between quotes, or runs to white space or , ; & or a quote.
@@ -305,40 +412,45 @@ var strongKeys = []string{"password", "passwd", "passwort", "passphrase", "pwd"}
 // previous one ends where that one ends, so no byte is scanned twice.
 func scanAssignments(s string, add func(start, end int)) int {
 	work := len(s)
-	keys := keyPattern.FindAllStringSubmatchIndex(s, -1)
 	uqStart, uqEnd := -1, -1 // the last unquoted value scanned
-	for i, k := range keys {
-		p := k[1]
+	value := func(k assignment) {
+		p := k.valueStart
 		if p >= len(s) {
-			continue
+			return
 		}
-		// "token: token: abc": the value of the first key is the second assignment
-		if i+1 < len(keys) && keys[i+1][0] == p {
-			continue
-		}
-		op := s[k[2]:k[3]]
-		key := strings.ToLower(s[k[0]:k[2]])
 		var start, end int
-		if c := s[p]; c == '"' || c == '\'' || c == '`' {
+		if c := s[p]; c == '"' || c == '\'' {
 			q := strings.IndexByte(s[p+1:], c)
-			work += max(q, len(s)-p-1)
 			if q >= 0 {
+				work += q
 				start, end = p+1, p+1+q
 			} else {
+				work += len(s) - p - 1
 				start = p + 1
 				end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
 			}
 		} else {
-			if op == ":=" {
-				continue // code assigning an expression (token := r.Header.Get(...)), not a literal
+			if k.op == ":=" {
+				return // code assigning an expression (token := r.Header.Get(...)), not a literal
 			}
 			start = p
 			end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
 		}
-		if end <= start || !secretValue(key, s[start:end]) {
-			continue
+		if end > start && secretValue(k.key, s[start:end]) {
+			add(start, end)
 		}
-		add(start, end)
+	}
+	var pending assignment
+	have := false
+	work += findAssignments(s, func(k assignment) {
+		// "token: token: abc": the value of the first key is the second assignment
+		if have && k.keyStart != pending.valueStart {
+			value(pending)
+		}
+		pending, have = k, true
+	})
+	if have {
+		value(pending)
 	}
 	return work
 }
@@ -366,13 +478,16 @@ func valueStop(c byte) bool {
 	return false
 }
 
-// placeholderValue matches values that name a secret rather than hold one: ${VAR}, $VAR,
-// <your-token>, {{ .Token }}, ****, and a call or comparison in code.
-var placeholderValue = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\{\{.*|\*+|x{3,}|X{3,}|=.*|[A-Za-z_][A-Za-z0-9_.]*\(.*|\[REDACTED\]|\[redacted\])$`)
+// placeholderValue matches values that name a secret rather than hold one: ${VAR}, $VAR, $(cmd),
+// <your-token>, {{ .Token }}, %s, ****, and a call or comparison in code ([]byte(opts.Token)).
+var placeholderValue = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*|<.*|\{\{.*|%[-+# 0-9.]*[a-zA-Z]|\*+|x{3,}|X{3,}|=.*|[A-Za-z_\[\]*&][A-Za-z0-9_.\[\]*&]*\(.*|\[REDACTED\]|\[redacted\])$`)
+
+// passwordWords mark a key whose value is a secret even when it is all digits (a PIN).
+var passwordWords = []string{"password", "passwd", "passwort", "passphrase", "pwd"}
 
 // secretValue reports whether v, the value of key, may be a secret: not a word like true or
-// none, not a placeholder, and not a count (tests pass: 42, max_token: 4096) unless the key is a
-// password's.
+// none, not a placeholder, not a count (tests pass: 42, max_token: 4096) unless the key is a
+// password's, and, for a key other than a password's, not a short plain word (token: send).
 func secretValue(key, v string) bool {
 	switch strings.ToLower(v) {
 	case "true", "false", "null", "nil", "none", "undefined", "yes", "no", "on", "off", "required", "optional", "empty":
@@ -381,20 +496,27 @@ func secretValue(key, v string) bool {
 	if placeholderValue.MatchString(v) {
 		return false
 	}
-	digits := true
+	digits, letters, alnum := true, true, false
 	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			digits = false
-			break
-		}
+		c := v[i]
+		isDigit := '0' <= c && c <= '9'
+		isLetter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		digits = digits && isDigit
+		letters = letters && isLetter
+		alnum = alnum || isDigit || isLetter || c >= utf8.RuneSelf
 	}
-	if digits {
-		for _, w := range strongKeys {
-			if strings.Contains(key, w) {
-				return true
-			}
-		}
+	if !alnum {
 		return false
+	}
+	password := false
+	for _, w := range passwordWords {
+		password = password || strings.Contains(key, w)
+	}
+	switch {
+	case digits:
+		return password
+	case letters && len(v) <= 8:
+		return password || strings.Contains(key, "pass") || strings.HasSuffix(key, "pw")
 	}
 	return true
 }
