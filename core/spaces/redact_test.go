@@ -28,6 +28,15 @@ func TestTextsKeepCaseAndRedact(t *testing.T) {
 			t.Errorf("Texts(%q) = %q, %q, want %q, %q", c.body, d, i, c.display, c.want)
 		}
 	}
+	// the placeholder folds to a text that no rule takes for a secret, and a search for it shows
+	// it as it was written
+	d, i, _ := Texts(r, "result", "", "", "token: abcdef123456 and password=\"x y z\"", nil)
+	if r.Text(i) != i || !strings.Contains(i, textmatch.Fold(redact.Placeholder)) {
+		t.Errorf("index text %q: the folded placeholder is redacted again or missing", i)
+	}
+	if got := Excerpt(d, SplitQuery("[REDACTED]")); got != "token: [REDACTED] and password=\"[REDACTED]\"" {
+		t.Errorf("excerpt %q", got)
+	}
 }
 
 // leakedSecrets are the secrets a space search used to find by a fragment and show in excerpts
