@@ -41,7 +41,7 @@ func readAll(t *testing.T, path string, start int64, startLine int) ([]Comment, 
 
 // TestReadMapsKinds checks the mapping of every record shape of the hand-written transcript.
 func TestReadMapsKinds(t *testing.T) {
-	path := filepath.Join(fixtures(t, "claude-code"), tinylink, mainSession+".jsonl")
+	path := filepath.Join(fixtures(t, "claude-projects"), tinylink, mainSession+".jsonl")
 	cs, info := readAll(t, path, 0, 0)
 	type row struct{ id, kind, pt, tool, author string }
 	var got []row
@@ -207,7 +207,7 @@ func TestReadTornLine(t *testing.T) {
 }
 
 func TestFindClassifies(t *testing.T) {
-	root := fixtures(t, "claude-code")
+	root := fixtures(t, "claude-projects")
 	files, err := Find([]string{root, filepath.Join(root, tinylink, mainSession+".jsonl")})
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func TestAgentDescription(t *testing.T) {
 // FuzzRead: any input reads without panicking; the offset stays within the input and ends on a
 // line boundary (or the end); every comment has an id, a kind and a UTC time.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(filepath.Join(fixtures(f, "claude-code"), tinylink, mainSession+".jsonl"))
+	data, err := os.ReadFile(filepath.Join(fixtures(f, "claude-projects"), tinylink, mainSession+".jsonl"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func FuzzRead(f *testing.F) {
 // TestFindThroughLink: a folder given through a symbolic link is walked.
 func TestFindThroughLink(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "projects")
-	if err := os.Symlink(fixtures(t, "claude-code"), link); err != nil {
+	if err := os.Symlink(fixtures(t, "claude-projects"), link); err != nil {
 		t.Skip(err)
 	}
 	files, err := Find([]string{link})
@@ -283,7 +283,7 @@ func TestFindThroughLink(t *testing.T) {
 
 // FuzzTopType: the quick scan agrees with encoding/json whenever it answers.
 func FuzzTopType(f *testing.F) {
-	for _, dir := range []string{"claude-code", "claude-code-real"} {
+	for _, dir := range []string{"claude-projects", "claude-code-real"} {
 		files, err := Find([]string{fixtures(f, dir)})
 		if err != nil {
 			f.Fatal(err)
@@ -317,7 +317,7 @@ func FuzzTopType(f *testing.F) {
 // FuzzOnlyToolResults: a line the quick scan passes over as tool results only would give no
 // comment if it were decoded in full.
 func FuzzOnlyToolResults(f *testing.F) {
-	for _, dir := range []string{"claude-code", "claude-code-real"} {
+	for _, dir := range []string{"claude-projects", "claude-code-real"} {
 		files, err := Find([]string{fixtures(f, dir)})
 		if err != nil {
 			f.Fatal(err)

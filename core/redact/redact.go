@@ -1,11 +1,17 @@
 // Package redact replaces secrets in text with a placeholder, so search indexes and excerpts never
 // carry credentials that a body happened to contain (SPEC §5.2).
+//
+// Text finds every secret of every rule in one pass per rule over the text, then replaces the
+// union of what they found: time grows linearly with the text, however many secrets it holds.
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
@@ -14,61 +20,159 @@ import (
 const Placeholder = "[REDACTED]"
 
 // Rule is one kind of secret: a pattern and, when only part of a match is the secret (the value of
-// password=..., the password in a URL), the capture group to replace.
+// password=..., the password in a URL), the capture group to replace; or a scanner that finds
+// secrets a regular expression cannot describe alone.
 type Rule struct {
 	// Name identifies the rule in tests and diagnostics.
 	Name string
-	// Pattern finds candidate secrets; patterns are case-insensitive where folded text must still match.
+	// Pattern finds candidate secrets; every pattern is case-insensitive.
 	Pattern *regexp.Regexp
 	// Group is the submatch replaced by Placeholder; 0 replaces the whole match.
 	Group int
-	// Hints are lower-case literals of which every match contains at least one; a text without
-	// any is skipped without running the pattern, which keeps bulk imports fast.
+	// Hints are lower-case literals of which every match contains at least one in the folded text;
+	// a text without any is skipped without running the rule, which keeps bulk imports fast. A
+	// rule without hints runs on every text.
 	Hints []string
+	// scan, when set, replaces Pattern: it calls add for every secret's byte range in s and
+	// returns how many bytes it examined.
+	scan func(s string, add func(start, end int)) int
 }
 
-// Redactor applies a rule table in order; it holds no mutable state and is safe for concurrent use.
+// Redactor applies a rule table; it holds no mutable state and is safe for concurrent use.
 type Redactor struct {
 	rules []Rule
 	hints hintIndex
 }
 
-// New builds the default rule table. The order matters: whole blocks (PEM keys) go first so that
-// later, narrower rules never leave a fragment of them behind, and provider tokens with a fixed
-// prefix come before the looser sk-, bearer and assignment rules. Hints must cover every match:
-// Twilio's sk+32 hex has one hint per hex digit, so "task" or "ask" alone never runs its pattern.
+// Stats counts the work of one Text call: rule applications and bytes handed to patterns and
+// scanners. Tests use it to check that the work grows linearly with the text.
+type Stats struct {
+	Passes       int // passes over the whole text (a second one only when the first changed it)
+	Applications int // rules run
+	Bytes        int // bytes given to a pattern or scanned by a scanner, folding included
+}
+
+// provider is a token with a recognisable shape: hints are the literals every match contains.
+type provider struct {
+	name    string
+	pattern string
+	hints   []string
+}
+
+// providers are tokens of the common services, after the public rule sets of secret scanners
+// (gitleaks' config/gitleaks.toml, trufflehog's detectors): a fixed prefix and a body.
+var providers = []provider{
+	{"aws_access_key", `\b(?:akia|asia|abia|acca|a3t[a-z0-9]|agpa|aida|aroa|aipa|anpa|anva|apka)[0-9a-z]{16}\b`, []string{"akia", "asia", "abia", "acca", "a3t", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"}},
+	{"github_token", `\b(?:ghp|gho|ghu|ghs|ghr)_[a-z0-9]{36,}\b`, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
+	{"github_pat", `\bgithub_pat_[a-z0-9_]{22,}\b`, []string{"github_pat_"}},
+	{"gitlab_token", `\bgl(?:pat|oas|dt|rt|ptt|soat|cbt|ft|imt|agent|ffct)-[0-9a-z_-]{20,}`, []string{"glpat-", "gloas-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glft-", "glimt-", "glagent-", "glffct-"}},
+	{"npm_token", `\bnpm_[0-9a-z]{36}\b`, []string{"npm_"}},
+	{"digitalocean_token", `\bdo[opr]_v1_[0-9a-f]{64}\b`, []string{"_v1_"}},
+	{"sendgrid_key", `\bsg\.[0-9a-z_-]{22}\.[0-9a-z_-]{43}`, []string{"sg."}},
+	{"huggingface_token", `\b(?:hf_[0-9a-z]{34,}|api_org_[0-9a-z]{34,})\b`, []string{"hf_", "api_org_"}},
+	{"pypi_token", `\bpypi-(?:ageichlwas5vcmc|agendgvzdc5wexbplm9yzw)[0-9a-z_-]{50,}`, []string{"pypi-ag"}},
+	{"twilio_key", `\bsk[0-9a-f]{32}\b`, []string{"sk0", "sk1", "sk2", "sk3", "sk4", "sk5", "sk6", "sk7", "sk8", "sk9", "ska", "skb", "skc", "skd", "ske", "skf"}},
+	{"mailgun_key", `\b(?:pub)?key-[0-9a-z]{32}\b`, []string{"key-"}},
+	{"shopify_token", `\bshp(?:at|ss|ca|pa)_[0-9a-f]{32}\b`, []string{"shpat_", "shpss_", "shpca_", "shppa_"}},
+	{"atlassian_token", `\batatt3[0-9a-z_=-]{180,}`, []string{"atatt3"}},
+	{"databricks_token", `\bdapi[0-9a-f]{32}(?:-[0-9])?\b`, []string{"dapi"}},
+	{"slack_token", `\b(?:xox[abposre]|xapp)-[a-z0-9-]{10,}`, []string{"xox", "xapp-"}},
+	{"anthropic_key", `\bsk-ant-[a-z0-9_-]{20,}`, []string{"sk-ant-"}},
+	// OpenAI: project, service-account and admin keys carry a label; older keys are one run of
+	// letters and digits, so "sk-learn-classifier-model" is no key.
+	{"openai_key", `\bsk-(?:(?:proj|svcacct|admin|none)-[a-z0-9_-]{20,}|[a-z0-9]{32,}\b)`, []string{"sk-"}},
+	{"google_api_key", `\baiza[0-9a-z_-]{35}`, []string{"aiza"}},
+	{"stripe_key", `\b(?:sk|rk)_(?:live|test)_[0-9a-z]{16,}\b|\bwhsec_[0-9a-z]{24,}\b`, []string{"_live_", "_test_", "whsec_"}},
+	{"age_secret_key", `\bage-secret-key-1[0-9a-z]{58}`, []string{"age-secret-key-"}},
+	{"alibaba_key", `\bltai[0-9a-z]{20}\b`, []string{"ltai"}},
+	{"clojars_token", `\bclojars_[0-9a-z]{60}\b`, []string{"clojars_"}},
+	{"contentful_token", `\bcfpat-[0-9a-z_-]{43}`, []string{"cfpat-"}},
+	{"doppler_token", `\bdp\.(?:pt|st|sa|ct|scim|audit)\.[0-9a-z]{40,44}`, []string{"dp."}},
+	{"dropbox_token", `\bsl\.[0-9a-z_=-]{130,152}`, []string{"sl."}},
+	{"duffel_token", `\bduffel_(?:test|live)_[0-9a-z_=-]{43}`, []string{"duffel_"}},
+	{"dynatrace_token", `\bdt0c01\.[0-9a-z]{24}\.[0-9a-z]{64}`, []string{"dt0c01."}},
+	{"easypost_key", `\bez[at]k[0-9a-z]{54}`, []string{"ezak", "eztk"}},
+	{"facebook_token", `\beaa[mc][0-9a-z]{20,}`, []string{"eaam", "eaac"}},
+	{"flutterwave_key", `\bflw(?:pubk|seck)(?:_test)?-[0-9a-h]{32}-x`, []string{"flwpubk", "flwseck"}},
+	{"frameio_token", `\bfio-u-[0-9a-z_=-]{64}`, []string{"fio-u-"}},
+	{"grafana_token", `\bglc_[0-9a-z+/]{32,400}={0,2}|\bglsa_[0-9a-z]{32}_[0-9a-f]{8}`, []string{"glc_", "glsa_"}},
+	{"terraform_token", `\b[0-9a-z]{14}\.atlasv1\.[0-9a-z_=-]{60,70}`, []string{"atlasv1"}},
+	{"vault_token", `\bhv[sb]\.[0-9a-z_-]{24,}`, []string{"hvs.", "hvb."}},
+	{"infracost_key", `\bico-[0-9a-z]{32}\b`, []string{"ico-"}},
+	{"jfrog_key", `\bakcp[0-9a-z]{60,}`, []string{"akcp"}},
+	{"linear_key", `\blin_api_[0-9a-z]{40}`, []string{"lin_api_"}},
+	{"mailchimp_key", `\b[0-9a-f]{32}-us[0-9]{1,2}\b`, []string{"-us"}},
+	{"mapbox_token", `\b[ps]k\.eyj[0-9a-z_-]{20,}\.[0-9a-z_-]{16,}`, []string{"k.eyj"}},
+	{"newrelic_key", `\bnr(?:ak|js|ii)-[0-9a-z]{19,32}`, []string{"nrak-", "nrjs-", "nrii-"}},
+	{"onepassword_token", `\bops_eyj[0-9a-z+/=_-]{100,}`, []string{"ops_eyj"}},
+	{"onepassword_secret_key", `\ba3-[0-9a-z]{6}-(?:[0-9a-z]{11}|[0-9a-z]{6}-[0-9a-z]{5})-[0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}\b`, []string{"a3-"}},
+	{"planetscale_token", `\bpscale_(?:tkn|pw|oauth)_[0-9a-z=._-]{32,64}`, []string{"pscale_"}},
+	{"postman_key", `\bpmak-[0-9a-f]{24}-[0-9a-f]{34}`, []string{"pmak-"}},
+	{"prefect_key", `\bpnu_[0-9a-z]{36}`, []string{"pnu_"}},
+	{"pulumi_token", `\bpul-[0-9a-f]{40}`, []string{"pul-"}},
+	{"readme_key", `\brdme_[0-9a-z]{70}`, []string{"rdme_"}},
+	{"rubygems_key", `\brubygems_[0-9a-f]{48}`, []string{"rubygems_"}},
+	{"scalingo_token", `\btk-us-[0-9a-z_-]{48}`, []string{"tk-us-"}},
+	{"sendinblue_key", `\bxkeysib-[0-9a-f]{64}-[0-9a-z]{16}`, []string{"xkeysib-"}},
+	{"sentry_token", `\bsntry[su]_[0-9a-z+/=_-]{40,}`, []string{"sntrys_", "sntryu_"}},
+	{"shippo_token", `\bshippo_(?:live|test)_[0-9a-f]{40}`, []string{"shippo_"}},
+	{"square_token", `\b(?:sq0atp|sq0csp|eaaa)[0-9a-z_-]{22,60}`, []string{"sq0atp", "sq0csp", "eaaa"}},
+	{"telegram_bot_token", `\b[0-9]{5,16}:aa[0-9a-z_-]{33}`, []string{":aa"}},
+	{"typeform_token", `\btfp_[0-9a-z_=.-]{59}`, []string{"tfp_"}},
+	{"azure_ad_client_secret", `[0-9a-z_~.-]{3}[0-9]q~[0-9a-z_~.-]{31,34}`, []string{"q~"}},
+	{"discord_webhook", `\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/[0-9a-z_-]{60,}`, []string{"/api/webhooks/"}},
+	{"teams_webhook", `\b[0-9a-z-]+\.webhook\.office\.com/webhookb2/[0-9a-z@/-]{40,}(?:/incomingwebhook/[0-9a-z/-]+)?`, []string{"webhook.office.com"}},
+	{"heroku_key", `\bhrku-[0-9a-z_-]{40,}`, []string{"hrku-"}},
+	{"cloudflare_origin_ca_key", `\bv1\.0-[0-9a-f]{24}-[0-9a-f]{146}`, []string{"v1.0-"}},
+	{"octopus_key", `\bapi-[0-9a-z]{26}\b`, []string{"api-"}},
+	{"harness_token", `\bpat\.[0-9a-z_-]{22}\.[0-9a-z]{24}\.[0-9a-z]{20}`, []string{"pat."}},
+	{"flyio_token", `\bflyv1 fm[12]_[0-9a-z+/=_-]{100,}|\bfo1_[0-9a-z_-]{43}`, []string{"flyv1", "fo1_"}},
+	{"sourcegraph_token", `\bsgp_(?:[0-9a-f]{16}|local)_[0-9a-f]{40}`, []string{"sgp_"}},
+	{"twitter_bearer", `\ba{20,}[b-z0-9%][0-9a-z%]{29,}`, []string{"aaaaaaaaaaaaaaaaaaaa"}},
+	{"artifactory_token", `\bcmvmdgtu[0-9a-z]{56}`, []string{"cmvmdgtu"}},
+	{"circleci_token", `\bccipat_[0-9a-z]{22}_[0-9a-f]{40}`, []string{"ccipat_"}},
+	{"yandex_key", `\baqvn[0-9a-z_-]{35,38}`, []string{"aqvn"}},
+	{"nuget_key", `\boy2[0-9a-z]{43}\b`, []string{"oy2"}},
+	{"buildkite_token", `\bbkua_[0-9a-f]{40}`, []string{"bkua_"}},
+	{"supabase_token", `\bsbp_[0-9a-f]{40}|\bsb_secret_[0-9a-z_-]{20,}`, []string{"sbp_", "sb_secret_"}},
+	{"render_key", `\brnd_[0-9a-z]{32}\b`, []string{"rnd_"}},
+	{"groq_key", `\bgsk_[0-9a-z]{52}\b`, []string{"gsk_"}},
+	{"xai_key", `\bxai-[0-9a-z]{80}\b`, []string{"xai-"}},
+	{"replicate_token", `\br8_[0-9a-z]{37}\b`, []string{"r8_"}},
+	{"perplexity_key", `\bpplx-[0-9a-z]{48}\b`, []string{"pplx-"}},
+	{"langsmith_key", `\blsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}`, []string{"lsv2_"}},
+	{"tailscale_key", `\btskey-[0-9a-z]+-[0-9a-z]{8,}-[0-9a-z]{16,}`, []string{"tskey-"}},
+	{"netlify_token", `\bnfp_[0-9a-z]{36}\b`, []string{"nfp_"}},
+	{"figma_token", `\bfigd_[0-9a-z_-]{40}`, []string{"figd_"}},
+	{"notion_token", `\bntn_[0-9a-z]{46}\b|\bsecret_[0-9a-z]{43}\b`, []string{"ntn_", "secret_"}},
+	{"airtable_token", `\bpat[0-9a-z]{14}\.[0-9a-f]{64}\b`, []string{"pat"}},
+	{"jwt", `\beyj[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}`, []string{"eyj"}},
+}
+
+// New builds the default rule table. Every rule runs on the whole text once and the union of their
+// matches is replaced, so the order of the table does not matter for what is hidden.
 func New() *Redactor {
-	r := func(name, pattern string, group int, hints ...string) Rule {
-		return Rule{Name: name, Pattern: regexp.MustCompile(pattern), Group: group, Hints: hints}
+	rx := func(name, pattern string, group int, hints ...string) Rule {
+		return Rule{Name: name, Pattern: regexp.MustCompile(`(?i)` + pattern), Group: group, Hints: hints}
 	}
-	return newRedactor([]Rule{
-		r("pem_private_key", `(?is)-----begin[a-z0-9 ]*private key-----.*?(?:-----end[a-z0-9 ]*private key-----|\z)`, 0, "private key"),
-		r("aws_access_key", `(?i)\b(?:akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka)[0-9a-z]{16}\b`, 0, "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),
-		r("aws_secret_key", `(?i)\baws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?([a-z0-9/+=]{40})\b`, 1, "secret"),
-		r("github_token", `(?i)\b(?:ghp|gho|ghu|ghs|ghr)_[a-z0-9]{36,}\b`, 0, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-		r("github_pat", `(?i)\bgithub_pat_[a-z0-9_]{22,}\b`, 0, "github_pat_"),
-		r("gitlab_token", `(?i)\bgl(?:pat|oas|dt|rt|ptt|soat|cbt)-[0-9a-z_-]{20,}`, 0, "glpat-", "gloas-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-"),
-		r("npm_token", `(?i)\bnpm_[0-9a-z]{36}\b`, 0, "npm_"),
-		r("digitalocean_token", `(?i)\bdo[opr]_v1_[0-9a-f]{64}\b`, 0, "_v1_"),
-		r("sendgrid_key", `(?i)\bsg\.[0-9a-z_-]{22}\.[0-9a-z_-]{43}`, 0, "sg."),
-		r("huggingface_token", `(?i)\bhf_[0-9a-z]{34,}\b`, 0, "hf_"),
-		r("pypi_token", `(?i)\bpypi-(?:ageichlwas5vcmc|agendgvzdc5wexbplm9yzw)[0-9a-z_-]{50,}`, 0, "pypi-ag"),
-		r("slack_webhook", `(?i)\bhttps?://hooks\.slack\.com/services/(t[0-9a-z]+/b[0-9a-z]+/[0-9a-z]+)`, 1, "hooks.slack.com"),
-		r("twilio_key", `(?i)\bsk[0-9a-f]{32}\b`, 0, "sk0", "sk1", "sk2", "sk3", "sk4", "sk5", "sk6", "sk7", "sk8", "sk9", "ska", "skb", "skc", "skd", "ske", "skf"),
-		r("mailgun_key", `(?i)\bkey-[0-9a-z]{32}\b`, 0, "key-"),
-		r("shopify_token", `(?i)\bshp(?:at|ss|ca|pa)_[0-9a-f]{32}\b`, 0, "shpat_", "shpss_", "shpca_", "shppa_"),
-		r("atlassian_token", `(?i)\batatt3[0-9a-z_=-]{180,}`, 0, "atatt3"),
-		r("databricks_token", `(?i)\bdapi[0-9a-f]{32}(?:-[0-9])?\b`, 0, "dapi"),
-		r("slack_token", `(?i)\bxox[abposre]-[a-z0-9-]{10,}`, 0, "xox"),
-		r("anthropic_key", `(?i)\bsk-ant-[a-z0-9_-]{20,}`, 0, "sk-ant-"),
-		r("openai_key", `(?i)\bsk-(?:proj-|svcacct-|admin-)?[a-z0-9_-]{20,}`, 0, "sk-"),
-		r("google_api_key", `(?i)\baiza[0-9a-z_-]{35}`, 0, "aiza"),
-		r("stripe_key", `(?i)\b(?:sk|rk)_(?:live|test)_[0-9a-z]{16,}\b|\bwhsec_[0-9a-z]{24,}\b`, 0, "_live_", "_test_", "whsec_"),
-		r("jwt", `(?i)\beyj[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}`, 0, "eyj"),
-		r("bearer_token", `(?i)\bbearer\s+([a-z0-9._~+/-]{16,}=*)`, 1, "bearer"),
-		r("url_credentials", `(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s/@]+)@`, 1, "://"),
-		r("assignment", `(?i)\b(?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|refresh_token|api_key|apikey|api-key|private_key)["']?\s*[:=]\s*("[^"]*"|'[^']*'|[^\s,;&"']+)`, 1, "pass", "pwd", "secret", "token", "key"),
-	})
+	rules := []Rule{
+		// a private key block, to its end marker or, without one, to the end of the text
+		rx("pem_private_key", `(?s)-----begin[a-z0-9 ]*private key(?: block)?-----.*?(?:-----end[a-z0-9 ]*private key(?: block)?-----|\z)`, 0, "private key"),
+		rx("putty_private_key", `(?s)private-lines:\s*[0-9]+\s.*?(?:private-mac:\s*[0-9a-f]+|\z)`, 0, "private-lines"),
+		rx("aws_secret_key", `aws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?([a-z0-9/+=]{40})\b`, 1, "secret"),
+		rx("slack_webhook", `\bhttps?://hooks\.slack\.com/services/(t[0-9a-z]+/b[0-9a-z]+/[0-9a-z]+)`, 1, "hooks.slack.com"),
+		rx("bearer_token", `\bbearer\s+([a-z0-9._~+/-]{16,}=*)`, 1, "bearer"),
+		rx("authorization", `\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key)\s+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
+		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
+		// raw @, so it runs to the last @ before the path
+		rx("url_credentials", `[a-z][a-z0-9+.-]*://[^\s/?#:]*:([^\s/?#]*)@`, 1, "://"),
+		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments},
+		{Name: "base64_credentials", scan: scanBase64Credentials},
+	}
+	for _, p := range providers {
+		rules = append(rules, rx(p.name, p.pattern, 0, p.hints...))
+	}
+	return newRedactor(rules)
 }
 
 // newRedactor indexes the hints of rules once, so Text finds the rules to run in one pass.
@@ -82,22 +186,409 @@ func (r *Redactor) Rules() []Rule {
 }
 
 // Text returns s with every secret replaced by Placeholder. Applying it twice gives the same text.
+// Rules run on s as it is, so the original case and width survive around the placeholders, and,
+// when s is not plain ASCII, on its folded form too (full-width letters, ß, ſ), mapped back to s:
+// nothing that folding would turn into a secret stays.
 func (r *Redactor) Text(s string) string {
-	hinted := r.hints.rules(textmatch.Fold(s))
-	for i, rule := range r.rules {
-		if hinted&(1<<i) == 0 {
-			continue
+	out, _ := r.TextStats(s)
+	return out
+}
+
+// TextStats is Text that also reports its work.
+func (r *Redactor) TextStats(s string) (string, Stats) {
+	var st Stats
+	// A text changed by a pass is passed again, in case a replacement made a new match; the passes
+	// are bounded, each linear.
+	for range 4 {
+		out := r.pass(s, &st)
+		if out == s {
+			break
 		}
-		if out := apply(rule, s); out != s {
-			s = out
-			hinted = r.hints.rules(textmatch.Fold(s))
+		s = out
+	}
+	return s, st
+}
+
+// span is a byte range [start, end) to replace.
+type span struct{ start, end int }
+
+// pass runs every hinted rule once over s (and its folded form) and replaces the union of matches.
+func (r *Redactor) pass(s string, st *Stats) string {
+	st.Passes++
+	f := textmatch.FoldMap(s)
+	st.Bytes += len(s)
+	hinted := r.hints.rules(f.Text)
+	var spans []span
+	add := func(start, end int) {
+		if end > start {
+			spans = append(spans, span{start, end})
 		}
 	}
-	return s
+	r.find(s, hinted, add, st)
+	if !isASCII(s) {
+		r.find(f.Text, hinted, func(start, end int) { add(f.Span(start, end)) }, st)
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i].start, spans[i].end
+		for i++; i < len(spans) && spans[i].start <= end; i++ {
+			end = max(end, spans[i].end)
+		}
+		if start < last {
+			start = last
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Placeholder)
+		last = end
+	}
+	b.WriteString(s[last:])
+	out := b.String()
+	if out == s {
+		return s
+	}
+	return out
+}
+
+// find runs the hinted rules over s, each once, and reports their secrets to add.
+func (r *Redactor) find(s string, hinted ruleSet, add func(start, end int), st *Stats) {
+	for i, rule := range r.rules {
+		if !hinted.has(i) {
+			continue
+		}
+		st.Applications++
+		if rule.scan != nil {
+			st.Bytes += rule.scan(s, add)
+			continue
+		}
+		st.Bytes += len(s)
+		for _, loc := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
+			start, end := loc[2*rule.Group], loc[2*rule.Group+1]
+			if start < 0 || strings.EqualFold(s[start:end], Placeholder) {
+				continue
+			}
+			add(start, end)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// An assignment key (DB_PASSWORD=, "SessionToken": , _authToken=, x-api-key:, AccountKey=) is an
+// identifier that ends in a long key word (POSTGRES_PASSWORD, clientSecret, HEROKU_API_KEY),
+// or is a short one or ends in one after a separator (pass, DB_PASS, _auth, db-pwd), so
+// compass= and author: are no keys; sig (a SAS signature) counts only alone. A _base or _value
+// may follow (SECRET_KEY_BASE). The operator is =, :, := or =>, with an optional quote and blanks
+// before it.
+var (
+	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials"}
+	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root"}
+	shortKeyWords = []string{"pass", "pwd", "pw", "auth"}
+)
+
+// assignmentHints: every key contains one of them.
+var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig"}
+
+// maxKeyTail is how much of an identifier's end is read to recognise it: more than the longest
+// key word with its qualifier and suffix.
+const maxKeyTail = 48
+
+func isKeyByte(c byte) bool {
+	return isWordByte(c) || c == '.' || c == '-'
+}
+
+func isSep(c byte) bool { return c == '_' || c == '.' || c == '-' }
+
+// secretKey reports whether the identifier tail k (lower case) names a secret; whole says k is
+// the whole identifier.
+func secretKey(k string, whole bool) bool {
+	cands := []string{k}
+	for _, suf := range []string{"base", "value"} {
+		if r, ok := strings.CutSuffix(k, suf); ok && r != "" {
+			if isSep(r[len(r)-1]) {
+				r = r[:len(r)-1]
+			}
+			cands = append(cands, r)
+		}
+	}
+	for _, c := range cands {
+		for _, w := range longKeyWords {
+			if strings.HasSuffix(c, w) {
+				return true
+			}
+		}
+		if r, ok := strings.CutSuffix(c, "key"); ok {
+			if r != "" && isSep(r[len(r)-1]) {
+				r = r[:len(r)-1]
+			}
+			for _, q := range keyQualifiers {
+				if strings.HasSuffix(r, q) {
+					return true
+				}
+			}
+		}
+		for _, w := range shortKeyWords {
+			if r, ok := strings.CutSuffix(c, w); ok && (r == "" && (whole || len(c) < len(k)) || r != "" && isSep(r[len(r)-1])) {
+				return true
+			}
+		}
+	}
+	return whole && k == "sig"
+}
+
+// assignment is a key found before an operator: where the key starts, where its value starts,
+// the operator and the key in lower case.
+type assignment struct {
+	keyStart, valueStart int
+	op, key              string
+}
+
+// findAssignments calls found for each key of s, in order, in one pass: each operator is looked
+// at once, and the identifier before it is read back to the previous non-identifier byte, so no
+// byte is read twice as part of a key. It returns the bytes read.
+func findAssignments(s string, found func(assignment)) (work int) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		op, next := s[i:i+1], i+1
+		if next < len(s) {
+			switch {
+			case c == '=' && s[next] == '>', c == ':' && s[next] == '=':
+				op, next = s[i:i+2], i+2
+			case c == '=' && s[next] == '=':
+				i++ // a comparison
+				continue
+			}
+		}
+		if c == '=' && i > 0 && strings.IndexByte("!<>=", s[i-1]) >= 0 {
+			continue
+		}
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+		if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+			j--
+		}
+		end := j
+		for j > 0 && isKeyByte(s[j-1]) {
+			j--
+		}
+		work += i - j
+		if j == end {
+			continue
+		}
+		key := strings.ToLower(s[max(j, end-maxKeyTail):end])
+		if !secretKey(key, end-j <= maxKeyTail) {
+			continue
+		}
+		for next < len(s) && (s[next] == ' ' || s[next] == '\t') {
+			next++
+		}
+		found(assignment{keyStart: j, valueStart: next, op: op, key: key})
+		i = next - 1
+	}
+	return work
+}
+
+// scanAssignments finds the values of key=value, key: value, "key": "value" and key := "value"
+// assignments. A value is the text between quotes, or runs to white space or , ; & or a quote.
+// It is linear: keys are found in one pass, a quoted value ends at the next quote of its kind
+// (no other quoted value can start before it), and an unquoted value that starts inside the
+// previous one ends where that one ends, so no byte is scanned twice.
+func scanAssignments(s string, add func(start, end int)) int {
+	work := len(s)
+	uqStart, uqEnd := -1, -1 // the last unquoted value scanned
+	value := func(k assignment) {
+		p := k.valueStart
+		if p >= len(s) {
+			return
+		}
+		var start, end int
+		if c := s[p]; c == '"' || c == '\'' {
+			q := strings.IndexByte(s[p+1:], c)
+			if q >= 0 {
+				work += q
+				start, end = p+1, p+1+q
+			} else {
+				work += len(s) - p - 1
+				start = p + 1
+				end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
+			}
+		} else {
+			if k.op == ":=" {
+				return // code assigning an expression (token := r.Header.Get(...)), not a literal
+			}
+			start = p
+			end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
+		}
+		if end > start && secretValue(k.key, s[start:end]) {
+			add(start, end)
+		}
+	}
+	var pending assignment
+	have := false
+	work += findAssignments(s, func(k assignment) {
+		// "token: token: abc": the value of the first key is the second assignment
+		if have && k.keyStart != pending.valueStart {
+			value(pending)
+		}
+		pending, have = k, true
+	})
+	if have {
+		value(pending)
+	}
+	return work
+}
+
+// unquotedEnd is where an unquoted value starting at start ends; a value starting inside the last
+// scanned one ends where it ended.
+func unquotedEnd(s string, start int, uqStart, uqEnd *int, work *int) int {
+	if start >= *uqStart && start < *uqEnd {
+		return *uqEnd
+	}
+	end := start
+	for end < len(s) && !valueStop(s[end]) {
+		end++
+	}
+	*work += end - start
+	*uqStart, *uqEnd = start, end
+	return end
+}
+
+func valueStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', ',', ';', '&', '"', '\'', '`':
+		return true
+	}
+	return false
+}
+
+// placeholderValue matches values that name a secret rather than hold one: ${VAR}, $VAR, $(cmd),
+// <your-token>, {{ .Token }}, %s, ****, and a call or comparison in code ([]byte(opts.Token)).
+var placeholderValue = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*|<.*|\{\{.*|%[-+# 0-9.]*[a-zA-Z]|\*+|x{3,}|X{3,}|=.*|[A-Za-z_\[\]*&][A-Za-z0-9_.\[\]*&]*\(.*|\[REDACTED\]|\[redacted\])$`)
+
+// passwordWords mark a key whose value is a secret even when it is all digits (a PIN).
+var passwordWords = []string{"password", "passwd", "passwort", "passphrase", "pwd"}
+
+// secretValue reports whether v, the value of key, may be a secret: not a word like true or
+// none, not a placeholder, not a count (tests pass: 42, max_token: 4096) unless the key is a
+// password's, and, for a key other than a password's, not a short plain word (token: send).
+func secretValue(key, v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "nil", "none", "undefined", "yes", "no", "on", "off", "required", "optional", "empty":
+		return false
+	}
+	if placeholderValue.MatchString(v) {
+		return false
+	}
+	digits, letters, alnum := true, true, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		isDigit := '0' <= c && c <= '9'
+		isLetter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		digits = digits && isDigit
+		letters = letters && isLetter
+		alnum = alnum || isDigit || isLetter || c >= utf8.RuneSelf
+	}
+	if !alnum {
+		return false
+	}
+	password := false
+	for _, w := range passwordWords {
+		password = password || strings.Contains(key, w)
+	}
+	switch {
+	case digits:
+		return password
+	case letters && len(v) <= 8:
+		return password || strings.Contains(key, "pass") || strings.HasSuffix(key, "pw")
+	}
+	return true
+}
+
+// scanBase64Credentials finds base64 runs of 12 or more characters that decode to user:password
+// (HTTP basic credentials, docker config "auth" values): printable, no blanks, a colon inside.
+// Ordinary words and hashes do not decode to such text.
+func scanBase64Credentials(s string, add func(start, end int)) int {
+	for i := 0; i < len(s); {
+		if !isB64(s[i]) || (i > 0 && isWordByte(s[i-1])) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isB64(s[j]) {
+			j++
+		}
+		end := j
+		for end < len(s) && end-j < 2 && s[end] == '=' {
+			end++
+		}
+		if end-i >= 12 && (end == len(s) || !isWordByte(s[end])) && credentialBlob(s[i:j]) {
+			add(i, end)
+		}
+		i = max(j, i+1)
+	}
+	return len(s)
+}
+
+func isB64(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/'
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// credentialBlob reports whether b64 (without padding) decodes to user:password.
+func credentialBlob(b64 string) bool {
+	if len(b64) > 4096 {
+		return false
+	}
+	dec, err := base64.RawStdEncoding.DecodeString(b64)
+	if err != nil {
+		return false
+	}
+	colon := -1
+	for i, c := range dec {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+		if colon < 0 {
+			switch {
+			case c == ':':
+				colon = i
+			case !isWordByte(c) && c != '.' && c != '-' && c != '@' && c != '+':
+				return false // a user name holds no quotes or braces (a JWT header does)
+			}
+		}
+	}
+	return colon > 0 && colon < len(dec)-3
 }
 
 // ruleSet is a set of rule indexes, one bit per rule.
-type ruleSet uint64
+type ruleSet [2]uint64
+
+func (s ruleSet) has(i int) bool        { return s[i>>6]&(1<<(i&63)) != 0 }
+func (s *ruleSet) set(i int)            { s[i>>6] |= 1 << (i & 63) }
+func (s ruleSet) or(t ruleSet) ruleSet  { return ruleSet{s[0] | t[0], s[1] | t[1]} }
+func (s ruleSet) andNot(t ruleSet) bool { return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 }
+func (s ruleSet) equal(t ruleSet) bool  { return s == t }
+func bit(i int) (s ruleSet)             { s.set(i); return s }
 
 // hintIndex finds in one pass over a folded text the rules whose hints it holds, which is what
 // checking every hint of every rule with strings.Contains would give, without a pass per hint.
@@ -116,15 +607,15 @@ type hintRule struct {
 }
 
 func newHintIndex(rules []Rule) hintIndex {
-	if len(rules) > 64 {
-		panic("redact: more than 64 rules; widen ruleSet")
+	if len(rules) > 128 {
+		panic("redact: more than 128 rules; widen ruleSet")
 	}
 	x := hintIndex{pair: make([]uint16, 1<<16)}
 	for i, rule := range rules {
-		bit := ruleSet(1) << i
-		x.all |= bit
+		b := bit(i)
+		x.all = x.all.or(b)
 		if len(rule.Hints) == 0 {
-			x.always |= bit
+			x.always = x.always.or(b)
 		}
 		for _, h := range rule.Hints {
 			if len(h) < 2 || h != strings.ToLower(h) {
@@ -139,12 +630,12 @@ func newHintIndex(rules []Rule) hintIndex {
 			found := false
 			for j := range *g {
 				if (*g)[j].hint == h {
-					(*g)[j].rules |= bit
+					(*g)[j].rules = (*g)[j].rules.or(b)
 					found = true
 				}
 			}
 			if !found {
-				*g = append(*g, hintRule{hint: h, rules: bit})
+				*g = append(*g, hintRule{hint: h, rules: b})
 			}
 		}
 	}
@@ -155,59 +646,16 @@ func newHintIndex(rules []Rule) hintIndex {
 // those with a hint that lower contains.
 func (x *hintIndex) rules(lower string) ruleSet {
 	set := x.always
-	for i := 0; i+1 < len(lower) && set != x.all; i++ {
+	for i := 0; i+1 < len(lower) && !set.equal(x.all); i++ {
 		g := x.pair[uint16(lower[i])<<8|uint16(lower[i+1])]
 		if g == 0 {
 			continue
 		}
 		for _, h := range x.groups[g-1] {
-			if h.rules&^set != 0 && strings.HasPrefix(lower[i:], h.hint) {
-				set |= h.rules
+			if h.rules.andNot(set) && strings.HasPrefix(lower[i:], h.hint) {
+				set = set.or(h.rules)
 			}
 		}
 	}
 	return set
-}
-
-// apply replaces rule's group in every match of s. For a rule that keeps a prefix (password=...),
-// a value that is itself the start of another match ("token: token: abc") is not taken as the
-// value: scanning resumes there, so the real value behind it is the one replaced.
-func apply(rule Rule, s string) string {
-	var b strings.Builder
-	last, pos := 0, 0
-	for pos <= len(s) {
-		loc := rule.Pattern.FindStringSubmatchIndex(s[pos:])
-		if loc == nil {
-			break
-		}
-		start, end := loc[2*rule.Group], loc[2*rule.Group+1]
-		if start < 0 {
-			pos += max(loc[1], 1)
-			continue
-		}
-		start, end = start+pos, end+pos
-		if rule.Group > 0 {
-			if next := rule.Pattern.FindStringIndex(s[start:]); next != nil && next[0] == 0 {
-				pos = start
-				continue
-			}
-		}
-		if s[start:end] != Placeholder {
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[last:start])
-			b.WriteString(Placeholder)
-			last = end
-		}
-		pos = max(loc[1]+pos, end)
-		if loc[1] == loc[0] {
-			pos++
-		}
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }

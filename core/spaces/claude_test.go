@@ -19,11 +19,11 @@ const (
 	ccSpace   = "claude-code/" + ccProject
 )
 
-// claudeCopy copies fixtures/claude-code into a temporary folder and returns the project folder.
+// claudeCopy copies fixtures/claude-projects into a temporary folder and returns the project folder.
 func claudeCopy(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "projects")
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "fixtures", "claude-code"))); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "fixtures", "claude-projects"))); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dst, ccProject)
@@ -104,7 +104,7 @@ func TestImportClaudeAndReimport(t *testing.T) {
 		"task " + ccSession + "/agent-a1b2c3d4|" + ccSpace + "|subagent: List the files of the login screen|" + ccSession + "|",
 		"task " + ccOther + "|" + ccSpace + "|Add rate limiting to the shortener API|-|",
 		"[]|tool: read\n", // the tool name only
-		"[REDACTED] です",   // the key in the prompt is redacted in the index text
+		"[redacted] です",   // the key in the prompt is redacted in the index text
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("store lacks %q:\n%s", want, joined)

@@ -157,12 +157,14 @@ func Indexed(kind, progressType string) bool {
 	return false
 }
 
-// IndexText is the searchable text of a comment (SPEC §5.2): the body (for a tool call only
-// "tool: <Name>", never its arguments), attachment names appended, folded as textmatch folds,
-// white space collapsed, and secrets redacted. ok is false for kinds that are never indexed.
-func IndexText(r *redact.Redactor, kind, progressType, toolName, body string, attachments []string) (text string, ok bool) {
+// Texts are the two stored forms of a comment (SPEC §5.2). The source is the body (for a tool
+// call only "tool: <Name>", never its arguments) with attachment names appended. The display
+// text is the source with white space collapsed and secrets redacted, in its original case and
+// width: what an excerpt shows. The index text is the display text normalised (Normalize): what
+// queries match. ok is false for kinds that are never indexed.
+func Texts(r *redact.Redactor, kind, progressType, toolName, body string, attachments []string) (display, index string, ok bool) {
 	if !Indexed(kind, progressType) {
-		return "", false
+		return "", "", false
 	}
 	src := body
 	if kind == "progress" && progressType == "tool" {
@@ -171,13 +173,25 @@ func IndexText(r *redact.Redactor, kind, progressType, toolName, body string, at
 	if len(attachments) > 0 {
 		src += " " + strings.Join(attachments, " ")
 	}
-	return r.Text(Normalize(src)), true
+	display = r.Text(collapseSpace(src))
+	return display, Normalize(display), true
 }
+
+// IndexText is the index text of a comment (see Texts).
+func IndexText(r *redact.Redactor, kind, progressType, toolName, body string, attachments []string) (text string, ok bool) {
+	_, text, ok = Texts(r, kind, progressType, toolName, body, attachments)
+	return text, ok
+}
+
+// TitleText is a task title as results show it: secrets redacted.
+func TitleText(r *redact.Redactor, title string) string { return r.Text(title) }
 
 // Normalize folds s (textmatch.Fold) and collapses every run of white space to one space, the
 // normal form shared by the index text and every query term.
-func Normalize(s string) string {
-	f := textmatch.Fold(s)
+func Normalize(s string) string { return collapseSpace(textmatch.Fold(s)) }
+
+// collapseSpace turns every run of white space into one space and drops it at both ends.
+func collapseSpace(f string) string {
 	var b strings.Builder
 	b.Grow(len(f))
 	space := false

@@ -436,7 +436,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	var positions []pos
 	run := func(from string) error {
 		res.Hits, positions = res.Hits[:0], positions[:0]
-		q := `SELECT c.id, c.task, t.title, c.author, c.kind, c.created_at, c.at_ns, c.idkey, c.itext
+		q := `SELECT c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')
 			FROM ` + from + `
 			WHERE ` + strings.Join(where, " AND ") + `
 			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + limit
@@ -447,13 +447,13 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		defer rows.Close()
 		for rows.Next() {
 			var h Hit
-			var id, taskID, itext string
+			var id, taskID, dtext string
 			var p pos
-			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &p.atNS, &p.idkey, &itext); err != nil {
+			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &p.atNS, &p.idkey, &dtext); err != nil {
 				return s.dbErr(err, "search")
 			}
 			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, terms
-			h.Excerpt = Excerpt(itext, terms)
+			h.Excerpt = Excerpt(dtext, terms)
 			p.task = taskID
 			res.Hits = append(res.Hits, h)
 			positions = append(positions, p)
@@ -562,7 +562,7 @@ func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput
 	var target Entry
 	var taskID, title, idkey string
 	var atNS int64
-	err = tx.QueryRowContext(ctx, `SELECT c.task, t.title, c.author, c.kind, c.created_at, c.body, c.at_ns, c.idkey
+	err = tx.QueryRowContext(ctx, `SELECT c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.body, c.at_ns, c.idkey
 		FROM comments c JOIN tasks t ON t.id = c.task
 		WHERE c.id = ?1 AND c.space = ?2 AND t.space = ?2 AND c.task <> ?3`,
 		string(id), string(sc.space), string(sc.task)).Scan(&taskID, &title, &target.Author, &target.Kind, &target.CreatedAt, &target.Body, &atNS, &idkey)
@@ -581,7 +581,9 @@ func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput
 	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Comments: comments, Context: in.Context}, nil
 }
 
-// Excerpt cuts the index text around the earliest occurrence of any term, with "…" at cut ends.
+// Excerpt cuts a comment's display text (redacted, in its original case and width) around the
+// earliest occurrence of any term, with "…" at cut ends. Terms are normalised: they are matched
+// in the folded display text and the match is mapped back to the display text (FoldMap/Span).
 func Excerpt(itext string, terms []string) string {
 	f := textmatch.FoldMap(itext)
 	best, bestEnd := -1, -1

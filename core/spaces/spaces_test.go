@@ -401,7 +401,7 @@ func TestIndexText(t *testing.T) {
 		{"progress", "debug", "", "x", nil, "", false},
 		{"comment", "", "", "x", nil, "", false},
 		{"interjection_ack", "", "", "x", nil, "", false},
-		{"handoff", "", "", "password=hunter2", nil, "password=[REDACTED]", true},
+		{"handoff", "", "", "password=hunter2", nil, "password=[redacted]", true},
 		{"ask", "", "", "Straße", nil, "strasse", true},
 	}
 	for _, c := range cases {

@@ -88,7 +88,12 @@ var migrations = []string{
 	// trigger per row would leave one index segment per comment to merge.
 	`CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram');
 	INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`,
-	// Claude Code transcripts (claude.go): where a space came from, and how far each transcript
+	// 3: the display text of a comment (redacted, original case: what an excerpt shows) and the
+	// redacted title of a task; migrationFills[3] computes both, and the index text again, from
+	// the stored bodies and titles.
+	`ALTER TABLE comments ADD COLUMN dtext TEXT;
+	ALTER TABLE tasks ADD COLUMN dtitle TEXT;`,
+	// 4: Claude Code transcripts (claude.go): where a space came from, and how far each transcript
 	// file was read, so a re-import skips unchanged files and resumes appended ones.
 	`ALTER TABLE spaces ADD COLUMN source TEXT NOT NULL DEFAULT '';
 	CREATE TABLE claude_files (
@@ -102,6 +107,22 @@ var migrations = []string{
 		title      TEXT NOT NULL DEFAULT '',
 		created_at TEXT NOT NULL DEFAULT ''
 	) WITHOUT ROWID;`,
+}
+
+// migrationFills are the steps of a migration that SQL alone cannot do, by the version the
+// migration brings a file to; each runs in that migration's transaction, after its SQL.
+var migrationFills = map[int]func(ctx context.Context, db execer) error{
+	3: func(ctx context.Context, db execer) error {
+		_, err := reindex(ctx, db, redact.New(), nil)
+		return err
+	},
+}
+
+// execer is what both *sql.Tx and *sql.Conn offer.
+type execer interface {
+	querier
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 // SchemaVersion is the user_version this build writes and reads, so tests and messages can name it.
@@ -302,6 +323,12 @@ func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) erro
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		conn.ExecContext(ctx, "ROLLBACK")
 		return err
+	}
+	if fill := migrationFills[from+1]; fill != nil {
+		if err := fill(ctx, conn); err != nil {
+			conn.ExecContext(ctx, "ROLLBACK")
+			return err
+		}
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", from+1, applicationID)); err != nil {
 		conn.ExecContext(ctx, "ROLLBACK")

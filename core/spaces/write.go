@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
 )
 
 // BatchSize is how many records one import transaction writes.
@@ -272,16 +273,16 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.space, `INSERT INTO spaces(id, name, owner) VALUES (?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET name = excluded.name, owner = excluded.owner`},
 		{&w.member, `INSERT OR IGNORE INTO members(space, user) VALUES (?, ?)`},
-		{&w.task, `INSERT INTO tasks(id, space, title, status, parent, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		{&w.task, `INSERT INTO tasks(id, space, title, status, parent, created_at, dtitle) VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET space = excluded.space, title = excluded.title, status = excluded.status,
-				parent = excluded.parent, created_at = excluded.created_at`},
+				parent = excluded.parent, created_at = excluded.created_at, dtitle = excluded.dtitle`},
 		{&w.taskComments, `UPDATE comments SET space = ?1 WHERE task = ?2 AND space <> ?1`},
-		{&w.comment, `INSERT INTO comments(id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, itext)
-			VALUES (?1, ?2, ?3, COALESCE((SELECT space FROM tasks WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+		{&w.comment, `INSERT INTO comments(id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, itext, dtext)
+			VALUES (?1, ?2, ?3, COALESCE((SELECT space FROM tasks WHERE id = ?3), ''), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
 			ON CONFLICT(id) DO UPDATE SET idkey = excluded.idkey, task = excluded.task, space = excluded.space,
 				kind = excluded.kind, progress_type = excluded.progress_type, tool_name = excluded.tool_name,
 				author = excluded.author, created_at = excluded.created_at, at_ns = excluded.at_ns,
-				body = excluded.body, attachments = excluded.attachments, itext = excluded.itext
+				body = excluded.body, attachments = excluded.attachments, itext = excluded.itext, dtext = excluded.dtext
 			RETURNING rid`},
 		{&w.old, `SELECT rid, itext FROM comments WHERE id = ?`},
 	} {
@@ -303,7 +304,7 @@ func (w *writer) close() {
 	}
 }
 
-// putComment upserts one comment with its index text.
+// putComment upserts one comment with its index and display texts.
 func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Time) error {
 	att := c.Attachments
 	if att == nil {
@@ -313,9 +314,10 @@ func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Ti
 	if err != nil {
 		return fmt.Errorf("encode attachments: %w", err)
 	}
-	var itext sql.NullString
-	if t, ok := IndexText(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
+	var itext, dtext sql.NullString
+	if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
 		itext = sql.NullString{String: t, Valid: true}
+		dtext = sql.NullString{String: d, Valid: true}
 	}
 	var oldRID int64
 	var old sql.NullString
@@ -327,7 +329,7 @@ func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Ti
 	}
 	var rid int64
 	err = w.comment.QueryRowContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
-		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext).Scan(&rid)
+		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext, dtext).Scan(&rid)
 	if err != nil {
 		return err
 	}
@@ -360,7 +362,8 @@ func (s *Store) writeBatch(ctx context.Context, batch []record, rep *ImportRepor
 			if rec.task.Parent != "" {
 				parent = string(rec.task.Parent)
 			}
-			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt)
+			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt,
+				TitleText(s.redactor, rec.task.Title))
 			if err == nil {
 				_, err = w.taskComments.ExecContext(ctx, string(rec.task.Space), string(rec.task.ID))
 			}
@@ -451,79 +454,92 @@ type ReindexReport struct {
 	Changed  int `json:"changed"`
 }
 
-// Reindex recomputes every comment's index text (after the redaction rules or folding change) and
-// rebuilds the FTS5 index from it, all in one transaction.
+// Reindex recomputes every comment's index and display texts and every task's shown title (after
+// the redaction rules or folding change) and rebuilds the FTS5 index, all in one transaction.
 func (s *Store) Reindex(progress Progress) (ReindexReport, error) {
 	ctx := context.Background()
-	var rep ReindexReport
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return rep, s.dbErr(err, "begin reindex")
+		return ReindexReport{}, s.dbErr(err, "begin reindex")
 	}
 	defer tx.Rollback()
-	var rids []int64
-	rows, err := tx.QueryContext(ctx, `SELECT rid FROM comments ORDER BY rid`)
+	rep, err := reindex(ctx, tx, s.redactor, progress)
 	if err != nil {
-		return rep, s.dbErr(err, "list comments")
+		return rep, s.dbErr(err, "reindex")
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, s.dbErr(err, "commit reindex")
+	}
+	return rep, nil
+}
+
+// reindex is Reindex inside a transaction the caller owns (a command's, or a migration's).
+func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progress) (ReindexReport, error) {
+	var rep ReindexReport
+	var rids []int64
+	rows, err := db.QueryContext(ctx, `SELECT rid FROM comments ORDER BY rid`)
+	if err != nil {
+		return rep, fmt.Errorf("list comments: %w", err)
 	}
 	for rows.Next() {
 		var rid int64
 		if err := rows.Scan(&rid); err != nil {
 			rows.Close()
-			return rep, s.dbErr(err, "list comments")
+			return rep, fmt.Errorf("list comments: %w", err)
 		}
 		rids = append(rids, rid)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return rep, s.dbErr(err, "list comments")
+		return rep, fmt.Errorf("list comments: %w", err)
 	}
 	total := int64(len(rids))
-	upd, err := tx.PrepareContext(ctx, `UPDATE comments SET itext = ? WHERE rid = ?`)
+	upd, err := db.PrepareContext(ctx, `UPDATE comments SET itext = ?, dtext = ? WHERE rid = ?`)
 	if err != nil {
-		return rep, s.dbErr(err, "prepare reindex")
+		return rep, fmt.Errorf("prepare reindex: %w", err)
 	}
 	defer upd.Close()
 	for i := 0; i < len(rids); i += BatchSize {
 		j := min(i+BatchSize, len(rids))
-		rows, err := tx.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
+		rows, err := db.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext, dtext FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
 		if err != nil {
-			return rep, s.dbErr(err, "read comments")
+			return rep, fmt.Errorf("read comments: %w", err)
 		}
 		type change struct {
-			rid  int64
-			text sql.NullString
+			rid         int64
+			text, dtext sql.NullString
 		}
 		var changes []change
 		for rows.Next() {
 			var rid int64
 			var kind, pt, tool, body, attJSON string
-			var old sql.NullString
-			if err := rows.Scan(&rid, &kind, &pt, &tool, &body, &attJSON, &old); err != nil {
+			var old, oldD sql.NullString
+			if err := rows.Scan(&rid, &kind, &pt, &tool, &body, &attJSON, &old, &oldD); err != nil {
 				rows.Close()
-				return rep, s.dbErr(err, "read comments")
+				return rep, fmt.Errorf("read comments: %w", err)
 			}
 			var att []string
 			if err := json.Unmarshal([]byte(attJSON), &att); err != nil {
 				att = nil
 			}
-			var nt sql.NullString
-			if t, ok := IndexText(s.redactor, kind, pt, tool, body, att); ok {
+			var nt, nd sql.NullString
+			if d, t, ok := Texts(r, kind, pt, tool, body, att); ok {
 				nt = sql.NullString{String: t, Valid: true}
+				nd = sql.NullString{String: d, Valid: true}
 				rep.Indexed++
 			}
 			rep.Comments++
-			if nt != old {
-				changes = append(changes, change{rid, nt})
+			if nt != old || nd != oldD {
+				changes = append(changes, change{rid, nt, nd})
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return rep, s.dbErr(err, "read comments")
+			return rep, fmt.Errorf("read comments: %w", err)
 		}
 		for _, c := range changes {
-			if _, err := upd.ExecContext(ctx, c.text, c.rid); err != nil {
-				return rep, s.dbErr(err, "update index text")
+			if _, err := upd.ExecContext(ctx, c.text, c.dtext, c.rid); err != nil {
+				return rep, fmt.Errorf("update index text: %w", err)
 			}
 		}
 		rep.Changed += len(changes)
@@ -531,19 +547,50 @@ func (s *Store) Reindex(progress Progress) (ReindexReport, error) {
 			progress(int64(j), total)
 		}
 	}
+	if err := retitle(ctx, db, r); err != nil {
+		return rep, err
+	}
 	for _, q := range []string{
 		`INSERT INTO comments_fts(comments_fts) VALUES ('delete-all')`,
 		`INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments`,
 		`INSERT INTO comments_fts(comments_fts) VALUES ('optimize')`,
 	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return rep, s.dbErr(err, "rebuild the search index")
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return rep, fmt.Errorf("rebuild the search index: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return rep, s.dbErr(err, "commit reindex")
-	}
 	return rep, nil
+}
+
+// retitle recomputes the shown (redacted) title of every task.
+func retitle(ctx context.Context, db execer, r *redact.Redactor) error {
+	rows, err := db.QueryContext(ctx, `SELECT id, title, dtitle FROM tasks`)
+	if err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	type change struct{ id, title string }
+	var changes []change
+	for rows.Next() {
+		var id, title string
+		var old sql.NullString
+		if err := rows.Scan(&id, &title, &old); err != nil {
+			rows.Close()
+			return fmt.Errorf("read tasks: %w", err)
+		}
+		if t := TitleText(r, title); !old.Valid || old.String != t {
+			changes = append(changes, change{id, t})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	for _, c := range changes {
+		if _, err := db.ExecContext(ctx, `UPDATE tasks SET dtitle = ? WHERE id = ?`, c.title, c.id); err != nil {
+			return fmt.Errorf("update task title: %w", err)
+		}
+	}
+	return nil
 }
 
 // IntegrityCheck runs FTS5's integrity-check against the content table, for tests and doctors.
