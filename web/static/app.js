@@ -52,6 +52,7 @@
     drawerSeq: 0,
     opener: null, // the element that had the focus when the side panel opened
     examples: {}, // project id ("" = all projects) → example queries
+    lastError: null, // the failure shown in the notices, until an answer arrives
   };
 
   // ---- strings -------------------------------------------------------------------------------
@@ -60,10 +61,18 @@
     if (vars) for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
     return s;
   }
+  const catalogs = {}; // kept, so a language loaded once still switches when the daemon is gone
   async function loadCatalog(lang) {
-    const resp = await fetch("/static/i18n/" + lang + ".json");
+    if (catalogs[lang]) return catalogs[lang];
+    let resp;
+    try {
+      resp = await fetch("/static/i18n/" + lang + ".json");
+    } catch (err) {
+      throw new APIError(0, "UNREACHABLE", String(err.message || err));
+    }
     if (!resp.ok) throw new Error("catalog " + lang + ": " + resp.status);
-    return resp.json();
+    catalogs[lang] = await resp.json();
+    return catalogs[lang];
   }
   function pickLanguage() {
     for (const l of navigator.languages || [navigator.language || "en"]) {
@@ -87,6 +96,7 @@
     renderHomeStats();
     renderStart();
     if (state.last) render(state.last.result, state.last.input, false);
+    if (state.lastError) showError(state.lastError); // say it again, in the new language
     if (state.drawer && state.drawer.data) renderDrawer(state.drawer.data, state.drawer.hit, false);
   }
 
@@ -232,6 +242,7 @@
     return t("error.failed", { message: err.message });
   }
   function showError(err) {
+    state.lastError = err;
     if (err.status === 401) forgetToken();
     if (err.status === 0) {
       // The results on screen may be out of date: dim them and take them out of reach until
@@ -272,6 +283,7 @@
       results.classList.remove("pending");
       setStale(false);
       results.replaceChildren();
+      state.lastError = null;
       showNotices([]);
       renderStart();
       return;
@@ -284,6 +296,7 @@
     try {
       const result = await api("search", input, controller.signal);
       if (seq !== state.seq) return; // a newer request was sent: this answer is stale
+      state.lastError = null;
       state.last = { result, input };
       render(result, input, true);
     } catch (err) {
@@ -704,6 +717,7 @@
   async function loadProjects() {
     try {
       const p = await api("projects", {});
+      state.lastError = null;
       showNotices([]);
       state.projects = p.projects;
       state.examples = p.examples || {};
