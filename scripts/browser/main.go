@@ -305,6 +305,7 @@ func (r *run) main(url, chromium, corrupt string) error {
 	if err := r.setQuery(r.query); err != nil {
 		return err
 	}
+	time.Sleep(400 * time.Millisecond) // past the debounce, so the request below is the new one
 	if err := r.waitFor("results again", `document.querySelectorAll(".card-row").length > 0 && !document.querySelector("#results").classList.contains("pending")`); err != nil {
 		return err
 	}
@@ -347,6 +348,7 @@ func (r *run) main(url, chromium, corrupt string) error {
 	if err := r.setQuery(r.query); err != nil {
 		return err
 	}
+	time.Sleep(400 * time.Millisecond) // past the debounce, so the request below is the new one
 	if err := r.waitFor("results again", `document.querySelectorAll(".card-row").length > 0 && !document.querySelector("#results").classList.contains("pending")`); err != nil {
 		return err
 	}
