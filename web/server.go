@@ -249,7 +249,11 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 		if err := decodeInput(req.Input, &in, "projects"); err != nil {
 			return nil, err
 		}
-		return listProjects(h.ws, h.tc.Card)
+		ix, err := h.index()
+		if err != nil {
+			return nil, err
+		}
+		return listProjects(h.ws, h.tc.Card, ix)
 	case actionCard:
 		var in cardInput
 		if err := decodeInput(req.Input, &in, "card"); err != nil {
@@ -370,7 +374,7 @@ func countsOf(v any) string {
 		return fmt.Sprintf(" cards=%d memory=%d truncated=%t", len(r.Cards), len(r.Memory), r.Truncated)
 	case *board.AgentResult:
 		return fmt.Sprintf(" cards=%d", len(r.Cards))
-	case *board.ProjectList:
+	case *projectsAnswer:
 		return fmt.Sprintf(" projects=%d", len(r.Projects))
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/commands"
 	"github.com/cairn-dev/cairn/core/board"
@@ -361,6 +362,43 @@ func TestProjectsAndCard(t *testing.T) {
 	}
 }
 
+// TestProjectExamples: the projects answer carries example queries for the empty Search page,
+// per project and for all projects, and each one finds cards in its scope.
+func TestProjectExamples(t *testing.T) {
+	srv, _, _ := newServer(t, newWorkspace(t))
+	status, data := api(t, srv, `{"action":"projects","input":{}}`)
+	if status != http.StatusOK {
+		t.Fatalf("projects: %d %s", status, data)
+	}
+	var p struct {
+		Examples map[string][]string
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"", "p1", "p2"} {
+		ex := p.Examples[id]
+		if len(ex) == 0 {
+			t.Errorf("no examples for project %q: %s", id, data)
+		}
+		scope := "null"
+		if id != "" {
+			scope = fmt.Sprintf("%q", id)
+		}
+		for _, q := range ex {
+			input, _ := json.Marshal(q)
+			status, res := api(t, srv, fmt.Sprintf(`{"action":"search","input":{"query":%s,"projectId":%s}}`, input, scope))
+			var r struct{ Cards []json.RawMessage }
+			if status != http.StatusOK || json.Unmarshal(res, &r) != nil || len(r.Cards) == 0 {
+				t.Errorf("example %q of project %q finds nothing: %d %s", q, id, status, res)
+			}
+		}
+	}
+	if _, ok := p.Examples["p3"]; ok {
+		t.Errorf("examples for the archived project: %s", data)
+	}
+}
+
 // TestReload: a new import is picked up by the next request, once.
 func TestReload(t *testing.T) {
 	ws := newWorkspace(t)
@@ -452,7 +490,28 @@ func TestPage(t *testing.T) {
 			t.Errorf("GET %s: missing security headers %v", path, resp.Header)
 		}
 	}
-	resp, err := srv.Client().Get(srv.URL + "/nope")
+	// The icon: the page links it, and the address browsers ask for by default answers too.
+	for _, path := range []string{"/favicon.ico", "/static/favicon.svg"} {
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" || !bytes.Contains(data, []byte("<svg")) {
+			t.Errorf("GET %s: %d %q", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+	resp, err := srv.Client().Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(page, []byte(`rel="icon" href="/static/favicon.svg"`)) {
+		t.Errorf("the page does not link its icon")
+	}
+	resp, err = srv.Client().Get(srv.URL + "/nope")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,9 +542,13 @@ func TestCatalogs(t *testing.T) {
 				t.Errorf("%s.json lacks %q", lang, k)
 			}
 		}
-		for k := range m {
+		for k, v := range m {
 			if _, ok := en[k]; !ok {
 				t.Errorf("%s.json has %q, which en.json lacks", lang, k)
+			}
+			// Every string is translated: it holds Chinese or Japanese script, not English left over.
+			if !strings.ContainsFunc(v, func(r rune) bool { return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) }) {
+				t.Errorf("%s.json %q = %q is not translated", lang, k, v)
 			}
 		}
 	}

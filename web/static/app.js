@@ -6,11 +6,29 @@
   const DEBOUNCE_MS = 250;
   const DEFAULT_LIMIT = 30;
 
-  // The token comes from the URL once, lives only in this closure, and leaves the address bar.
+  // The token comes from the URL once (the address cairn serve prints), is kept in this tab's
+  // sessionStorage — per origin, so per daemon port — and leaves the address bar, so a reload
+  // keeps working and the address can be bookmarked or shared without the secret.
+  const TOKEN_KEY = "cairn.token";
   const params = new URLSearchParams(location.search);
-  const token = params.get("token") || "";
-  params.delete("token");
-  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+  let token = params.get("token") || "";
+  try {
+    if (token) sessionStorage.setItem(TOKEN_KEY, token);
+    else token = sessionStorage.getItem(TOKEN_KEY) || "";
+  } catch (_) {
+    // Storage refused (a privacy mode): the token lives in this page only.
+  }
+  if (params.has("token")) {
+    params.delete("token");
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+  }
+  function forgetToken() {
+    try {
+      sessionStorage.removeItem(TOKEN_KEY);
+    } catch (_) {
+      // nothing stored
+    }
+  }
 
   const $ = (sel, root = document) => root.querySelector(sel);
   const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
@@ -32,6 +50,9 @@
     searchOpen: false,
     drawer: null, // {taskId, hit}
     drawerSeq: 0,
+    opener: null, // the element that had the focus when the side panel opened
+    examples: {}, // project id ("" = all projects) → example queries
+    lastError: null, // the failure shown in the notices, until an answer arrives
   };
 
   // ---- strings -------------------------------------------------------------------------------
@@ -40,10 +61,18 @@
     if (vars) for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
     return s;
   }
+  const catalogs = {}; // kept, so a language loaded once still switches when the daemon is gone
   async function loadCatalog(lang) {
-    const resp = await fetch("/static/i18n/" + lang + ".json");
+    if (catalogs[lang]) return catalogs[lang];
+    let resp;
+    try {
+      resp = await fetch("/static/i18n/" + lang + ".json");
+    } catch (err) {
+      throw new APIError(0, "UNREACHABLE", String(err.message || err));
+    }
     if (!resp.ok) throw new Error("catalog " + lang + ": " + resp.status);
-    return resp.json();
+    catalogs[lang] = await resp.json();
+    return catalogs[lang];
   }
   function pickLanguage() {
     for (const l of navigator.languages || [navigator.language || "en"]) {
@@ -65,7 +94,9 @@
     for (const el of $$("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
     document.title = "cairn — " + t("app.title");
     renderHomeStats();
+    renderStart();
     if (state.last) render(state.last.result, state.last.input, false);
+    if (state.lastError) showError(state.lastError); // say it again, in the new language
     if (state.drawer && state.drawer.data) renderDrawer(state.drawer.data, state.drawer.hit, false);
   }
 
@@ -78,12 +109,19 @@
     }
   }
   async function api(action, input, signal) {
-    const resp = await fetch("/api", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
-      body: JSON.stringify({ action, input }),
-      signal,
-    });
+    let resp;
+    try {
+      resp = await fetch("/api", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+        body: JSON.stringify({ action, input }),
+        signal,
+      });
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      // No answer at all: the daemon stopped (or the network between went away).
+      throw new APIError(0, "UNREACHABLE", String(err.message || err));
+    }
     const body = await resp.json().catch(() => ({}));
     if (!resp.ok) {
       const e = body.error || {};
@@ -183,13 +221,46 @@
   }
 
   // ---- notices -------------------------------------------------------------------------------
+  // showNotices takes [text, class, action?] rows; action is {label, run} for a button.
   function showNotices(list) {
     const box = $("#notices");
-    box.replaceChildren(...list.map(([text, cls]) => el("div", "notice" + (cls ? " " + cls : ""), text)));
+    box.replaceChildren(...list.map(([text, cls, action]) => {
+      const n = el("div", "notice" + (cls ? " " + cls : ""));
+      n.append(el("span", null, text));
+      if (action) {
+        const b = el("button", "notice-action", action.label);
+        b.type = "button";
+        b.addEventListener("click", action.run);
+        n.append(b);
+      }
+      return n;
+    }));
+  }
+  function errorText(err) {
+    if (err.status === 401 || !token) return t("error.token");
+    if (err.status === 0) return t("error.offline");
+    return t("error.failed", { message: err.message });
   }
   function showError(err) {
-    if (err.status === 401 || !token) showNotices([[t("error.token"), "error"]]);
-    else showNotices([[t("error.failed", { message: err.message }), "error"]]);
+    state.lastError = err;
+    if (err.status === 401) forgetToken();
+    if (err.status === 0) {
+      // The results on screen may be out of date: dim them and take them out of reach until
+      // an answer arrives again.
+      setStale(true);
+      showNotices([[errorText(err), "error", { label: t("error.retry"), run: () => retry() }]]);
+      return;
+    }
+    showNotices([[errorText(err), "error"]]);
+  }
+  function setStale(on) {
+    const results = $("#results");
+    results.classList.toggle("stale", on);
+    results.inert = on;
+  }
+  async function retry() {
+    if (!state.projects.length) await loadProjects();
+    else runSearch();
   }
 
   // ---- search --------------------------------------------------------------------------------
@@ -210,10 +281,14 @@
     if (!state.query.trim()) {
       state.last = null;
       results.classList.remove("pending");
+      setStale(false);
       results.replaceChildren();
+      state.lastError = null;
       showNotices([]);
+      renderStart();
       return;
     }
+    $("#start").hidden = true;
     const input = currentInput();
     const controller = new AbortController();
     state.controller = controller;
@@ -221,6 +296,7 @@
     try {
       const result = await api("search", input, controller.signal);
       if (seq !== state.seq) return; // a newer request was sent: this answer is stale
+      state.lastError = null;
       state.last = { result, input };
       render(result, input, true);
     } catch (err) {
@@ -230,9 +306,15 @@
     }
   }
 
+  // plural picks key.one or key.other for n and fills {n}.
+  function plural(key, n) {
+    return t(key + (n === 1 ? ".one" : ".other"), { n });
+  }
   function render(result, input, animate) {
     const results = $("#results");
     results.classList.remove("pending");
+    setStale(false);
+    $("#start").hidden = true;
     const notices = [];
     for (const p of result.partial || []) notices.push([t("partial." + p)]);
     showNotices(notices);
@@ -240,6 +322,10 @@
     const allProjects = input.projectId === null;
     if (!result.cards.length && !result.memory.length) {
       nodes.push(el("div", "empty", t("results.none")));
+    } else {
+      const parts = [plural("results.cards", result.cards.length)];
+      if (result.memory.length) parts.push(plural("results.memoryCount", result.memory.length));
+      nodes.push(el("div", "count", parts.join(" · ")));
     }
     for (const card of result.cards) nodes.push(cardRow(card, allProjects));
     const limit = input.limit || DEFAULT_LIMIT;
@@ -305,13 +391,27 @@
   }
 
   // ---- side panel ----------------------------------------------------------------------------
+  // The side panel is a modal dialog: the page behind it is inert, the focus moves in and Tab
+  // cycles inside it; Esc or Close gives the focus back to the row that opened it.
+  function setModal(on) {
+    $("header.top").inert = on;
+    $("main").inert = on;
+    $("#drawer").setAttribute("aria-modal", String(on));
+  }
+  function focusables(root) {
+    return $$("a[href], button, input, select, textarea, [tabindex]", root).filter(
+      (x) => x.tabIndex >= 0 && !x.disabled && x.getClientRects().length > 0);
+  }
   async function openDrawer(taskId, hit) {
     const seq = ++state.drawerSeq;
+    if (!state.drawer) state.opener = document.activeElement;
     state.drawer = { taskId, hit, data: null };
     $("#drawer-title").textContent = t("panel.loading");
     $("#drawer-body").replaceChildren();
     $("#drawer").hidden = false;
     $("#scrim").hidden = false;
+    setModal(true);
+    $("#drawer-close").focus();
     try {
       const data = await api("card", { taskId });
       if (seq !== state.drawerSeq || !state.drawer) return;
@@ -320,7 +420,7 @@
     } catch (err) {
       if (seq !== state.drawerSeq) return;
       $("#drawer-title").textContent = "";
-      $("#drawer-body").replaceChildren(el("div", "notice error", err.status === 401 ? t("error.token") : err.message));
+      $("#drawer-body").replaceChildren(el("div", "notice error", err.status === 0 || err.status === 401 ? errorText(err) : err.message));
     }
   }
   function closeDrawer() {
@@ -330,18 +430,24 @@
     state.drawerSeq++;
     $("#drawer").hidden = true;
     $("#scrim").hidden = true;
+    setModal(false);
+    const opener = state.opener;
+    state.opener = null;
     const row = $$(".card-row").find((r) => r.dataset.task === taskId);
     if (row) row.focus({ preventScroll: true });
+    else if (opener && opener.isConnected && opener !== document.body) opener.focus({ preventScroll: true });
     else if (state.searchOpen) $("#q").focus();
     return true;
   }
 
+  // section returns the panel section, or null when it has nothing to show (the empty ones are
+  // named together in one line instead of five "Nothing yet").
   function section(key, id, children) {
+    if (!children.length) return null;
     const s = el("section", "section");
     s.id = id;
     s.append(el("h3", null, t(key)));
-    if (!children.length) s.append(el("div", "muted", t("panel.empty")));
-    else s.append(...children);
+    s.append(...children);
     return s;
   }
   function kv(pairs, mono) {
@@ -410,7 +516,10 @@
       if (a.target) parts.push(target);
       return item(a.id, [el("span", "item-title", a.title), a.external_key ? el("code", null, a.external_key) : null], ...parts);
     }));
-    body.replaceChildren(top, progress, activity, workpad, ideas, artifacts);
+    const sections = [["panel.progress", progress], ["panel.activity", activity], ["panel.workpad", workpad], ["panel.ideas", ideas], ["panel.artifacts", artifacts]];
+    const empty = sections.filter(([, sec]) => !sec).map(([key]) => t(key));
+    body.replaceChildren(top, ...sections.map(([, sec]) => sec).filter(Boolean));
+    if (empty.length) body.append(el("p", "muted empty-sections", t("panel.emptySections", { sections: empty.join(" · ") })));
     if (data.partial && data.partial.length) body.prepend(el("div", "notice", t("partial.summaries")));
     if (scroll) focusHit(hit);
   }
@@ -463,6 +572,40 @@
     $("#home").hidden = false;
     $("#search-toggle").setAttribute("aria-pressed", "false");
   }
+  // renderStart fills the empty Search page: what a query looks like, two examples from this
+  // board (a click runs one) and how many cards the scope holds.
+  function renderStart() {
+    const start = $("#start");
+    if (!start) return;
+    start.hidden = !!state.query.trim();
+    const key = state.scope === "all" ? "" : state.project || "";
+    const list = state.examples[key] || [];
+    const box = $("#examples");
+    box.replaceChildren(...list.map((q) => {
+      const b = el("button", "chip example", q);
+      b.type = "button";
+      b.dataset.example = q;
+      return b;
+    }));
+    $(".examples").hidden = !list.length;
+    let text = "";
+    if (state.scope === "all" || !state.project) {
+      if (state.projects.length) {
+        text = t("start.countAll", { cards: state.projects.reduce((n, p) => n + p.cards, 0), projects: state.projects.length });
+      }
+    } else {
+      const p = state.projects.find((x) => x.id === state.project);
+      if (p) text = t("start.count", { cards: p.cards, project: p.title });
+    }
+    $("#start-count").textContent = text;
+  }
+  function runExample(q) {
+    const box = $("#q");
+    box.value = q;
+    state.query = q;
+    box.focus();
+    runSearch();
+  }
   function renderHomeStats() {
     const cards = state.projects.reduce((n, p) => n + p.cards, 0);
     $("#home-stats").textContent = state.projects.length ? t("home.stats", { projects: state.projects.length, cards }) : "";
@@ -476,6 +619,7 @@
     state.scope = scope;
     for (const b of $$("[data-scope]")) b.setAttribute("aria-pressed", String(b.dataset.scope === scope));
     $(".project-field").classList.toggle("muted", scope === "all");
+    renderStart();
   }
 
   // ---- wiring --------------------------------------------------------------------------------
@@ -502,7 +646,12 @@
     }
     $("#project").addEventListener("change", (e) => {
       state.project = e.target.value;
+      renderStart();
       if (state.scope === "project") runSearch();
+    });
+    $("#examples").addEventListener("click", (e) => {
+      const b = e.target.closest("[data-example]");
+      if (b) runExample(b.dataset.example);
     });
     $("#lang").addEventListener("change", (e) => setLanguage(e.target.value).catch(showError));
     $("#search-toggle").addEventListener("click", () => (state.searchOpen ? closeSearch() : openSearch()));
@@ -523,6 +672,20 @@
     });
     document.addEventListener("keydown", (e) => {
       if (e.isComposing) return;
+      if (e.key === "Tab" && state.drawer) {
+        // Keep the focus inside the side panel.
+        const f = focusables($("#drawer"));
+        const i = f.indexOf(document.activeElement);
+        if (!f.length) e.preventDefault();
+        else if (e.shiftKey && i <= 0) {
+          e.preventDefault();
+          f[f.length - 1].focus();
+        } else if (!e.shiftKey && (i < 0 || i === f.length - 1)) {
+          e.preventDefault();
+          f[0].focus();
+        }
+        return;
+      }
       if (e.key === "Escape") {
         if (closeDrawer()) e.preventDefault();
         else if (state.searchOpen) {
@@ -549,15 +712,23 @@
       showError(new APIError(401, "UNAUTHORIZED", ""));
       return;
     }
+    await loadProjects();
+  }
+  async function loadProjects() {
     try {
       const p = await api("projects", {});
+      state.lastError = null;
+      showNotices([]);
       state.projects = p.projects;
+      state.examples = p.examples || {};
       if (!state.projects.some((x) => x.id === state.project)) state.project = p.current || (state.projects[0] && state.projects[0].id) || null;
       const sel = $("#project");
       sel.replaceChildren(...state.projects.map((x) => Object.assign(el("option", null, x.title), { value: x.id })));
       if (state.project) sel.value = state.project;
       if (!state.project) setScope("all");
       renderHomeStats();
+      renderStart();
+      if (state.query.trim()) runSearch();
     } catch (err) {
       showError(err);
     }
