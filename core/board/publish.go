@@ -109,18 +109,22 @@ func publish(ws *workspace.Workspace) error {
 	}
 	step("staging-synced")
 	var err error
-	if _, statErr := os.Lstat(dst); errors.Is(statErr, fs.ErrNotExist) {
+	if fi, statErr := os.Stat(dst); errors.Is(statErr, fs.ErrNotExist) {
 		err = os.Rename(staging, dst)
 	} else {
+		if statErr == nil {
+			os.Chmod(staging, fi.Mode().Perm()) // board/ keeps its permissions
+		}
 		err = exchange(staging, dst)
 	}
 	if err != nil {
 		return fmt.Errorf("publish the new board (%s to %s): %w", stagingName, boardDir, err)
 	}
 	step("published")
-	if err := syncDir(ws.Root); err != nil {
-		return err
-	}
+	// The new board is published: a failure to make the rename durable is not reported as a
+	// failed import (the next import, or any, sees the new board; a power loss may bring back
+	// the old one, whole).
+	_ = syncDir(ws.Root)
 	step("root-synced")
 	return nil
 }

@@ -802,7 +802,7 @@ func hostileWorkspace(t *testing.T, n, size int) *workspace.Workspace {
 		`{"type":"task","id":2,"space":"s","title":"other"}`,
 	}
 	for i := 1; i <= n; i++ {
-		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:%02dZ","body":%q}`, i, i, body))
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
 	return ws
@@ -831,7 +831,7 @@ func TestSearchLongTermOnRepetitiveComment(t *testing.T) {
 // One search has a time budget of its own: when it runs out, SQLite is interrupted and the search
 // fails with STORAGE_BUSY naming the budget, instead of running on; with time enough it answers.
 func TestSearchTimeBudget(t *testing.T) {
-	ws := hostileWorkspace(t, 12, 512<<10)
+	ws := hostileWorkspace(t, 48, 256<<10)
 	defer func(b time.Duration) { searchBudget = b }(searchBudget)
 	caller := Caller{User: "o", Task: "1"}
 	query := strings.Repeat("A", 150) + "B" // every trigram in every comment, the term in none
@@ -841,7 +841,7 @@ func TestSearchTimeBudget(t *testing.T) {
 		t.Fatalf("hostile search found %v", got)
 	}
 	whole := time.Since(start)
-	searchBudget = whole / 8
+	searchBudget = whole / 10
 	start = time.Now()
 	_, err := SearchWorkspaceTasks(ws, caller, SearchInput{Query: query})
 	took := time.Since(start)
