@@ -120,6 +120,9 @@ func checkTour(t *testing.T, doc string, min int) {
 	}
 	if *updateTour {
 		for i := len(cmds) - 1; i >= 0; i-- {
+			if norm(got[i]) == norm(cmds[i].want) {
+				continue // keep the text as the tour has it (its times and ids)
+			}
 			g := strings.TrimSuffix(tourPaths(home)(got[i]), "\n")
 			repl := []string{}
 			if g != "" {
