@@ -77,13 +77,20 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	defer ln.Close()
 	start := time.Now()
 	ix, err := board.Load(ws)
-	if err != nil {
+	switch {
+	case errs.CodeOf(err) == errs.NotFound:
+		// No board yet: tasks, memory and the other tools are served; the board is loaded on
+		// the first search after one is imported.
+		ix = nil
+		fmt.Fprintf(env.Stderr, "cairn serve: no board yet; board searches answer once one is imported with 'cairn board import FILE.json'\n")
+	case err != nil:
 		return err
+	default:
+		st := ix.Stats()
+		// Stats counts what a search reaches: archived projects and their cards are left out.
+		fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries to search, loaded in %s\n",
+			ix.Revision(), st.Projects, st.Cards, st.Memory, time.Since(start).Round(time.Millisecond))
 	}
-	st := ix.Stats()
-	// Stats counts what a search reaches: archived projects and their cards are left out.
-	fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries to search, loaded in %s\n",
-		ix.Revision(), st.Projects, st.Cards, st.Memory, time.Since(start).Round(time.Millisecond))
 	token, err := web.NewToken()
 	if err != nil {
 		return err

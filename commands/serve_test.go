@@ -172,3 +172,67 @@ func TestServeBusyPort(t *testing.T) {
 		t.Fatalf("token file left behind: %v", err)
 	}
 }
+
+// A workspace without a board still gets a daemon: tools answer at once, a board search says
+// there is no board (404), and once a board is imported the next search answers from it.
+func TestServeWithoutBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the daemon")
+	}
+	bin := buildCairn(t)
+	ws := newWorkspace(t, bin)
+	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	urlc := make(chan string, 1)
+	var log strings.Builder
+	go func() {
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := re.FindString(sc.Text()); m != "" {
+				urlc <- m
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urlc:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no URL on stderr")
+	}
+	base, token, _ := strings.Cut(url, "/?token=")
+	call := func(body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/api", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	if status, body := call(`{"action":"TaskList","input":{}}`); status != http.StatusOK || !strings.Contains(body, `"tasks"`) {
+		t.Fatalf("TaskList without a board: %d %s", status, body)
+	}
+	const search = `{"action":"search","input":{"query":"迁移","projectId":null}}`
+	if status, body := call(search); status != http.StatusNotFound || !strings.Contains(body, "cairn board import") {
+		t.Fatalf("search without a board: %d %s", status, body)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	fixture := filepath.Join(filepath.Dir(file), "..", "fixtures", "board", "board.json")
+	if out, err := exec.Command(bin, "-C", ws, "board", "import", fixture).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	if status, body := call(search); status != http.StatusOK || !strings.Contains(body, "迁移") {
+		t.Fatalf("search after the import: %d %s", status, body)
+	}
+}

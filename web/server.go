@@ -29,7 +29,8 @@ const MaxBodyBytes = 1 << 20
 type Options struct {
 	// Workspace is the opened workspace; its [board] switches apply to every search.
 	Workspace *workspace.Workspace
-	// Index is the board as loaded at start; the handler replaces it when the files change.
+	// Index is the board as loaded at start, nil when there is none yet; the handler replaces it
+	// when the files change, or loads it once a board has been imported.
 	Index *board.Index
 	// Tools is the identity every tool call runs with (the daemon's flags, as for cairn mcp).
 	Tools tools.Context
@@ -62,8 +63,8 @@ type Handler struct {
 
 // New builds the handler around an already loaded board.
 func New(opts Options) (*Handler, error) {
-	if opts.Workspace == nil || opts.Index == nil {
-		return nil, errors.New("web: a workspace and a loaded board are required")
+	if opts.Workspace == nil {
+		return nil, errors.New("web: a workspace is required")
 	}
 	if len(opts.Token) < 16 {
 		return nil, errors.New("web: the token must be at least 16 characters")
@@ -82,7 +83,9 @@ func New(opts Options) (*Handler, error) {
 	}
 	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0),
 		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	h.cur.Store(opts.Index)
+	if opts.Index != nil {
+		h.cur.Store(opts.Index)
+	}
 	if h.tc.Board == nil {
 		h.tc.Board = h.index // flowly_search over HTTP answers from the index in memory
 	}
@@ -291,12 +294,14 @@ func decodeInput(raw json.RawMessage, v any, action string) error {
 // again, so concurrent requests share one rebuild instead of each doing their own.
 func (h *Handler) index() (*board.Index, error) {
 	ix := h.cur.Load()
-	stale, err := ix.Stale(h.ws)
-	if err != nil {
-		return nil, fmt.Errorf("check board files: %w", err)
-	}
-	if !stale {
-		return ix, nil
+	if ix != nil { // nil: the daemon started before any board was imported
+		stale, err := ix.Stale(h.ws)
+		if err != nil {
+			return nil, fmt.Errorf("check board files: %w", err)
+		}
+		if !stale {
+			return ix, nil
+		}
 	}
 	waitStart := time.Now()
 	h.reloadMu.Lock()
