@@ -3,6 +3,8 @@ package commands
 import (
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/core/spaces"
 )
 
 // The first frame of a progress bar never shows a rate over the microseconds since the bar was
@@ -16,5 +18,29 @@ func TestProgressFirstFrameHasNoAbsurdRate(t *testing.T) {
 	finish()
 	if out := stderr.String(); strings.Contains(out, "GB/s") || strings.Contains(out, "MB/s") {
 		t.Fatalf("first frame shows a rate: %q", out)
+	}
+}
+
+// A person at a terminal is told which identity a space search missed; an agent (no terminal)
+// and --json keep the one-line answer.
+func TestSpaceHintOnTerminalOnly(t *testing.T) {
+	for _, tc := range []struct {
+		tty, json bool
+		id        Identity
+		want      string
+	}{
+		{true, false, Identity{}, "hint: no user given: pass --user ID and --task ID"},
+		{true, false, Identity{User: "bob"}, "hint: no task given"},
+		{true, false, Identity{User: "bob", Task: "7", Subtask: true}, "hint: a subtask"},
+		{false, false, Identity{}, ""},
+		{true, true, Identity{}, ""},
+	} {
+		var stderr strings.Builder
+		env := newEnv(nil, &strings.Builder{}, &stderr)
+		env.StderrTTY, env.JSON, env.Identity = tc.tty, tc.json, tc.id
+		env.spaceHint(spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}})
+		if got := stderr.String(); (tc.want == "" && got != "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("tty=%v json=%v %+v: stderr %q, want %q", tc.tty, tc.json, tc.id, got, tc.want)
+		}
 	}
 }

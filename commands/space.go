@@ -329,9 +329,34 @@ func spaceSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return env.Render(ans.Value(), func(w io.Writer) error { return env.writeSpaceAnswer(w, ans) })
+			if err := env.Render(ans.Value(), func(w io.Writer) error { return env.writeSpaceAnswer(w, ans) }); err != nil {
+				return err
+			}
+			env.spaceHint(ans)
+			return nil
 		},
 	}
+}
+
+// spaceHint tells a person at a terminal why a search was not available: which identity is
+// missing and how to give it. An agent keeps the seed's one-line answer (stderr is not a terminal).
+func (e *Env) spaceHint(a spaces.Answer) {
+	if a.Unavailable == nil || e.JSON || !e.StderrTTY {
+		return
+	}
+	id := e.Identity
+	var hint string
+	switch {
+	case id.User == "":
+		hint = "no user given: pass --user ID and --task ID (or set CAIRN_USER and CAIRN_TASK) to search a shared space; Claude Code sessions imported with 'cairn space import --from claude-code' need neither"
+	case id.Task == "":
+		hint = "no task given: pass --task ID (or set CAIRN_TASK), the space task you work in"
+	case id.Subtask:
+		hint = "a subtask (--subtask, CAIRN_SUBTASK) does not search the space; its parent task does"
+	default:
+		hint = "the task given with --task is not in a space that --user may read, or the space has no search index yet"
+	}
+	fmt.Fprintf(e.Stderr, "hint: %s\n", hint)
 }
 
 // writeSpaceAnswer renders an answer as the seed's Markdown.
