@@ -36,6 +36,7 @@ var examples = map[string][]string{
 	"serve":                   {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
 	"completion":              {"source <(cairn completion bash)", "cairn completion fish | source"},
 	"version":                 {"cairn version", "cairn --json version"},
+	"setup claude-code":       {"cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin"},
 	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 }
 
