@@ -1,7 +1,6 @@
 package commands_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -10,12 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestServe runs the real binary: it loads the board, writes the token with mode 0600, prints
@@ -27,35 +23,8 @@ func TestServe(t *testing.T) {
 	}
 	bin, ws := boardWorkspace(t)
 
-	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	var log bytes.Buffer
-	urlc := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if m := re.FindString(sc.Text()); m != "" {
-				urlc <- m
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no URL on stderr")
-	}
+	d := startServe(t, bin, ws)
+	url := d.url
 	base, token, _ := strings.Cut(url, "/?token=")
 
 	tokenPath := filepath.Join(ws, ".cairn", "serve.token")
@@ -108,26 +77,21 @@ func TestServe(t *testing.T) {
 		t.Errorf("GET /: %d", resp.StatusCode)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	<-done
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("exit after SIGTERM: %v\n%s", err, log.String())
-	}
+	d.stop(t)
+	log := d.logText()
 	if _, err := os.Stat(tokenPath); !os.IsNotExist(err) {
 		t.Errorf("token file left after shutdown: %v", err)
 	}
-	if strings.Contains(log.String(), "secretquerytext") {
-		t.Errorf("query text in the daemon's log:\n%s", log.String())
+	if strings.Contains(log, "secretquerytext") {
+		t.Errorf("query text in the daemon's log:\n%s", log)
 	}
 	// The fixture has 4 projects and 13 cards; the archived project p3 and its one card are not
 	// searched, so both counts leave them out.
-	if !strings.Contains(log.String(), "board revision 7: 3 projects, 12 cards, 2 memory entries to search, loaded in ") {
-		t.Errorf("start-up line does not count what is searched:\n%s", log.String())
+	if !strings.Contains(log, "board revision 7: 3 projects, 12 cards, 2 memory entries to search, loaded in ") {
+		t.Errorf("start-up line does not count what is searched:\n%s", log)
 	}
-	if !strings.Contains(log.String(), "search 200") || !strings.Contains(log.String(), "stopped") {
-		t.Errorf("log lacks the request line or the stop:\n%s", log.String())
+	if !strings.Contains(log, "search 200") || !strings.Contains(log, "stopped") {
+		t.Errorf("log lacks the request line or the stop:\n%s", log)
 	}
 }
 
@@ -181,33 +145,9 @@ func TestServeWithoutBoard(t *testing.T) {
 	}
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
-	cmd := exec.Command(bin, "-C", ws, "serve", "--addr", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	urlc := make(chan string, 1)
-	var log strings.Builder
-	go func() {
-		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if m := re.FindString(sc.Text()); m != "" {
-				urlc <- m
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no URL on stderr")
-	}
+	d := startServe(t, bin, ws)
+	defer d.stop(t)
+	url := d.url
 	base, token, _ := strings.Cut(url, "/?token=")
 	call := func(body string) (int, string) {
 		req, _ := http.NewRequest(http.MethodPost, base+"/api", strings.NewReader(body))
