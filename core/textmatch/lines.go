@@ -45,15 +45,6 @@ const byteClass = "" +
 	"3ooj333333o3333o" + // E0 safe, E1 E2 slow, E3 special, E4-E9 safe, EA slow, EB-EE safe, EF slow
 	"o4444ooooooooooo" // F0 slow, F1-F4 safe, F5-FF invalid
 
-// AppendFold appends the fold of src to dst (the same bytes as Fold(string(src))) and returns it.
-func (f *Folder) AppendFold(dst, src []byte) []byte {
-	out, same := f.fold(dst, src)
-	if same {
-		return append(dst, src...)
-	}
-	return out
-}
-
 // fold appends the fold of src to dst; same reports that the fold is src itself, in which case
 // nothing was appended.
 func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
@@ -64,7 +55,12 @@ func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
 		c := src[i]
 		switch byteClass[c] {
 		case clASCII:
-			// Eight ASCII bytes at a time; lower-case letters need no work.
+			// Eight ASCII bytes at a time, as one uint64 (SWAR); lower-case letters need no work.
+			// Every byte is below 0x80 (checked first), so adding 0x3f or 0x25 to each byte never
+			// carries into the next one. A byte b gets its high bit from b+0x3f exactly when
+			// b >= 'A' (0x41), and from b+0x25 exactly when b > 'Z' (0x5a), so
+			// (x+0x3f...) &^ (x+0x25...) keeps the high bit of the upper-case letters only.
+			// Shifted right by two, that bit is 0x20, the bit that makes a letter lower case.
 			for i+8 <= n {
 				x := binary.LittleEndian.Uint64(src[i:])
 				if x&0x8080808080808080 != 0 {
@@ -345,9 +341,6 @@ func (n Needle) MayMatch(text []byte) bool {
 	}
 	return false
 }
-
-// Len is the length of the folded query in bytes; zero matches nothing.
-func (n Needle) Len() int { return len(n.folded) }
 
 // MatchingLines appends to dst the 1-based numbers of the lines of text that contain the needle
 // (each line once, ascending), folding with f. Lines end at '\n'; folding never creates or removes

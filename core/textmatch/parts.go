@@ -12,24 +12,6 @@ func FromParts(text, src string, orig []int32) Folded {
 	return Folded{Text: text, src: src, orig: orig}
 }
 
-// UTF16Len is the length of s in UTF-16 code units, the unit browsers index strings by:
-// astral characters count 2, invalid bytes count 1 (they become U+FFFD).
-func UTF16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		n += RuneUTF16Len(r)
-		i += size
-	}
-	return n
-}
-
 // RuneUTF16Len is 2 for a character outside the Basic Multilingual Plane, else 1.
 func RuneUTF16Len(r rune) int {
 	if r >= 0x10000 && r <= utf8.MaxRune {
