@@ -112,6 +112,12 @@ func NewApp(env *Env) *cli.App {
 	app := &cli.App{
 		Name:                 "cairn",
 		Usage:                "keep your place in long work: session tasks, memory, space and board search",
+		Description: "Start here:\n" +
+			"  cairn init                               make this folder a workspace (cairn.toml)\n" +
+			"  cairn task create 'Write the migration'  add a task; 'cairn task list' shows them all\n" +
+			"  cairn memory search WORD                 search the project's memory files\n" +
+			"  cairn setup claude-code                  use cairn from Claude Code (MCP server and hooks)\n" +
+			"Every command has examples: cairn COMMAND --help. The tour: docs/tour.md.",
 		Version:              version(),
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
@@ -234,6 +240,8 @@ func dashed(name string) string {
 func ManPage() (string, error) {
 	app := NewApp(newEnv(nil, io.Discard, io.Discard))
 	forMan(app.Commands)
+	// the start-here lines as a preformatted block, aligned as on the terminal
+	app.Description = "\n    " + strings.ReplaceAll(app.Description, "\n", "\n    ")
 	for _, f := range app.Flags {
 		escapeFlagUsage(f)
 	}
@@ -241,7 +249,7 @@ func ManPage() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	md = strings.Replace(md, "% cairn 8", "% cairn 1", 1) + manSections(app)
+	md = "% cairn 1\n\n" + md + manSections(app)
 	return string(md2man.Render([]byte(md))), nil
 }
 

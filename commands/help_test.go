@@ -115,6 +115,9 @@ func TestManPageSectionsAndPlaceholders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(page, ".nh\n.TH cairn 1") {
+		t.Errorf("man page title is not cairn(1): %q", page[:min(len(page), 40)])
+	}
 	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q", want)
