@@ -32,7 +32,7 @@ func boardCommand(env *Env) *cli.Command {
 func boardImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "replace the board with a board document (SPEC Appendix B; - for standard input)",
+		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input)",
 		ArgsUsage: "FILE.json",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
