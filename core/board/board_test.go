@@ -486,14 +486,14 @@ func TestImportValidation(t *testing.T) {
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"yesterday"}]}`:                                                                           `updated_at "yesterday" is not an RFC 3339 time`,
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}],"ideas":[{"id":"i1","card":"c1","title":"t","status":"maybe"}]}`: `ideas[0] (id "i1"): status "maybe" is not one of open, accepted, dismissed`,
 		`{"memory":[{"id":"m1","project":"p1","status":"active"}]}`:                                                                                                                                                  `memory[0] (id "m1"): project "p1" is not in projects`,
-		`{"summaries":{"c9":[]}}`: `summaries["c9"]: card "c9" is not in cards`,
-		`[1,2]`:                   `not the JSON object described in docs/formats.md: got an array, want an object`,
+		`{"summaries":{"c9":[]}}`:              `summaries["c9"]: card "c9" is not in cards`,
+		`[1,2]`:                                `not the JSON object described in docs/formats.md: got an array, want an object`,
 		`{"projects":[{"id":"p1","title":7}]}`: `projects[0]: title: got a number, want a string`,
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","projectId":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`: `cards[0]: both "project" and "projectId" are given`,
-		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"taskId":"c1","id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`: `both "id" and "taskId" are given`,
-		`{"projects":[{"id":"p1","title":"x"}],"memory":[{"id":"m1","project":"p1","projectId":"p1","status":"active"}]}`: `memory[0]: both "project" and "projectId" are given`,
-		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","projectId":"p2","title":"t","status":"Todo","updatedAt":"2026-10-20T08:00:00Z"}]}`: `cards[0] (id "c1"): project "p2" is not in projects`,
-		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z","colour":1}]}`: `unknown field "colour" (valid fields: id, taskId, project, projectId, title, description, tags, type, status, archived, updated_at, updatedAt, workspace_id, workspaceId)`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"taskId":"c1","id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`:    `both "id" and "taskId" are given`,
+		`{"projects":[{"id":"p1","title":"x"}],"memory":[{"id":"m1","project":"p1","projectId":"p1","status":"active"}]}`:                                              `memory[0]: both "project" and "projectId" are given`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","projectId":"p2","title":"t","status":"Todo","updatedAt":"2026-10-20T08:00:00Z"}]}`:                 `cards[0] (id "c1"): project "p2" is not in projects`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z","colour":1}]}`:       `unknown field "colour" (valid fields: id, taskId, project, projectId, title, description, tags, type, status, archived, updated_at, updatedAt, workspace_id, workspaceId)`,
 	}
 	for doc, want := range cases {
 		_, err := Import(ws, strings.NewReader(doc))
