@@ -32,7 +32,7 @@ func IsKind(k string) bool {
 	return false
 }
 
-// ID is a record id as Appendix A writes it: a JSON string or integer, kept as its decimal text.
+// ID is a record id as the space import format (docs/formats.md) writes it: a JSON string or integer, kept as its decimal text.
 type ID string
 
 // UnmarshalJSON accepts "abc" and 12 (not 1.5, not null).
