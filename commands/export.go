@@ -2,8 +2,10 @@ package commands
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -27,6 +29,9 @@ func (e *Env) writeOutput(path string, write func(io.Writer) error) error {
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		return errs.Invalidf("--output %s: the directory %s does not exist; create it first", termName(path), termName(dir))
+	}
 	if err != nil {
 		return workspace.FSError(err, "write %s", path)
 	}
