@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -249,4 +250,38 @@ func TestRename(t *testing.T) {
 	if _, err := formats.Rename([]byte(`{"project":"p1","projectId":"p1"}`), al); err == nil || !strings.Contains(err.Error(), `both "project" and "projectId"`) {
 		t.Errorf("both spellings: %v", err)
 	}
+}
+
+// FuzzRename: any input either is refused for naming a field twice, or comes back unchanged, or
+// comes back as an object without the alias that holds what the alias held.
+func FuzzRename(f *testing.F) {
+	for _, s := range []string{`{"projectId":"p1"}`, `{"project":"p","projectId":"q"}`, `["projectId"]`, `{"a":{"projectId":1}}`, `"projectId"`, `{`} {
+		f.Add(s)
+	}
+	al := []formats.Alias{{Field: "project", Alias: "projectId"}}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := formats.Rename([]byte(s), al)
+		if err != nil {
+			if !strings.Contains(err.Error(), `both "project" and "projectId"`) {
+				t.Fatalf("Rename(%q): %v", s, err)
+			}
+			return
+		}
+		if string(out) == s {
+			return
+		}
+		var in, got map[string]json.RawMessage
+		if json.Unmarshal([]byte(s), &in) != nil || json.Unmarshal(out, &got) != nil {
+			t.Fatalf("Rename(%q) = %q from or to something not an object", s, out)
+		}
+		if _, ok := got["projectId"]; ok {
+			t.Fatalf("Rename(%q) = %q keeps the alias", s, out)
+		}
+		var a, b any
+		json.Unmarshal(in["projectId"], &a)
+		json.Unmarshal(got["project"], &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("Rename(%q) = %q: project is not what projectId was", s, out)
+		}
+	})
 }
