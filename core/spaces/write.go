@@ -133,9 +133,31 @@ func parseLine(line []byte) (record, error) {
 		return record{}, fmt.Errorf("unknown type %q (want one of %s)", rec.kind, recordTypes)
 	}
 	if err != nil {
+		var bad *badIDError
+		if errors.As(err, &bad) {
+			bad.field = idField(line)
+		}
 		return record{}, fmt.Errorf("%s: %v", rec.kind, jsonMsg(err))
 	}
 	return rec, nil
+}
+
+// idField names the first id field of a line that holds neither a string nor an integer; it runs
+// only when a line was refused for one.
+func idField(line []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return ""
+	}
+	for _, f := range []string{"id", "space", "task", "parent"} {
+		if v, ok := m[f]; ok {
+			var id ID
+			if id.UnmarshalJSON(v) != nil {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // jsonMsg shortens encoding/json's messages to what a user can act on: the field, what it was
