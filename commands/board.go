@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
@@ -24,6 +25,7 @@ func boardCommand(env *Env) *cli.Command {
 		Usage: "the kanban board of agent work: import it, search it (search.query, flowly_search)",
 		Subcommands: []*cli.Command{
 			boardImportCommand(env),
+			boardExportCommand(env),
 			boardSearchCommand(env),
 		},
 	}
@@ -32,9 +34,18 @@ func boardCommand(env *Env) *cli.Command {
 func boardImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "replace the board with a board document (SPEC Appendix B; - for standard input)",
-		ArgsUsage: "FILE.json",
+		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input)",
+		ArgsUsage: "FILE.json | --schema",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of the board document and import nothing"},
+		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("schema") {
+				if c.NArg() != 0 {
+					return errs.Invalidf("board import --schema takes no FILE")
+				}
+				return env.printSchema(formats.BoardSchema)
+			}
 			if c.NArg() != 1 {
 				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
 			}
@@ -62,6 +73,42 @@ func boardImportCommand(env *Env) *cli.Command {
 			return env.Render(res, func(w io.Writer) error {
 				fmt.Fprintf(w, "imported board revision %d: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
 					res.Revision, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
+				return nil
+			})
+		},
+	}
+}
+
+func boardExportCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "export",
+		Usage: "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path",
+		Description: "The output imports into a fresh workspace with cairn board import and answers every search the same.\n" +
+			"Order: records in the order they were imported, summaries by card id, memory entries in their file's order.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically: a failed export leaves it as it was) instead of standard output"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return errs.Invalidf("board export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			out := c.String("output")
+			var res *board.ExportResult
+			err = env.writeOutput(out, func(w io.Writer) error {
+				var err error
+				res, err = board.Export(ws, w)
+				return err
+			})
+			if err != nil || out == "" || out == "-" {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				fmt.Fprintf(w, "exported board revision %d: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries to %s\n",
+					res.Revision, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory, termName(out))
 				return nil
 			})
 		},

@@ -26,6 +26,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FIXTURES", fixtures)
+			e.Setenv("REPO", filepath.Join(filepath.Dir(file), ".."))
 			e.Setenv("NO_COLOR", "")
 			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR"} {
 				e.Setenv(k, "")

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
@@ -25,6 +26,7 @@ func spaceCommand(env *Env) *cli.Command {
 		Usage: "conversations of the other tasks of a shared space (SearchWorkspaceTasks), in spaces.db",
 		Subcommands: []*cli.Command{
 			spaceImportCommand(env),
+			spaceExportCommand(env),
 			spaceAddCommentCommand(env),
 			spaceReindexCommand(env),
 			spaceSearchCommand(env),
@@ -68,12 +70,19 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 func spaceImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "load spaces, members, tasks and comments from JSON Lines (upsert by id; - for standard input), or Claude Code transcripts (--from claude-code)",
-		ArgsUsage: "FILE.jsonl | --from claude-code PATH...",
+		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), or Claude Code transcripts (--from claude-code)",
+		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --schema",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments) or claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/)"},
+			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments; docs/formats.md) or claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/)"},
+			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of one line of the cairn format and import nothing"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("schema") {
+				if c.NArg() != 0 || c.IsSet("from") {
+					return errs.Invalidf("space import --schema takes no FILE and no --from")
+				}
+				return env.printSchema(formats.SpaceSchema)
+			}
 			switch c.String("from") {
 			case "cairn":
 			case "claude-code":
@@ -135,9 +144,46 @@ func spaceImportCommand(env *Env) *cli.Command {
 				for _, bl := range rep.BadLines {
 					fmt.Fprintf(&b, "\n  line %d: %s", bl.Line, bl.Message)
 				}
+				fmt.Fprintf(&b, "\nthe format of a line: %s (cairn space import --schema prints its JSON Schema)", formats.Doc)
 				return errs.Invalidf("%s", b.String())
 			}
 			return nil
+		},
+	}
+}
+
+func spaceExportCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "export",
+		Usage: "write every space, member, task and comment as JSON Lines of the import format (docs/formats.md): raw, not redacted; the backup and migration path",
+		Description: "The output imports into a fresh workspace with cairn space import and answers every search the same.\n" +
+			"Order: spaces by id, members by space then user, tasks by id, comments by id (integer ids by value first).\n" +
+			"Titles and bodies are written as imported, secrets included: it is the workspace owner's data, and no --user is needed.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically: a failed export leaves it as it was) instead of standard output"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return errs.Invalidf("space export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
+			}
+			ws, err := env.Workspace()
+			if err != nil {
+				return err
+			}
+			out := c.String("output")
+			var rep spaces.ExportReport
+			err = env.writeOutput(out, func(w io.Writer) error {
+				var err error
+				rep, err = spaces.Export(ws, w)
+				return err
+			})
+			if err != nil || out == "" || out == "-" {
+				return err
+			}
+			return env.Render(rep, func(w io.Writer) error {
+				fmt.Fprintf(w, "exported %d spaces, %d members, %d tasks, %d comments to %s\n", rep.Spaces, rep.Members, rep.Tasks, rep.Comments, termName(out))
+				return nil
+			})
 		},
 	}
 }

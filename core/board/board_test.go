@@ -482,12 +482,18 @@ func TestImportValidation(t *testing.T) {
 	before, _ := os.ReadFile(ws.Path(SummariesPath))
 	cases := map[string]string{
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p9","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`: `cards[0] (id "c1"): project "p9" is not in projects`,
-		`{"projects":[{"id":"p1","title":"x","colour":"red"}]}`:                                                                                                                                                      `projects[0]: json: unknown field "colour"`,
+		`{"projects":[{"id":"p1","title":"x","colour":"red"}]}`:                                                                                                                                                      `projects[0]: unknown field "colour" (valid fields: id, title, archived, memory) (the format: docs/formats.md)`,
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"yesterday"}]}`:                                                                           `updated_at "yesterday" is not an RFC 3339 time`,
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}],"ideas":[{"id":"i1","card":"c1","title":"t","status":"maybe"}]}`: `ideas[0] (id "i1"): status "maybe" is not one of open, accepted, dismissed`,
 		`{"memory":[{"id":"m1","project":"p1","status":"active"}]}`:                                                                                                                                                  `memory[0] (id "m1"): project "p1" is not in projects`,
-		`{"summaries":{"c9":[]}}`: `summaries["c9"]: card "c9" is not in cards`,
-		`[1,2]`:                   `not the JSON object`,
+		`{"summaries":{"c9":[]}}`:              `summaries["c9"]: card "c9" is not in cards`,
+		`[1,2]`:                                `not the JSON object described in docs/formats.md: got an array, want an object`,
+		`{"projects":[{"id":"p1","title":7}]}`: `projects[0]: title: got a number, want a string`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","projectId":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`: `cards[0]: both "project" and "projectId" are given`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"taskId":"c1","id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z"}]}`:    `both "id" and "taskId" are given`,
+		`{"projects":[{"id":"p1","title":"x"}],"memory":[{"id":"m1","project":"p1","projectId":"p1","status":"active"}]}`:                                              `memory[0]: both "project" and "projectId" are given`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","projectId":"p2","title":"t","status":"Todo","updatedAt":"2026-10-20T08:00:00Z"}]}`:                 `cards[0] (id "c1"): project "p2" is not in projects`,
+		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z","colour":1}]}`:       `unknown field "colour" (valid fields: id, taskId, project, projectId, title, description, tags, type, status, archived, updated_at, updatedAt, workspace_id, workspaceId)`,
 	}
 	for doc, want := range cases {
 		_, err := Import(ws, strings.NewReader(doc))
@@ -548,5 +554,31 @@ func TestProjectMemorySwitchDefaultsOn(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("project%s: memory hits %v, want %v", memory, got, want)
 		}
+	}
+}
+
+// TestImportAliases: the spellings a search answer prints (projectId, taskId, updatedAt,
+// workspaceId) import as the fields they name, and give the same board.
+func TestImportAliases(t *testing.T) {
+	plain := `{"projects":[{"id":"p1","title":"Tinylink"}],
+		"cards":[{"id":"c1","project":"p1","title":"Storage migration","status":"Todo","updated_at":"2026-10-20T08:00:00Z","workspace_id":"w1"}],
+		"memory":[{"id":"m1","project":"p1","title":"Use SQLite","status":"active"}]}`
+	aliased := `{"projects":[{"id":"p1","title":"Tinylink"}],
+		"cards":[{"taskId":"c1","projectId":"p1","title":"Storage migration","status":"Todo","updatedAt":"2026-10-20T08:00:00Z","workspaceId":"w1"}],
+		"memory":[{"id":"m1","projectId":"p1","title":"Use SQLite","status":"active"}]}`
+	a, err := parseDocument([]byte(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseDocument([]byte(aliased))
+	if err != nil {
+		t.Fatalf("aliases refused: %v", err)
+	}
+	if !reflect.DeepEqual(a.cards, b.cards) || b.cards[0].WorkspaceID != "w1" || b.cards[0].Project != "p1" {
+		t.Errorf("aliased cards %+v, want %+v", b.cards, a.cards)
+	}
+	var mem []MemoryEntry
+	if err := json.Unmarshal(b.memory, &mem); err != nil || len(mem) != 1 || mem[0].Project != "p1" {
+		t.Errorf("aliased memory is stored as %s (%v), want the project field", b.memory, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -49,7 +50,7 @@ type parsedBoard struct {
 	nMemory   int
 }
 
-// Import replaces the workspace's board with the Appendix B document read from r. The whole
+// Import replaces the workspace's board with the board document (docs/formats.md) read from r. The whole
 // document is validated first (a bad record is named and nothing is written). The new board is
 // written whole into a staging directory beside board/ and published by one atomic exchange of
 // the two directories (publish.go), all under the exclusive board lock: a reader, or a process
@@ -112,7 +113,34 @@ func recordErr(list string, i int, id string, format string, args ...any) error 
 	if id != "" {
 		where += fmt.Sprintf(" (id %q)", id)
 	}
-	return errs.Invalidf("board document: %s: %s", where, fmt.Sprintf(format, args...))
+	return errs.Invalidf("board document: %s: %s (the format: %s)", where, fmt.Sprintf(format, args...), formats.Doc)
+}
+
+// docErr is an error about the document as a whole, or a part that is not a list of records.
+func docErr(format string, args ...any) error {
+	return errs.Invalidf("board document: %s (the format: %s)", fmt.Sprintf(format, args...), formats.Doc)
+}
+
+// The output spellings of fields (what search answers print) accepted as their aliases.
+var (
+	cardAliases = []formats.Alias{
+		{Field: "id", Alias: "taskId"}, {Field: "project", Alias: "projectId"},
+		{Field: "updated_at", Alias: "updatedAt"}, {Field: "workspace_id", Alias: "workspaceId"},
+	}
+	memoryAliases = []formats.Alias{{Field: "project", Alias: "projectId"}}
+)
+
+// decodeRecord decodes one record strictly, its aliases renamed first; the error names the
+// field, what was given and what is valid.
+func decodeRecord(raw []byte, v any, aliases []formats.Alias) error {
+	data, err := formats.Rename(raw, aliases)
+	if err != nil {
+		return err
+	}
+	if err := strictjson.Decode(data, v); err != nil {
+		return errors.New(formats.Message(err, formats.Fields(v, aliases)))
+	}
+	return nil
 }
 
 // checkTime validates an RFC 3339 time; empty is allowed only when optional.
@@ -146,12 +174,12 @@ func checkText(vals ...string) error {
 func parseDocument(data []byte) (*parsedBoard, error) {
 	var doc Document
 	if err := strictjson.Decode(data, &doc); errors.Is(err, strictjson.ErrTrailing) {
-		return nil, errs.Invalidf("board document: trailing data after the JSON object")
+		return nil, errs.Invalidf("board document: trailing data after the JSON object (the format: %s)", formats.Doc)
 	} else if err != nil {
-		return nil, errs.Invalidf("board document is not the JSON object of SPEC Appendix B: %v", err)
+		return nil, errs.Invalidf("board document is not the JSON object described in %s: %s", formats.Doc, formats.Message(err, formats.Fields(doc, nil)))
 	}
 	if doc.Revision < 0 {
-		return nil, errs.Invalidf("board document: revision %d must be 0 or more", doc.Revision)
+		return nil, errs.Invalidf("board document: revision %d must be 0 or more (the format: %s)", doc.Revision, formats.Doc)
 	}
 	b := &parsedBoard{revision: doc.Revision}
 	projects := map[string]bool{}
@@ -159,7 +187,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 		// A project's memory is searched unless it says "memory": false; leaving the key out
 		// does not turn a switch off.
 		p := Project{Memory: true}
-		if err := strictjson.Decode(raw, &p); err != nil {
+		if err := decodeRecord(raw, &p, nil); err != nil {
 			return nil, recordErr("projects", i, "", "%v", err)
 		}
 		switch {
@@ -179,7 +207,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	cards := map[string]bool{}
 	for i, raw := range doc.Cards {
 		var c Card
-		if err := strictjson.Decode(raw, &c); err != nil {
+		if err := decodeRecord(raw, &c, cardAliases); err != nil {
 			return nil, recordErr("cards", i, "", "%v", err)
 		}
 		switch {
@@ -223,7 +251,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	}
 	for i, raw := range doc.Events {
 		var e Event
-		if err := strictjson.Decode(raw, &e); err != nil {
+		if err := decodeRecord(raw, &e, nil); err != nil {
 			return nil, recordErr("events", i, "", "%v", err)
 		}
 		if err := ref("events", i, e.ID, e.Card); err != nil {
@@ -243,7 +271,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Workpads {
 		var w Workpad
-		if err := strictjson.Decode(raw, &w); err != nil {
+		if err := decodeRecord(raw, &w, nil); err != nil {
 			return nil, recordErr("workpads", i, "", "%v", err)
 		}
 		if err := ref("workpads", i, w.ID, w.Card); err != nil {
@@ -266,7 +294,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Ideas {
 		var d Idea
-		if err := strictjson.Decode(raw, &d); err != nil {
+		if err := decodeRecord(raw, &d, nil); err != nil {
 			return nil, recordErr("ideas", i, "", "%v", err)
 		}
 		if err := ref("ideas", i, d.ID, d.Card); err != nil {
@@ -286,7 +314,7 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 	clear(ids)
 	for i, raw := range doc.Artifacts {
 		var a Artifact
-		if err := strictjson.Decode(raw, &a); err != nil {
+		if err := decodeRecord(raw, &a, nil); err != nil {
 			return nil, recordErr("artifacts", i, "", "%v", err)
 		}
 		if err := ref("artifacts", i, a.ID, a.Card); err != nil {
@@ -322,22 +350,22 @@ func validateSummaries(raw json.RawMessage, cards map[string]bool) ([]byte, int,
 	}
 	var m map[string][]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, 0, errs.Invalidf("board document: summaries must map card ids to lists of versions: %v", err)
+		return nil, 0, docErr("summaries must map card ids to lists of versions: %s", formats.Message(err, nil))
 	}
 	for card, versions := range m {
 		if !cards[card] {
-			return nil, 0, errs.Invalidf("board document: summaries[%q]: card %q is not in cards", card, card)
+			return nil, 0, docErr("summaries[%q]: card %q is not in cards", card, card)
 		}
 		for i, v := range versions {
 			var s Summary
-			if err := strictjson.Decode(v, &s); err != nil {
-				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: %v", card, i, err)
+			if err := decodeRecord(v, &s, nil); err != nil {
+				return nil, 0, docErr("summaries[%q][%d]: %v", card, i, err)
 			}
 			if err := checkTime(s.At, false); err != nil {
-				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: at %v", card, i, err)
+				return nil, 0, docErr("summaries[%q][%d]: at %v", card, i, err)
 			}
 			if err := checkText(s.State, s.Target, s.Recap, s.Next); err != nil {
-				return nil, 0, errs.Invalidf("board document: summaries[%q][%d]: %v", card, i, err)
+				return nil, 0, docErr("summaries[%q][%d]: %v", card, i, err)
 			}
 		}
 	}
@@ -350,12 +378,17 @@ func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int,
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, 0, errs.Invalidf("board document: memory must be a list of entries: %v", err)
+		return nil, 0, docErr("memory must be a list of entries: %s", formats.Message(err, nil))
 	}
 	ids := map[string]bool{}
+	renamed := false
 	for i, r := range list {
 		var m MemoryEntry
-		if err := strictjson.Decode(r, &m); err != nil {
+		// board/memory.json is written with the field names, never the aliases.
+		if named, err := formats.Rename(r, memoryAliases); err == nil && !bytes.Equal(named, r) {
+			list[i], renamed = named, true
+		}
+		if err := decodeRecord(r, &m, memoryAliases); err != nil {
 			return nil, 0, recordErr("memory", i, "", "%v", err)
 		}
 		switch {
@@ -375,6 +408,13 @@ func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int,
 			return nil, 0, recordErr("memory", i, m.ID, "%v", err)
 		}
 		ids[m.ID] = true
+	}
+	if renamed {
+		out, err := json.Marshal(list)
+		if err != nil {
+			return nil, 0, fmt.Errorf("encode memory: %w", err)
+		}
+		return append(out, '\n'), len(list), nil
 	}
 	return withNewline(raw), len(list), nil
 }

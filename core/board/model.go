@@ -2,7 +2,7 @@ package board
 
 import "encoding/json"
 
-// Document is the `cairn board import` input of SPEC Appendix B: a whole board in one JSON object.
+// Document is the `cairn board import` input (docs/formats.md): a whole board in one JSON object.
 type Document struct {
 	Revision  int64             `json:"revision"`
 	Projects  []json.RawMessage `json:"projects"`

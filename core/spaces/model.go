@@ -32,7 +32,7 @@ func IsKind(k string) bool {
 	return false
 }
 
-// ID is a record id as Appendix A writes it: a JSON string or integer, kept as its decimal text.
+// ID is a record id as the space import format (docs/formats.md) writes it: a JSON string or integer, kept as its decimal text.
 type ID string
 
 // UnmarshalJSON accepts "abc" and 12 (not 1.5, not null).
@@ -52,10 +52,20 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
-		return fmt.Errorf("an id is a string or an integer, not %s", b)
+		return &badIDError{value: string(b)}
 	}
 	*id = ID(strconv.FormatInt(n, 10))
 	return nil
+}
+
+// badIDError is an id that is neither a string nor an integer; parseLine names its field.
+type badIDError struct{ field, value string }
+
+func (e *badIDError) Error() string {
+	if e.field != "" {
+		return fmt.Sprintf("%s: an id is a string or an integer, not %s", e.field, e.value)
+	}
+	return fmt.Sprintf("an id is a string or an integer, not %s", e.value)
 }
 
 // checkID refuses empty ids and ids a ref could not carry (white space, control characters).

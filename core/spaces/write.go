@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/redact"
 )
 
@@ -72,7 +73,11 @@ type taskRec struct {
 // recordTypes lists the valid "type" values for messages.
 const recordTypes = "space, member, task, comment"
 
-// parseLine decodes and validates one Appendix A line.
+// taskAliases are the output spellings of task fields (what search answers print) accepted as
+// aliases: a hit's task_title is the task's title.
+var taskAliases = []formats.Alias{{Field: "title", Alias: "task_title"}}
+
+// parseLine decodes and validates one line of the space import format (docs/formats.md).
 func parseLine(line []byte) (record, error) {
 	var head struct {
 		Type *string `json:"type"`
@@ -85,6 +90,11 @@ func parseLine(line []byte) (record, error) {
 	}
 	rec := record{kind: *head.Type}
 	var err error
+	if rec.kind == "task" {
+		if line, err = formats.Rename(line, taskAliases); err != nil {
+			return record{}, fmt.Errorf("task: %v", err)
+		}
+	}
 	switch rec.kind {
 	case "space":
 		if err = json.Unmarshal(line, &rec.space); err == nil {
@@ -123,21 +133,45 @@ func parseLine(line []byte) (record, error) {
 		return record{}, fmt.Errorf("unknown type %q (want one of %s)", rec.kind, recordTypes)
 	}
 	if err != nil {
+		var bad *badIDError
+		if errors.As(err, &bad) {
+			bad.field = idField(line)
+		}
 		return record{}, fmt.Errorf("%s: %v", rec.kind, jsonMsg(err))
 	}
 	return rec, nil
 }
 
-// jsonMsg shortens encoding/json's messages to what a user can act on.
+// idField names the first id field of a line that holds neither a string nor an integer; it runs
+// only when a line was refused for one.
+func idField(line []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return ""
+	}
+	for _, f := range []string{"id", "space", "task", "parent"} {
+		if v, ok := m[f]; ok {
+			var id ID
+			if id.UnmarshalJSON(v) != nil {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// jsonMsg shortens encoding/json's messages to what a user can act on: the field, what it was
+// given and what it takes.
 func jsonMsg(err error) string {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("field %s has the wrong type (%s)", te.Field, te.Value)
+	var se *json.SyntaxError
+	if errors.As(err, &te) || errors.As(err, &se) {
+		return formats.Message(err, nil)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-// Import loads Appendix A JSON Lines from r (size bytes, for progress; 0 if unknown). Records are
+// Import loads the JSON Lines of the space import format (docs/formats.md) from r (size bytes, for progress; 0 if unknown). Records are
 // upserted by id, so importing the same file twice changes nothing; they may come in any order.
 // A bad line is reported by number and the others still load, BatchSize records per transaction.
 func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport, error) {

@@ -1,0 +1,73 @@
+package commands
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// writeOutput runs write into the file path, written atomically (a temporary file beside it,
+// synced, then renamed over it: a failed export leaves the old file as it was), or into standard
+// output when path is "" or "-".
+func (e *Env) writeOutput(path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		bw := bufio.NewWriter(e.Stdout)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errs.Invalidf("--output %s is a directory; name a file", termName(path))
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		return errs.Invalidf("--output %s: the directory %s does not exist; create it first", termName(path), termName(dir))
+	}
+	if err != nil {
+		return workspace.FSError(err, "write %s", path)
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // a no-op once renamed
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return workspace.FSError(err, "write %s", path)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return workspace.FSError(err, "write %s", path)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return workspace.FSError(err, "write %s", path)
+	}
+	if err := tmp.Close(); err != nil {
+		return workspace.FSError(err, "write %s", path)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return workspace.FSError(err, "write %s", path)
+	}
+	return nil
+}
+
+// printSchema writes an embedded JSON Schema to standard output.
+func (e *Env) printSchema(schema []byte) error {
+	_, err := e.Stdout.Write(schema)
+	if err != nil {
+		return fmt.Errorf("write schema: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+// Package formats holds what describes the two import formats that ship with cairn: the JSON
+// Schemas of the space JSON Lines and the board document (docs/formats.md documents both), the
+// output spellings accepted as aliases of input fields, and the messages that turn a decoding
+// error into one a user can act on. It depends on the standard library only.
+package formats
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Doc is the document, in the repository and in every release, that describes both formats.
+const Doc = "docs/formats.md"
+
+// SpaceSchema is the JSON Schema of one line of `cairn space import` (and `cairn space export`).
+//
+//go:embed space-import.schema.json
+var SpaceSchema []byte
+
+// BoardSchema is the JSON Schema of the document of `cairn board import` (and `cairn board export`).
+//
+//go:embed board-import.schema.json
+var BoardSchema []byte
+
+// Alias is another spelling of an input field: the one a search answer prints.
+type Alias struct {
+	Field, Alias string
+}
+
+// Rename rewrites the aliases of one JSON object to their field names. An object that does not
+// mention an alias is returned as it is, so the common case costs one scan. Giving a field and
+// its alias both is an error naming both.
+func Rename(raw []byte, aliases []Alias) ([]byte, error) {
+	hit := false
+	for _, a := range aliases {
+		if bytes.Contains(raw, []byte(`"`+a.Alias+`"`)) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return raw, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return raw, nil // not an object: the decoder says what is wrong
+	}
+	changed := false
+	for _, a := range aliases {
+		v, ok := m[a.Alias]
+		if !ok {
+			continue
+		}
+		if _, both := m[a.Field]; both {
+			return nil, fmt.Errorf("both %q and %q are given: they are one field (%q is the spelling search answers print), give one", a.Field, a.Alias, a.Alias)
+		}
+		delete(m, a.Alias)
+		m[a.Field] = v
+		changed = true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(m)
+}
+
+// Fields lists the JSON names of a struct's fields and their aliases, for "valid fields" messages.
+func Fields(v any, aliases []Alias) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		out = append(out, name)
+		for _, a := range aliases {
+			if a.Field == name {
+				out = append(out, a.Alias)
+			}
+		}
+	}
+	return out
+}
+
+// Message turns an error of encoding/json into one that names the field, what was given and what
+// is valid; fields are the valid field names (see Fields) for an unknown field.
+func Message(err error, fields []string) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return fmt.Sprintf("got %s, want %s", article(te.Value), typeName(te.Type))
+		}
+		return fmt.Sprintf("%s: got %s, want %s", field, article(te.Value), typeName(te.Type))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		valid := slices.Clone(fields)
+		return fmt.Sprintf("unknown field %s (valid fields: %s)", name, strings.Join(valid, ", "))
+	}
+	if msg == "EOF" || msg == "unexpected EOF" {
+		return "the JSON ends too early"
+	}
+	return msg
+}
+
+func article(v string) string {
+	switch v {
+	case "":
+		return "a value of another type"
+	}
+	if strings.HasPrefix(v, "a") || strings.HasPrefix(v, "o") {
+		return "an " + v
+	}
+	return "a " + v
+}
+
+func typeName(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem() == reflect.TypeOf(json.RawMessage{}) {
+			return "a list of objects"
+		}
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
