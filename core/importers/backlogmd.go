@@ -285,7 +285,7 @@ func mdFiles(dir string, deep bool) ([]string, error) {
 	return out, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`line (\d+):?`)
 
 // readMD splits a Markdown file into its YAML frontmatter (between the first two "---" lines) and
 // its body. A YAML error names the line of the file.
@@ -305,15 +305,19 @@ func readMD(path string) (*blTask, string, error) {
 	}
 	head, body := text[4:4+end+1], text[4+end+4:]
 	if err := yaml.Unmarshal([]byte(head), &fm); err != nil {
+		// yaml counts lines from the frontmatter's first line, the file's second.
 		line := 0
-		msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
-			n, _ := strconv.Atoi(m[5:])
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+		msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(strings.TrimSuffix(m[5:], ":"))
 			if line == 0 {
 				line = n + 1
+				return ""
 			}
 			return fmt.Sprintf("line %d", n+1)
 		})
-		msg = strings.TrimPrefix(msg, "yaml: ")
+		msg = strings.Join(strings.Fields(strings.TrimPrefix(strings.TrimSpace(msg), ": ")), " ")
 		return nil, "", badf(path, line, "frontmatter: %s", msg)
 	}
 	return &fm, strings.TrimLeft(body, "\n"), nil
