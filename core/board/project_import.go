@@ -386,3 +386,14 @@ func mergeList[T any](what string, cur, add []T, key func(T) (id, card string), 
 	}
 	return out, nil
 }
+
+// ImportProjectCheck validates a project board by the rules of an import without writing
+// anything; it returns the rendered Appendix B document of the project.
+func ImportProjectCheck(pb *ProjectBoard) ([]byte, error) {
+	data, err := pb.Document()
+	if err != nil {
+		return nil, err
+	}
+	_, err = parseDocument(data)
+	return data, err
+}
