@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 

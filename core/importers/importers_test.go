@@ -148,7 +148,7 @@ func TestBeadsErrorsNameTheLine(t *testing.T) {
 	ok := `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`
 	for in, want := range map[string][]string{
 		ok + "\n" + `{"id":"b","title":"t","status":"done","created_at":"2026-01-01T00:00:00Z"}`: {"f.jsonl:2", "field status", "in_progress"},
-		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:3", `id "a" is also on line 1`},
+		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:               {"f.jsonl:3", `id "a" is also on line 1`},
 		`{"id":"a","title":"t","created_at":"yesterday"}`:                                        {"f.jsonl:1", "field created_at"},
 		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field priority: 9"},
 		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field labels"},
