@@ -108,7 +108,7 @@ func ImportProject(ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportRes
 		return nil, err
 	}
 	step("staging-cleared")
-	rev := nextRevision(ws, 0)
+	rev := nextRevision(ws, 1)
 	if err := writeGeneration(ws, staging, merged, rev); err != nil {
 		os.RemoveAll(staging)
 		return nil, err
