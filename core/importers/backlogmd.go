@@ -105,11 +105,14 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 			name = filepath.Base(filepath.Dir(abs))
 		}
 	}
-	if slug(name) == "" {
+	if slug(name) == "" || !validText(name) {
 		return nil, badf(dir, 0, "cannot name the project from %q; pass --project NAME", name)
 	}
 	pid := "backlog-" + slug(name)
 	title := firstNonEmpty(strings.TrimSpace(cfg.ProjectName), name)
+	if !validText(title) {
+		return nil, badf(cfgPath, 0, "field project_name: text is not valid UTF-8")
+	}
 	pb := &board.ProjectBoard{Project: board.Project{ID: pid, Title: title, Memory: true}}
 	defaultStatus := firstNonEmpty(cfg.DefaultStatus, first(cfg.Statuses), "To Do")
 	seen := map[string]string{}

@@ -60,7 +60,7 @@ var beadsLanes = map[string]string{
 // acceptance items (one per line), notes and comments notes, the close reason a status note,
 // dependencies and the design part of the description, an external_ref an artifact.
 func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
-	if slug(name) == "" {
+	if slug(name) == "" || !validText(name) {
 		return nil, badf(file, 0, "cannot name the project from %q; pass --project NAME", name)
 	}
 	pid := "beads-" + slug(name)

@@ -62,7 +62,7 @@ func GitHub(file string, data []byte, repo string) (*board.ProjectBoard, error) 
 		return nil, err
 	}
 	if repo != "" {
-		if r, ok := repoOf(repo); ok && !strings.Contains(repo, "://") {
+		if r, ok := repoOf(repo); ok && !strings.Contains(repo, "://") && validText(repo) {
 			repo = r
 		} else {
 			return nil, badf(file, 0, "--project %q is not OWNER/REPO", repo)

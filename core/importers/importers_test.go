@@ -241,3 +241,10 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesOfInvalidUTF8AreRefused(t *testing.T) {
+	_, err := GitHub("f.json", []byte(`[{"number":1,"title":"t","updatedAt":"2026-10-01T00:00:00Z"}]`), "o/\xff")
+	wantInvalid(t, err, "--project")
+	_, err = Beads("f.jsonl", []byte(`{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`), "a\xff")
+	wantInvalid(t, err, "--project NAME")
+}
