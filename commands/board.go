@@ -35,11 +35,11 @@ func boardImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "replace the board with a board document (SPEC Appendix B; - for standard input), or one project with --from",
-		ArgsUsage: "FILE.json | --from github|beads|backlog-md SOURCE",
+		ArgsUsage: "FILE.json | --from github|beads|backlog-md SOURCE...",
 		Description: "Without --from, FILE.json (or - for standard input) replaces the whole board.\n" +
 			"With --from, SOURCE is one project of another tracker, which replaces that project only\n" +
 			"(every other project is kept as it was; importing it again never duplicates cards):\n" +
-			"  github      the JSON of 'gh issue list --json ...' and/or 'gh pr list --json ...' (a file or -);\n" +
+			"  github      the JSON of 'gh issue list --json ...' and/or 'gh pr list --json ...' (files or -);\n" +
 			"              project gh-OWNER-REPO, from the items' url or --project OWNER/REPO\n" +
 			"  beads       a .beads/issues.jsonl file (or the folder holding .beads/); project beads-FOLDER\n" +
 			"  backlog-md  a Backlog.md backlog/ folder (or the folder holding it); project backlog-FOLDER\n" +
@@ -90,7 +90,7 @@ func boardImportCommand(env *Env) *cli.Command {
 
 // boardImportFrom converts one source of another tracker into a project and puts it on the board.
 func boardImportFrom(env *Env, c *cli.Context, from string) error {
-	if c.NArg() != 1 {
+	if c.NArg() != 1 && !(from == "github" && c.NArg() > 1) {
 		return errs.Invalidf("board import --from %s needs exactly one SOURCE, got %d arguments", from, c.NArg())
 	}
 	src, name := c.Args().First(), c.String("project")
@@ -98,12 +98,15 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 	var err error
 	switch from {
 	case "github":
-		var data []byte
-		file := src
-		if data, file, err = readSource(env, src); err != nil {
-			return err
+		var files []importers.File
+		for _, a := range c.Args().Slice() {
+			data, file, err := readSource(env, a)
+			if err != nil {
+				return err
+			}
+			files = append(files, importers.File{Name: file, Data: data})
 		}
-		pb, err = importers.GitHub(file, data, name)
+		pb, err = importers.GitHubFiles(files, name)
 	case "beads":
 		file := src
 		if src != "-" {

@@ -57,10 +57,31 @@ type ghUser struct {
 // project id is "gh-" and the slug of OWNER/REPO (gh-cli-cli); card ids are that id, "/#" and the
 // number, which issues and pull requests of a repository share.
 func GitHub(file string, data []byte, repo string) (*board.ProjectBoard, error) {
-	items, lines, err := ghItems(file, data)
-	if err != nil {
-		return nil, err
+	return GitHubFiles([]File{{Name: file, Data: data}}, repo)
+}
+
+// File is one input of a converter: its name for messages and its bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// GitHubFiles is GitHub over several files, read as one list (the issues of one file and the
+// pull requests of another, say): one repository, each number once.
+func GitHubFiles(files []File, repo string) (*board.ProjectBoard, error) {
+	var items []ghItem
+	var where []ghPlace
+	for _, f := range files {
+		its, lines, err := ghItems(f.Name, f.Data)
+		if err != nil {
+			return nil, err
+		}
+		for i := range its {
+			items = append(items, its[i])
+			where = append(where, ghPlace{f.Name, lines[i], i})
+		}
 	}
+	file := files[0].Name
 	if repo != "" {
 		if r, ok := repoOf(repo); ok && !strings.Contains(repo, "://") && validText(repo) {
 			repo = r
@@ -74,15 +95,16 @@ func GitHub(file string, data []byte, repo string) (*board.ProjectBoard, error) 
 			continue
 		}
 		r, kind, ok := ghURL(it.URL)
+		w := where[i]
 		if !ok {
-			return nil, badf(file, lines[i], "item %d: field url: %q is not the url of an issue or pull request (https://HOST/OWNER/REPO/issues/N or /pull/N)", i, it.URL)
+			return nil, badf(w.file, w.line, "item %d: field url: %q is not the url of an issue or pull request (https://HOST/OWNER/REPO/issues/N or /pull/N)", w.item, it.URL)
 		}
 		kinds[i] = kind
 		switch {
 		case repo == "":
 			repo = r
 		case !strings.EqualFold(repo, r):
-			return nil, badf(file, lines[i], "item %d: field url: repository %s, but the other items (or --project) are from %s; import one repository at a time", i, r, repo)
+			return nil, badf(w.file, w.line, "item %d: field url: repository %s, but the other items (or --project) are from %s; import one repository at a time", w.item, r, repo)
 		}
 	}
 	if repo == "" {
@@ -90,21 +112,22 @@ func GitHub(file string, data []byte, repo string) (*board.ProjectBoard, error) 
 	}
 	pid := "gh-" + slug(repo)
 	pb := &board.ProjectBoard{Project: board.Project{ID: pid, Title: repo, Memory: true}}
-	seen := map[int]int{}
-	for i, it := range items {
-		line := lines[i]
+	seen := map[int]ghPlace{}
+	for k, it := range items {
+		w := where[k]
+		file, line, i := w.file, w.line, w.item
 		if it.Number == nil {
 			return nil, badf(file, line, "item %d: field number is missing (add number to the --json fields)", i)
 		}
 		n := *it.Number
 		if prev, dup := seen[n]; dup {
-			return nil, badf(file, line, "item %d: number %d is also item %d; each issue or pull request once", i, n, prev)
+			return nil, badf(file, line, "item %d: number %d is also item %d of %s; each issue or pull request once", i, n, prev.item, prev.file)
 		}
-		seen[n] = i
+		seen[n] = w
 		if strings.TrimSpace(it.Title) == "" {
 			return nil, badf(file, line, "item %d (#%d): field title is missing (add title to the --json fields)", i, n)
 		}
-		isPR := kinds[i] == "pull" || it.IsDraft != nil || it.MergedAt != nil || it.HeadRefName != "" || it.State == "MERGED"
+		isPR := kinds[k] == "pull" || it.IsDraft != nil || it.MergedAt != nil || it.HeadRefName != "" || it.State == "MERGED"
 		card := board.Card{ID: fmt.Sprintf("%s/#%d", pid, n), Project: pid, Title: it.Title, Description: it.Body, Type: "issue"}
 		if isPR {
 			card.Type = "pull request"
@@ -208,6 +231,13 @@ func GitHub(file string, data []byte, repo string) (*board.ProjectBoard, error) 
 		}
 	}
 	return pb, nil
+}
+
+// ghPlace is where an item was read: its file, the line it starts on, its index in the file.
+type ghPlace struct {
+	file string
+	line int
+	item int
 }
 
 // ghItems reads one or more JSON arrays of items and the line each item starts on.

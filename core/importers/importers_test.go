@@ -248,3 +248,21 @@ func TestNamesOfInvalidUTF8AreRefused(t *testing.T) {
 	_, err = Beads("f.jsonl", []byte(`{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`), "a\xff")
 	wantInvalid(t, err, "--project NAME")
 }
+
+func TestGitHubFilesReadAsOneList(t *testing.T) {
+	issues, prs := read(t, fixture(t, "github", "issues.json")), read(t, fixture(t, "github", "prs.json"))
+	pb, err := GitHubFiles([]File{{"issues.json", issues}, {"prs.json", prs}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pb.Cards) != 5 || len(pb.Artifacts) != 2 {
+		t.Fatalf("%d cards, %d artifacts", len(pb.Cards), len(pb.Artifacts))
+	}
+	if c := cardByID(t, pb, "gh-tinylink-tinylink/#43"); c.Type != "pull request" || c.Status != "In Progress" {
+		t.Fatalf("#43 of the second file: %+v", c)
+	}
+	_, err = GitHubFiles([]File{{"prs.json", prs}, {"again.json", prs}}, "")
+	wantInvalid(t, err, "again.json:2", "number 42 is also item 0 of prs.json")
+	_, err = GitHubFiles([]File{{"prs.json", prs}, {"other.json", []byte(`[{"number":9,"title":"t","updatedAt":"2026-10-01T00:00:00Z","url":"https://github.com/x/y/issues/9"}]`)}}, "")
+	wantInvalid(t, err, "other.json:1", "repository x/y", "tinylink/tinylink")
+}
