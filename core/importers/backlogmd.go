@@ -186,11 +186,11 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 				return nil, badf(f, 0, "text is not valid UTF-8")
 			}
 			pb.Cards = append(pb.Cards, card)
-			for kind, sec := range map[string]string{"acceptance": "Acceptance Criteria", "check": "Definition of Done"} {
-				for k, item := range listItems(secs.get(sec)) {
+			for _, wp := range []struct{ kind, sec, id string }{{"acceptance", "Acceptance Criteria", "ac"}, {"check", "Definition of Done", "dod"}} {
+				for k, item := range listItems(secs.get(wp.sec)) {
 					pb.Workpads = append(pb.Workpads, board.Workpad{
-						ID:   fmt.Sprintf("%s/%s-%d", card.ID, map[string]string{"acceptance": "ac", "check": "dod"}[kind], k+1),
-						Card: card.ID, Kind: kind, Description: item, At: updated,
+						ID:   fmt.Sprintf("%s/%s-%d", card.ID, wp.id, k+1),
+						Card: card.ID, Kind: wp.kind, Description: item, At: updated,
 					})
 				}
 			}
@@ -201,7 +201,6 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 			}
 		}
 	}
-	sort.SliceStable(pb.Workpads, func(i, j int) bool { return pb.Workpads[i].ID < pb.Workpads[j].ID })
 	for _, folder := range []struct{ rel, kind string }{{"decisions", "decision"}, {"docs", "doc"}} {
 		files, err := mdFiles(filepath.Join(root, folder.rel), folder.kind == "doc")
 		if err != nil {

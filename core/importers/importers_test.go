@@ -225,12 +225,23 @@ func TestBacklogMDErrors(t *testing.T) {
 	_, err = BacklogMD(filepath.Join(dir, "missing"), "")
 	wantInvalid(t, err, "is not a Backlog.md folder")
 	os.Remove(filepath.Join(tasks, "task-2 - B.md"))
+	write("task-1 - A.md", "---\nid: task-1\ntitle: A\ncreated_date: 2026-10-01\n---\n\n## Acceptance Criteria\n"+
+		"<!-- AC:BEGIN -->\n- [ ] #1 one\n- [ ] #2 two\n- [ ] #3 three\n- [ ] #4 four\n- [ ] #5 five\n- [ ] #6 six\n- [ ] #7 seven\n- [ ] #8 eight\n- [ ] #9 nine\n- [x] #10 ten\n<!-- AC:END -->\n\n"+
+		"## Definition of Done\n<!-- DOD:BEGIN -->\n- [ ] #1 tests pass\n<!-- DOD:END -->\n")
 	pb, err := BacklogMD(filepath.Join(dir, "app"), "Other Name")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pb.Project.ID != "backlog-other-name" || pb.Cards[0].Status != "To Do" || pb.Cards[0].UpdatedAt != "2026-10-01T00:00:00Z" {
 		t.Fatalf("%+v %+v", pb.Project, pb.Cards[0])
+	}
+	var items []string
+	for _, w := range pb.Workpads {
+		items = append(items, w.Kind+":"+w.Description)
+	}
+	want := "acceptance:one|acceptance:two|acceptance:three|acceptance:four|acceptance:five|acceptance:six|acceptance:seven|acceptance:eight|acceptance:nine|acceptance:[x] ten|check:tests pass"
+	if got := strings.Join(items, "|"); got != want {
+		t.Fatalf("workpad items in file order:\n got %s\nwant %s", got, want)
 	}
 }
 
