@@ -110,8 +110,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // NewApp builds the command tree; the man page and completion are generated from it.
 func NewApp(env *Env) *cli.App {
 	app := &cli.App{
-		Name:                 "cairn",
-		Usage:                "keep your place in long work: session tasks, memory, space and board search",
+		Name:  "cairn",
+		Usage: "keep your place in long work: session tasks, memory, space and board search",
 		Description: "Start here:\n" +
 			"  cairn init                               make this folder a workspace (cairn.toml)\n" +
 			"  cairn task create 'Write the migration'  add a task; 'cairn task list' shows them all\n" +

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
+	"github.com/cairn-dev/cairn/core/importers"
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
@@ -34,17 +36,33 @@ func boardCommand(env *Env) *cli.Command {
 func boardImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input)",
-		ArgsUsage: "FILE.json | --schema",
+		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input), or one project with --from",
+		ArgsUsage: "FILE.json | --from github|beads|backlog-md SOURCE... | --schema",
+		Description: "Without --from, FILE.json (or - for standard input) replaces the whole board.\n" +
+			"With --from, SOURCE is one project of another tracker, which replaces that project only\n" +
+			"(every other project is kept as it was; importing it again never duplicates cards):\n" +
+			"  github      the JSON of 'gh issue list --json ...' and/or 'gh pr list --json ...' (files or -);\n" +
+			"              project gh-OWNER-REPO, from the items' url or --project OWNER/REPO\n" +
+			"  beads       a .beads/issues.jsonl file (or the folder holding .beads/); project beads-FOLDER\n" +
+			"  backlog-md  a Backlog.md backlog/ folder (or the folder holding it); project backlog-FOLDER\n" +
+			"--project names the source where its own name is missing or wrong.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of the board document and import nothing"},
+			&cli.StringFlag{Name: "from", Usage: "import one project from another tracker: " + strings.Join(importers.Formats(), ", ")},
+			&cli.StringFlag{Name: "project", Usage: "with --from: the source's name (github: OWNER/REPO; beads, backlog-md: the folder name to use)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("schema") {
-				if c.NArg() != 0 {
-					return errs.Invalidf("board import --schema takes no FILE")
+				if c.NArg() != 0 || c.IsSet("from") {
+					return errs.Invalidf("board import --schema takes no FILE and no --from")
 				}
 				return env.printSchema(formats.BoardSchema)
+			}
+			if from := c.String("from"); c.IsSet("from") {
+				return boardImportFrom(env, c, from)
+			}
+			if c.IsSet("project") {
+				return errs.Invalidf("--project names the source of --from; a board document names its own projects")
 			}
 			if c.NArg() != 1 {
 				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
@@ -113,6 +131,129 @@ func boardExportCommand(env *Env) *cli.Command {
 			})
 		},
 	}
+}
+
+// boardImportFrom converts one source of another tracker into a project and puts it on the board.
+func boardImportFrom(env *Env, c *cli.Context, from string) error {
+	if c.NArg() != 1 && !(from == "github" && c.NArg() > 1) {
+		return errs.Invalidf("board import --from %s needs exactly one SOURCE, got %d arguments", from, c.NArg())
+	}
+	src, name := c.Args().First(), c.String("project")
+	var pb *board.ProjectBoard
+	var err error
+	switch from {
+	case "github":
+		var files []importers.File
+		for _, a := range c.Args().Slice() {
+			data, file, err := readSource(env, a)
+			if err != nil {
+				return err
+			}
+			files = append(files, importers.File{Name: file, Data: data})
+		}
+		pb, err = importers.GitHubFiles(files, name)
+	case "beads":
+		file := src
+		if src != "-" {
+			if file, err = beadsFile(src); err != nil {
+				return err
+			}
+			if name == "" {
+				name = beadsName(file)
+			}
+		} else if name == "" {
+			return errs.Invalidf("beads from standard input has no folder to name the project; pass --project NAME")
+		}
+		var data []byte
+		if data, file, err = readSource(env, file); err != nil {
+			return err
+		}
+		pb, err = importers.Beads(file, data, name)
+	case "backlog-md":
+		if src == "-" {
+			return errs.Invalidf("backlog-md reads a folder (backlog/ or the folder holding it), not standard input")
+		}
+		pb, err = importers.BacklogMD(src, name)
+	default:
+		return errs.Invalidf("--from %q is not one of %s", from, strings.Join(importers.Formats(), ", "))
+	}
+	if err != nil {
+		return err
+	}
+	ws, err := env.Workspace()
+	if err != nil {
+		return err
+	}
+	res, err := board.ImportProject(ws, pb)
+	if err != nil {
+		return err
+	}
+	return env.Render(res, func(w io.Writer) error {
+		verb := "added"
+		if res.Replaced {
+			verb = "replaced"
+		}
+		fmt.Fprintf(w, "%s project %s (%s): %d cards, %d notes, %d workpad items, %d artifacts, %d memory entries; board revision %d, %d projects\n",
+			verb, res.Project, res.Title, res.Cards, res.Events, res.Workpads, res.Artifacts, res.Memory, res.Revision, res.Projects)
+		return nil
+	})
+}
+
+// readSource reads a source file, or standard input for -, bounded like a board document.
+func readSource(env *Env, src string) ([]byte, string, error) {
+	const max = 1 << 30
+	var in io.Reader = env.Stdin
+	name := "standard input"
+	if src != "-" {
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, src, errs.Wrap(errs.Invalid, err, "board import")
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return nil, src, errs.Invalidf("board import: %s is a directory, not a file", src)
+		}
+		in, name = f, src
+	}
+	data, err := io.ReadAll(io.LimitReader(in, max+1))
+	if err != nil {
+		return nil, name, errs.Wrap(errs.Invalid, err, "read %s", name)
+	}
+	if len(data) > max {
+		return nil, name, errs.Invalidf("%s is larger than %d bytes", name, max)
+	}
+	return data, name, nil
+}
+
+// beadsFile finds issues.jsonl: the file given, or inside the .beads folder given or held by the
+// folder given.
+func beadsFile(src string) (string, error) {
+	st, err := os.Stat(src)
+	if err != nil {
+		return "", errs.Wrap(errs.Invalid, err, "board import")
+	}
+	if !st.IsDir() {
+		return src, nil
+	}
+	for _, p := range []string{filepath.Join(src, ".beads", "issues.jsonl"), filepath.Join(src, "issues.jsonl")} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", errs.Invalidf("board import: %s holds no .beads/issues.jsonl", src)
+}
+
+// beadsName is the name of the folder that holds .beads/ (or the file's folder elsewhere).
+func beadsName(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	dir := filepath.Dir(abs)
+	if filepath.Base(dir) == ".beads" {
+		dir = filepath.Dir(dir)
+	}
+	return filepath.Base(dir)
 }
 
 func boardSearchCommand(env *Env) *cli.Command {

@@ -29,7 +29,7 @@ var examples = map[string][]string{
 	"space add-comment":       {"cairn --user alice --task 7 space add-comment 'switched the UI only'", "cairn --user alice --task 7 space add-comment --kind result -"},
 	"space reindex":           {"cairn space reindex"},
 	"space search":            {"cairn --user alice --task 7 space search 認証 migration", "cairn --user alice --task 7 space search --around comment:42 --context 3"},
-	"board import":            {"cairn board import board.json", "cairn board import --schema"},
+	"board import":            {"cairn board import board.json", "gh issue list --state all --json number,title,body,labels,state,comments,createdAt,updatedAt,closedAt,milestone,assignees,url | cairn board import --from github -", "cairn board import --from beads .beads/issues.jsonl", "cairn board import --from backlog-md backlog", "cairn board import --schema"},
 	"board export":            {"cairn board export --output board.json"},
 	"board search":            {"cairn board search 'rate limit' #backend", "cairn board search migration --project p1 --sources card,note --limit 5"},
 	"tools list":              {"cairn tools list", "cairn --json tools list"},
