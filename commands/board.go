@@ -89,8 +89,13 @@ func boardImportCommand(env *Env) *cli.Command {
 				return err
 			}
 			return env.Render(res, func(w io.Writer) error {
-				fmt.Fprintf(w, "imported board revision %d: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
-					res.Revision, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
+				rev := fmt.Sprint(res.Revision)
+				if res.DocumentRevision != res.Revision {
+					// a re-import: the stored revision moves past the board it replaced
+					rev = fmt.Sprintf("%d (the document says %d; the board had it already)", res.Revision, res.DocumentRevision)
+				}
+				fmt.Fprintf(w, "imported board revision %s: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
+					rev, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
 				return nil
 			})
 		},
