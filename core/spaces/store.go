@@ -107,6 +107,12 @@ var migrations = []string{
 		title      TEXT NOT NULL DEFAULT '',
 		created_at TEXT NOT NULL DEFAULT ''
 	) WITHOUT ROWID;`,
+	// 5: the short-term index (short.go) of every comment that has an index text, built here from
+	// the stored index texts, so an existing file gains it when it is first opened. Contentless
+	// (the grams are derived, never shown), rows deleted by rowid, no positions kept.
+	`CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii');
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the

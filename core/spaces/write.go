@@ -249,6 +249,10 @@ func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
 			SELECT 'delete', j.value ->> 0, j.value ->> 1 FROM json_each(?) j`, string(doc)); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM comments_short WHERE rowid IN
+			(SELECT j.value ->> 0 FROM json_each(?) j WHERE j.value ->> 1 IS NOT NULL)`, string(doc)); err != nil {
+			return err
+		}
 	}
 	if len(f.order) > 0 {
 		doc, err := json.Marshal(f.order)
@@ -257,6 +261,10 @@ func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_fts(rowid, itext)
 			SELECT rid, itext FROM comments WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid`, string(doc)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_short(rowid, grams)
+			SELECT rid, `+shortGramsFunc+`(itext) FROM comments WHERE rid IN (SELECT value FROM json_each(?)) AND itext IS NOT NULL ORDER BY rid`, string(doc)); err != nil {
 			return err
 		}
 	}
@@ -559,7 +567,26 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 			return rep, fmt.Errorf("rebuild the search index: %w", err)
 		}
 	}
-	return rep, nil
+	return rep, rebuildShort(ctx, db)
+}
+
+// rebuildShort builds the short-term index again from the index texts; a file whose schema
+// predates it (reindex run by migration 3) has none yet, and migration 5 builds it.
+func rebuildShort(ctx context.Context, db execer) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'comments_short'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	for _, q := range []string{
+		`INSERT INTO comments_short(comments_short) VALUES ('delete-all')`,
+		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
+		`INSERT INTO comments_short(comments_short) VALUES ('optimize')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("rebuild the short-term index: %w", err)
+		}
+	}
+	return nil
 }
 
 // retitle recomputes the shown (redacted) title of every task.
