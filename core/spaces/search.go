@@ -436,6 +436,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 			if n <= s.ftsDriveMax {
 				from = `(SELECT rowid AS r FROM comments_short WHERE comments_short MATCH ` + arg(match) + `) f
 				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+				s.shortDriven++
 			}
 		}
 	}
