@@ -292,9 +292,10 @@ func (s *Store) prepareTexts(rec *record) error {
 	return nil
 }
 
-// commentIndexes are the secondary indexes of comments exactly as migration 1 creates them.
+// commentIndexes are the secondary indexes of comments exactly as migrations 1 and 5 create them.
 const commentIndexes = `CREATE INDEX comments_space_at ON comments(space, at_ns, idkey);
-	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);`
+	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);
+	CREATE INDEX comments_idkey ON comments(idkey);`
 
 // writeBulk writes every batch into a store that has no comments, in one transaction, and
 // builds both search indexes after the rows.
@@ -306,7 +307,7 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 	defer tx.Rollback()
 	// The two secondary indexes of comments are built once after the rows, from sorted keys,
 	// instead of being updated row by row; a task's comments get its space in one pass then.
-	for _, q := range []string{`DROP INDEX comments_space_at`, `DROP INDEX comments_task_at`} {
+	for _, q := range []string{`DROP INDEX comments_space_at`, `DROP INDEX comments_task_at`, `DROP INDEX comments_idkey`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return s.dbErr(err, "prepare import")
 		}
@@ -586,7 +587,9 @@ func (s *Store) AddComment(c Comment) (AddedComment, error) {
 	}
 	if c.ID == "" {
 		var next int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(CAST(substr(idkey, 2) AS INTEGER)), 0) + 1 FROM comments WHERE idkey LIKE 'n%'`).Scan(&next); err != nil {
+		// integer ids have the idkey n + 20 digits, so the largest is the last of that range in
+		// comments_idkey, one index step
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(CAST(substr((SELECT max(idkey) FROM comments WHERE idkey > 'n' AND idkey < 'o'), 2) AS INTEGER), 0) + 1`).Scan(&next); err != nil {
 			return AddedComment{}, s.dbErr(err, "assign comment id")
 		}
 		c.ID = ID(fmt.Sprint(next))
