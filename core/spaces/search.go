@@ -28,7 +28,8 @@ const (
 	DefaultLimit = 10
 	MaxLimit     = 30
 	MaxContext   = 5
-	// minMatchRunes is the shortest term the trigram index can match; shorter ones go through LIKE.
+	// minMatchRunes is the shortest term the trigram index can match; shorter ones are found
+	// through the short-term index (short.go) and tested with LIKE.
 	minMatchRunes = 3
 	// excerptBefore and excerptAfter bound an excerpt, in characters around the first matched term.
 	excerptBefore = 40
@@ -411,6 +412,32 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 		for _, t := range long {
 			where = append(where, `instr(lower(c.itext), `+arg(t)+`) > 0`)
+		}
+	}
+	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
+	// character or pair, with the same two plans as the trigram index above.
+	if len(long) == 0 && len(short) > 0 && !allLike {
+		var toks []string
+		for _, t := range short {
+			if tok, ok := shortToken(t); ok {
+				toks = append(toks, ftsPhrase(tok))
+			} else {
+				toks = nil
+				break
+			}
+		}
+		if toks != nil {
+			match := strings.Join(toks, " AND ")
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_short WHERE comments_short MATCH ? LIMIT ?)`,
+				match, s.ftsDriveMax+1).Scan(&n); err != nil {
+				return nil, s.dbErr(err, "search")
+			}
+			if n <= s.ftsDriveMax {
+				from = `(SELECT rowid AS r FROM comments_short WHERE comments_short MATCH ` + arg(match) + `) f
+				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+				s.shortDriven++
+			}
 		}
 	}
 	for _, t := range short {

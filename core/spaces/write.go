@@ -48,6 +48,11 @@ type record struct {
 	task    taskRec
 	comment Comment
 	at      time.Time
+	// set by prepareTexts (prepared): what a comment or task stores besides its fields
+	prepared     bool
+	attJSON      string
+	itext, dtext sql.NullString
+	dtitle       string
 }
 
 type spaceRec struct {
@@ -173,58 +178,51 @@ func jsonMsg(err error) string {
 
 // Import loads the JSON Lines of the space import format (docs/formats.md) from r (size bytes, for progress; 0 if unknown). Records are
 // upserted by id, so importing the same file twice changes nothing; they may come in any order.
-// A bad line is reported by number and the others still load, BatchSize records per transaction.
+// A bad line is reported by number and the others still load.
+//
+// Lines are read, parsed, folded and redacted on one goroutine while another writes the
+// previous batch, so the two cores work at once. Into a store with comments, BatchSize records
+// go in per transaction, each keeping both search indexes in step. Into a store with no
+// comments yet (a first import, the common case of a large one) everything is written in one
+// transaction and the search indexes are built once after the rows (SPEC §5.1): several times
+// less index work than adding to them batch by batch, and a crash leaves the empty store.
 func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport, error) {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	rep := ImportReport{BadLines: []BadLine{}}
-	br := bufio.NewReaderSize(r, 1<<20)
-	var batch []record
-	var done int64
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := s.writeBatch(ctx, batch, &rep); err != nil {
-			return err
-		}
-		batch = batch[:0]
-		if progress != nil {
-			progress(done, size)
-		}
-		return nil
+	var empty bool
+	if err := s.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM comments)`).Scan(&empty); err != nil {
+		return rep, s.dbErr(err, "count comments")
 	}
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			done += int64(len(line))
-			rep.Lines++
-			if rep.Lines == 1 {
-				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
+	batches := make(chan parsedBatch, 2)
+	var read readReport
+	go func() {
+		defer close(batches)
+		read = s.readBatches(ctx, r, batches)
+	}()
+	var err error
+	if empty {
+		// the reader's error is read once batches is closed, so a failed read commits nothing
+		err = s.writeBulk(ctx, batches, &rep, size, progress, func() error { return read.err })
+	} else {
+		for b := range batches {
+			if err = s.writeBatch(ctx, b.recs, &rep); err != nil {
+				break
 			}
-			trimmed := strings.TrimSpace(string(line))
-			if trimmed != "" {
-				rec, perr := parseLine([]byte(trimmed))
-				if perr != nil {
-					rep.BadLines = append(rep.BadLines, BadLine{Line: rep.Lines, Message: perr.Error()})
-				} else {
-					batch = append(batch, rec)
-					if len(batch) >= BatchSize {
-						if ferr := flush(); ferr != nil {
-							return rep, ferr
-						}
-					}
-				}
+			if progress != nil {
+				progress(b.done, size)
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return rep, fmt.Errorf("read line %d: %w", rep.Lines+1, err)
-		}
 	}
-	if err := flush(); err != nil {
+	if err != nil {
+		cancel()
+		for range batches { // let the reader stop
+		}
 		return rep, err
+	}
+	rep.Lines, rep.BadLines = read.lines, append(rep.BadLines, read.bad...)
+	if read.err != nil {
+		return rep, read.err
 	}
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM comments c WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task)`).Scan(&rep.OrphanComments); err != nil {
 		return rep, s.dbErr(err, "count comments without a task")
@@ -235,10 +233,161 @@ func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport
 	return rep, nil
 }
 
+// parsedBatch is up to BatchSize records ready to write, and how many bytes were read after it.
+type parsedBatch struct {
+	recs []record
+	done int64
+}
+
+// readReport is what reading the lines found: their number, the bad ones, a read error.
+type readReport struct {
+	lines int
+	bad   []BadLine
+	err   error
+}
+
+// readBatches reads, parses and prepares the texts of every line of r, sending them in batches
+// until r ends or ctx is cancelled.
+func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedBatch) (rr readReport) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var batch []record
+	var done int64
+	send := func() bool {
+		if len(batch) == 0 {
+			return true
+		}
+		select {
+		case out <- parsedBatch{recs: batch, done: done}:
+			batch = make([]record, 0, BatchSize)
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			done += int64(len(line))
+			rr.lines++
+			if rr.lines == 1 {
+				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
+			}
+			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+				rec, perr := parseLine(trimmed)
+				if perr != nil {
+					rr.bad = append(rr.bad, BadLine{Line: rr.lines, Message: perr.Error()})
+				} else {
+					if perr := s.prepareTexts(&rec); perr != nil {
+						rr.err = perr
+						return rr
+					}
+					batch = append(batch, rec)
+					if len(batch) >= BatchSize && !send() {
+						return rr
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rr.err = fmt.Errorf("read line %d: %w", rr.lines+1, err)
+			return rr
+		}
+	}
+	send()
+	return rr
+}
+
+// prepareTexts computes what a record stores besides its fields: a comment's attachments as
+// JSON and its index and display texts, a task's shown title.
+func (s *Store) prepareTexts(rec *record) error {
+	switch rec.kind {
+	case "comment":
+		c := &rec.comment
+		att := c.Attachments
+		if att == nil {
+			att = []string{}
+		}
+		attJSON, err := json.Marshal(att)
+		if err != nil {
+			return fmt.Errorf("encode attachments: %w", err)
+		}
+		rec.attJSON = string(attJSON)
+		if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
+			rec.itext = sql.NullString{String: t, Valid: true}
+			rec.dtext = sql.NullString{String: d, Valid: true}
+		}
+	case "task":
+		rec.dtitle = TitleText(s.redactor, rec.task.Title)
+	}
+	rec.prepared = true
+	return nil
+}
+
+// commentIndexes are the secondary indexes of comments exactly as migrations 1 and 5 create them.
+const commentIndexes = `CREATE INDEX comments_space_at ON comments(space, at_ns, idkey);
+	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);
+	CREATE INDEX comments_idkey ON comments(idkey);`
+
+// writeBulk writes every batch into a store that has no comments, in one transaction, and
+// builds both search indexes after the rows.
+func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *ImportReport, size int64, progress Progress, readErr func() error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.dbErr(err, "begin import")
+	}
+	defer tx.Rollback()
+	// The two secondary indexes of comments are built once after the rows, from sorted keys,
+	// instead of being updated row by row; a task's comments get its space in one pass then.
+	for _, q := range []string{`DROP INDEX comments_space_at`, `DROP INDEX comments_task_at`, `DROP INDEX comments_idkey`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return s.dbErr(err, "prepare import")
+		}
+	}
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		return s.dbErr(err, "prepare import")
+	}
+	defer w.close()
+	w.bulk = true
+	for b := range batches {
+		if err := s.writeRecords(ctx, w, b.recs, rep); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(b.done, size)
+		}
+	}
+	if err := readErr(); err != nil {
+		return err
+	}
+	importStep("rows")
+	for _, q := range []string{
+		`UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task AND comments.space <> t.space`,
+		commentIndexes,
+		`INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`,
+		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return s.dbErr(err, "build the search index")
+		}
+	}
+	importStep("index")
+	if err := tx.Commit(); err != nil {
+		return s.dbErr(err, "commit import")
+	}
+	return nil
+}
+
 // writer holds the prepared statements of one write transaction and the index changes it owes.
 type writer struct {
 	space, member, task, taskComments, comment, old *sql.Stmt
 	fts                                             ftsSync
+	// bulk: the search indexes are built after the rows (writeBulk), so none of their changes
+	// are collected
+	bulk bool
 }
 
 // ftsSync collects the index changes of one transaction and applies them in two statements at
@@ -283,6 +432,10 @@ func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
 			SELECT 'delete', j.value ->> 0, j.value ->> 1 FROM json_each(?) j`, string(doc)); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM comments_short WHERE rowid IN
+			(SELECT j.value ->> 0 FROM json_each(?) j WHERE j.value ->> 1 IS NOT NULL)`, string(doc)); err != nil {
+			return err
+		}
 	}
 	if len(f.order) > 0 {
 		doc, err := json.Marshal(f.order)
@@ -291,6 +444,10 @@ func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_fts(rowid, itext)
 			SELECT rid, itext FROM comments WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid`, string(doc)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_short(rowid, grams)
+			SELECT rid, `+shortGramsFunc+`(itext) FROM comments WHERE rid IN (SELECT value FROM json_each(?)) AND itext IS NOT NULL ORDER BY rid`, string(doc)); err != nil {
 			return err
 		}
 	}
@@ -340,34 +497,35 @@ func (w *writer) close() {
 
 // putComment upserts one comment with its index and display texts.
 func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Time) error {
-	att := c.Attachments
-	if att == nil {
-		att = []string{}
+	rec := record{kind: "comment", comment: c, at: at}
+	if err := s.prepareTexts(&rec); err != nil {
+		return err
 	}
-	attJSON, err := json.Marshal(att)
-	if err != nil {
-		return fmt.Errorf("encode attachments: %w", err)
-	}
-	var itext, dtext sql.NullString
-	if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
-		itext = sql.NullString{String: t, Valid: true}
-		dtext = sql.NullString{String: d, Valid: true}
-	}
+	return putPrepared(ctx, w, &rec)
+}
+
+// putPrepared upserts one comment whose texts prepareTexts computed.
+func putPrepared(ctx context.Context, w *writer, rec *record) error {
+	c := &rec.comment
 	var oldRID int64
 	var old sql.NullString
 	existed := true
-	if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
+	if w.bulk {
+		existed = false
+	} else if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
 		existed = false
 	} else if err != nil {
 		return err
 	}
 	var rid int64
-	err = w.comment.QueryRowContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
-		c.Author, formatTime(at), at.UnixNano(), c.Body, string(attJSON), itext, dtext).Scan(&rid)
+	err := w.comment.QueryRowContext(ctx, string(c.ID), idKey(c.ID), string(c.Task), c.Kind, c.ProgressType, c.ToolName,
+		c.Author, formatTime(rec.at), rec.at.UnixNano(), c.Body, rec.attJSON, rec.itext, rec.dtext).Scan(&rid)
 	if err != nil {
 		return err
 	}
-	w.fts.note(rid, existed, old, itext)
+	if !w.bulk {
+		w.fts.note(rid, existed, old, rec.itext)
+	}
 	return nil
 }
 
@@ -383,7 +541,28 @@ func (s *Store) writeBatch(ctx context.Context, batch []record, rep *ImportRepor
 		return s.dbErr(err, "prepare import")
 	}
 	defer w.close()
-	for _, rec := range batch {
+	if err := s.writeRecords(ctx, w, batch, rep); err != nil {
+		return err
+	}
+	if err := w.fts.flush(ctx, tx); err != nil {
+		return s.dbErr(err, "update the search index")
+	}
+	if err := tx.Commit(); err != nil {
+		return s.dbErr(err, "commit import")
+	}
+	return nil
+}
+
+// writeRecords writes records with w.
+func (s *Store) writeRecords(ctx context.Context, w *writer, batch []record, rep *ImportReport) error {
+	var err error
+	for i := range batch {
+		rec := &batch[i]
+		if !rec.prepared {
+			if err := s.prepareTexts(rec); err != nil {
+				return err
+			}
+		}
 		switch rec.kind {
 		case "space":
 			_, err = w.space.ExecContext(ctx, string(rec.space.ID), rec.space.Name, rec.space.Owner)
@@ -397,24 +576,18 @@ func (s *Store) writeBatch(ctx context.Context, batch []record, rep *ImportRepor
 				parent = string(rec.task.Parent)
 			}
 			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt,
-				TitleText(s.redactor, rec.task.Title))
-			if err == nil {
+				rec.dtitle)
+			if err == nil && !w.bulk {
 				_, err = w.taskComments.ExecContext(ctx, string(rec.task.Space), string(rec.task.ID))
 			}
 			rep.Tasks++
 		case "comment":
-			err = s.putComment(ctx, w, rec.comment, rec.at)
+			err = putPrepared(ctx, w, rec)
 			rep.Comments++
 		}
 		if err != nil {
 			return s.dbErr(err, "import "+rec.kind)
 		}
-	}
-	if err := w.fts.flush(ctx, tx); err != nil {
-		return s.dbErr(err, "update the search index")
-	}
-	if err := tx.Commit(); err != nil {
-		return s.dbErr(err, "commit import")
 	}
 	return nil
 }
@@ -448,7 +621,9 @@ func (s *Store) AddComment(c Comment) (AddedComment, error) {
 	}
 	if c.ID == "" {
 		var next int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(CAST(substr(idkey, 2) AS INTEGER)), 0) + 1 FROM comments WHERE idkey LIKE 'n%'`).Scan(&next); err != nil {
+		// integer ids have the idkey n + 20 digits, so the largest is the last of that range in
+		// comments_idkey, one index step
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(CAST(substr((SELECT max(idkey) FROM comments WHERE idkey > 'n' AND idkey < 'o'), 2) AS INTEGER), 0) + 1`).Scan(&next); err != nil {
 			return AddedComment{}, s.dbErr(err, "assign comment id")
 		}
 		c.ID = ID(fmt.Sprint(next))
@@ -593,7 +768,26 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 			return rep, fmt.Errorf("rebuild the search index: %w", err)
 		}
 	}
-	return rep, nil
+	return rep, rebuildShort(ctx, db)
+}
+
+// rebuildShort builds the short-term index again from the index texts; a file whose schema
+// predates it (reindex run by migration 3) has none yet, and migration 5 builds it.
+func rebuildShort(ctx context.Context, db execer) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'comments_short'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	for _, q := range []string{
+		`INSERT INTO comments_short(comments_short) VALUES ('delete-all')`,
+		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
+		`INSERT INTO comments_short(comments_short) VALUES ('optimize')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("rebuild the short-term index: %w", err)
+		}
+	}
+	return nil
 }
 
 // retitle recomputes the shown (redacted) title of every task.

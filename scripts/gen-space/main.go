@@ -2,7 +2,8 @@
 // go run ./scripts/gen-space -comments 200000 -out FILE
 // Two spaces (90% of the comments in sp1, whose member is "bench"), tasks of 100 comments, every
 // comment kind, Japanese and English text; a fraction -rare of the comments (0.1%) carries the rare
-// term "kumquat", and about one in five the common four-character term "ログイン".
+// term "kumquat", and about one in five the common four-character term "ログイン". With -words 40
+// every body has 40 words (about 470 bytes) and the rare comments also carry "稀有".
 package main
 
 import (
@@ -39,6 +40,7 @@ func main() {
 	rare := flag.Float64("rare", 0.001, "fraction of comments carrying the rare term")
 	out := flag.String("out", "", "output file (default: standard output)")
 	seed := flag.Int64("seed", 1, "random seed")
+	nwords := flag.Int("words", 0, "words in every comment body (0: 8 to 37, tool calls a short command); with it the rare comments also carry the two-character term 稀有")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	if *out != "" {
@@ -91,7 +93,11 @@ func main() {
 			r -= c.weight
 		}
 		var b strings.Builder
-		for j, m := 0, 8+rng.Intn(30); j < m; j++ {
+		m := 8 + rng.Intn(30)
+		if *nwords > 0 {
+			m = *nwords
+		}
+		for j := 0; j < m; j++ {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
@@ -102,13 +108,16 @@ func main() {
 		}
 		if i%rareEvery == rareEvery/2 {
 			b.WriteString(" kumquat")
+			if *nwords > 0 {
+				b.WriteString(" 稀有")
+			}
 		}
 		c := map[string]any{"type": "comment", "id": i + 1, "task": task, "kind": k.kind, "author": []string{"user", "agent"}[rng.Intn(2)],
 			"created_at": start.Add(time.Duration(i)*time.Minute + time.Duration(rng.Intn(50))*time.Second).Format(time.RFC3339), "body": b.String()}
 		if k.progress != "" {
 			c["progress_type"] = k.progress
 		}
-		if k.progress == "tool" {
+		if k.progress == "tool" && *nwords == 0 {
 			c["tool_name"] = tools[rng.Intn(len(tools))]
 			c["body"] = fmt.Sprintf(`{"command":"grep -r %s ."}`, words[rng.Intn(len(words))])
 		}

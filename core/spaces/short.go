@@ -1,0 +1,95 @@
+package spaces
+
+import (
+	"database/sql/driver"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"modernc.org/sqlite"
+)
+
+// The short-term index (SPEC §5.3): the trigram index cannot match a term of one or two
+// characters, and testing every comment of a space with LIKE costs time in proportion to the
+// space. comments_short is a contentless FTS5 table with one row per comment that has an index
+// text (rowid = comments.rid). Its document is every distinct character and every distinct pair
+// of neighbouring characters of the index text, each spelt as the hex digits of its UTF-8 bytes
+// (so the ascii tokenizer keeps it whole and nothing is folded twice), pairs with white space
+// left out: a query term never holds white space. A search asks the index for the rows holding
+// the term's token and tests the term on each with the same LIKE the walk uses, so the index only
+// chooses which rows are tested, never what matches.
+
+// shortGramsFunc is the SQL name of shortGrams, registered for every connection.
+const shortGramsFunc = "cairn_short_grams"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(shortGramsFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case nil:
+			return nil, nil
+		case string:
+			return shortGrams(v), nil
+		case []byte:
+			return shortGrams(string(v)), nil
+		default:
+			return nil, nil
+		}
+	})
+}
+
+// gramSet is a reusable set of the grams already written for one text.
+type gramSet map[uint64]struct{}
+
+var gramSets = sync.Pool{New: func() any { return gramSet{} }}
+
+// shortGrams is the short-term index document of an index text: its distinct characters and
+// distinct pairs of characters (without white space), as space-separated tokens (shortToken).
+func shortGrams(itext string) string {
+	seen := gramSets.Get().(gramSet)
+	defer func() {
+		clear(seen)
+		gramSets.Put(seen)
+	}()
+	var b strings.Builder
+	b.Grow(len(itext) * 3)
+	var buf [2 * utf8.UTFMax]byte
+	prev, prevSize := rune(-1), 0
+	add := func(key uint64, gram []byte) {
+		if _, ok := seen[key]; ok {
+			return
+		}
+		seen[key] = struct{}{}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		var h [4 * utf8.UTFMax]byte
+		n := hex.Encode(h[:], gram)
+		b.Write(h[:n])
+	}
+	for _, r := range itext {
+		if unicode.IsSpace(r) {
+			prev, prevSize = -1, 0
+			continue
+		}
+		size := utf8.EncodeRune(buf[prevSize:], r)
+		add(uint64(r)<<32|0xffffffff, buf[prevSize:prevSize+size])
+		if prev >= 0 {
+			add(uint64(prev)<<32|uint64(r), buf[:prevSize+size])
+		}
+		copy(buf[:], buf[prevSize:prevSize+size])
+		prev, prevSize = r, size
+	}
+	return b.String()
+}
+
+// shortToken is the index token of a term of one or two characters, and false when the index
+// cannot answer for it (white space in it, or another length): then the LIKE walk does.
+func shortToken(term string) (string, bool) {
+	n := utf8.RuneCountInString(term)
+	if n < 1 || n > 2 || strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
+		return "", false
+	}
+	return hex.EncodeToString([]byte(term)), true
+}

@@ -1,0 +1,177 @@
+package spaces
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestShortGrams(t *testing.T) {
+	// every distinct character and pair once, no pair across white space
+	got := shortGrams("abab 稀有 a")
+	want := "61 62 6162 6261 e7a880 e69c89 e7a880e69c89"
+	if got != want {
+		t.Errorf("shortGrams = %q, want %q", got, want)
+	}
+	for term, tok := range map[string]string{"a": "61", "ab": "6162", "稀有": "e7a880e69c89"} {
+		if got, ok := shortToken(term); !ok || got != tok {
+			t.Errorf("shortToken(%q) = %q %v, want %q", term, got, ok, tok)
+		}
+	}
+	for _, term := range []string{"", "abc", "a b"} {
+		if _, ok := shortToken(term); ok {
+			t.Errorf("shortToken(%q) answered", term)
+		}
+	}
+}
+
+// shortRows is the number of rows of the short-term index, and of comments with an index text.
+func shortRows(t *testing.T, st *Store) (index, texts int) {
+	t.Helper()
+	if err := st.db.QueryRow(`SELECT count(*) FROM comments_short`).Scan(&index); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.db.QueryRow(`SELECT count(*) FROM comments WHERE itext IS NOT NULL`).Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	return index, texts
+}
+
+// TestShortIndexEqualsLike: terms of one or two characters found through the short-term index
+// give exactly what the LIKE walk gives, after a first (bulk) import, a re-import that changes
+// and removes index texts, add-comment and reindex; and the index drives those searches.
+func TestShortIndexEqualsLike(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(7))
+	alphabet := []string{"a", "b", "A", "Ａ", "ab", "認", "証", "認証", "ー", "%", "_", `\`, `"`, "*", "(", "OR", " ", " ", "\u3000", "ß", "ss", "é", "İ", "ı", "k", "K", "稀", "有", "\n"}
+	word := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		return b.String()
+	}
+	kinds := []string{"request", "result", "comment", "ask", "progress"}
+	doc := func(n int) string {
+		lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+		for i := 0; i < n; i++ {
+			b, _ := json.Marshal(word(1 + rng.Intn(12)))
+			lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%s}`,
+				rng.Intn(n+n/2), 2+rng.Intn(2), kinds[rng.Intn(len(kinds))], rng.Intn(60), rng.Intn(60), b))
+		}
+		// task 3 comes after its comments
+		lines = append(lines, `{"type":"task","id":3,"space":"s","title":"late"}`)
+		return strings.Join(lines, "\n")
+	}
+	check := func(stage string) {
+		t.Helper()
+		st, err := OpenRead(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if index, texts := shortRows(t, st); index != texts {
+			t.Fatalf("%s: short-term index has %d rows for %d index texts", stage, index, texts)
+		}
+		for i := 0; i < 300; i++ {
+			q := word(1 + rng.Intn(3))
+			if rng.Intn(4) == 0 {
+				q += " " + word(1)
+			}
+			if strings.TrimSpace(q) == "" {
+				continue
+			}
+			in := SearchInput{Query: q, Limit: 1 + rng.Intn(MaxLimit)}
+			if err := in.validate(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.search("o", "1", in, false)
+			if err != nil {
+				t.Fatalf("%s: query %q: %v", stage, q, err)
+			}
+			want, err := st.search("o", "1", in, true)
+			if err != nil {
+				t.Fatalf("%s: query %q (LIKE): %v", stage, q, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: query %q: index %v != LIKE %v", stage, q, refs(got), refs(want))
+			}
+		}
+		if st.shortDriven == 0 {
+			t.Errorf("%s: no search was driven from the short-term index", stage)
+		}
+	}
+	importText(t, ws, doc(400)) // into an empty store: the bulk path
+	check("first import")
+	importText(t, ws, doc(400)) // changes, adds and removes index texts batch by batch
+	check("re-import")
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		c := Comment{ID: ID(fmt.Sprint(rng.Intn(700))), Task: "2", Kind: kinds[rng.Intn(len(kinds))], Author: "a", CreatedAt: "2026-01-02T00:00:00Z", Body: word(1 + rng.Intn(8))}
+		if _, err := st.AddComment(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	check("add-comment")
+	st, err = Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.db.Exec(`INSERT INTO comments_short(comments_short) VALUES ('delete-all')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Reindex(nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	check("reindex")
+}
+
+// A file of schema version 4 gains the short-term index, built from its index texts, when it
+// is first opened.
+func TestShortIndexMigration(t *testing.T) {
+	ws := newWorkspace(t)
+	// write the rows the way cairn at schema 4 did: SQL alone, the trigram index in step
+	old, err := openPath(Path(ws), time.Second, migrations[:4], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, '稀有な件', '稀有な件', '稀有な件'),
+			('6', 'n6', '2', 's', 'request', '2026-01-01T00:00:01Z', 1, 'other', 'other', 'other');
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	st, err := OpenRead(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if index, texts := shortRows(t, st); index != 2 || texts != 2 {
+		t.Fatalf("after migration: %d index rows for %d texts", index, texts)
+	}
+	for q, want := range map[string][]string{"稀有": {"comment:5"}, "有": {"comment:5"}, "th": {"comment:6"}, "zz": nil} {
+		in := SearchInput{Query: q}
+		in.validate()
+		a, err := st.search("o", "1", in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refs(a); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%q after migration: %v, want %v", q, got, want)
+		}
+	}
+	if st.shortDriven != 4 {
+		t.Errorf("%d of 4 searches driven from the short-term index", st.shortDriven)
+	}
+}
