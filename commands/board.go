@@ -92,7 +92,7 @@ func boardImportCommand(env *Env) *cli.Command {
 				rev := fmt.Sprint(res.Revision)
 				if res.DocumentRevision != res.Revision {
 					// a re-import: the stored revision moves past the board it replaced
-					rev = fmt.Sprintf("%d (the document says %d; the board had it already)", res.Revision, res.DocumentRevision)
+					rev = fmt.Sprintf("%d (the document says %d: the revision only moves forward)", res.Revision, res.DocumentRevision)
 				}
 				fmt.Fprintf(w, "imported board revision %s: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
 					rev, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
