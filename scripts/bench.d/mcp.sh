@@ -17,9 +17,11 @@ mcp_demo="$BENCH_DIR/mcp-demo-ws"
 rm -rf "$mcp_demo"; cp -r fixtures/demo "$mcp_demo"
 mcp_log="$BENCH_DIR/tasklog-10k.jsonl"
 if [ ! -f "$mcp_log" ]; then
-  # 10,000 TaskCreate calls, each with its answer, then a status change of every tenth task.
-  rm -f "$mcp_log"
-  for i in $(seq 10000); do "$CAIRN" -C "$mcp_demo" --session "$mcp_log" task create "task $i of the benchmark log" >/dev/null; done
+  # 10,000 TaskCreate calls, and a TaskUpdate completing one task in ten.
+  awk 'BEGIN { for (i = 1; i <= 10000; i++) {
+    printf "{\"type\":\"tool_call\",\"id\":\"c%d\",\"name\":\"TaskCreate\",\"arguments\":{\"subject\":\"task %d of the benchmark log\",\"description\":\"step %d: check the cache index and the login screen\"},\"at\":\"2026-11-01T09:00:00.000Z\"}\n", i, i, i
+    if (i % 10 == 0) printf "{\"type\":\"tool_call\",\"id\":\"u%d\",\"name\":\"TaskUpdate\",\"arguments\":{\"taskid\":%d,\"status\":\"completed\"},\"at\":\"2026-11-01T09:00:01.000Z\"}\n", i, i - 5
+  } }' >"$mcp_log"
 fi
 mcp_board="$BENCH_DIR/mcp-board-ws"
 if [ ! -f "$mcp_board/board/board.db" ]; then
