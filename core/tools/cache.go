@@ -57,6 +57,7 @@ func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
 		c.board = nil
 		return nil, err
 	}
+	_ = ix.EnableNarrowing() // kept for many calls: worth one pass over its text
 	c.board, c.boardWS = ix, ws
 	return ix, nil
 }
