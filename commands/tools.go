@@ -118,6 +118,8 @@ func mcpCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			tc.Cache = tools.NewCache() // one long-lived process: keep stores open between calls
+			defer tc.Cache.Close()
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			server := tools.NewMCPServer(tools.New(), version(), tc)

@@ -84,6 +84,9 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0),
 		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if opts.Index != nil {
+		// A daemon searches the same board many times: narrowing its scans is worth one pass over
+		// the text (a snapshot cut under it only leaves the scans unnarrowed until the reload).
+		_ = opts.Index.EnableNarrowing()
 		h.cur.Store(opts.Index)
 	}
 	if h.tc.Board == nil {
@@ -320,6 +323,7 @@ func (h *Handler) index() (*board.Index, error) {
 		return nil, err
 	}
 	h.reloadErr = nil
+	_ = fresh.EnableNarrowing()
 	h.cur.Store(fresh)
 	h.reloads.Add(1)
 	st := fresh.Stats()

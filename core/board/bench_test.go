@@ -59,8 +59,24 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	st := ix.Stats()
 	b.Logf("board: %d projects, %d cards, %d memory entries, %d fields, %d bytes of folded text; origs %d, shifts %d", st.Projects, st.Cards, st.Memory, st.Fields, st.TextBytes, len(ix.origs), len(ix.shifts))
+	for _, tc := range benchQueries() {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ix.Search(ws.Config.Board, tc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchQueries are the searches both benchmarks run.
+func benchQueries() []struct {
+	name string
+	in   SearchInput
+} {
 	p1 := "p1"
-	for _, tc := range []struct {
+	return []struct {
 		name string
 		in   SearchInput
 	}{
@@ -69,14 +85,38 @@ func BenchmarkSearch(b *testing.B) {
 		{"all/two-terms", SearchInput{Query: "迁移 timeout"}},
 		{"all/rare", SearchInput{Query: "TL-417"}},
 		{"project/迁移", SearchInput{Query: "迁移", ProjectID: &p1}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := ix.Search(ws.Config.Board, tc.in); err != nil {
-					b.Fatal(err)
+	}
+}
+
+// BenchmarkSearchNarrowed runs BenchmarkSearch's queries on an index with the narrowing index
+// of a daemon; each query alternates between the full scan and the narrowed one, so both are
+// measured in the same conditions.
+func BenchmarkSearchNarrowed(b *testing.B) {
+	ws := benchWorkspace(b)
+	full, err := Load(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	narrowed, err := Load(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := narrowed.EnableNarrowing(); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range benchQueries() {
+		for _, v := range []struct {
+			name string
+			ix   *Index
+		}{{"scan", full}, {"narrowed", narrowed}} {
+			b.Run(tc.name+"/"+v.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := v.ix.Search(ws.Config.Board, tc.in); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

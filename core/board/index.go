@@ -42,6 +42,8 @@ type Index struct {
 	// faulted is set when a search found them cut under it (see fault.go).
 	snap    mapRange
 	faulted atomic.Bool
+	// narrow, once EnableNarrowing built it, narrows the first term's scan (narrow.go).
+	narrow narrowPtr
 }
 
 // partialSet records which JSON files could not be read when the index was built.

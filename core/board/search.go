@@ -514,7 +514,7 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 			if ti == 0 && len(q.Tags) == 0 {
 				for _, p := range scope {
 					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
-					found = ix.scanParallel(&n, flo, fhi, found)
+					found = ix.scanNarrowed(&n, flo, fhi, found)
 				}
 			} else {
 				if ti == 0 {

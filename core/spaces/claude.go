@@ -372,9 +372,9 @@ func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 // imported from Claude Code, which belong to the local account: with a current task (--task, or
 // the Claude Code session when it was imported) its space without that task; with neither, every
 // Claude Code space of the local account, nothing excluded.
-func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open func(*workspace.Workspace) (*Store, func(), error)) (Answer, error) {
 	unavailable := Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}
-	st, err := OpenRead(ws)
+	st, release, err := open(ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return unavailable, nil
 	}
@@ -384,7 +384,7 @@ func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer
 	if err != nil {
 		return Answer{}, err
 	}
-	defer st.Close()
+	defer release()
 	ctx := context.Background()
 	if ok, err := st.hasFTS5(ctx); err != nil {
 		return Answer{}, err

@@ -247,6 +247,20 @@ func (in *SearchInput) validate() error {
 
 // SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3).
 func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	return searchWorkspaceTasks(ws, caller, in, openReader)
+}
+
+// openReader opens spaces.db for one search; release closes it again.
+func openReader(ws *workspace.Workspace) (st *Store, release func(), err error) {
+	if st, err = OpenRead(ws); err != nil {
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
+}
+
+// searchWorkspaceTasks is SearchWorkspaceTasks reading through open (a fresh store, or one a
+// Readers cache keeps open).
+func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput, open func(*workspace.Workspace) (*Store, func(), error)) (Answer, error) {
 	if err := in.validate(); err != nil {
 		return Answer{}, err
 	}
@@ -254,7 +268,7 @@ func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
 	}
 	if caller.User == "" {
-		return searchLocal(ws, caller, in)
+		return searchLocal(ws, caller, in, open)
 	}
 	if strings.TrimSpace(caller.Task) == "" {
 		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")
@@ -263,7 +277,7 @@ func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 	if err != nil {
 		return Answer{}, err
 	}
-	st, err := OpenRead(ws)
+	st, release, err := open(ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", current, FileName)
 	}
@@ -273,7 +287,7 @@ func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 	if err != nil {
 		return Answer{}, err
 	}
-	defer st.Close()
+	defer release()
 	if ok, err := st.hasFTS5(context.Background()); err != nil {
 		return Answer{}, err
 	} else if !ok {

@@ -134,7 +134,11 @@ func spaceTools() []*Tool {
 				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(_ context.Context, c Context, in spaceSearchInput) (any, error) {
-				ans, err := spaces.SearchWorkspaceTasks(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
+				search := spaces.SearchWorkspaceTasks
+				if c.Cache != nil {
+					search = c.Cache.spaces.SearchWorkspaceTasks
+				}
+				ans, err := search(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})
 				if err != nil {
 					return nil, err
@@ -174,6 +178,9 @@ func boardTools() []*Tool {
 					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
 				load := c.Board
+				if load == nil && c.Cache != nil {
+					load = func() (*board.Index, error) { return c.Cache.boardIndex(c.Workspace) }
+				}
 				if load == nil {
 					load = func() (*board.Index, error) { return board.Load(c.Workspace) }
 				}

@@ -62,6 +62,9 @@ func taskTools() []*Tool {
 				if err != nil {
 					return nil, err
 				}
+				if c.Cache != nil {
+					return c.Cache.taskList(s)
+				}
 				return s.List(tasks.Stop{}, nil)
 			}),
 		define("TaskGet",

@@ -38,6 +38,9 @@ type Context struct {
 	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
 	// board.Load (the snapshot) on each call.
 	Board func() (*board.Index, error)
+	// Cache, when set, keeps stores open and answers warm between calls (`cairn mcp`); nil opens
+	// everything on each call.
+	Cache *Cache
 }
 
 // Tool is one agent tool.

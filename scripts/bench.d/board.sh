@@ -59,3 +59,7 @@ CAIRN_BENCH_SCALE=$BOARD_SCALE go test ./core/board -run '^$' -bench '^Benchmark
 while IFS=$'\t' read -r name ms; do
   record "board search in memory, $name, scale $BOARD_SCALE" "Index.Search" "$(printf '%.2f' "$ms")" "-" "-" "-" "<= 5 ms"
 done <"$BENCH_DIR/.board-mem"
+
+echo "  narrowing index of cairn serve / cairn mcp (go test -bench BenchmarkSearchNarrowed, full scan and narrowed alternating):"
+CAIRN_BENCH_SCALE=$BOARD_SCALE go test ./core/board -run '^$' -bench '^BenchmarkSearchNarrowed$' -benchtime 200x 2>&1 |
+  awk '/^BenchmarkSearchNarrowed\// { name = $1; sub(/^BenchmarkSearchNarrowed\//, "", name); sub(/-[0-9]+$/, "", name); printf "  %-52s %9.2f ms\n", name, $3 / 1e6 }'

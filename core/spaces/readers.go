@@ -1,0 +1,106 @@
+package spaces
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Readers keeps spaces.db open between searches of a long-lived process (`cairn mcp`), so a call
+// does not open the database, read its schema and check its version again. It stays fresh: a
+// commit by another process is seen by the next read transaction (WAL readers look at the
+// write-ahead log each time one begins), and spaces.db replaced, removed or rewritten in place
+// (another identity, size or modification time) is opened anew. The zero value is ready to use;
+// it is safe for concurrent use.
+type Readers struct {
+	mu  sync.Mutex
+	cur *reader
+}
+
+// reader is one open store and the identity of the file it was opened from.
+type reader struct {
+	st    *Store
+	path  string
+	fi    os.FileInfo
+	users int
+	stale bool // replaced: closed when its last user is done
+}
+
+// sameVersion reports whether a and b are the same file with the same size and modification
+// time (identity by device and inode where the platform has them).
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// SearchWorkspaceTasks is the package's SearchWorkspaceTasks through the open store.
+func (r *Readers) SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	return searchWorkspaceTasks(ws, caller, in, r.open)
+}
+
+// Close closes the open store; a search still running keeps it until it is done.
+func (r *Readers) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.retire()
+}
+
+// retire drops the current reader, closing it now when nobody uses it. r.mu is held.
+func (r *Readers) retire() {
+	if old := r.cur; old != nil {
+		r.cur = nil
+		old.stale = true
+		if old.users == 0 {
+			old.st.Close()
+		}
+	}
+}
+
+// open hands out the cached store when spaces.db is still the file it was opened from, and
+// otherwise opens it (as OpenRead, with the same errors) and keeps it for the next call.
+func (r *Readers) open(ws *workspace.Workspace) (*Store, func(), error) {
+	if err := ws.CheckStore(FileName); err != nil {
+		return nil, nil, err
+	}
+	p := Path(ws)
+	fi, err := os.Stat(p)
+	if err != nil {
+		r.Close() // removed: nothing to keep
+		return nil, nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	r.mu.Lock()
+	if cur := r.cur; cur != nil && cur.path == p && sameVersion(cur.fi, fi) {
+		cur.users++
+		r.mu.Unlock()
+		return cur.st, r.releaser(cur), nil
+	}
+	r.retire()
+	r.mu.Unlock()
+	// fi was taken before opening: if the file changes in between, the next call sees a
+	// version that differs and opens it again.
+	st, err := OpenRead(ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		return st, func() { st.Close() }, nil // another call cached one meanwhile: use this once
+	}
+	cur := &reader{st: st, path: p, fi: fi, users: 1}
+	r.cur = cur
+	return st, r.releaser(cur), nil
+}
+
+// releaser ends one use of rd, closing it when it was retired meanwhile and this was the last use.
+func (r *Readers) releaser(rd *reader) func() {
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		rd.users--
+		if rd.stale && rd.users == 0 {
+			rd.st.Close()
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package spaces
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// Readers keeps one store open across searches and answers as SearchWorkspaceTasks does, seeing
+// a comment added through another connection and a spaces.db replaced by another file.
+func TestReadersStayOpenAndFresh(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	var r Readers
+	defer r.Close()
+	queries := []SearchInput{{Query: "design.md"}, {Query: "認証"}, {Query: "rate limit", Kind: "result"}, {Query: "差し替えのみ"}}
+	for _, in := range queries {
+		got, err := r.SearchWorkspaceTasks(ws, bob, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := search(t, ws, bob, in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: cached reader answered %v, a fresh one %v", in, refs(got), refs(want))
+		}
+	}
+	first := r.cur
+	if first == nil {
+		t.Fatal("no store kept open")
+	}
+	if _, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "design.md"}); err != nil || r.cur != first {
+		t.Fatalf("store opened again (%v) though spaces.db did not change", err)
+	}
+
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := st.AddComment(Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00Z", Body: "the zebrafinch plan"})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"})
+	if err != nil || !reflect.DeepEqual(refs(got), []string{added.Ref}) {
+		t.Fatalf("comment written through another connection: %v %v", refs(got), err)
+	}
+
+	// Replace spaces.db with a fresh import that lacks the comment.
+	data, err := os.ReadFile(fixturePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"", "-wal", "-shm"} {
+		os.Remove(Path(ws) + f)
+	}
+	importText(t, ws, string(data))
+	got, err = r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"})
+	if err != nil || len(refs(got)) != 0 {
+		t.Fatalf("answered from the removed spaces.db: %v %v", refs(got), err)
+	}
+	if r.cur == first {
+		t.Error("the store of the removed file is still kept")
+	}
+	for _, f := range []string{"", "-wal", "-shm"} {
+		os.Remove(Path(ws) + f)
+	}
+	if _, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"}); err == nil {
+		t.Error("no error once spaces.db is gone")
+	}
+}

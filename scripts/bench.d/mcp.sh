@@ -1,0 +1,38 @@
+# Warm faces (issue "Performance, round two"): per-call latency of `cairn mcp`, one long-lived
+# process, through the go-sdk MCP client spawning it as a command transport (scripts/mcpbench):
+# space search for a rare term (200,000 comments), memory search on the demo workspace, task list
+# on a log of 10,000 tasks, flowly_search on a board of scale 10. Target: p50 <= 1 ms, p99 <= 5 ms.
+MCP_N=${MCP_N:-1000}  # calls per face (MCP_TASK_N for the task list)
+mcpbench="$BENCH_DIR/mcpbench"
+go build -o "$mcpbench" ./scripts/mcpbench
+mcp_face() { "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
+
+mcp_space="$BENCH_DIR/mcp-space-ws"
+if [ ! -f "$mcp_space/spaces.db" ]; then
+  [ -f "$BENCH_DIR/space-200000.jsonl" ] || go run ./scripts/gen-space -comments 200000 -out "$BENCH_DIR/space-200000.jsonl"
+  rm -rf "$mcp_space"; "$CAIRN" init "$mcp_space" >/dev/null
+  "$CAIRN" -C "$mcp_space" space import "$BENCH_DIR/space-200000.jsonl" >/dev/null
+fi
+mcp_demo="$BENCH_DIR/mcp-demo-ws"
+rm -rf "$mcp_demo"; cp -r fixtures/demo "$mcp_demo"
+mcp_log="$BENCH_DIR/tasklog-10k.jsonl"
+if [ ! -f "$mcp_log" ]; then
+  # 10,000 TaskCreate calls, and a TaskUpdate completing one task in ten.
+  awk 'BEGIN { for (i = 1; i <= 10000; i++) {
+    printf "{\"type\":\"tool_call\",\"id\":\"c%d\",\"name\":\"TaskCreate\",\"arguments\":{\"subject\":\"task %d of the benchmark log\",\"description\":\"step %d: check the cache index and the login screen\"},\"at\":\"2026-11-01T09:00:00.000Z\"}\n", i, i, i
+    if (i % 10 == 0) printf "{\"type\":\"tool_call\",\"id\":\"u%d\",\"name\":\"TaskUpdate\",\"arguments\":{\"taskid\":%d,\"status\":\"completed\"},\"at\":\"2026-11-01T09:00:01.000Z\"}\n", i, i - 5
+  } }' >"$mcp_log"
+fi
+mcp_board="$BENCH_DIR/mcp-board-ws"
+if [ ! -f "$mcp_board/board/board.db" ]; then
+  [ -f "$BENCH_DIR/board-10.json" ] || go run ./scripts/gen-board -scale 10 -o "$BENCH_DIR/board-10.json"
+  rm -rf "$mcp_board"; "$CAIRN" init "$mcp_board" >/dev/null
+  "$CAIRN" -C "$mcp_board" board import "$BENCH_DIR/board-10.json" >/dev/null
+fi
+
+mcp_face -label "space search, rare term" -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C "$mcp_space" --user bench --task 0
+mcp_face -label "memory search, demo workspace" -tool MemorySearch -input '{"query":"session"}' -- -C "$mcp_demo"
+# The whole list is the answer (about 1.5 MB of JSON, sent as text and as structured content):
+# its calls are counted in seconds, so fewer of them.
+"$mcpbench" -cairn "$CAIRN" -n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log"
+mcp_face -label "flowly_search, scale 10" -tool flowly_search -input '{"query":"迁移"}' -- -C "$mcp_board" --card c1
