@@ -83,19 +83,33 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
-	staging := ws.Path(stagingName)
-	if err := discardStaging(ws); err != nil {
+	rev, err := replaceBoard(ws, b, b.revision)
+	if err != nil {
 		return nil, err
 	}
+	return &ImportResult{
+		Revision: rev, DocumentRevision: b.revision, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
+		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
+		Summaries: b.nSummary, Memory: b.nMemory,
+	}, nil
+}
+
+// replaceBoard writes b as the next generation of the board, at the revision nextRevision gives
+// for rev, and publishes it in one directory exchange; callers hold the exclusive board lock.
+func replaceBoard(ws *workspace.Workspace, b *parsedBoard, rev int64) (int64, error) {
+	staging := ws.Path(stagingName)
+	if err := discardStaging(ws); err != nil {
+		return 0, err
+	}
 	step("staging-cleared")
-	rev := nextRevision(ws, b.revision)
+	rev = nextRevision(ws, rev)
 	if err := writeGeneration(ws, staging, b, rev); err != nil {
 		os.RemoveAll(staging)
-		return nil, err
+		return 0, err
 	}
 	if err := publish(ws); err != nil {
 		os.RemoveAll(staging)
-		return nil, err
+		return 0, err
 	}
 	// The old board is now in the staging directory; losing it (a kill here) costs nothing, the
 	// next import removes it first.
@@ -103,11 +117,7 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	step("old-removed")
 	saveSnapshotAfterImport(ws, b)
 	step("snapshot-saved")
-	return &ImportResult{
-		Revision: rev, DocumentRevision: b.revision, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
-		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
-		Summaries: b.nSummary, Memory: b.nMemory,
-	}, nil
+	return rev, nil
 }
 
 // recordErr names a bad record: its list, index and id when it has one.

@@ -103,24 +103,10 @@ func ImportProject(ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportRes
 	if err != nil {
 		return nil, err
 	}
-	staging := ws.Path(stagingName)
-	if err := discardStaging(ws); err != nil {
+	rev, err := replaceBoard(ws, merged, 1)
+	if err != nil {
 		return nil, err
 	}
-	step("staging-cleared")
-	rev := nextRevision(ws, 1)
-	if err := writeGeneration(ws, staging, merged, rev); err != nil {
-		os.RemoveAll(staging)
-		return nil, err
-	}
-	if err := publish(ws); err != nil {
-		os.RemoveAll(staging)
-		return nil, err
-	}
-	_ = discardStaging(ws)
-	step("old-removed")
-	saveSnapshotAfterImport(ws, merged)
-	step("snapshot-saved")
 	return &ProjectImportResult{
 		Revision: rev, Project: pb.Project.ID, Title: pb.Project.Title, Replaced: replaced,
 		Cards: len(nb.cards), Events: len(nb.events), Workpads: len(nb.workpads), Ideas: len(nb.ideas),
