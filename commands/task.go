@@ -291,7 +291,7 @@ func parseAsOf(v string, set bool) (tasks.Stop, error) {
 func statusLabel(s string) string { return "[" + s + "]" }
 
 func countsLine(s tasks.Summary) string {
-	return fmt.Sprintf("%d tasks: %d pending, %d inprogress, %d completed, %d deleted", s.Total, s.Pending, s.InProgress, s.Completed, s.Deleted)
+	return fmt.Sprintf("%s: %d pending, %d inprogress, %d completed, %d deleted", tasks.Count(s.Total), s.Pending, s.InProgress, s.Completed, s.Deleted)
 }
 
 func (e *Env) writeTaskTable(w io.Writer, ts []tasks.Task) {

@@ -211,11 +211,19 @@ func ParseStatuses(list string) (map[string]bool, error) {
 	return want, nil
 }
 
+// Count is n tasks in words: "1 task", "3 tasks".
+func Count(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return fmt.Sprintf("%d tasks", n)
+}
+
 // Render is the snapshot as a model reads it: the mark_read_required system message (SPEC §3.4).
 func Render(tasks []Task, sum Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Task list (kept across compaction): %d tasks — %d pending, %d inprogress, %d completed, %d deleted.\n",
-		sum.Total, sum.Pending, sum.InProgress, sum.Completed, sum.Deleted)
+	fmt.Fprintf(&b, "Task list (kept across compaction): %s — %d pending, %d inprogress, %d completed, %d deleted.\n",
+		Count(sum.Total), sum.Pending, sum.InProgress, sum.Completed, sum.Deleted)
 	if len(tasks) == 0 {
 		b.WriteString("No tasks yet. Use TaskCreate to plan the work.\n")
 		return b.String()
