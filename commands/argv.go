@@ -62,7 +62,9 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" && p.complete && i+1 == len(rest) {
-			p.flagPrefix = a // "cairn task list --<TAB>": the flags, not the end of them
+			// "cairn task list --<TAB>": the flags, not the end of them (and, as ever, no "--"
+			// stays before the completion flag)
+			p.flagPrefix = a
 			break
 		}
 		if a == "--" {
@@ -84,7 +86,10 @@ func parseArgs(app *cli.App, args []string) parsedArgs {
 				unknown = append(unknown, name)
 			}
 			if p.complete && i+1 == len(rest) && !(known && takesValue && !hasValue) {
-				p.flagPrefix = a // a TAB after a dash completes the flag's name
+				// a TAB after a dash completes the flag's name; the word stays, so normalizing
+				// the arguments again gives the same
+				p.flagPrefix = a
+				*dest = append(*dest, a)
 				continue
 			}
 			if known && takesValue && !hasValue && i+1 == len(rest) {
