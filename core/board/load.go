@@ -129,26 +129,29 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
+// eachRow runs query in tx and calls each for every row; any failure is a storage error of
+// board.db. Both the search's load and a project import read the tables this way.
+func eachRow(tx *sql.Tx, query string, each func(*sql.Rows) error) error {
+	rows, err := tx.Query(query)
+	if err != nil {
+		return storageErr(err, "read %s", DBPath)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return storageErr(err, "read %s", DBPath)
+		}
+	}
+	return storageErr(rows.Err(), "read %s", DBPath)
+}
+
 func readTables(db *sql.DB, l *loaded) error {
 	tx, err := db.Begin()
 	if err != nil {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
-	scan := func(query string, each func(*sql.Rows) error) error {
-		rows, err := tx.Query(query)
-		if err != nil {
-			return storageErr(err, "read %s", DBPath)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows); err != nil {
-				return storageErr(err, "read %s", DBPath)
-			}
-		}
-		return storageErr(rows.Err(), "read %s", DBPath)
-	}
-	err = scan(`SELECT id, title, archived, memory FROM projects`, func(r *sql.Rows) error {
+	err = eachRow(tx, `SELECT id, title, archived, memory FROM projects`, func(r *sql.Rows) error {
 		var p Project
 		err := r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
 		l.projects = append(l.projects, p)
@@ -157,7 +160,7 @@ func readTables(db *sql.DB, l *loaded) error {
 	if err != nil {
 		return err
 	}
-	err = scan(`SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, func(r *sql.Rows) error {
+	err = eachRow(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, func(r *sql.Rows) error {
 		var c Card
 		var tags string
 		if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
@@ -172,7 +175,7 @@ func readTables(db *sql.DB, l *loaded) error {
 	if err != nil {
 		return err
 	}
-	err = scan(`SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, func(r *sql.Rows) error {
+	err = eachRow(tx, `SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, func(r *sql.Rows) error {
 		var e Event
 		err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.At)
 		l.events = append(l.events, e)
@@ -181,7 +184,7 @@ func readTables(db *sql.DB, l *loaded) error {
 	if err != nil {
 		return err
 	}
-	err = scan(`SELECT id, card, kind, description, command, evidence, at FROM workpads`, func(r *sql.Rows) error {
+	err = eachRow(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads`, func(r *sql.Rows) error {
 		var w Workpad
 		err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
 		l.workpads = append(l.workpads, w)
@@ -190,7 +193,7 @@ func readTables(db *sql.DB, l *loaded) error {
 	if err != nil {
 		return err
 	}
-	err = scan(`SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, func(r *sql.Rows) error {
+	err = eachRow(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, func(r *sql.Rows) error {
 		var d Idea
 		err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
 		l.ideas = append(l.ideas, d)
@@ -199,7 +202,7 @@ func readTables(db *sql.DB, l *loaded) error {
 	if err != nil {
 		return err
 	}
-	return scan(`SELECT id, card, title, note, target, external_key, at FROM artifacts`, func(r *sql.Rows) error {
+	return eachRow(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts`, func(r *sql.Rows) error {
 		var a Artifact
 		err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
 		l.artifacts = append(l.artifacts, a)

@@ -167,22 +167,9 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
-	scan := func(query string, each func(*sql.Rows) error) error {
-		rows, err := tx.Query(query)
-		if err != nil {
-			return storageErr(err, "read %s", DBPath)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows); err != nil {
-				return storageErr(err, "read %s", DBPath)
-			}
-		}
-		return storageErr(rows.Err(), "read %s", DBPath)
-	}
 	steps := []func() error{
 		func() error {
-			return scan(`SELECT id, title, archived, memory FROM projects ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, func(r *sql.Rows) error {
 				var p Project
 				err := r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
 				b.projects = append(b.projects, p)
@@ -190,7 +177,7 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 			})
 		},
 		func() error {
-			return scan(`SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, func(r *sql.Rows) error {
 				var c Card
 				var tags string
 				if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
@@ -204,7 +191,7 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 			})
 		},
 		func() error {
-			return scan(`SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, func(r *sql.Rows) error {
 				var e Event
 				err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.Actor, &e.At)
 				b.events = append(b.events, e)
@@ -212,7 +199,7 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 			})
 		},
 		func() error {
-			return scan(`SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, func(r *sql.Rows) error {
 				var w Workpad
 				err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
 				b.workpads = append(b.workpads, w)
@@ -220,7 +207,7 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 			})
 		},
 		func() error {
-			return scan(`SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, func(r *sql.Rows) error {
 				var d Idea
 				err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
 				b.ideas = append(b.ideas, d)
@@ -228,7 +215,7 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 			})
 		},
 		func() error {
-			return scan(`SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, func(r *sql.Rows) error {
+			return eachRow(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, func(r *sql.Rows) error {
 				var a Artifact
 				err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
 				b.artifacts = append(b.artifacts, a)
