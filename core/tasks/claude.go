@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/sessionlog"
 )
 
@@ -203,21 +204,21 @@ type blockInfo struct {
 func readFields(data []byte, f *lineFields) bool {
 	blocks := f.blocks[:0]
 	*f = lineFields{blocks: blocks}
-	i := skipWS(data, 0)
-	n := scanObj(data[i:], func(k, rest []byte) int {
+	i := jsonscan.SkipWS(data, 0)
+	n := jsonscan.Object(data[i:], func(k, rest []byte) int {
 		switch string(k) {
 		case "message":
 			if len(rest) > 0 && rest[0] == '{' {
-				return scanObj(rest, func(k, rest []byte) int {
+				return jsonscan.Object(rest, func(k, rest []byte) int {
 					if string(k) == "content" && len(rest) > 0 && rest[0] == '[' {
 						return scanBlocks(rest, f)
 					}
-					return valueEnd(rest, 0)
+					return jsonscan.ValueEnd(rest, 0)
 				})
 			}
-			return valueEnd(rest, 0)
+			return jsonscan.ValueEnd(rest, 0)
 		}
-		end := valueEnd(rest, 0)
+		end := jsonscan.ValueEnd(rest, 0)
 		if end < 0 {
 			return end
 		}
@@ -254,63 +255,40 @@ func readFields(data []byte, f *lineFields) bool {
 // scanBlocks reads the array of content blocks at the start of data into f.blocks and returns
 // the array's length, or -1.
 func scanBlocks(data []byte, f *lineFields) int {
-	i := skipWS(data, 1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1
-	}
-	for i < len(data) {
-		if data[i] != '{' {
-			end := valueEnd(data, i)
+	return jsonscan.Array(data, func(elem []byte) int {
+		if elem[0] != '{' {
+			return jsonscan.ValueEnd(elem, 0)
+		}
+		var b blockInfo
+		n := jsonscan.Object(elem, func(k, rest []byte) int {
+			end := jsonscan.ValueEnd(rest, 0)
 			if end < 0 {
-				return -1
-			}
-			i = end
-		} else {
-			var b blockInfo
-			n := scanObj(data[i:], func(k, rest []byte) int {
-				end := valueEnd(rest, 0)
-				if end < 0 {
-					return end
-				}
-				v := rest[:end]
-				switch string(k) {
-				case "type":
-					b.typ = rawString(v)
-				case "name":
-					b.name = rawString(v)
-				case "id":
-					b.id = rawString(v)
-				case "tool_use_id":
-					b.toolUseID = rawString(v)
-				case "is_error":
-					b.isError = string(v) == "true"
-				case "input":
-					b.input = v
-				case "content":
-					b.content = v
-				}
 				return end
-			})
-			if n < 0 {
-				return -1
 			}
+			v := rest[:end]
+			switch string(k) {
+			case "type":
+				b.typ = rawString(v)
+			case "name":
+				b.name = rawString(v)
+			case "id":
+				b.id = rawString(v)
+			case "tool_use_id":
+				b.toolUseID = rawString(v)
+			case "is_error":
+				b.isError = string(v) == "true"
+			case "input":
+				b.input = v
+			case "content":
+				b.content = v
+			}
+			return end
+		})
+		if n > 0 {
 			f.blocks = append(f.blocks, b)
-			i += n
 		}
-		i = skipWS(data, i)
-		if i >= len(data) {
-			return -1
-		}
-		switch data[i] {
-		case ',':
-			i = skipWS(data, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-	return -1
+		return n
+	})
 }
 
 // ReplayClaude replays a Claude Code transcript. The live branch is the parentUuid chain that
