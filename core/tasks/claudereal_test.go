@@ -13,9 +13,9 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// Transcripts recorded with the real Claude Code 2.1.332 (fixtures/claude/real/README.txt), each
+// Transcripts recorded with the real Claude Code 2.1.332 (fixtures/claude-code/README.txt), each
 // with Claude Code's own task store after the run.
-const realDir = "../../fixtures/claude/real"
+const realDir = "../../fixtures/claude-code"
 
 func realTranscript(t *testing.T, scenario string) string {
 	t.Helper()
