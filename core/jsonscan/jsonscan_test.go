@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // On valid JSON the scan agrees with encoding/json: an object is walked to its end, with every
@@ -24,7 +25,8 @@ func FuzzObject(f *testing.F) {
 		seen := 0
 		n := Object(b[i:], func(k, rest []byte) int {
 			end := ValueEnd(rest, 0)
-			if valid && end > 0 && bytes.IndexByte(k, '\\') < 0 && count[string(k)] == 1 {
+			// encoding/json unescapes keys and turns invalid UTF-8 into U+FFFD: compare plain keys
+			if valid && end > 0 && bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) && count[string(k)] == 1 {
 				if want, ok := members[string(k)]; !ok || !bytes.Equal(rest[:end], want) {
 					t.Fatalf("key %q: scanned %q, encoding/json has %q", k, rest[:end], want)
 				}
