@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for a bounded number of executions each (FUZZTIME, default 20000x);
-# CI runs it from test.sh. A count, not a duration: Go 1.26's fuzz coordinator can fail a
+# test.sh runs it when FUZZTIME is set; CI replays the kept corpora only. A count, not a duration: Go 1.26's fuzz coordinator can fail a
 # duration-bounded run with a bare "context deadline exceeded" and no crasher
 # (go.dev/issue/75804, fixed in Go 1.27), which reddened CI once.
 #   FUZZTIME=5m scripts/fuzz.sh        # a longer local session

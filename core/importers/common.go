@@ -57,8 +57,11 @@ func normTime(s string) (string, error) {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			if t.IsZero() || t.Year() < 1900 {
+			if t.IsZero() {
 				return "", nil // gh prints the zero time for "never"
+			}
+			if y := t.UTC().Year(); y < 1900 || y > 2200 {
+				return "", fmt.Errorf("%q is outside the years 1900..2200", s)
 			}
 			return t.UTC().Format(time.RFC3339), nil
 		}

@@ -103,6 +103,12 @@ func TestGitHubRepositoryFromFlagAndErrors(t *testing.T) {
 	wantInvalid(t, err, "expected the JSON array")
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t"}]`), "o/r")
 	wantInvalid(t, err, "no updatedAt or createdAt")
+	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"3001-01-01T00:00:00Z"}]`), "o/r")
+	wantInvalid(t, err, "3001-01-01", "1900..2200")
+	pb, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"2026-10-01T00:00:00Z","closedAt":"0001-01-01T00:00:00Z"}]`), "o/r")
+	if err != nil {
+		t.Fatalf("gh's zero time means never: %v", err)
+	}
 }
 
 func TestBeads(t *testing.T) {
