@@ -94,7 +94,8 @@ func (f Folded) Source() string { return f.src }
 // Orig maps a folded byte offset to the start of the original rune that produced it.
 func (f Folded) Orig(i int) int {
 	if f.orig == nil {
-		return i
+		start, _ := runeAt(f.src, i)
+		return start
 	}
 	return int(f.orig[i])
 }
@@ -103,7 +104,15 @@ func (f Folded) Orig(i int) int {
 // rune boundaries of the original.
 func (f Folded) Span(start, end int) (int, int) {
 	if f.orig == nil {
-		return start, end
+		// Every rune folded to as many bytes as it had, so folded byte i came from the original
+		// rune that holds byte i; that need not be one rune per rune (ß → ss keeps two bytes),
+		// so the ends are widened to the runes that hold them.
+		os, _ := runeAt(f.src, start)
+		if end <= start {
+			return os, os
+		}
+		_, oe := runeAt(f.src, end-1)
+		return os, oe
 	}
 	os := int(f.orig[start])
 	if end <= start {
@@ -112,6 +121,22 @@ func (f Folded) Span(start, end int) (int, int) {
 	last := int(f.orig[end-1])
 	_, size := utf8.DecodeRuneInString(f.src[last:])
 	return os, last + size
+}
+
+// runeAt returns the bounds of the rune of s that holds byte i, as FoldMap decodes s from its
+// start: an invalid byte is a rune of its own. At len(s) it returns len(s), len(s).
+func runeAt(s string, i int) (int, int) {
+	if i >= len(s) {
+		return len(s), len(s)
+	}
+	p := i
+	for p > 0 && i-p < utf8.UTFMax-1 && !utf8.RuneStart(s[p]) {
+		p--
+	}
+	if _, size := utf8.DecodeRuneInString(s[p:]); p+size > i {
+		return p, p + size
+	}
+	return i, i + 1
 }
 
 // isPlainLower reports whether s is ASCII with no upper-case letter, so folding is the identity.

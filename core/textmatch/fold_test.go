@@ -70,3 +70,26 @@ func TestFoldIsIdempotent(t *testing.T) {
 		t.Fatal("Cherokee small and capital letters do not fold together")
 	}
 }
+
+// ß folds to "ss" in as many bytes, so the fold keeps no offset map; a range that ends or starts
+// inside that "ss" still maps to the whole ß, never to half of its bytes.
+func TestSpanSameLengthFold(t *testing.T) {
+	s := "Straße!"
+	f := FoldMap(s)
+	if f.Text != "strasse!" {
+		t.Fatalf("fold %q", f.Text)
+	}
+	for _, tc := range []struct{ start, end, ws, we int }{
+		{4, 5, 4, 6}, {5, 6, 4, 6}, {0, 5, 0, 6}, {5, 7, 4, 7}, {6, 8, 6, 8}, {5, 5, 4, 4}, {8, 8, 8, 8},
+	} {
+		if a, b := f.Span(tc.start, tc.end); a != tc.ws || b != tc.we {
+			t.Errorf("Span(%d, %d) = %d, %d, want %d, %d", tc.start, tc.end, a, b, tc.ws, tc.we)
+		}
+	}
+	if o := f.Orig(5); o != 4 {
+		t.Errorf("Orig(5) = %d, want 4 (the start of ß)", o)
+	}
+	if a, b := FoldMap("a\x9f\x9fb").Span(1, 2); a != 1 || b != 2 {
+		t.Errorf("stray continuation byte: %d, %d", a, b)
+	}
+}
