@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -467,36 +466,12 @@ func (e *Env) spaceHighlight(s string, terms []string) string {
 	if !e.Color || len(terms) == 0 {
 		return s
 	}
-	f := textmatch.FoldMap(s)
-	type span struct{ a, b int }
-	var spans []span
-	for _, t := range terms {
-		for off := 0; off < len(f.Text); {
-			i := strings.Index(f.Text[off:], t)
-			if i < 0 {
-				break
-			}
-			a, b := f.Span(off+i, off+i+len(t))
-			spans = append(spans, span{a, b})
-			off += i + len(t)
-		}
-	}
-	sort.Slice(spans, func(i, j int) bool {
-		return spans[i].a < spans[j].a || spans[i].a == spans[j].a && spans[i].b > spans[j].b
-	})
 	var b strings.Builder
 	last := 0
-	for _, sp := range spans {
-		if sp.a < last {
-			if sp.b > last {
-				b.WriteString(e.Mark(s[last:sp.b]))
-				last = sp.b
-			}
-			continue
-		}
-		b.WriteString(s[last:sp.a])
-		b.WriteString(e.Mark(s[sp.a:sp.b]))
-		last = sp.b
+	for _, sp := range textmatch.FoldMap(s).Occurrences(terms) {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(e.Mark(s[sp[0]:sp[1]]))
+		last = sp[1]
 	}
 	b.WriteString(s[last:])
 	return b.String()

@@ -23,30 +23,13 @@ type Range [2]int
 // span is a byte range of the original text.
 type span struct{ start, end int }
 
-// occurrences finds every occurrence of every term in the folded text and maps each back to the
-// original, sorted by start (longer first on ties).
+// occurrences finds every occurrence of every (folded) term in the text and maps it back to the
+// original: sorted, overlapping occurrences merged (textmatch.Folded.Occurrences).
 func occurrences(f textmatch.Folded, terms []string) []span {
 	var out []span
-	for _, t := range terms {
-		if t == "" {
-			continue
-		}
-		for pos := 0; pos <= len(f.Text); {
-			i := strings.Index(f.Text[pos:], t)
-			if i < 0 {
-				break
-			}
-			s, e := f.Span(pos+i, pos+i+len(t))
-			out = append(out, span{s, e})
-			pos += i + len(t)
-		}
+	for _, r := range f.Occurrences(terms) {
+		out = append(out, span{r[0], r[1]})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].start != out[j].start {
-			return out[i].start < out[j].start
-		}
-		return out[i].end > out[j].end
-	})
 	return out
 }
 

@@ -539,24 +539,7 @@ func (n Needle) Spans(line string) [][2]int {
 	if len(n.folded) == 0 {
 		return nil
 	}
-	fm := FoldMap(line)
-	q := string(n.folded)
-	var out [][2]int
-	for pos := 0; pos <= len(fm.Text); {
-		i := strings.Index(fm.Text[pos:], q)
-		if i < 0 {
-			break
-		}
-		i += pos
-		s, e := fm.Span(i, i+len(q))
-		if len(out) > 0 && s < out[len(out)-1][1] {
-			out[len(out)-1][1] = max(out[len(out)-1][1], e)
-		} else {
-			out = append(out, [2]int{s, e})
-		}
-		pos = i + len(q)
-	}
-	return out
+	return FoldMap(line).Occurrences([]string{string(n.folded)})
 }
 
 // LineGroup is a run of matching lines whose context windows overlap or touch, as grep -C groups
