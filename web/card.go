@@ -1,7 +1,10 @@
 package web
 
 import (
+	"fmt"
+
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/textmatch"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -11,6 +14,35 @@ import (
 
 type cardInput struct {
 	TaskID string `json:"taskId"`
+	// Query is the search the card was opened from (optional): its terms are what the answer's
+	// highlights mark, found by the same rules as the search.
+	Query string `json:"query"`
+}
+
+// cardAnswer is the "card" answer: the card's records and where the query's terms occur in them.
+type cardAnswer struct {
+	*board.CardDetail
+	// Highlights lists, for each text field of the answer that holds a term of the query, the
+	// ranges to mark; empty without a query.
+	Highlights []Highlight `json:"highlights"`
+}
+
+// Highlight is where a query's terms occur in one text field of a card answer, computed by the
+// server so the page marks exactly what the search matched (folding rules and all) without
+// folding text itself.
+type Highlight struct {
+	// Source, RefID and Field name the field as a search hit names it: source "card" (fields
+	// title, description, tags, type), "summary" (state, target, recap, next), "note" (note),
+	// "workpad" (description, command, evidence), "idea" (title, detail, rationale, context) or
+	// "artifact" (title, note, target, externalKey); RefID is the record's id for the last four.
+	Source string `json:"source"`
+	RefID  string `json:"refId,omitempty"`
+	Field  string `json:"field"`
+	// Index is the position of the tag in card.tags, for the field "tags" only.
+	Index *int `json:"index,omitempty"`
+	// Ranges are [start, end) offsets in UTF-16 code units of the field's text, sorted and not
+	// overlapping; a character of the text is never split.
+	Ranges []board.Range `json:"ranges"`
 }
 
 // projectsAnswer is the "projects" answer: the live projects, and for each of them (and "" for
@@ -40,7 +72,72 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// readCard answers the "card" action: everything the side panel shows.
-func readCard(ws *workspace.Workspace, id string) (*board.CardDetail, error) {
-	return board.ReadCard(ws, id)
+// readCard answers the "card" action: everything the side panel shows, with the highlights of
+// the query's terms (the tags when the query has only #tags, as search snippets mark them).
+func readCard(ws *workspace.Workspace, in cardInput) (*cardAnswer, error) {
+	q, err := board.ParseQuery(in.Query)
+	if err != nil {
+		return nil, fmt.Errorf("card input query: %w", err)
+	}
+	d, err := board.ReadCard(ws, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	return &cardAnswer{CardDetail: d, Highlights: cardHighlights(d, q.HighlightTerms())}, nil
+}
+
+// cardHighlights finds the terms in every text field the side panel shows.
+func cardHighlights(d *board.CardDetail, terms []string) []Highlight {
+	out := []Highlight{}
+	if len(terms) == 0 {
+		return out
+	}
+	add := func(source, ref, field string, index *int, text string) {
+		if text == "" {
+			return
+		}
+		spans := textmatch.FoldMap(text).Occurrences(terms)
+		if len(spans) == 0 {
+			return
+		}
+		h := Highlight{Source: source, RefID: ref, Field: field, Index: index}
+		for _, r := range textmatch.UTF16Ranges(text, spans) {
+			h.Ranges = append(h.Ranges, board.Range(r))
+		}
+		out = append(out, h)
+	}
+	c := &d.Card
+	add("card", "", "title", nil, c.Title)
+	add("card", "", "description", nil, c.Description)
+	for i, tag := range c.Tags {
+		add("card", "", "tags", &i, tag)
+	}
+	add("card", "", "type", nil, c.Type)
+	if s := d.Summary; s != nil {
+		add("summary", "", "state", nil, s.State)
+		add("summary", "", "target", nil, s.Target)
+		add("summary", "", "recap", nil, s.Recap)
+		add("summary", "", "next", nil, s.Next)
+	}
+	for _, n := range d.Notes {
+		add("note", n.ID, "note", nil, n.Note)
+	}
+	for _, w := range d.Workpads {
+		add("workpad", w.ID, "description", nil, w.Description)
+		add("workpad", w.ID, "command", nil, w.Command)
+		add("workpad", w.ID, "evidence", nil, w.Evidence)
+	}
+	for _, i := range d.Ideas {
+		add("idea", i.ID, "title", nil, i.Title)
+		add("idea", i.ID, "detail", nil, i.Detail)
+		add("idea", i.ID, "rationale", nil, i.Rationale)
+		add("idea", i.ID, "context", nil, i.Context)
+	}
+	for _, a := range d.Artifacts {
+		add("artifact", a.ID, "title", nil, a.Title)
+		add("artifact", a.ID, "note", nil, a.Note)
+		add("artifact", a.ID, "target", nil, a.Target)
+		add("artifact", a.ID, "externalKey", nil, a.ExternalKey)
+	}
+	return out
 }

@@ -265,7 +265,7 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 		if err := decodeInput(req.Input, &in, "card"); err != nil {
 			return nil, err
 		}
-		return readCard(h.ws, in.TaskID)
+		return readCard(h.ws, in)
 	}
 	t, err := h.reg.Get(req.Action)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf16"
 
 	"github.com/cairn-dev/cairn/commands"
 	"github.com/cairn-dev/cairn/core/board"
@@ -364,6 +365,77 @@ func TestProjectsAndCard(t *testing.T) {
 
 // TestProjectExamples: the projects answer carries example queries for the empty Search page,
 // per project and for all projects, and each one finds cards in its scope.
+// The card answer carries the query's highlights, found by the search's folding rules (ß is
+// "ss", ﬁ is "fi", full-width letters are ASCII) and counted in UTF-16 units for the page.
+func TestCardHighlights(t *testing.T) {
+	ws := workspacetest.New(t)
+	importBoard(t, ws, `{
+  "revision": 1,
+  "projects": [{"id":"p1","title":"Fold","archived":false,"memory":true}],
+  "cards": [{"id":"c1","project":"p1","title":"😀 Straße ﬁle","description":"no match here","tags":["strasse","x"],"type":"","status":"Todo","archived":false,"updated_at":"2026-10-20T08:00:00Z","workspace_id":""}],
+  "events": [{"id":"e1","card":"c1","type":"progress_reported","note":"ＦＩＬＥ and STRASSE","actor":"agent","at":"2026-10-20T08:00:00Z"}],
+  "workpads": [], "ideas": [],
+  "artifacts": [{"id":"a1","card":"c1","title":"the profile","note":"","target":"","external_key":"","at":"2026-10-20T08:00:00Z"}],
+  "summaries": {}, "memory": []
+}`)
+	srv, _, _ := newServer(t, ws)
+	status, data := api(t, srv, `{"action":"card","input":{"taskId":"c1","query":"strasse file"}}`)
+	if status != http.StatusOK {
+		t.Fatalf("card: %d %s", status, data)
+	}
+	var ans struct {
+		Card       struct{ Title string }
+		Highlights []map[string]any
+	}
+	if err := json.Unmarshal(data, &ans); err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(ans.Highlights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"field":"title","ranges":[[3,9],[10,13]],"source":"card"},` +
+		`{"field":"tags","index":0,"ranges":[[0,7]],"source":"card"},` +
+		`{"field":"note","ranges":[[0,4],[9,16]],"refId":"e1","source":"note"},` +
+		`{"field":"title","ranges":[[7,11]],"refId":"a1","source":"artifact"}]`
+	if string(got) != want {
+		t.Errorf("highlights\n got %s\nwant %s", got, want)
+	}
+	// In JavaScript terms: the title's ranges cut out exactly "Straße" and "ﬁle".
+	units := utf16.Encode([]rune(ans.Card.Title))
+	if a, b := string(utf16.Decode(units[3:9])), string(utf16.Decode(units[10:13])); a != "Straße" || b != "ﬁle" {
+		t.Errorf("title ranges cut %q and %q", a, b)
+	}
+
+	// A query of tags only marks the tags' text wherever it occurs, as snippets do.
+	status, data = api(t, srv, `{"action":"card","input":{"taskId":"c1","query":"#strasse"}}`)
+	ans.Highlights = nil
+	if err := json.Unmarshal(data, &ans); status != http.StatusOK || err != nil {
+		t.Fatalf("tag query: %d %v %s", status, err, data)
+	}
+	if got, err = json.Marshal(ans.Highlights); err != nil {
+		t.Fatal(err)
+	}
+	want = `[{"field":"title","ranges":[[3,9]],"source":"card"},` +
+		`{"field":"tags","index":0,"ranges":[[0,7]],"source":"card"},` +
+		`{"field":"note","ranges":[[9,16]],"refId":"e1","source":"note"}]`
+	if string(got) != want {
+		t.Errorf("tag query highlights\n got %s\nwant %s", got, want)
+	}
+	// Without a query (or with one of blanks) there is nothing to mark.
+	for _, input := range []string{`{"taskId":"c1"}`, `{"taskId":"c1","query":"  "}`} {
+		status, data = api(t, srv, `{"action":"card","input":`+input+`}`)
+		if status != http.StatusOK || !strings.Contains(string(data), `"highlights": []`) {
+			t.Errorf("card %s: %d %s", input, status, data)
+		}
+	}
+	// A query the search refuses is refused here too.
+	status, data = api(t, srv, `{"action":"card","input":{"taskId":"c1","query":"`+strings.Repeat("x", board.MaxQueryChars+1)+`"}}`)
+	if status != http.StatusBadRequest || errorCode(t, data) != "INVALID_INPUT" || !strings.Contains(string(data), "query") {
+		t.Errorf("long query: %d %s", status, data)
+	}
+}
+
 func TestProjectExamples(t *testing.T) {
 	srv, _, _ := newServer(t, newWorkspace(t))
 	status, data := api(t, srv, `{"action":"projects","input":{}}`)

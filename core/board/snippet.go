@@ -33,6 +33,10 @@ func occurrences(f textmatch.Folded, terms []string) []span {
 	return out
 }
 
+// HighlightTerms are the folded strings a highlight of this query marks, the same ones search
+// snippets mark: the terms, or the tags when the query has only tags.
+func (q Query) HighlightTerms() []string { return highlightTerms(q) }
+
 // makeSnippet cuts the original text around the first occurrence, newlines as spaces, and
 // returns the UTF-16 ranges of every occurrence wholly inside it (overlapping ones merged).
 func makeSnippet(orig string, occ []span) (string, []Range) {
