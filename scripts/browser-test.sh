@@ -4,8 +4,9 @@
 # reduced motion and the partial notice; reload without the token, the start page and its
 # examples, the side panel as a dialog, axe-core in light and dark (AXE=0 skips it), screenshots
 # at 1280×900 and 390×844 in light and dark. A second daemon serves a small board with a
-# 300-character unbroken title (no horizontal overflow at 390 px) and is stopped to check what
-# the page says then. Installs Debian's chromium with apt-get when it is missing, and axe-core
+# 300-character unbroken title (no horizontal overflow at 390 px) and a card found by strasse
+# and file through Straße and ﬁle (the card panel marks them), and is stopped to check what the
+# page says then. Installs Debian's chromium with apt-get when it is missing, and axe-core
 # with npm into the temporary directory. Not part of `go test` (which must pass without a browser).
 #   scripts/browser-test.sh                  # generated scale-1 board
 #   BOARD=fixtures/board/board.json QUERY=迁移 PROJECT=p1 scripts/browser-test.sh
@@ -52,7 +53,8 @@ start_serve() {
 }
 
 # The small board: one card whose title is one unbroken 300-character run, a description with
-# an unbroken snippet, and no other records; a second card with a long project-free note.
+# an unbroken snippet, and no other records; a second card with a long project-free note; a
+# third whose words only match after folding (Straße for strasse, the ligature ﬁ for fi).
 long=overflow-$(head -c 400 /dev/zero | tr '\0' 'x')
 long=${long:0:300}
 cat >"$work/long.json" <<JSON
@@ -60,7 +62,8 @@ cat >"$work/long.json" <<JSON
  "projects": [{"id": "p1", "title": "Layout", "archived": false, "memory": true}],
  "cards": [
   {"id": "c1", "project": "p1", "title": "$long", "description": "see $long$long", "tags": ["layout"], "type": "bug", "status": "Todo", "archived": false, "updated_at": "2026-11-01T08:00:00Z", "workspace_id": ""},
-  {"id": "c2", "project": "p1", "title": "Wrap overflow in cards", "description": "", "tags": ["layout"], "type": "", "status": "Done", "archived": false, "updated_at": "2026-11-02T08:00:00Z", "workspace_id": ""}
+  {"id": "c2", "project": "p1", "title": "Wrap overflow in cards", "description": "", "tags": ["layout"], "type": "", "status": "Done", "archived": false, "updated_at": "2026-11-02T08:00:00Z", "workspace_id": ""},
+  {"id": "c3", "project": "p1", "title": "Straße ﬁle cleanup", "description": "Read the ﬁle list from the STRASSE table", "tags": [], "type": "", "status": "Todo", "archived": false, "updated_at": "2026-11-03T08:00:00Z", "workspace_id": ""}
  ],
  "events": [{"id": "e1", "card": "c2", "type": "progress_reported", "note": "checked https://example.com/$long", "actor": "agent", "at": "2026-11-02T08:00:00Z"}]
 }

@@ -562,6 +562,9 @@ func (r *run) long(url, query string, pid int) error {
 	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
 		return err
 	}
+	if err := r.folded(); err != nil {
+		return err
+	}
 	if pid <= 0 {
 		return nil
 	}
@@ -620,6 +623,34 @@ func (r *run) long(url, query string, pid int) error {
 		}
 	}
 	return nil
+}
+
+// folded searches "strasse file" on the small board: the card holding Straße and ﬁle is found,
+// its hits mark them, and its side panel marks them where the server says (the page folds
+// nothing itself), leaving the text as written.
+func (r *run) folded() error {
+	if err := r.setQuery("strasse file"); err != nil {
+		return err
+	}
+	if err := r.waitFor("strasse file finds the Straße ﬁle card with the words in bold", `(() => { const row = document.querySelector('#results .card-row[data-task="c3"]'); if (!row || document.querySelector("#results").classList.contains("pending")) return false; const hl = [...row.querySelectorAll(".hl")].map(e => e.textContent); return hl.includes("Straße") && hl.includes("ﬁle"); })()`); err != nil {
+		return err
+	}
+	if err := r.click(`#results .card-row[data-task="c3"]`); err != nil {
+		return err
+	}
+	if err := r.waitFor("the card panel marks Straße and ﬁle in the title and description", `(() => {
+		const marks = (sel) => [...document.querySelectorAll(sel + " mark.term")].map(e => e.textContent).join("|");
+		const desc = document.querySelector("#card-description");
+		return !document.querySelector("#drawer").hidden && marks("#drawer-title") === "Straße|ﬁle" && marks("#card-description") === "ﬁle|STRASSE" &&
+			desc && desc.textContent === "Read the ﬁle list from the STRASSE table" && document.querySelector("#drawer-title").textContent === "Straße ﬁle cleanup";
+	})()`); err != nil {
+		return err
+	}
+	r.shot("folded-panel")
+	if err := chromedp.Do(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		return err
+	}
+	return r.waitFor("Esc closes the folded card's panel", `document.querySelector("#drawer").hidden`)
 }
 
 // click clicks the first element matching sel, waiting at most 5 s for it.

@@ -131,32 +131,6 @@
   }
 
   // ---- text helpers --------------------------------------------------------------------------
-  // fold maps each UTF-16 unit to one unit, case-folded and full-width ASCII made half-width, so
-  // offsets in the folded text are offsets in the original.
-  function fold(s) {
-    let out = "";
-    for (let i = 0; i < s.length; i++) {
-      let c = s.charCodeAt(i);
-      if (c >= 0xff01 && c <= 0xff5e) c -= 0xfee0;
-      else if (c === 0x3000) c = 0x20;
-      const ch = String.fromCharCode(c);
-      const low = ch.toLowerCase();
-      out += low.length === 1 ? low : ch;
-    }
-    return out;
-  }
-  // queryTerms follows the search syntax: "quoted phrases" are one term, #tags are filters.
-  function queryTerms(q) {
-    const terms = [];
-    const re = /"([^"]*)"|(\S+)/g;
-    let m;
-    while ((m = re.exec(q))) {
-      if (m[1] !== undefined) {
-        if (m[1].trim()) terms.push(fold(m[1]));
-      } else if (!m[2].startsWith("#")) terms.push(fold(m[2].replace(/"/g, "")));
-    }
-    return terms.filter((x) => x.length > 0);
-  }
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -179,39 +153,26 @@
     if (pos < text.length) span.append(text.slice(pos));
     return span;
   }
-  // markTerms wraps every occurrence of terms in the text nodes under root; returns the count.
-  function markTerms(root, terms) {
-    if (!terms.length) return 0;
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    const nodes = [];
-    while (walker.nextNode()) nodes.push(walker.currentNode);
-    let count = 0;
-    for (const node of nodes) {
-      const text = node.nodeValue;
-      const folded = fold(text);
-      const spans = [];
-      for (const term of terms) {
-        let i = folded.indexOf(term);
-        while (i >= 0) {
-          spans.push([i, i + term.length]);
-          i = folded.indexOf(term, i + term.length);
-        }
-      }
-      if (!spans.length) continue;
-      spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-      const frag = document.createDocumentFragment();
-      let pos = 0;
-      for (const [s, e] of spans) {
-        if (s < pos) continue;
-        if (s > pos) frag.append(text.slice(pos, s));
-        frag.append(el("mark", "term", text.slice(s, e)));
-        pos = e;
-        count++;
-      }
-      if (pos < text.length) frag.append(text.slice(pos));
-      node.replaceWith(frag);
+  // marked fills e with text as text nodes, the server's ranges ([start, end) in UTF-16 units,
+  // sorted, not overlapping) in <mark class="term">; the page never matches or folds text itself.
+  function marked(e, text, ranges) {
+    let pos = 0;
+    for (const [s0, e0] of ranges || []) {
+      const s = Math.max(s0, pos);
+      const end = Math.min(e0, text.length);
+      if (end <= s) continue;
+      if (s > pos) e.append(document.createTextNode(text.slice(pos, s)));
+      e.append(el("mark", "term", text.slice(s, end)));
+      pos = end;
     }
-    return count;
+    if (pos < text.length) e.append(document.createTextNode(text.slice(pos)));
+    return e;
+  }
+  // highlightsOf indexes a card answer's highlights by source, record, field and tag position.
+  function highlightsOf(data) {
+    const m = new Map();
+    for (const h of data.highlights || []) m.set([h.source, h.refId || "", h.field, h.index ?? ""].join("\u0000"), h.ranges);
+    return (source, ref, field, index) => m.get([source, ref || "", field, index ?? ""].join("\u0000"));
   }
   function formatTime(iso) {
     if (!iso) return "";
@@ -413,7 +374,9 @@
     setModal(true);
     $("#drawer-close").focus();
     try {
-      const data = await api("card", { taskId });
+      // The query the card was found by: the answer says where its terms occur, to mark them.
+      const query = (state.last ? state.last.input.query : state.query).trim();
+      const data = await api("card", query ? { taskId, query } : { taskId });
       if (seq !== state.drawerSeq || !state.drawer) return;
       state.drawer.data = data;
       renderDrawer(data, hit, true);
@@ -450,11 +413,12 @@
     s.append(...children);
     return s;
   }
+  // kv lists [label, value, ranges] rows that have a value, the ranges marked in the value.
   function kv(pairs, mono) {
     const dl = el("dl", "kv");
-    for (const [k, v] of pairs) {
+    for (const [k, v, ranges] of pairs) {
       if (!v) continue;
-      dl.append(el("dt", null, k), el("dd", mono ? "code" : null, v));
+      dl.append(el("dt", null, k), marked(el("dd", mono ? "code" : null), v, ranges));
     }
     return dl;
   }
@@ -472,11 +436,16 @@
 
   function renderDrawer(data, hit, scroll) {
     const c = data.card;
-    $("#drawer-title").textContent = c.title;
+    const hl = highlightsOf(data);
+    // text is an element of tag and class holding a field's text with the query's terms marked.
+    const text = (tag, cls, value, source, ref, field, index) => marked(el(tag, cls), value, hl(source, ref, field, index));
+    const title = $("#drawer-title");
+    title.replaceChildren();
+    marked(title, c.title, hl("card", "", "title"));
     const body = $("#drawer-body");
     const meta = el("div", "meta");
     meta.append(el("span", "badge lane", c.status));
-    if (c.type) meta.append(el("span", "badge", c.type));
+    if (c.type) meta.append(text("span", "badge", c.type, "card", "", "type"));
     meta.append(el("span", "badge project", c.projectTitle));
     if (c.archived) meta.append(el("span", "badge archived", t("card.archived")));
     meta.append(el("span", "muted", t("panel.updated", { time: formatTime(c.updatedAt) })));
@@ -487,34 +456,43 @@
     if (c.tags.length) {
       const tags = el("div", "meta");
       tags.id = "card-tags";
-      for (const tag of c.tags) tags.append(el("span", "badge", "#" + tag));
+      c.tags.forEach((tag, i) => {
+        const b = el("span", "badge", "#");
+        tags.append(marked(b, tag, hl("card", "", "tags", i)));
+      });
       top.append(tags);
     }
-    const desc = el("div", c.description ? "text" : "muted", c.description || t("panel.noDescription"));
+    const desc = c.description ? text("div", "text", c.description, "card", "", "description") : el("div", "muted", t("panel.noDescription"));
     desc.id = "card-description";
     top.append(desc);
 
     const s = data.summary;
+    const sum = (key, field) => [t(key), s[field], hl("summary", "", field)];
     const progress = section("panel.progress", "sec-progress", s ? [
       el("div", "item-head", formatTime(s.at)),
-      kv([[t("summary.state"), s.state], [t("summary.target"), s.target], [t("summary.recap"), s.recap], [t("summary.next"), s.next]]),
+      kv([sum("summary.state", "state"), sum("summary.target", "target"), sum("summary.recap", "recap"), sum("summary.next", "next")]),
     ] : []);
     const activity = section("panel.activity", "sec-activity", data.notes.map((n) =>
-      item(n.id, [el("span", "item-title", t("event." + n.type)), el("span", null, n.actor), el("span", null, formatTime(n.at))], el("div", "text", n.note))));
+      item(n.id, [el("span", "item-title", t("event." + n.type)), el("span", null, n.actor), el("span", null, formatTime(n.at))], text("div", "text", n.note, "note", n.id, "note"))));
     const workpad = section("panel.workpad", "sec-workpad", data.workpads.map((w) => {
-      const parts = [el("div", "text", w.description)];
-      if (w.command || w.evidence) parts.push(kv([[t("workpad.command"), w.command], [t("workpad.evidence"), w.evidence]], true));
+      const parts = [text("div", "text", w.description, "workpad", w.id, "description")];
+      if (w.command || w.evidence) {
+        parts.push(kv([[t("workpad.command"), w.command, hl("workpad", w.id, "command")], [t("workpad.evidence"), w.evidence, hl("workpad", w.id, "evidence")]], true));
+      }
       return item(w.id, [el("span", "item-title", t("workpad." + w.kind)), el("span", null, formatTime(w.at))], ...parts);
     }));
     const ideas = section("panel.ideas", "sec-ideas", data.ideas.map((d) =>
-      item(d.id, [el("span", "item-title", d.title), el("span", "hit-status", t("idea." + d.status))],
-        kv([[t("idea.detail"), d.detail], [t("idea.rationale"), d.rationale], [t("idea.context"), d.context]]))));
+      item(d.id, [text("span", "item-title", d.title, "idea", d.id, "title"), el("span", "hit-status", t("idea." + d.status))],
+        kv([[t("idea.detail"), d.detail, hl("idea", d.id, "detail")], [t("idea.rationale"), d.rationale, hl("idea", d.id, "rationale")],
+          [t("idea.context"), d.context, hl("idea", d.id, "context")]]))));
     const artifacts = section("panel.artifacts", "sec-artifacts", data.artifacts.map((a) => {
-      const target = isURL(a.target) ? Object.assign(el("a", null, a.target), { href: a.target, target: "_blank", rel: "noopener noreferrer" }) : el("code", null, a.target);
+      const target = isURL(a.target) ? Object.assign(text("a", null, a.target, "artifact", a.id, "target"), { href: a.target, target: "_blank", rel: "noopener noreferrer" })
+        : text("code", null, a.target, "artifact", a.id, "target");
       const parts = [];
-      if (a.note) parts.push(el("div", "text", a.note));
+      if (a.note) parts.push(text("div", "text", a.note, "artifact", a.id, "note"));
       if (a.target) parts.push(target);
-      return item(a.id, [el("span", "item-title", a.title), a.external_key ? el("code", null, a.external_key) : null], ...parts);
+      return item(a.id, [text("span", "item-title", a.title, "artifact", a.id, "title"),
+        a.external_key ? text("code", null, a.external_key, "artifact", a.id, "externalKey") : null], ...parts);
     }));
     const sections = [["panel.progress", progress], ["panel.activity", activity], ["panel.workpad", workpad], ["panel.ideas", ideas], ["panel.artifacts", artifacts]];
     const empty = sections.filter(([, sec]) => !sec).map(([key]) => t(key));
@@ -524,8 +502,8 @@
     if (scroll) focusHit(hit);
   }
 
-  // focusHit scrolls to the record a hit came from and marks the query's terms in it; without a
-  // term to mark it outlines the record for about 1.6 s instead.
+  // focusHit scrolls to the record a hit came from, where the query's terms are marked; without a
+  // marked term it outlines the record for about 1.6 s instead.
   function focusHit(hit) {
     const body = $("#drawer-body");
     let target = null;
@@ -542,10 +520,9 @@
       body.scrollTop = 0;
       return;
     }
-    const marked = markTerms(target, queryTerms(state.last ? state.last.input.query : state.query));
     if (target.classList.contains("item")) target.classList.add("focus");
     target.scrollIntoView({ block: "center", behavior: reducedMotion.matches ? "auto" : "smooth" });
-    if (!marked) {
+    if (!$("mark.term", target)) {
       target.classList.add("flash");
       setTimeout(() => target.classList.remove("flash"), 1600);
     }
