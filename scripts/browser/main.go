@@ -646,6 +646,7 @@ func (r *run) folded() error {
 	})()`); err != nil {
 		return err
 	}
+	time.Sleep(300 * time.Millisecond) // let the panel finish sliding in before the screenshot
 	r.shot("folded-panel")
 	if err := chromedp.Do(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
 		return err
