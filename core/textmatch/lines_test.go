@@ -143,6 +143,7 @@ func FuzzFoldMatch(f *testing.F) {
 	f.Add("ログイン画面\n迁移到ＳＱＬｉｔｅ", "sqlite")
 	f.Add("a\xffB\n\xe3\x80\x80x", "b")
 	f.Add("İstanbul\nK\u212a", "k")
+	f.Add("maßstab\nﬁle", "s")
 	f.Fuzz(func(t *testing.T, text, query string) {
 		var fo Folder
 		if got := string(fo.Fold([]byte(text))); got != Fold(text) {
@@ -166,6 +167,9 @@ func FuzzFoldMatch(f *testing.F) {
 			for _, s := range n.Spans(l) {
 				if s[0] < last || s[1] < s[0] || s[1] > len(l) {
 					t.Fatalf("bad span %v in %q", s, l)
+				}
+				if utf8.ValidString(l) && !utf8.ValidString(l[s[0]:s[1]]) {
+					t.Fatalf("span %v splits a character of %q", s, l)
 				}
 				last = s[1]
 			}
