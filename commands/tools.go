@@ -18,14 +18,13 @@ import (
 	"github.com/cairn-dev/cairn/core/tools"
 )
 
-// toolContext is the identity of SPEC §2.4 with the opened workspace, for the tool registry.
+// toolContext is the caller with the opened workspace, for the tool registry.
 func (e *Env) toolContext() (tools.Context, error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		return tools.Context{}, err
 	}
-	id := e.Identity
-	return tools.Context{Workspace: ws, Session: id.Session, ClaudeSession: id.ClaudeSession, SessionFormat: id.Format, User: id.User, Task: id.Task, Subtask: id.Subtask, Card: id.Card}, nil
+	return tools.Context{Workspace: ws, Caller: e.Caller}, nil
 }
 
 func toolsCommand(env *Env) *cli.Command {

@@ -46,15 +46,10 @@ const (
 // the comment's length. A variable so tests can lower it.
 var searchBudget = 2 * time.Second
 
-// Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
-// Session is the Claude Code session the caller runs in (CLAUDE_CODE_SESSION_ID): with no user
-// and no task, the local account searches its Claude Code spaces without that session.
-type Caller struct {
-	User    string
-	Task    string
-	Subtask bool
-	Session string
-}
+// Caller is who asks and from where: the signed-in user, the current task, a subtask, and the
+// Claude Code session the caller runs in (with no user and no task, the local account searches
+// its Claude Code spaces without that session). It is the one caller type of every face.
+type Caller = workspace.Caller
 
 // SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
 // the default; Limit, Kind, Author and TaskID apply to a query only.

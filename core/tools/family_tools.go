@@ -138,7 +138,7 @@ func spaceTools() []*Tool {
 				if c.Cache != nil {
 					search = c.Cache.spaces.SearchWorkspaceTasks
 				}
-				ans, err := search(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
+				ans, err := search(c.Workspace, c.Caller,
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})
 				if err != nil {
 					return nil, err

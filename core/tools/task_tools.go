@@ -11,15 +11,7 @@ func session(c Context) (*tasks.Session, error) {
 	if c.Workspace == nil {
 		return nil, errs.Invalidf("no workspace")
 	}
-	path, err := tasks.LogPath(c.Workspace, c.Session, c.ClaudeSession)
-	if err != nil {
-		return nil, err
-	}
-	s := tasks.NewSession(path, c.Workspace.Wait)
-	if c.SessionFormat != "" {
-		s.Format = c.SessionFormat
-	}
-	return s, nil
+	return tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
 }
 
 type taskCreateInput struct {

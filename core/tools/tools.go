@@ -22,19 +22,10 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// Context is who calls a tool and from where (SPEC §2.4); the faces fill it from flags or env.
+// Context is who calls a tool and from where; the faces fill the caller from flags or env.
 type Context struct {
 	Workspace *workspace.Workspace
-	Session   string
-	// ClaudeSession is the Claude Code session id (CLAUDE_CODE_SESSION_ID): without Session it
-	// picks sessions/<id>.jsonl, and a search of the local account's Claude Code spaces leaves
-	// that session out.
-	ClaudeSession string
-	SessionFormat string
-	User          string
-	Task          string
-	Subtask       bool
-	Card          string
+	workspace.Caller
 	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
 	// board.Load (the snapshot) on each call.
 	Board func() (*board.Index, error)
@@ -321,6 +312,7 @@ var modelWording = strings.NewReplacer(
 	"(the current task, from --task or CAIRN_TASK)", "(the current task of this session)",
 	"(use a cairn log with --session)", "(this session must be started with a cairn log)",
 	"; raise it with --wait)", "; try again)",
+	"unknown --session-format", "unknown session format",
 )
 
 // forModel rewords err for a tool answer, keeping its code.
