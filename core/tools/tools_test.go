@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -248,5 +249,26 @@ func TestToolErrorsNameNoFlags(t *testing.T) {
 		if strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "CAIRN_") {
 			t.Errorf("%s %s: %q names a flag", tc.tool, tc.input, err)
 		}
+	}
+}
+
+// The schemas a model registers are the contract of every face: testdata/tools.json is
+// `cairn tools list --json` as released, and any change to a tool's name, description, field,
+// bound or enum shows up here first.
+func TestDefinitionsMatchGolden(t *testing.T) {
+	var defs []Definition
+	for _, tool := range New().List() {
+		defs = append(defs, tool.Definition())
+	}
+	got, err := json.MarshalIndent(map[string]any{"tools": defs}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(bytes.TrimSpace(got)) != string(bytes.TrimSpace(want)) {
+		t.Fatalf("tool definitions differ from testdata/tools.json:\n%s", got)
 	}
 }
