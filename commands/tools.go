@@ -2,7 +2,6 @@ package commands
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/mcp"
 )
 
 // toolContext is the caller with the opened workspace, for the tool registry.
@@ -121,16 +120,7 @@ func mcpCommand(env *Env) *cli.Command {
 			defer tc.Cache.Close()
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			server := tools.NewMCPServer(tools.New(), version(), tc)
-			if err := server.Run(ctx, tools.NewStdioTransport(ctx, env.Stdin, env.Stdout)); err != nil && ctx.Err() == nil && !isClosed(err) {
-				return fmt.Errorf("mcp server: %w", err)
-			}
-			return nil
+			return mcp.Serve(ctx, tools.New(), version(), tc, env.Stdin, env.Stdout)
 		},
 	}
-}
-
-// isClosed recognises the end of the client's input, the normal way an stdio session ends.
-func isClosed(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, mcp.ErrConnectionClosed)
 }

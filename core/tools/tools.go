@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -66,7 +67,7 @@ func define[In any](name, description string, readOnly bool, fix func(*jsonschem
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
-				return nil, errs.Invalidf("%s input: %s", name, decodeProblem(err))
+				return nil, errs.Invalidf("%s input: %s", name, DecodeProblem(err))
 			}
 			out, err := fn(ctx, c, in)
 			return out, forModel(err)
@@ -90,7 +91,7 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	}
 	obj, ok := instance.(map[string]any)
 	if !ok {
-		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, jsonKind(input))
+		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, JSONKind(input))
 	}
 	if unknown := t.unknownFields(obj); len(unknown) > 0 {
 		return nil, errs.Invalidf("%s input has unknown field %s; valid fields: %s", t.Name, strings.Join(unknown, ", "), strings.Join(t.fieldNames(), ", "))
@@ -185,7 +186,7 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) string {
 // is written as one (1.0 does not decode into a Go int).
 func valueType(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	switch k := jsonKind(raw); k {
+	switch k := JSONKind(raw); k {
 	case "an object":
 		return "object"
 	case "an array":
@@ -252,7 +253,7 @@ func needed(p *jsonschema.Schema) string {
 // object or array by its kind.
 func shown(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	switch k := jsonKind(raw); k {
+	switch k := JSONKind(raw); k {
 	case "an object", "an array":
 		return k
 	case "a string":
@@ -272,8 +273,9 @@ func shown(raw json.RawMessage) string {
 // number writes a bound without a fraction when it has none.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// decodeProblem says what a JSON decode error means without Go type names.
-func decodeProblem(err error) string {
+// DecodeProblem says what a JSON decode error means without Go type names; tool input and the
+// MCP transport's request params are both named this way.
+func DecodeProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -433,4 +435,68 @@ func all(fixes ...func(*jsonschema.Schema)) func(*jsonschema.Schema) {
 			f(s)
 		}
 	}
+}
+
+// JSONKind names the JSON type of a valid value, as messages about input quote it.
+func JSONKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch c := raw[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// givenKind names encoding/json's description of the value it could not store.
+func givenKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "bool":
+		return "a boolean"
+	case v == "string":
+		return "a string"
+	case v == "object":
+		return "an object"
+	case v == "array":
+		return "an array"
+	}
+	return "a value of the wrong type"
+}
+
+// typeKind names the JSON a Go type is decoded from.
+func typeKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "another type"
 }
