@@ -16,14 +16,14 @@ var memoryKinds = []string{"summary", "decision", "request", "knowledge"}
 func memoryTools() []*Tool {
 	searchBounds := all(bounds("limit", 1, 500), bounds("context", 0, 20))
 	return []*Tool{
-		define("MemorySearch",
+		define("MemorySearch", "memory search",
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
 				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
 			true, searchBounds, func(_ context.Context, c Context, in memory.SearchInput) (any, error) {
 				return memory.MemorySearch(c.Workspace, in)
 			}),
-		define("KnowledgeSearch",
+		define("KnowledgeSearch", "knowledge search",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
 				"A hit's kind is the file's own frontmatter kind: to read the whole file, call MemoryRead with kind \"knowledge\" "+
@@ -31,20 +31,20 @@ func memoryTools() []*Tool {
 			true, searchBounds, func(_ context.Context, c Context, in memory.KnowledgeSearchInput) (any, error) {
 				return memory.KnowledgeSearch(c.Workspace, in)
 			}),
-		define("MemoryRead",
+		define("MemoryRead", "memory read",
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
 				"or request as MemorySearch returns it, or knowledge for any knowledge file whatever its frontmatter kind. "+
 				"An unknown slug is an error that suggests close slugs. Read-only.",
 			true, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.ReadInput) (any, error) {
 				return memory.MemoryRead(c.Workspace, in)
 			}),
-		define("MemoryWrite",
+		define("MemoryWrite", "memory write",
 			"Create or replace a whole memory or knowledge entry atomically. Pass expect_sha256 from MemoryRead so a "+
 				"concurrent change is never overwritten. Prefer MemoryEdit for a small change.",
 			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.WriteInput) (any, error) {
 				return memory.MemoryWrite(c.Workspace, in)
 			}),
-		define("MemoryEdit",
+		define("MemoryEdit", "memory edit",
 			"Replace an exact string in a memory or knowledge entry, atomically; old must occur exactly once unless all "+
 				"is true (otherwise nothing changes and the count is reported). Never reformats the rest of the file.",
 			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.EditInput) (any, error) {
@@ -62,7 +62,7 @@ func stringOrInteger(prop string) func(*jsonschema.Schema) {
 
 func spaceTools() []*Tool {
 	return []*Tool{
-		define("SearchWorkspaceTasks",
+		define("SearchWorkspaceTasks", "space search",
 			"Search the conversations of the other tasks in your space (requests, results, questions, handoffs, "+
 				"thinking and summaries) to recall what was asked before and how it was done. Returns hits with short "+
 				"redacted excerpts, newest first, never whole conversations; pass a hit's ref as around_ref to read the "+
@@ -91,7 +91,7 @@ func boardTools() []*Tool {
 		}
 	}
 	return []*Tool{
-		define("flowly_search",
+		define("flowly_search", "board search",
 			"Search earlier cards in this project: their titles, descriptions, summaries, progress notes, workpads, ideas "+
 				"and deliverables (PR links, Jira keys, file paths). Use it when you start on an area to find related or "+
 				"duplicate work and how it was verified. Project memory is not included; use flowly_recall for it. "+

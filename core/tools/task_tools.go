@@ -16,7 +16,7 @@ func session(c Context) (*tasks.Session, error) {
 
 func taskTools() []*Tool {
 	return []*Tool{
-		define("TaskCreate",
+		define("TaskCreate", "task create",
 			"Add a task to this session's task list, in status pending, and get back its taskid and a summary of the whole list. "+
 				"Use it to plan multi-step work before you start, one task per concrete step. The list is kept in the session log, "+
 				"so it survives context compaction and resume. Never use it to record finished work you did not plan.",
@@ -27,7 +27,7 @@ func taskTools() []*Tool {
 				}
 				return s.Create(in.Subject, in.Description)
 			}),
-		define("TaskList",
+		define("TaskList", "task list",
 			"Return every task of this session's task list by taskid, completed and deleted ones included, with counts by "+
 				"status and the open (pending and in-progress) tasks. Use it to see where you are, especially after a "+
 				"compaction or resume. Read-only.",
@@ -41,7 +41,7 @@ func taskTools() []*Tool {
 				}
 				return s.List(tasks.Stop{}, nil)
 			}),
-		define("TaskGet",
+		define("TaskGet", "task get",
 			"Return one task of this session's task list with its full description. An unknown taskid is an error. Read-only.",
 			true, bounds("taskid", 1, tasks.MaxID), func(_ context.Context, c Context, in tasks.GetInput) (any, error) {
 				s, err := session(c)
@@ -54,7 +54,7 @@ func taskTools() []*Tool {
 				}
 				return map[string]tasks.Task{"task": t}, nil
 			}),
-		define("TaskUpdate",
+		define("TaskUpdate", "task update",
 			"Change a task's status, subject or description (at least one). Mark a task inprogress when you start it and "+
 				"completed as soon as it is done; set deleted to withdraw it (it stays listed). Returns the task and a summary "+
 				"of the whole list. The taskid cannot change.",

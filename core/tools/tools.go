@@ -37,7 +37,10 @@ type Context struct {
 
 // Tool is one agent tool.
 type Tool struct {
-	Name        string
+	Name string
+	// Command is the CLI command that runs the same operation ("task create"); the faces are
+	// checked against it, so no tool lacks its command.
+	Command     string
 	Description string
 	// ReadOnly tools never change the workspace; MCP clients may call them without asking.
 	ReadOnly bool
@@ -47,7 +50,7 @@ type Tool struct {
 }
 
 // define builds a tool whose input schema is inferred from In, so schema and decoding never drift.
-func define[In any](name, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (any, error)) *Tool {
+func define[In any](name, command, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (any, error)) *Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // a programming error, caught by tests
@@ -63,7 +66,7 @@ func define[In any](name, description string, readOnly bool, fix func(*jsonschem
 		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
 	}
 	return &Tool{
-		Name: name, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
+		Name: name, Command: command, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
@@ -352,13 +355,28 @@ func (t *Tool) unknownFields(obj map[string]any) []string {
 	return out
 }
 
-// Registry holds every tool by name.
+// Operation is one thing cairn does, named by its command line. The registry lists every
+// operation once; each face (the CLI, `tools call`, MCP, HTTP) is checked against that list.
+type Operation struct {
+	// Command is how the command line runs it: "task create", or "space import --from
+	// claude-code" when a flag value picks the operation.
+	Command string
+	// Tool is its agent tool; nil for an operation only a person runs, at the command line.
+	Tool *Tool
+}
+
+// cliOnly are the operations with no agent tool: setting up and feeding Claude Code is done by
+// a person or by Claude Code's hooks, never by a model through a tool.
+var cliOnly = []string{"setup claude-code", "hook claude-code", "space import --from claude-code"}
+
+// Registry holds every operation, and every tool by name.
 type Registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
+	ops    []Operation
 }
 
-// New registers every cairn tool.
+// New registers every cairn tool and CLI-only operation.
 func New() *Registry {
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range append(append(append(taskTools(), memoryTools()...), spaceTools()...), boardTools()...) {
@@ -367,12 +385,19 @@ func New() *Registry {
 		}
 		r.tools = append(r.tools, t)
 		r.byName[t.Name] = t
+		r.ops = append(r.ops, Operation{Command: t.Command, Tool: t})
+	}
+	for _, c := range cliOnly {
+		r.ops = append(r.ops, Operation{Command: c})
 	}
 	return r
 }
 
-// List returns the tools in a stable order (families as in the spec, then definition order).
+// List returns the agent tools in a stable order (families as in the spec, then definition order).
 func (r *Registry) List() []*Tool { return r.tools }
+
+// Operations returns every operation: the tools in List's order, then the CLI-only ones.
+func (r *Registry) Operations() []Operation { return r.ops }
 
 // Get finds a tool by its exact name; an unknown name is INVALID_INPUT listing the valid names.
 func (r *Registry) Get(name string) (*Tool, error) {
