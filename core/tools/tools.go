@@ -365,10 +365,6 @@ type Operation struct {
 	Tool *Tool
 }
 
-// cliOnly are the operations with no agent tool: setting up and feeding Claude Code is done by
-// a person or by Claude Code's hooks, never by a model through a tool.
-var cliOnly = []string{"setup claude-code", "hook claude-code", "space import --from claude-code"}
-
 // Registry holds every operation, and every tool by name.
 type Registry struct {
 	tools  []*Tool
@@ -387,7 +383,9 @@ func New() *Registry {
 		r.byName[t.Name] = t
 		r.ops = append(r.ops, Operation{Command: t.Command, Tool: t})
 	}
-	for _, c := range cliOnly {
+	// Setting up and feeding Claude Code is done by a person or by Claude Code's hooks, never by
+	// a model through a tool.
+	for _, c := range []string{"setup claude-code", "hook claude-code", "space import --from claude-code"} {
 		r.ops = append(r.ops, Operation{Command: c})
 	}
 	return r
