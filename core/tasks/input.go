@@ -1,16 +1,10 @@
 package tasks
 
-// The agent tools decode their JSON input into these types; their tags give the tools' input
-// schemas, so the schema a model sees and the fields the task list takes are one description.
-
-// CreateInput is TaskCreate's input.
+// CreateInput is TaskCreate's input; the tags of the tools' input types give their schemas.
 type CreateInput struct {
 	Subject     string `json:"subject" jsonschema:"what the task is, one line of 1-200 characters"`
 	Description string `json:"description,omitempty" jsonschema:"details, acceptance criteria, notes; may be empty, at most 64 KiB"`
 }
-
-// ListInput is TaskList's input: it takes none.
-type ListInput struct{}
 
 // GetInput is TaskGet's input.
 type GetInput struct {

@@ -106,14 +106,16 @@ func boardTools() []*Tool {
 				if c.Card == "" {
 					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
-				load := c.Board
-				if load == nil && c.Cache != nil {
-					load = func() (*board.Index, error) { return c.Cache.boardIndex(c.Workspace) }
+				var ix *board.Index
+				var err error
+				switch {
+				case c.Board != nil:
+					ix, err = c.Board()
+				case c.Cache != nil:
+					ix, err = c.Cache.boardIndex(c.Workspace)
+				default:
+					ix, err = board.Load(c.Workspace)
 				}
-				if load == nil {
-					load = func() (*board.Index, error) { return board.Load(c.Workspace) }
-				}
-				ix, err := load()
 				if err != nil {
 					return nil, err
 				}

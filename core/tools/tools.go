@@ -37,10 +37,8 @@ type Context struct {
 
 // Tool is one agent tool.
 type Tool struct {
-	Name string
-	// Command is the CLI command that runs the same operation ("task create"); the faces are
-	// checked against it, so no tool lacks its command.
-	Command     string
+	Name        string
+	Command     string // the CLI command of the same operation ("task create")
 	Description string
 	// ReadOnly tools never change the workspace; MCP clients may call them without asking.
 	ReadOnly bool
@@ -355,14 +353,12 @@ func (t *Tool) unknownFields(obj map[string]any) []string {
 	return out
 }
 
-// Operation is one thing cairn does, named by its command line. The registry lists every
-// operation once; each face (the CLI, `tools call`, MCP, HTTP) is checked against that list.
+// Operation is one thing cairn does, listed once in the registry, which every face is checked
+// against: its Command ("task create", "space import --from claude-code") and its agent tool, nil
+// for an operation only a person runs at the command line.
 type Operation struct {
-	// Command is how the command line runs it: "task create", or "space import --from
-	// claude-code" when a flag value picks the operation.
 	Command string
-	// Tool is its agent tool; nil for an operation only a person runs, at the command line.
-	Tool *Tool
+	Tool    *Tool
 }
 
 // Registry holds every operation, and every tool by name.
@@ -522,4 +518,20 @@ func typeKind(t reflect.Type) string {
 		return "an array"
 	}
 	return "another type"
+}
+
+// ErrorBody is the JSON every face uses for a failed call: {"error": {"code", "message"}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names the SPEC §8 code and says what was wrong.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrorOf renders err as the error body.
+func ErrorOf(err error) ErrorBody {
+	return ErrorBody{Error: ErrorDetail{Code: errs.CodeOf(err).Name(), Message: err.Error()}}
 }
