@@ -525,7 +525,7 @@ type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }
 
-// ErrorDetail names the SPEC §8 code and says what was wrong.
+// ErrorDetail names the error code (INVALID_INPUT, NOT_FOUND, ...) and says what was wrong.
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
