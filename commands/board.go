@@ -305,7 +305,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 			// saves several GC cycles on a fresh start. The settings are restored on return.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(boardSearchMemoryLimit))
-			if card := env.Identity.Card; card != "" {
+			if card := env.Caller.Card; card != "" {
 				if c.IsSet("project") || c.Bool("all-projects") {
 					return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
 				}

@@ -26,21 +26,10 @@ type Env struct {
 	Color bool
 	// StderrTTY says whether progress bars may be drawn.
 	StderrTTY bool
-	Identity  Identity
-	wsFlag    string
-	wait      time.Duration
-}
-
-// Identity is the caller context of SPEC §2.4.
-type Identity struct {
-	Session string
-	Format  string
-	// ClaudeSession is CLAUDE_CODE_SESSION_ID: the Claude Code session this process runs in.
-	ClaudeSession string
-	User          string
-	Task          string
-	Subtask       bool
-	Card          string
+	// Caller is the identity the global flags give (--session, --user, --task, ...).
+	Caller workspace.Caller
+	wsFlag string
+	wait   time.Duration
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
@@ -70,13 +59,13 @@ func (e *Env) configure(c *cli.Context) error {
 	if e.wait <= 0 || e.wait > time.Hour {
 		return errs.Invalidf("--wait %s is out of range (1ms..1h)", e.wait)
 	}
-	e.Identity = Identity{
-		Session: c.String("session"),
-		Format:  c.String("session-format"),
-		User:    c.String("user"),
-		Task:    c.String("task"),
-		Subtask: c.Bool("subtask"),
-		Card:    c.String("card"),
+	e.Caller = workspace.Caller{
+		Session:       c.String("session"),
+		SessionFormat: c.String("session-format"),
+		User:          c.String("user"),
+		Task:          c.String("task"),
+		Subtask:       c.Bool("subtask"),
+		Card:          c.String("card"),
 		// Claude Code sets it for Bash, hooks and MCP servers; it picks sessions/<id>.jsonl.
 		ClaudeSession: os.Getenv("CLAUDE_CODE_SESSION_ID"),
 	}

@@ -176,12 +176,11 @@ func knowledgeCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					in.Kind = c.String("kind")
 					ws, err := env.Workspace()
 					if err != nil {
 						return err
 					}
-					res, err := memory.KnowledgeSearch(ws, in)
+					res, err := memory.KnowledgeSearch(ws, memory.KnowledgeSearchInput{Query: in.Query, Kind: c.String("kind"), Limit: in.Limit, Context: in.Context})
 					if err != nil {
 						return err
 					}

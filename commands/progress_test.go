@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/core/spaces"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // The first frame of a progress bar never shows a rate over the microseconds since the bar was
@@ -26,18 +27,18 @@ func TestProgressFirstFrameHasNoAbsurdRate(t *testing.T) {
 func TestSpaceHintOnTerminalOnly(t *testing.T) {
 	for _, tc := range []struct {
 		tty, json bool
-		id        Identity
+		id        workspace.Caller
 		want      string
 	}{
-		{true, false, Identity{}, "hint: no user given: pass --user ID and --task ID"},
-		{true, false, Identity{User: "bob"}, "hint: no task given"},
-		{true, false, Identity{User: "bob", Task: "7", Subtask: true}, "hint: a subtask"},
-		{false, false, Identity{}, ""},
-		{true, true, Identity{}, ""},
+		{true, false, workspace.Caller{}, "hint: no user given: pass --user ID and --task ID"},
+		{true, false, workspace.Caller{User: "bob"}, "hint: no task given"},
+		{true, false, workspace.Caller{User: "bob", Task: "7", Subtask: true}, "hint: a subtask"},
+		{false, false, workspace.Caller{}, ""},
+		{true, true, workspace.Caller{}, ""},
 	} {
 		var stderr strings.Builder
 		env := newEnv(nil, &strings.Builder{}, &stderr)
-		env.StderrTTY, env.JSON, env.Identity = tc.tty, tc.json, tc.id
+		env.StderrTTY, env.JSON, env.Caller = tc.tty, tc.json, tc.id
 		env.spaceHint(spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}})
 		if got := stderr.String(); (tc.want == "" && got != "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("tty=%v json=%v %+v: stderr %q, want %q", tc.tty, tc.json, tc.id, got, tc.want)

@@ -253,13 +253,13 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 				}
 				body = string(data)
 			}
-			task := strings.TrimPrefix(env.Identity.Task, "task:")
+			task := strings.TrimPrefix(env.Caller.Task, "task:")
 			if task == "" {
 				return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
 			}
 			author := c.String("author")
 			if author == "" {
-				author = env.Identity.User
+				author = env.Caller.User
 			}
 			if author == "" {
 				return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
@@ -368,9 +368,7 @@ func spaceSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			id := env.Identity
-			caller := spaces.Caller{User: id.User, Task: id.Task, Subtask: id.Subtask, Session: id.ClaudeSession}
-			ans, err := spaces.SearchWorkspaceTasks(ws, caller, in)
+			ans, err := spaces.SearchWorkspaceTasks(ws, env.Caller, in)
 			if err != nil {
 				return err
 			}
@@ -389,7 +387,7 @@ func (e *Env) spaceHint(a spaces.Answer) {
 	if a.Unavailable == nil || e.JSON || !e.StderrTTY {
 		return
 	}
-	id := e.Identity
+	id := e.Caller
 	var hint string
 	switch {
 	case id.User == "":

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,37 +16,17 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// session opens the workspace and binds the session log: --session, else the Claude Code
-// session's own log, else the manifest's (tasks.LogPath).
+// session opens the workspace and binds the caller's session log (tasks.OpenSession). A log
+// named outright (--session, CAIRN_SESSION) needs no workspace.
 func (e *Env) session() (*tasks.Session, error) {
-	var s *tasks.Session
 	ws, err := e.Workspace()
-	switch {
-	case err == nil:
-		path, perr := tasks.LogPath(ws, e.Identity.Session, e.Identity.ClaudeSession)
-		if perr != nil {
-			return nil, perr
+	if err != nil {
+		if !errors.Is(err, workspace.ErrNoWorkspace) || e.Caller.Session == "" {
+			return nil, err
 		}
-		s = tasks.NewSession(path, ws.Wait)
-	case errors.Is(err, workspace.ErrNoWorkspace) && e.Identity.Session != "":
-		// A log named outright (--session, CAIRN_SESSION) needs no workspace: nothing else of
-		// one is read, so a transcript can be inspected from anywhere.
-		path, aerr := filepath.Abs(e.Identity.Session)
-		if aerr != nil {
-			return nil, errs.Wrap(errs.Invalid, aerr, "session log %s", e.Identity.Session)
-		}
-		s = tasks.NewSession(path, e.wait)
-	default:
-		return nil, err
+		ws = nil
 	}
-	s.ClaudeConfig = tasks.ClaudeConfigDir()
-	switch e.Identity.Format {
-	case "", tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude:
-		s.Format = e.Identity.Format
-	default:
-		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude", e.Identity.Format)
-	}
-	return s, nil
+	return tasks.OpenSession(ws, e.wait, e.Caller)
 }
 
 func taskCommand(env *Env) *cli.Command {

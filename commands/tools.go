@@ -2,7 +2,6 @@ package commands
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,21 +10,20 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/mcp"
 )
 
-// toolContext is the identity of SPEC §2.4 with the opened workspace, for the tool registry.
+// toolContext is the caller with the opened workspace, for the tool registry.
 func (e *Env) toolContext() (tools.Context, error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		return tools.Context{}, err
 	}
-	id := e.Identity
-	return tools.Context{Workspace: ws, Session: id.Session, ClaudeSession: id.ClaudeSession, SessionFormat: id.Format, User: id.User, Task: id.Task, Subtask: id.Subtask, Card: id.Card}, nil
+	return tools.Context{Workspace: ws, Caller: e.Caller}, nil
 }
 
 func toolsCommand(env *Env) *cli.Command {
@@ -122,16 +120,7 @@ func mcpCommand(env *Env) *cli.Command {
 			defer tc.Cache.Close()
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			server := tools.NewMCPServer(tools.New(), version(), tc)
-			if err := server.Run(ctx, tools.NewStdioTransport(ctx, env.Stdin, env.Stdout)); err != nil && ctx.Err() == nil && !isClosed(err) {
-				return fmt.Errorf("mcp server: %w", err)
-			}
-			return nil
+			return mcp.Serve(ctx, tools.New(), version(), tc, env.Stdin, env.Stdout)
 		},
 	}
-}
-
-// isClosed recognises the end of the client's input, the normal way an stdio session ends.
-func isClosed(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, mcp.ErrConnectionClosed)
 }

@@ -2,56 +2,297 @@ package commands
 
 import (
 	"bytes"
-	"sort"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/mcp"
+	"github.com/cairn-dev/cairn/web"
 )
 
-// cliFaces names the CLI command of every agent tool: a tool without a command, or a command
-// listed here without a registered tool (and so without a schema), fails the test.
-var cliFaces = map[string]string{
-	"TaskCreate":           "task create",
-	"TaskList":             "task list",
-	"TaskGet":              "task get",
-	"TaskUpdate":           "task update",
-	"MemorySearch":         "memory search",
-	"KnowledgeSearch":      "knowledge search",
-	"MemoryRead":           "memory read",
-	"MemoryWrite":          "memory write",
-	"MemoryEdit":           "memory edit",
-	"SearchWorkspaceTasks": "space search",
-	"flowly_search":        "board search",
+const facesToken = "0123456789abcdef0123456789abcdef"
+
+// facesCaller is the identity every face of these tests runs with.
+var facesCaller = workspace.Caller{User: "bob", Task: "30", Card: "tl-18"}
+
+// faces drives one workspace through the three faces of the tool registry: `cairn tools call`
+// in-process, an MCP client in memory, and POST /api on a test server.
+type faces struct {
+	t    *testing.T
+	root string
+	mcp  *sdk.ClientSession
+	http *httptest.Server
 }
 
-func TestToolsCoverTheCLI(t *testing.T) {
-	app := NewApp(newEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
-	var registered []string
-	for _, tool := range tools.New().List() {
-		registered = append(registered, tool.Name)
-		if _, ok := cliFaces[tool.Name]; !ok {
-			t.Errorf("tool %s has no CLI command in cliFaces", tool.Name)
+// newFaces copies the demo workspace, imports its space and board, and opens the MCP and HTTP
+// faces on it with facesCaller.
+func newFaces(t *testing.T) *faces {
+	t.Helper()
+	for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_SESSION_FORMAT", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CLAUDE_CODE_SESSION_ID"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	f := &faces{t: t, root: t.TempDir()}
+	if out, err := exec.Command("cp", "-r", "../fixtures/demo/.", f.root).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	for _, args := range [][]string{{"space", "import", filepath.Join(f.root, "space.jsonl")}, {"board", "import", filepath.Join(f.root, "board.json")}} {
+		if code, out := f.cli(append([]string{"-C", f.root}, args...)...); code != 0 {
+			t.Fatalf("cairn %s: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
 	}
-	var faces []string
-	for name, path := range cliFaces {
-		faces = append(faces, name)
-		words := strings.Fields(path)
-		cmd := findCommand(app.Commands, words[0])
-		for _, w := range words[1:] {
-			if cmd == nil {
-				break
+	ws, err := workspace.Open(f.root, f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := tools.Context{Workspace: ws, Caller: facesCaller}
+
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := mcp.NewServer(tools.New(), "test", tc).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "faces", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	f.mcp = cs
+
+	ix, err := board.Load(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := web.New(web.Options{Workspace: ws, Index: ix, Tools: tc, Token: facesToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.http = httptest.NewServer(h)
+	t.Cleanup(f.http.Close)
+	return f
+}
+
+// cli runs cairn in-process and returns its exit status and standard output.
+func (f *faces) cli(args ...string) (int, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(append([]string{"cairn"}, args...), strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String() + stderr.String()
+}
+
+// viaCLI is `cairn tools call NAME INPUT` with the caller's flags.
+func (f *faces) viaCLI(name, input string) any {
+	f.t.Helper()
+	_, out := f.cli("-C", f.root, "--user", facesCaller.User, "--task", facesCaller.Task, "--card", facesCaller.Card, "tools", "call", name, input)
+	return f.decode("tools call "+name, []byte(out))
+}
+
+// viaMCP is tools/call over MCP; a tool error is its body, as the other faces print it.
+func (f *faces) viaMCP(name, input string) any {
+	f.t.Helper()
+	res, err := f.mcp.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(input)})
+	if err != nil {
+		f.t.Fatalf("MCP %s: %v", name, err)
+	}
+	return f.decode("MCP "+name, []byte(res.Content[0].(*sdk.TextContent).Text))
+}
+
+// viaHTTP is POST /api with the tool's name as the action.
+func (f *faces) viaHTTP(name, input string) any {
+	f.t.Helper()
+	body, _ := json.Marshal(map[string]any{"action": name, "input": json.RawMessage(input)})
+	req, _ := http.NewRequest(http.MethodPost, f.http.URL+"/api", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+facesToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatalf("HTTP %s: %v", name, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return f.decode("HTTP "+name, data)
+}
+
+func (f *faces) decode(what string, data []byte) any {
+	f.t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		f.t.Fatalf("%s answered no JSON document: %v\n%s", what, err, data)
+	}
+	return v
+}
+
+// commandOf finds `cairn <command>` in the command tree. A word starting with -- names a flag
+// the command must have; the word after it is the flag's value and is not looked up.
+func commandOf(env *Env, command string) (found bool, problem string) {
+	words := strings.Fields(command)
+	cmds := NewApp(env).Commands
+	var cmd *cli.Command
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "--") {
+			if cmd == nil || !hasFlag(cmd, strings.TrimPrefix(w, "--")) {
+				return false, "no flag " + w
 			}
-			cmd = findCommand(cmd.Subcommands, w)
+			i++
+			continue
 		}
-		if cmd == nil {
-			t.Errorf("tool %s: no command `cairn %s`", name, path)
+		if cmd = findCommand(cmds, w); cmd == nil {
+			return false, "no command word " + w
+		}
+		cmds = cmd.Subcommands
+	}
+	return cmd != nil, ""
+}
+
+func hasFlag(cmd *cli.Command, name string) bool {
+	for _, fl := range cmd.Flags {
+		for _, n := range fl.Names() {
+			if n == name {
+				return true
+			}
 		}
 	}
-	sort.Strings(registered)
-	sort.Strings(faces)
-	if strings.Join(registered, ",") != strings.Join(faces, ",") {
-		t.Errorf("registered tools %v differ from CLI faces %v", registered, faces)
+	return false
+}
+
+// Every operation of the registry has its CLI command; every agent tool is listed over MCP and
+// is an action of the HTTP API, and nothing is listed that the registry does not hold.
+func TestRegistryCoversEveryFace(t *testing.T) {
+	f := newFaces(t)
+	env := newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	list, err := f.mcp.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, tool := range list.Tools {
+		listed[tool.Name] = true
+	}
+	reg := tools.New()
+	cliOnly := 0
+	for _, op := range reg.Operations() {
+		if ok, problem := commandOf(env, op.Command); !ok {
+			t.Errorf("operation %q has no CLI command `cairn %s`: %s", op.Command, op.Command, problem)
+		}
+		if op.Tool == nil {
+			cliOnly++
+			continue
+		}
+		if !listed[op.Tool.Name] {
+			t.Errorf("tool %s is not listed over MCP", op.Tool.Name)
+		}
+		delete(listed, op.Tool.Name)
+		ans, _ := f.viaHTTP(op.Tool.Name, "{}").(map[string]any)
+		if e, _ := ans["error"].(map[string]any); e != nil && strings.HasPrefix(e["message"].(string), "unknown action") {
+			t.Errorf("tool %s is no action of the HTTP API: %v", op.Tool.Name, e)
+		}
+	}
+	for name := range listed {
+		t.Errorf("MCP lists %s, which the registry does not hold", name)
+	}
+	if len(reg.Operations()) != len(reg.List())+cliOnly {
+		t.Errorf("%d operations, %d tools and %d CLI-only ones", len(reg.Operations()), len(reg.List()), cliOnly)
+	}
+	if cliOnly == 0 {
+		t.Error("the Claude Code commands are not in the registry as CLI-only operations")
+	}
+	// The walk itself fails on a command that does not exist.
+	for _, bad := range []string{"task frobnicate", "space import --nope x", "nosuch"} {
+		if ok, _ := commandOf(env, bad); ok {
+			t.Errorf("the walk finds `cairn %s`", bad)
+		}
+	}
+}
+
+// readOnlyInputs is one input per read-only tool, each one that finds something in the demo
+// workspace; a read-only tool missing here fails TestFacesAnswerAlike.
+var readOnlyInputs = map[string][]string{
+	"TaskList":             {`{}`},
+	"TaskGet":              {`{"taskid":1}`, `{"taskid":99}`},
+	"MemorySearch":         {`{"query":"sqlite","limit":2}`, `{"query":""}`},
+	"KnowledgeSearch":      {`{"query":"release","context":1}`},
+	"MemoryRead":           {`{"kind":"decision","slug":"sqlite-storage"}`, `{"kind":"decision","slug":"sqlite"}`},
+	"SearchWorkspaceTasks": {`{"query":"login","context":1}`, `{"around_ref":"comment:95"}`, `{"query":"login","task_id":12}`},
+	"flowly_search":        {`{"query":"link","sources":["card","summary"]}`, `{"query":"x","limit":21}`},
+}
+
+// The three faces give the same answer, errors included, to the same input of every read-only
+// tool, and to a write on scratch copies of one workspace.
+func TestFacesAnswerAlike(t *testing.T) {
+	f := newFaces(t)
+	for _, tool := range tools.New().List() {
+		if !tool.ReadOnly {
+			continue
+		}
+		inputs, ok := readOnlyInputs[tool.Name]
+		if !ok {
+			t.Errorf("read-only tool %s has no input in readOnlyInputs", tool.Name)
+			continue
+		}
+		for _, in := range inputs {
+			cli, viaMCP, viaHTTP := f.viaCLI(tool.Name, in), f.viaMCP(tool.Name, in), f.viaHTTP(tool.Name, in)
+			if !reflect.DeepEqual(cli, viaMCP) || !reflect.DeepEqual(cli, viaHTTP) {
+				t.Errorf("%s %s answers differ:\ntools call: %v\nMCP:        %v\nHTTP:       %v", tool.Name, in, cli, viaMCP, viaHTTP)
+			}
+			if m, _ := cli.(map[string]any); len(m) == 0 {
+				t.Errorf("%s %s answered nothing: %v", tool.Name, in, cli)
+			}
+		}
+		// The first input of each finds something: the faces agree on an answer, not on a refusal.
+		first, _ := f.viaCLI(tool.Name, inputs[0]).(map[string]any)
+		if first["error"] != nil || first["available"] == false {
+			t.Errorf("%s %s found nothing: %v", tool.Name, inputs[0], first)
+		}
+	}
+
+	writes := []struct{ name, input, file string }{
+		{"TaskCreate", `{"subject":"the same on every face","description":"d"}`, "sessions/default.jsonl"},
+		{"MemoryWrite", `{"kind":"decision","slug":"faces","content":"---\ntitle: Faces\n---\nSame.\n"}`, "memory/decisions/faces.md"},
+		{"MemoryEdit", `{"kind":"decision","slug":"sqlite-storage","old":"SQLite","new":"SQLite 3","all":true}`, "memory/decisions/sqlite-storage.md"},
+	}
+	for _, w := range writes {
+		var answers []any
+		var files []string
+		for _, call := range []func(*faces) any{
+			func(g *faces) any { return g.viaCLI(w.name, w.input) },
+			func(g *faces) any { return g.viaMCP(w.name, w.input) },
+			func(g *faces) any { return g.viaHTTP(w.name, w.input) },
+		} {
+			g := newFaces(t) // a scratch copy per face
+			answers = append(answers, call(g))
+			data, err := os.ReadFile(filepath.Join(g.root, w.file))
+			if err != nil {
+				t.Fatalf("%s: %v", w.name, err)
+			}
+			files = append(files, string(data))
+		}
+		if e, _ := answers[0].(map[string]any)["error"]; e != nil {
+			t.Errorf("%s failed: %v", w.name, e)
+		}
+		if !reflect.DeepEqual(answers[0], answers[1]) || !reflect.DeepEqual(answers[0], answers[2]) {
+			t.Errorf("%s answers differ:\ntools call: %v\nMCP:        %v\nHTTP:       %v", w.name, answers[0], answers[1], answers[2])
+		}
+		for i, file := range files {
+			// A log line carries its time and call id: the task log holds the same subject instead.
+			if w.name == "TaskCreate" && !strings.Contains(file, "the same on every face") || w.name != "TaskCreate" && file != files[0] {
+				t.Errorf("%s left a different file through face %d:\n%q\n%q", w.name, i, files[0], file)
+			}
+		}
 	}
 }

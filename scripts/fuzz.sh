@@ -10,7 +10,7 @@ FUZZTIME=${FUZZTIME:-20000x}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 count() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
-grep -rl --include='*_test.go' '^func Fuzz' core commands 2>/dev/null | sort | while read -r file; do
+grep -rl --include='*_test.go' '^func Fuzz' core commands mcp 2>/dev/null | sort | while read -r file; do
   pkg="./$(dirname "$file")"
   for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
     echo "fuzz $pkg $target ($FUZZTIME)"

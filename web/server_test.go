@@ -683,7 +683,7 @@ func TestFlowlySearchUsesTheIndexInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := web.New(web.Options{Workspace: ws, Index: ix, Token: testToken, Tools: tools.Context{Card: "c2"}})
+	h, err := web.New(web.Options{Workspace: ws, Index: ix, Token: testToken, Tools: tools.Context{Caller: workspace.Caller{Card: "c2"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

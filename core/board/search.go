@@ -83,9 +83,9 @@ type MemoryResult struct {
 // AgentInput is the flowly_search input of seed 004 §6; Card is the caller's own card (--card).
 type AgentInput struct {
 	Card    string   `json:"-"`
-	Query   string   `json:"query"`
-	Sources []Source `json:"sources,omitempty"`
-	Limit   *int     `json:"limit,omitempty"`
+	Query   string   `json:"query" jsonschema:"1-200 characters: words (all must match), \"quoted phrases\", #tag filters"`
+	Sources []Source `json:"sources,omitempty" jsonschema:"limit to these sources: card, summary, note, workpad, idea, artifact"`
+	Limit   *int     `json:"limit,omitempty" jsonschema:"most cards (1-20, default 10)"`
 }
 
 // AgentResult is the flowly_search output: cards of the caller's project with tags and summary.

@@ -113,7 +113,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 				t.Errorf("memory search skipped %v, want %s among them", res.Skipped, want)
 			}
 		}
-		kres, err := KnowledgeSearch(ws, SearchInput{Query: "the", Limit: ptr(500)})
+		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 10*time.Second, "knowledge search over a FIFO", func() {
-		kres, err := KnowledgeSearch(ws, SearchInput{Query: "the", Limit: ptr(500)})
+		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -184,7 +184,7 @@ func TestMemorySearchUnreadableExcludedDirs(t *testing.T) {
 
 func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	res, err := KnowledgeSearch(ws, SearchInput{Query: "kind:", Context: ptr(0)})
+	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "kind:", Context: ptr(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +212,12 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 	// Broken frontmatter: fields null, body still searched.
-	res, err = KnowledgeSearch(ws, SearchInput{Query: "UNICORN-marker"})
+	res, err = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "UNICORN-marker"})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Kind != nil || res.Hits[0].InFrontmatter {
 		t.Errorf("broken frontmatter: %+v %v", res, err)
 	}
 	// --kind keeps exact frontmatter kinds only.
-	res, err = KnowledgeSearch(ws, SearchInput{Query: "#", Kind: "howto"})
+	res, err = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "#", Kind: "howto"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,16 +229,16 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	if len(res.Hits) != 2 {
 		t.Errorf("want 2 howto hits, got %+v", res.Hits)
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "#", Kind: "HowTo"})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "#", Kind: "HowTo"})
 	if len(res.Hits) != 0 {
 		t.Errorf("kind filter is not exact: %+v", res.Hits)
 	}
 	// CRLF lines come back without the carriage return; invalid UTF-8 is searched as bytes.
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "carriage", Context: ptr(1)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "carriage", Context: ptr(1)})
 	if len(res.Hits) != 1 || strings.Contains(res.Hits[0].Excerpt, "\r") {
 		t.Errorf("crlf: %+v", res.Hits)
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "legacy-marker"})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "legacy-marker"})
 	if len(res.Hits) != 1 || res.Hits[0].Line != 3 {
 		t.Errorf("latin1: %+v", res.Hits)
 	}
@@ -247,7 +247,7 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	}
 	// Full-width query against half-width text and the other way round.
 	for _, q := range []string{"ＳＱＬＩＴＥ", "sqlite"} {
-		res, _ = KnowledgeSearch(ws, SearchInput{Query: q, Context: ptr(0)})
+		res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: q, Context: ptr(0)})
 		if len(res.Hits) != 3 {
 			t.Errorf("%q: %d hits: %+v", q, len(res.Hits), res.Hits)
 		}
@@ -261,29 +261,29 @@ func TestSearchLimitsAndContext(t *testing.T) {
 		fmt.Fprintf(&b, "line %d needle\nfiller\nfiller\nfiller\nfiller\nfiller\nfiller\nfiller\n", i)
 	}
 	writeFile(t, ws, "knowledge/many.md", b.String())
-	res, err := KnowledgeSearch(ws, SearchInput{Query: "NEEDLE"})
+	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "NEEDLE"})
 	if err != nil || len(res.Hits) != 20 || !res.Truncated {
 		t.Fatalf("default limit: %d hits, truncated=%t, %v", len(res.Hits), res.Truncated, err)
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "needle", Limit: ptr(30)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(30)})
 	if len(res.Hits) != 30 || res.Truncated {
 		t.Errorf("limit 30: %d hits, truncated=%t", len(res.Hits), res.Truncated)
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "needle", Limit: ptr(500), Context: ptr(4)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(500), Context: ptr(4)})
 	if len(res.Hits) != 1 || res.Truncated {
 		t.Errorf("context 4 joins every match (8 lines apart): %d hits", len(res.Hits))
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "needle", Limit: ptr(5), Context: ptr(0)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(5), Context: ptr(0)})
 	if len(res.Hits) != 5 || res.Hits[0].Excerpt != "line 1 needle" {
 		t.Errorf("context 0: %+v", res.Hits)
 	}
 	ws.Config.Memory.SearchHitLimit = 2
 	ws.Config.Memory.SearchExcerptLines = 1
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "needle"})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle"})
 	if len(res.Hits) != 2 || !res.Truncated || res.Hits[0].Excerpt != "line 1 needle\nfiller" {
 		t.Errorf("manifest limits: %+v", res)
 	}
-	for _, in := range []SearchInput{{Query: "  "}, {Query: ""}, {Query: "x", Limit: ptr(0)}, {Query: "x", Limit: ptr(501)}, {Query: "x", Context: ptr(21)}, {Query: "x", Context: ptr(-1)}, {Query: "a\nb"}} {
+	for _, in := range []KnowledgeSearchInput{{Query: "  "}, {Query: ""}, {Query: "x", Limit: ptr(0)}, {Query: "x", Limit: ptr(501)}, {Query: "x", Context: ptr(21)}, {Query: "x", Context: ptr(-1)}, {Query: "a\nb"}} {
 		_, err := KnowledgeSearch(ws, in)
 		wantCode(t, err, errs.Invalid)
 	}
@@ -304,7 +304,7 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 	mustSymlink(t, "../memory/workflow/retro-notes.md", ws.Path("knowledge/into-workflow.md"))
 	mustSymlink(t, "oauth-errors.md", ws.Path("knowledge/alias.md"))
 	mustSymlink(t, "missing.md", ws.Path("knowledge/dangling.md"))
-	res, err := KnowledgeSearch(ws, SearchInput{Query: "oauth", Context: ptr(0), Limit: ptr(500)})
+	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Context: ptr(0), Limit: ptr(500)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,11 +323,11 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 		t.Errorf("a symlink inside the workspace should be searched")
 	}
 	// When the hit limit cuts the scan short, files after the cut are not reported.
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "oauth", Limit: ptr(1)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(1)})
 	if !res.Truncated || len(res.Skipped) != 0 {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
-	res, _ = KnowledgeSearch(ws, SearchInput{Query: "oauth", Limit: ptr(3), Context: ptr(0)})
+	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(3), Context: ptr(0)})
 	if !res.Truncated || !reflect.DeepEqual(res.Skipped, wantSkipped[:2]) {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
@@ -393,7 +393,7 @@ func TestSearchHitsReadBack(t *testing.T) {
 				t.Errorf("hit %s:%s does not read back: %v", h.Kind, h.Slug, err)
 			}
 		}
-		kres, err := KnowledgeSearch(ws, SearchInput{Query: q, Limit: ptr(500)})
+		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: q, Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,7 +588,7 @@ func TestKnowledgeSearchKindAsWritten(t *testing.T) {
 		writeFile(t, ws, "knowledge/zz-"+name+".md", "---\nkind: "+kind+"\n---\nbody zz-marker\n")
 	}
 	for kind, want := range map[string]string{"2026-01-01": "zz-dated,zz-quoted", "1.0": "zz-versioned", "1": "", "true": "zz-flag", "howto": "zz-text", "2026-01-01T00:00:00Z": ""} {
-		res, err := KnowledgeSearch(ws, SearchInput{Query: "zz-marker", Kind: kind})
+		res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "zz-marker", Kind: kind})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -600,7 +600,7 @@ func TestKnowledgeSearchKindAsWritten(t *testing.T) {
 			t.Errorf("--kind %s: %v, want %s", kind, got, want)
 		}
 	}
-	res, _ := KnowledgeSearch(ws, SearchInput{Query: "zz-marker", Kind: "1.0"})
+	res, _ := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "zz-marker", Kind: "1.0"})
 	if data, _ := json.Marshal(res.Hits); !strings.Contains(string(data), `"kind":1.0`) {
 		t.Errorf("kind 1.0 not returned as written: %s", data)
 	}

@@ -19,7 +19,7 @@ func BenchmarkKnowledgeSearchFullScan(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		if _, err := KnowledgeSearch(ws, SearchInput{Query: "tenant onboarding"}); err != nil {
+		if _, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "tenant onboarding"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 
 // ReadInput addresses one entry: kind and slug (the summary needs no slug).
 type ReadInput struct {
-	Kind string `json:"kind"`
-	Slug string `json:"slug,omitempty"`
+	Kind string `json:"kind" jsonschema:"summary, decision, request or knowledge"`
+	Slug string `json:"slug,omitempty" jsonschema:"the file name without .md, as search returns it; not needed for summary"`
 }
 
 // ReadResult is the output of MemoryRead; SHA256 lets a later write or edit detect that the
@@ -33,10 +33,10 @@ type ReadResult struct {
 // WriteInput replaces a whole entry. ExpectSHA256, when set, must be the sha256 of the entry as
 // it is now, or nothing is written.
 type WriteInput struct {
-	Kind         string `json:"kind"`
-	Slug         string `json:"slug,omitempty"`
-	Content      string `json:"content"`
-	ExpectSHA256 string `json:"expect_sha256,omitempty"`
+	Kind         string `json:"kind" jsonschema:"summary, decision, request or knowledge"`
+	Slug         string `json:"slug,omitempty" jsonschema:"file name without .md: one path segment, no / or leading dot; not needed for summary"`
+	Content      string `json:"content" jsonschema:"the whole new content of the entry (Markdown, frontmatter included)"`
+	ExpectSHA256 string `json:"expect_sha256,omitempty" jsonschema:"sha256 from MemoryRead; refuse if the entry changed since"`
 }
 
 // WriteResult is the output of MemoryWrite.
@@ -50,12 +50,12 @@ type WriteResult struct {
 
 // EditInput replaces Old by New in an entry: Old must occur exactly once unless All is set.
 type EditInput struct {
-	Kind         string `json:"kind"`
-	Slug         string `json:"slug,omitempty"`
-	Old          string `json:"old"`
-	New          string `json:"new"`
-	All          bool   `json:"all,omitempty"`
-	ExpectSHA256 string `json:"expect_sha256,omitempty"`
+	Kind         string `json:"kind" jsonschema:"summary, decision, request or knowledge"`
+	Slug         string `json:"slug,omitempty" jsonschema:"file name without .md; not needed for summary"`
+	Old          string `json:"old" jsonschema:"exact text to replace; must occur exactly once unless all is true"`
+	New          string `json:"new" jsonschema:"replacement text"`
+	All          bool   `json:"all,omitempty" jsonschema:"replace every occurrence"`
+	ExpectSHA256 string `json:"expect_sha256,omitempty" jsonschema:"sha256 from MemoryRead; refuse if the entry changed since"`
 }
 
 // EditResult is the output of MemoryEdit.

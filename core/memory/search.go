@@ -23,14 +23,23 @@ const MaxFileSize = 8 << 20
 // MaxSearchFileSize is the largest file search reads; bigger ones are reported in `skipped`.
 const MaxSearchFileSize = MaxFileSize
 
-// SearchInput is the input of MemorySearch and KnowledgeSearch. Limit and Context override the
-// manifest's search_hit_limit and search_excerpt_lines for one call when set.
+// SearchInput is the input of MemorySearch (its tags give the tool's input schema). Limit and
+// Context override the manifest's search_hit_limit and search_excerpt_lines for one call when set.
 type SearchInput struct {
-	Query   string `json:"query"`
-	Limit   *int   `json:"limit,omitempty"`
-	Context *int   `json:"context,omitempty"`
-	// Kind (KnowledgeSearch only) keeps files whose frontmatter kind equals it exactly.
-	Kind string `json:"kind,omitempty"`
+	Query   string `json:"query" jsonschema:"one literal string matched case-insensitively (full-width equals half-width) against every line, frontmatter included; not split into words"`
+	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return (1-500); default search_hit_limit of cairn.toml"`
+	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match (0-20); default search_excerpt_lines of cairn.toml"`
+	// Kind keeps files whose frontmatter kind equals it exactly: KnowledgeSearch only.
+	Kind string `json:"-"`
+}
+
+// KnowledgeSearchInput is the input of KnowledgeSearch (its tags give the tool's input schema):
+// SearchInput's fields with Kind.
+type KnowledgeSearchInput struct {
+	Query   string `json:"query" jsonschema:"one literal string matched case-insensitively against every line, frontmatter included"`
+	Kind    string `json:"kind,omitempty" jsonschema:"keep only files whose frontmatter kind equals this exactly"`
+	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return (1-500)"`
+	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match (0-20)"`
 }
 
 // MemoryHit is one MemorySearch hit (SPEC §4.2).
@@ -99,8 +108,8 @@ func MemorySearch(ws *workspace.Workspace, in SearchInput) (*MemorySearchResult,
 
 // KnowledgeSearch finds a literal query in knowledge/*.md, optionally only in files whose
 // frontmatter kind equals in.Kind.
-func KnowledgeSearch(ws *workspace.Workspace, in SearchInput) (*KnowledgeSearchResult, error) {
-	hits, res, err := search(ws, in, []Kind{KindKnowledge})
+func KnowledgeSearch(ws *workspace.Workspace, in KnowledgeSearchInput) (*KnowledgeSearchResult, error) {
+	hits, res, err := search(ws, SearchInput{Query: in.Query, Limit: in.Limit, Context: in.Context, Kind: in.Kind}, []Kind{KindKnowledge})
 	if err != nil {
 		return nil, err
 	}

@@ -397,8 +397,8 @@ func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open fu
 		if current, err = parseRef("task", caller.Task); err != nil {
 			return Answer{}, err
 		}
-	} else if checkID("session", ID(caller.Session)) == nil {
-		current = ID(caller.Session)
+	} else if checkID("session", ID(caller.ClaudeSession)) == nil {
+		current = ID(caller.ClaudeSession)
 	}
 	tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

@@ -202,9 +202,9 @@ func TestClaudeLocalSearch(t *testing.T) {
 		{"no user, no task: every Claude Code space, nothing excluded", Caller{}, "認証", sessionHits},
 		{"the current task is left out", Caller{Task: ccSession}, "認証", []string{}},
 		{"another session of the project", Caller{Task: "task:" + ccOther}, "認証", sessionHits},
-		{"the Claude Code session is left out", Caller{Session: ccSession}, "認証", []string{}},
-		{"a session not imported excludes nothing", Caller{Session: "0000aaaa-0000-4000-8000-000000000000"}, "認証", sessionHits},
-		{"--task wins over the session", Caller{Task: ccOther, Session: ccSession}, "認証", sessionHits},
+		{"the Claude Code session is left out", Caller{ClaudeSession: ccSession}, "認証", []string{}},
+		{"a session not imported excludes nothing", Caller{ClaudeSession: "0000aaaa-0000-4000-8000-000000000000"}, "認証", sessionHits},
+		{"--task wins over the session", Caller{Task: ccOther, ClaudeSession: ccSession}, "認証", sessionHits},
 		{"English term, a subagent's comments too", Caller{}, "web/login.tsx",
 			[]string{"comment:44444444-0000-4000-8000-000000000003"}},
 		{"tool names only", Caller{}, "glob", []string{"comment:44444444-0000-4000-8000-000000000002"}},
@@ -230,7 +230,7 @@ func TestClaudeLocalSearch(t *testing.T) {
 	if b := a.Around.Comments[0].Body; !strings.Contains(b, "summarized below") {
 		t.Errorf("around neighbour body %q", b)
 	}
-	if _, err := SearchWorkspaceTasks(ws, Caller{Session: ccSession}, SearchInput{Around: "comment:22222222-0000-4000-8000-000000000005"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := SearchWorkspaceTasks(ws, Caller{ClaudeSession: ccSession}, SearchInput{Around: "comment:22222222-0000-4000-8000-000000000005"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("around into the current session: %v", err)
 	}
 	if _, err := SearchWorkspaceTasks(ws, Caller{}, SearchInput{Around: "comment:88"}); errs.CodeOf(err) != errs.NotFound {

@@ -46,26 +46,21 @@ const (
 // the comment's length. A variable so tests can lower it.
 var searchBudget = 2 * time.Second
 
-// Caller is who asks and from where (SPEC §2.4): the signed-in user, the current task, a subtask.
-// Session is the Claude Code session the caller runs in (CLAUDE_CODE_SESSION_ID): with no user
-// and no task, the local account searches its Claude Code spaces without that session.
-type Caller struct {
-	User    string
-	Task    string
-	Subtask bool
-	Session string
-}
+// Caller is who asks and from where: the signed-in user, the current task, a subtask, and the
+// Claude Code session the caller runs in (with no user and no task, the local account searches
+// its Claude Code spaces without that session). It is the one caller type of every face.
+type Caller = workspace.Caller
 
 // SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
 // the default; Limit, Kind, Author and TaskID apply to a query only.
 type SearchInput struct {
-	Query   string
-	Around  string
-	Context int
-	Limit   int
-	Kind    string
-	Author  string
-	TaskID  string
+	Query   string `json:"query,omitempty" jsonschema:"words to find (all of them, in any order); exclusive with around_ref"`
+	Around  string `json:"around_ref,omitempty" jsonschema:"comment:<id> from a hit: read that comment and its neighbours in full; exclusive with query"`
+	Context int    `json:"context,omitempty" jsonschema:"neighbouring comments to attach to each hit, or to show each side of around_ref (0-5, default 0)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most hits (1-30, default 10; query mode only)"`
+	Kind    string `json:"kind,omitempty" jsonschema:"only comments of this kind"`
+	Author  string `json:"author,omitempty" jsonschema:"only comments by this author"`
+	TaskID  string `json:"task_id,omitempty" jsonschema:"only comments of this task of the space"`
 }
 
 // Unavailable is the "not available in this context" answer.

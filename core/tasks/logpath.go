@@ -1,7 +1,9 @@
 package tasks
 
 import (
+	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -36,4 +38,36 @@ func LogPath(ws *workspace.Workspace, explicit, claudeID string) (string, error)
 		return ClaudeSessionLog(ws, claudeID)
 	}
 	return ws.SessionLogPath(explicit)
+}
+
+// OpenSession binds the caller's session log (LogPath) in its format; the command line and the
+// agent tools open their session here, so both read and write the same log the same way. With ws
+// nil (no workspace) only a log named outright (c.Session) can be opened: nothing else of a
+// workspace is read, so a transcript can be inspected from anywhere; its locks wait up to wait.
+func OpenSession(ws *workspace.Workspace, wait time.Duration, c workspace.Caller) (*Session, error) {
+	var s *Session
+	switch {
+	case ws != nil:
+		path, err := LogPath(ws, c.Session, c.ClaudeSession)
+		if err != nil {
+			return nil, err
+		}
+		s = NewSession(path, ws.Wait)
+	case c.Session != "":
+		path, err := filepath.Abs(c.Session)
+		if err != nil {
+			return nil, errs.Wrap(errs.Invalid, err, "session log %s", c.Session)
+		}
+		s = NewSession(path, wait)
+	default:
+		return nil, &errs.Error{Code: errs.Invalid, Err: workspace.ErrNoWorkspace}
+	}
+	s.ClaudeConfig = ClaudeConfigDir()
+	switch c.SessionFormat {
+	case "", FormatAuto, FormatCairn, FormatClaude:
+		s.Format = c.SessionFormat
+	default:
+		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude", c.SessionFormat)
+	}
+	return s, nil
 }

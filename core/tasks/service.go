@@ -189,9 +189,9 @@ func (s *Session) Create(subject, description string) (Result, error) {
 
 // UpdateFields are the optional fields of TaskUpdate; nil means unchanged.
 type UpdateFields struct {
-	Status      *string
-	Subject     *string
-	Description *string
+	Status      *string `json:"status,omitempty" jsonschema:"new status: pending, inprogress, completed, or deleted (to withdraw a task)"`
+	Subject     *string `json:"subject,omitempty" jsonschema:"new one-line subject"`
+	Description *string `json:"description,omitempty" jsonschema:"new description (replaces the old one)"`
 }
 
 // Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.

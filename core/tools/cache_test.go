@@ -24,7 +24,7 @@ func TestCacheTaskListFollowsTheLog(t *testing.T) {
 		}
 		return out.(tasks.ListResult)
 	}
-	s, err := session(c)
+	s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,19 +23,10 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// Context is who calls a tool and from where (SPEC §2.4); the faces fill it from flags or env.
+// Context is who calls a tool and from where; the faces fill the caller from flags or env.
 type Context struct {
 	Workspace *workspace.Workspace
-	Session   string
-	// ClaudeSession is the Claude Code session id (CLAUDE_CODE_SESSION_ID): without Session it
-	// picks sessions/<id>.jsonl, and a search of the local account's Claude Code spaces leaves
-	// that session out.
-	ClaudeSession string
-	SessionFormat string
-	User          string
-	Task          string
-	Subtask       bool
-	Card          string
+	workspace.Caller
 	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
 	// board.Load (the snapshot) on each call.
 	Board func() (*board.Index, error)
@@ -46,6 +38,7 @@ type Context struct {
 // Tool is one agent tool.
 type Tool struct {
 	Name        string
+	Command     string // the CLI command of the same operation ("task create")
 	Description string
 	// ReadOnly tools never change the workspace; MCP clients may call them without asking.
 	ReadOnly bool
@@ -55,7 +48,7 @@ type Tool struct {
 }
 
 // define builds a tool whose input schema is inferred from In, so schema and decoding never drift.
-func define[In any](name, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (any, error)) *Tool {
+func define[In any](name, command, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (any, error)) *Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // a programming error, caught by tests
@@ -71,11 +64,11 @@ func define[In any](name, description string, readOnly bool, fix func(*jsonschem
 		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
 	}
 	return &Tool{
-		Name: name, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
+		Name: name, Command: command, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
-				return nil, errs.Invalidf("%s input: %s", name, decodeProblem(err))
+				return nil, errs.Invalidf("%s input: %s", name, DecodeProblem(err))
 			}
 			out, err := fn(ctx, c, in)
 			return out, forModel(err)
@@ -99,7 +92,7 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	}
 	obj, ok := instance.(map[string]any)
 	if !ok {
-		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, jsonKind(input))
+		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, JSONKind(input))
 	}
 	if unknown := t.unknownFields(obj); len(unknown) > 0 {
 		return nil, errs.Invalidf("%s input has unknown field %s; valid fields: %s", t.Name, strings.Join(unknown, ", "), strings.Join(t.fieldNames(), ", "))
@@ -194,7 +187,7 @@ func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) string {
 // is written as one (1.0 does not decode into a Go int).
 func valueType(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	switch k := jsonKind(raw); k {
+	switch k := JSONKind(raw); k {
 	case "an object":
 		return "object"
 	case "an array":
@@ -261,7 +254,7 @@ func needed(p *jsonschema.Schema) string {
 // object or array by its kind.
 func shown(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	switch k := jsonKind(raw); k {
+	switch k := JSONKind(raw); k {
 	case "an object", "an array":
 		return k
 	case "a string":
@@ -281,8 +274,9 @@ func shown(raw json.RawMessage) string {
 // number writes a bound without a fraction when it has none.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// decodeProblem says what a JSON decode error means without Go type names.
-func decodeProblem(err error) string {
+// DecodeProblem says what a JSON decode error means without Go type names; tool input and the
+// MCP transport's request params are both named this way.
+func DecodeProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -321,6 +315,7 @@ var modelWording = strings.NewReplacer(
 	"(the current task, from --task or CAIRN_TASK)", "(the current task of this session)",
 	"(use a cairn log with --session)", "(this session must be started with a cairn log)",
 	"; raise it with --wait)", "; try again)",
+	"unknown --session-format", "unknown session format",
 )
 
 // forModel rewords err for a tool answer, keeping its code.
@@ -358,13 +353,22 @@ func (t *Tool) unknownFields(obj map[string]any) []string {
 	return out
 }
 
-// Registry holds every tool by name.
+// Operation is one thing cairn does, listed once in the registry, which every face is checked
+// against: its Command ("task create", "space import --from claude-code") and its agent tool, nil
+// for an operation only a person runs at the command line.
+type Operation struct {
+	Command string
+	Tool    *Tool
+}
+
+// Registry holds every operation, and every tool by name.
 type Registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
+	ops    []Operation
 }
 
-// New registers every cairn tool.
+// New registers every cairn tool and CLI-only operation.
 func New() *Registry {
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range append(append(append(taskTools(), memoryTools()...), spaceTools()...), boardTools()...) {
@@ -373,12 +377,21 @@ func New() *Registry {
 		}
 		r.tools = append(r.tools, t)
 		r.byName[t.Name] = t
+		r.ops = append(r.ops, Operation{Command: t.Command, Tool: t})
+	}
+	// Setting up and feeding Claude Code is done by a person or by Claude Code's hooks, never by
+	// a model through a tool.
+	for _, c := range []string{"setup claude-code", "hook claude-code", "space import --from claude-code"} {
+		r.ops = append(r.ops, Operation{Command: c})
 	}
 	return r
 }
 
-// List returns the tools in a stable order (families as in the spec, then definition order).
+// List returns the agent tools in a stable order (families as in the spec, then definition order).
 func (r *Registry) List() []*Tool { return r.tools }
+
+// Operations returns every operation: the tools in List's order, then the CLI-only ones.
+func (r *Registry) Operations() []Operation { return r.ops }
 
 // Get finds a tool by its exact name; an unknown name is INVALID_INPUT listing the valid names.
 func (r *Registry) Get(name string) (*Tool, error) {
@@ -441,4 +454,84 @@ func all(fixes ...func(*jsonschema.Schema)) func(*jsonschema.Schema) {
 			f(s)
 		}
 	}
+}
+
+// JSONKind names the JSON type of a valid value, as messages about input quote it.
+func JSONKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch c := raw[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// givenKind names encoding/json's description of the value it could not store.
+func givenKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "bool":
+		return "a boolean"
+	case v == "string":
+		return "a string"
+	case v == "object":
+		return "an object"
+	case v == "array":
+		return "an array"
+	}
+	return "a value of the wrong type"
+}
+
+// typeKind names the JSON a Go type is decoded from.
+func typeKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "another type"
+}
+
+// ErrorBody is the JSON every face uses for a failed call: {"error": {"code", "message"}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names the error code (INVALID_INPUT, NOT_FOUND, ...) and says what was wrong.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrorOf renders err as the error body.
+func ErrorOf(err error) ErrorBody {
+	return ErrorBody{Error: ErrorDetail{Code: errs.CodeOf(err).Name(), Message: err.Error()}}
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -150,61 +149,6 @@ func TestToolsCallTheCore(t *testing.T) {
 	}
 }
 
-func TestMCPRoundTrip(t *testing.T) {
-	c := newContext(t)
-	ctx := context.Background()
-	serverT, clientT := mcp.NewInMemoryTransports()
-	server := NewMCPServer(New(), "test", c)
-	if _, err := server.Connect(ctx, serverT, nil); err != nil {
-		t.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, clientT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tools) != len(wantNames) {
-		t.Fatalf("%d tools over MCP", len(list.Tools))
-	}
-	for _, tool := range list.Tools {
-		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
-		if want := New().byName[tool.Name].ReadOnly; ro != want {
-			t.Errorf("%s readOnlyHint = %v, want %v", tool.Name, ro, want)
-		}
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskCreate", Arguments: map[string]any{"subject": "from MCP"}})
-	if err != nil || res.IsError {
-		t.Fatalf("TaskCreate over MCP: %v %+v", err, res)
-	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"subject":"from MCP"`) {
-		t.Fatalf("result text = %s", text)
-	}
-	bad, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskUpdate", Arguments: map[string]any{"taskid": 1, "status": "done"}})
-	if err != nil {
-		t.Fatalf("a tool error became a protocol error: %v", err)
-	}
-	if !bad.IsError || !strings.Contains(bad.Content[0].(*mcp.TextContent).Text, `"code":"INVALID_INPUT"`) {
-		t.Fatalf("bad input result = %+v", bad)
-	}
-	missing, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskGet", Arguments: map[string]any{"taskid": 5}})
-	if err != nil || !missing.IsError || !strings.Contains(missing.Content[0].(*mcp.TextContent).Text, "NOT_FOUND") {
-		t.Fatalf("TaskGet 5 = %+v, %v", missing, err)
-	}
-	// the server lives on after errors
-	ok, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TaskList", Arguments: map[string]any{}})
-	if err != nil || ok.IsError {
-		t.Fatalf("TaskList after errors: %v %+v", err, ok)
-	}
-	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
-		t.Fatal("MCP create did not reach the session log")
-	}
-}
-
 // Tool answers never name CLI flags or environment variables: a model cannot pass them. Each
 // case reaches a core message that names one on the command line.
 func TestToolErrorsNameNoFlags(t *testing.T) {
@@ -248,5 +192,26 @@ func TestToolErrorsNameNoFlags(t *testing.T) {
 		if strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "CAIRN_") {
 			t.Errorf("%s %s: %q names a flag", tc.tool, tc.input, err)
 		}
+	}
+}
+
+// The schemas a model registers are the contract of every face: testdata/tools.json is
+// `cairn tools list --json` as released, and any change to a tool's name, description, field,
+// bound or enum shows up here first.
+func TestDefinitionsMatchGolden(t *testing.T) {
+	var defs []Definition
+	for _, tool := range New().List() {
+		defs = append(defs, tool.Definition())
+	}
+	got, err := json.MarshalIndent(map[string]any{"tools": defs}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(bytes.TrimSpace(got)) != string(bytes.TrimSpace(want)) {
+		t.Fatalf("tool definitions differ from testdata/tools.json:\n%s", got)
 	}
 }

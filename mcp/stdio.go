@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"bufio"
@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/core/tools"
 )
 
 // drainIdle bounds the wait at the end of input: when requests are still unanswered and the
@@ -30,8 +31,10 @@ const (
 
 // NewStdioTransport is the MCP transport of `cairn mcp`: newline-delimited JSON-RPC on r and w.
 // It stands between the client and the go-sdk, which ends the whole session (dropping every
-// answer still due) on a message it cannot decode, and answers some bad requests with code 0
-// and Go type names:
+// answer still due) on a message it cannot decode
+// (https://github.com/modelcontextprotocol/go-sdk/issues/1209), drops the answers to requests
+// already read when its input ends (https://github.com/modelcontextprotocol/go-sdk/issues/1061),
+// and answers some bad requests with code 0 and Go type names:
 //   - Every message is checked first: a line that is not JSON gets -32700, a message that is not
 //     JSON-RPC 2.0 (no "jsonrpc":"2.0", an id that is not a string or number, no method) gets
 //     -32600, and a request whose params do not fit its method gets -32602 naming the field.
@@ -46,11 +49,11 @@ const (
 //     the requests in flight as soon as its input ends, so a client that writes its requests and
 //     closes its side at once (a shell pipe, a one-shot script) would otherwise get no answer.
 //     The wait ends early when ctx is done, or when the server has been silent for drainIdle.
-func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) mcp.Transport {
+func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) sdk.Transport {
 	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w}
 	g.cond = sync.NewCond(&g.mu)
 	stop := context.AfterFunc(ctx, g.wake)
-	return &mcp.IOTransport{
+	return &sdk.IOTransport{
 		Reader: &gateReader{g: g, in: bufio.NewReader(r), stop: stop},
 		Writer: &gateWriter{g: g},
 	}
@@ -301,7 +304,7 @@ func (g *gate) one(msg json.RawMessage) []byte {
 	params := m["params"]
 	if p := bytes.TrimSpace(params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, null) {
 		if hasID {
-			g.reject(replyID, codeInvalidParams, fmt.Sprintf("Invalid params: params of %s must be an object, not %s", method, jsonKind(p)))
+			g.reject(replyID, codeInvalidParams, fmt.Sprintf("Invalid params: params of %s must be an object, not %s", method, tools.JSONKind(p)))
 		}
 		return nil
 	}
@@ -339,11 +342,11 @@ func (g *gate) one(msg json.RawMessage) []byte {
 
 // paramsOf maps the methods cairn serves to the go-sdk's type for their params.
 var paramsOf = map[string]func() any{
-	"initialize":       func() any { return new(mcp.InitializeParams) },
-	"ping":             func() any { return new(mcp.PingParams) },
-	"tools/list":       func() any { return new(mcp.ListToolsParams) },
-	"tools/call":       func() any { return new(mcp.CallToolParamsRaw) },
-	"logging/setLevel": func() any { return new(mcp.SetLoggingLevelParams) },
+	"initialize":       func() any { return new(sdk.InitializeParams) },
+	"ping":             func() any { return new(sdk.PingParams) },
+	"tools/list":       func() any { return new(sdk.ListToolsParams) },
+	"tools/call":       func() any { return new(sdk.CallToolParamsRaw) },
+	"logging/setLevel": func() any { return new(sdk.SetLoggingLevelParams) },
 }
 
 // paramsNeeded names what the methods that cannot go without params need in them.
@@ -366,73 +369,9 @@ func checkParams(method string, params json.RawMessage) string {
 		return ""
 	}
 	if err := json.Unmarshal(params, mk()); err != nil {
-		return decodeProblem(err)
+		return tools.DecodeProblem(err)
 	}
 	return ""
-}
-
-// jsonKind names the JSON type of a valid value.
-func jsonKind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch c := raw[0]; {
-	case c == '{':
-		return "an object"
-	case c == '[':
-		return "an array"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-// givenKind names encoding/json's description of the value it could not store.
-func givenKind(v string) string {
-	switch {
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	case v == "bool":
-		return "a boolean"
-	case v == "string":
-		return "a string"
-	case v == "object":
-		return "an object"
-	case v == "array":
-		return "an array"
-	}
-	return "a value of the wrong type"
-}
-
-// typeKind names the JSON a Go type is decoded from.
-func typeKind(t reflect.Type) string {
-	if t == nil {
-		return "another type"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "another type"
 }
 
 // outbound turns one line from the server (without its newline) into the line the client gets: an answer goes back

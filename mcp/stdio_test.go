@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
@@ -23,7 +24,7 @@ func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var out workspacetest.Buffer
-	server := NewMCPServer(New(), "test", newContext(t))
+	server := NewServer(tools.New(), "test", newContext(t))
 	if err := server.Run(ctx, NewStdioTransport(ctx, strings.NewReader(in), &out)); err != nil && ctx.Err() != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -92,7 +93,7 @@ func TestStdioOddInput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var out workspacetest.Buffer
-	server := NewMCPServer(New(), "test", newContext(t))
+	server := NewServer(tools.New(), "test", newContext(t))
 	start := time.Now()
 	server.Run(ctx, NewStdioTransport(ctx, strings.NewReader(in), &out))
 	if ctx.Err() != nil || time.Since(start) > 10*time.Second {

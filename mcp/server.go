@@ -1,0 +1,67 @@
+// Package mcp is the Model Context Protocol face of cairn (`cairn mcp`): every agent tool of the
+// registry served on standard input and output.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/core/tools"
+)
+
+// NewServer serves every tool of r over MCP; a tool's failure is an MCP tool error (isError with
+// the error body as text), never a protocol error, so the model sees it and the server lives on.
+func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
+	for _, t := range r.List() {
+		ro := t.ReadOnly
+		s.AddTool(&sdk.Tool{
+			Name:        t.Name,
+			Description: t.Description,
+			InputSchema: t.Schema,
+			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
+		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var args json.RawMessage
+			if req.Params != nil {
+				args = req.Params.Arguments
+			}
+			out, err := t.Call(ctx, c, args)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			body, err := json.Marshal(out)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}, nil
+		})
+	}
+	return s
+}
+
+func errorResult(err error) *sdk.CallToolResult {
+	body, _ := json.Marshal(tools.ErrorOf(err))
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+}
+
+// Serve runs the tools of r over MCP on in and out until the client's input ends or ctx is done;
+// the end of the input is the normal end of a session, not an error.
+func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer) error {
+	err := NewServer(r, version, c).Run(ctx, NewStdioTransport(ctx, in, out))
+	if err != nil && ctx.Err() == nil && !isClosed(err) {
+		return fmt.Errorf("mcp server: %w", err)
+	}
+	return nil
+}
+
+// isClosed recognises the end of the client's input, the normal way an stdio session ends.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, sdk.ErrConnectionClosed)
+}
+
+func boolPtr(b bool) *bool { return &b }

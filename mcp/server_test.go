@@ -1,0 +1,83 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
+)
+
+func newContext(t *testing.T) tools.Context {
+	t.Helper()
+	return tools.Context{Workspace: workspacetest.New(t)}
+}
+
+func readOnly(t *testing.T, name string) bool {
+	t.Helper()
+	tool, err := tools.New().Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tool.ReadOnly
+}
+
+func TestMCPRoundTrip(t *testing.T) {
+	c := newContext(t)
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	server := NewServer(tools.New(), "test", c)
+	if _, err := server.Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != len(tools.New().List()) {
+		t.Fatalf("%d tools over MCP", len(list.Tools))
+	}
+	for _, tool := range list.Tools {
+		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+		if want := readOnly(t, tool.Name); ro != want {
+			t.Errorf("%s readOnlyHint = %v, want %v", tool.Name, ro, want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskCreate", Arguments: map[string]any{"subject": "from MCP"}})
+	if err != nil || res.IsError {
+		t.Fatalf("TaskCreate over MCP: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `"subject":"from MCP"`) {
+		t.Fatalf("result text = %s", text)
+	}
+	bad, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskUpdate", Arguments: map[string]any{"taskid": 1, "status": "done"}})
+	if err != nil {
+		t.Fatalf("a tool error became a protocol error: %v", err)
+	}
+	if !bad.IsError || !strings.Contains(bad.Content[0].(*sdk.TextContent).Text, `"code":"INVALID_INPUT"`) {
+		t.Fatalf("bad input result = %+v", bad)
+	}
+	missing, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskGet", Arguments: map[string]any{"taskid": 5}})
+	if err != nil || !missing.IsError || !strings.Contains(missing.Content[0].(*sdk.TextContent).Text, "NOT_FOUND") {
+		t.Fatalf("TaskGet 5 = %+v, %v", missing, err)
+	}
+	// the server lives on after errors
+	ok, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskList", Arguments: map[string]any{}})
+	if err != nil || ok.IsError {
+		t.Fatalf("TaskList after errors: %v %+v", err, ok)
+	}
+	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
+		t.Fatal("MCP create did not reach the session log")
+	}
+}
