@@ -245,14 +245,15 @@ func (in *SearchInput) validate() error {
 	return nil
 }
 
-// SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3).
-func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
-	return searchWorkspaceTasks(ws, caller, in, openReader)
+// SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3); ctx ending
+// interrupts it (CANCELLED).
+func SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	return searchWorkspaceTasks(ctx, ws, caller, in, openReader)
 }
 
 // openReader opens spaces.db for one search; release closes it again.
-func openReader(ws *workspace.Workspace) (st *Store, release func(), err error) {
-	if st, err = OpenRead(ws); err != nil {
+func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
+	if st, err = OpenRead(ctx, ws); err != nil {
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
@@ -260,15 +261,20 @@ func openReader(ws *workspace.Workspace) (st *Store, release func(), err error) 
 
 // searchWorkspaceTasks is SearchWorkspaceTasks reading through open (a fresh store, or one a
 // Readers cache keeps open).
-func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput, open func(*workspace.Workspace) (*Store, func(), error)) (Answer, error) {
+func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (a Answer, err error) {
 	if err := in.validate(); err != nil {
 		return Answer{}, err
 	}
+	defer func() {
+		if err = errs.IfStopped(ctx, err, "space search"); err != nil {
+			a = Answer{}
+		}
+	}()
 	if caller.Subtask {
 		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
 	}
 	if caller.User == "" {
-		return searchLocal(ws, caller, in, open)
+		return searchLocal(ctx, ws, caller, in, open)
 	}
 	if strings.TrimSpace(caller.Task) == "" {
 		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")
@@ -277,7 +283,7 @@ func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 	if err != nil {
 		return Answer{}, err
 	}
-	st, release, err := open(ws)
+	st, release, err := open(ctx, ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", current, FileName)
 	}
@@ -288,13 +294,16 @@ func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 		return Answer{}, err
 	}
 	defer release()
-	if ok, err := st.hasFTS5(context.Background()); err != nil {
+	if ok, err := st.hasFTS5(ctx); err != nil {
 		return Answer{}, err
 	} else if !ok {
 		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
 	}
-	return st.search(caller.User, current, in, false)
+	return st.search(ctx, caller.User, current, in, false)
 }
+
+// opener opens spaces.db for one search: afresh (openReader) or from a Readers cache.
+type opener func(context.Context, *workspace.Workspace) (*Store, func(), error)
 
 // scope is the resolved context: the current task and its space.
 type scope struct {
@@ -335,11 +344,17 @@ type querier interface {
 
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
-func (s *Store) search(user string, task ID, in SearchInput, allLike bool) (Answer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), searchBudget)
+// The time budget runs inside ctx: ctx ending first is CANCELLED, the budget ending STORAGE_BUSY.
+func (s *Store) search(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
+	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
-	a, err := s.searchTx(ctx, user, task, in, allLike)
-	if err != nil && ctx.Err() != nil {
+	a, err := s.searchTx(bctx, user, task, in, allLike)
+	if err != nil {
+		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
+			return Answer{}, stopped
+		}
+	}
+	if err != nil && bctx.Err() != nil {
 		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with --task-id, --kind or --author", searchBudget)
 	}
 	return a, err

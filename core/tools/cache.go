@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"sync"
 
@@ -40,7 +41,7 @@ func NewCache() *Cache { return &Cache{} }
 func (c *Cache) Close() { c.spaces.Close() }
 
 // boardIndex returns the loaded board, loading it again when its files changed since.
-func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
+func (c *Cache) boardIndex(ctx context.Context, ws *workspace.Workspace) (*board.Index, error) {
 	c.boardMu.Lock()
 	defer c.boardMu.Unlock()
 	if c.board != nil && c.boardWS == ws {
@@ -52,7 +53,7 @@ func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
 			return c.board, nil
 		}
 	}
-	ix, err := board.Load(ws)
+	ix, err := board.Load(ctx, ws)
 	if err != nil {
 		c.board = nil
 		return nil, err

@@ -57,16 +57,16 @@ func memoryTools() []*Tool {
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
 				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
-			true, searchBounds, func(_ context.Context, c Context, in memorySearchInput) (any, error) {
-				return memory.MemorySearch(c.Workspace, memory.SearchInput{Query: in.Query, Limit: in.Limit, Context: in.Context})
+			true, searchBounds, func(ctx context.Context, c Context, in memorySearchInput) (any, error) {
+				return memory.MemorySearch(ctx, c.Workspace, memory.SearchInput{Query: in.Query, Limit: in.Limit, Context: in.Context})
 			}),
 		define("KnowledgeSearch",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
 				"A hit's kind is the file's own frontmatter kind: to read the whole file, call MemoryRead with kind \"knowledge\" "+
 				"and the hit's slug. Read-only.",
-			true, searchBounds, func(_ context.Context, c Context, in knowledgeSearchInput) (any, error) {
-				return memory.KnowledgeSearch(c.Workspace, memory.SearchInput{Query: in.Query, Kind: in.Kind, Limit: in.Limit, Context: in.Context})
+			true, searchBounds, func(ctx context.Context, c Context, in knowledgeSearchInput) (any, error) {
+				return memory.KnowledgeSearch(ctx, c.Workspace, memory.SearchInput{Query: in.Query, Kind: in.Kind, Limit: in.Limit, Context: in.Context})
 			}),
 		define("MemoryRead",
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
@@ -78,14 +78,14 @@ func memoryTools() []*Tool {
 		define("MemoryWrite",
 			"Create or replace a whole memory or knowledge entry atomically. Pass expect_sha256 from MemoryRead so a "+
 				"concurrent change is never overwritten. Prefer MemoryEdit for a small change.",
-			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memoryWriteInput) (any, error) {
-				return memory.MemoryWrite(c.Workspace, memory.WriteInput{Kind: in.Kind, Slug: in.Slug, Content: in.Content, ExpectSHA256: in.ExpectSHA256})
+			false, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memoryWriteInput) (any, error) {
+				return memory.MemoryWrite(ctx, c.Workspace, memory.WriteInput{Kind: in.Kind, Slug: in.Slug, Content: in.Content, ExpectSHA256: in.ExpectSHA256})
 			}),
 		define("MemoryEdit",
 			"Replace an exact string in a memory or knowledge entry, atomically; old must occur exactly once unless all "+
 				"is true (otherwise nothing changes and the count is reported). Never reformats the rest of the file.",
-			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memoryEditInput) (any, error) {
-				return memory.MemoryEdit(c.Workspace, memory.EditInput{Kind: in.Kind, Slug: in.Slug, Old: in.Old, New: in.New, All: in.All, ExpectSHA256: in.ExpectSHA256})
+			false, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memoryEditInput) (any, error) {
+				return memory.MemoryEdit(ctx, c.Workspace, memory.EditInput{Kind: in.Kind, Slug: in.Slug, Old: in.Old, New: in.New, All: in.All, ExpectSHA256: in.ExpectSHA256})
 			}),
 	}
 }
@@ -133,12 +133,12 @@ func spaceTools() []*Tool {
 				"raw neighbouring comments. Never searches other spaces or your own task. With no signed-in user it "+
 				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
-			func(_ context.Context, c Context, in spaceSearchInput) (any, error) {
+			func(ctx context.Context, c Context, in spaceSearchInput) (any, error) {
 				search := spaces.SearchWorkspaceTasks
 				if c.Cache != nil {
 					search = c.Cache.spaces.SearchWorkspaceTasks
 				}
-				ans, err := search(c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
+				ans, err := search(ctx, c.Workspace, spaces.Caller{User: c.User, Task: c.Task, Subtask: c.Subtask, Session: c.ClaudeSession},
 					spaces.SearchInput{Query: in.Query, Around: in.AroundRef, Context: in.Context, Limit: in.Limit, Kind: in.Kind, Author: in.Author, TaskID: string(in.TaskID)})
 				if err != nil {
 					return nil, err
@@ -173,16 +173,16 @@ func boardTools() []*Tool {
 					items.Enum = append(items.Enum, v)
 				}
 			}),
-			func(_ context.Context, c Context, in flowlySearchInput) (any, error) {
+			func(ctx context.Context, c Context, in flowlySearchInput) (any, error) {
 				if c.Card == "" {
 					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
 				load := c.Board
 				if load == nil && c.Cache != nil {
-					load = func() (*board.Index, error) { return c.Cache.boardIndex(c.Workspace) }
+					load = func() (*board.Index, error) { return c.Cache.boardIndex(ctx, c.Workspace) }
 				}
 				if load == nil {
-					load = func() (*board.Index, error) { return board.Load(c.Workspace) }
+					load = func() (*board.Index, error) { return board.Load(ctx, c.Workspace) }
 				}
 				ix, err := load()
 				if err != nil {
