@@ -2,11 +2,13 @@ package spaces
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // cancelAfter runs fn with a context cancelled after delay, and returns fn's error and how long
@@ -33,14 +35,40 @@ func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, ti
 // would take the rest of its second or more every time).
 const cancelBudget = 100 * time.Millisecond
 
+// slowSpace holds n comments of size bytes of "x" followed by terms, so that a query of all the
+// terms (each of two characters, tested with LIKE) reads every comment whole once per term.
+func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string) {
+	t.Helper()
+	var terms []string
+	for _, a := range "abc" {
+		for _, b := range "abcdefghijklmnopqrstuvwyz" {
+			if len(terms) < MaxQueryChars/3 {
+				terms = append(terms, string(a)+string(b))
+			}
+		}
+	}
+	query = strings.Join(terms, " ")
+	body := strings.Repeat("x", size) + " " + query
+	ws = newWorkspace(t)
+	lines := []string{
+		`{"type":"space","id":"s","owner":"o"}`,
+		`{"type":"task","id":1,"space":"s","title":"cur"}`,
+		`{"type":"task","id":2,"space":"s","title":"other"}`,
+	}
+	for i := 1; i <= n; i++ {
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	return ws, query
+}
+
 // A search cancelled by its caller stops at once with CANCELLED (not the STORAGE_BUSY of its own
 // time budget), however long the whole search would run.
 func TestSearchCancelled(t *testing.T) {
-	ws := hostileWorkspace(t, 48, 256<<10) // the whole search: over a second here
+	ws, query := slowSpace(t, 120, 128<<10) // the whole search: about a second here
 	defer func(b time.Duration) { searchBudget = b }(searchBudget)
 	searchBudget = time.Minute
 	caller := Caller{User: "o", Task: "1"}
-	query := strings.Repeat("A", 150) + "B" // every trigram in every comment, the term in none
 	best := time.Hour
 	for range 3 {
 		err, took := cancelAfter(200*time.Millisecond, func(ctx context.Context) error {
@@ -59,6 +87,10 @@ func TestSearchCancelled(t *testing.T) {
 	}
 	if best >= cancelBudget {
 		t.Errorf("the cancelled search returned %s after the cancel at best, want < %s", best, cancelBudget)
+	}
+	// uncancelled, the same search answers
+	if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != DefaultLimit {
+		t.Errorf("the search uncancelled: %v, want %d hits", got, DefaultLimit)
 	}
 	// a context ended before the call: nothing is opened
 	ctx, cancel := context.WithCancel(context.Background())
