@@ -83,7 +83,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Create(subject, desc)
+					res, err := s.Create(c.Context, subject, desc)
 					if err != nil {
 						return err
 					}
@@ -116,7 +116,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.List(stop, statuses)
+					res, err := s.List(c.Context, stop, statuses)
 					if err != nil {
 						return err
 					}
@@ -139,7 +139,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					t, err := s.Get(id)
+					t, err := s.Get(c.Context, id)
 					if err != nil {
 						return err
 					}
@@ -196,7 +196,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Update(id, f)
+					res, err := s.Update(c.Context, id, f)
 					if err != nil {
 						return err
 					}
@@ -213,7 +213,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.History(id)
+					res, err := s.History(c.Context, id)
 					if err != nil {
 						return err
 					}
@@ -237,7 +237,7 @@ func (e *Env) completeTaskIDs(c *cli.Context) {
 	if err != nil {
 		return
 	}
-	res, err := s.CompactContext()
+	res, err := s.CompactContext(c.Context)
 	if err != nil {
 		return
 	}

@@ -63,14 +63,14 @@ func (c *Cache) boardIndex(ctx context.Context, ws *workspace.Workspace) (*board
 	return ix, nil
 }
 
-// taskList is s.List(tasks.Stop{}, nil), answered from the last replay while the log is the same
+// taskList is s.List(ctx, tasks.Stop{}, nil), answered from the last replay while the log is the same
 // file with the same size and modification time. Only cairn logs are kept: a Claude Code
 // transcript's task list also depends on its subagents' files.
-func (c *Cache) taskList(s *tasks.Session) (tasks.ListResult, error) {
+func (c *Cache) taskList(ctx context.Context, s *tasks.Session) (tasks.ListResult, error) {
 	path := s.Log.Path
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || !isCairnLog(s) {
-		return s.List(tasks.Stop{}, nil)
+		return s.List(ctx, tasks.Stop{}, nil)
 	}
 	c.tasksMu.Lock()
 	if e := c.tasks; e != nil && e.path == path && sameVersion(e.fi, fi) {
@@ -80,7 +80,7 @@ func (c *Cache) taskList(s *tasks.Session) (tasks.ListResult, error) {
 	c.tasksMu.Unlock()
 	// fi was taken before the replay: a line appended meanwhile changes the log's size, so the
 	// next call replays again rather than answer from a list that may lack it.
-	list, err := s.List(tasks.Stop{}, nil)
+	list, err := s.List(ctx, tasks.Stop{}, nil)
 	if err != nil {
 		return list, err
 	}

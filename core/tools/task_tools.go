@@ -46,35 +46,35 @@ func taskTools() []*Tool {
 			"Add a task to this session's task list, in status pending, and get back its taskid and a summary of the whole list. "+
 				"Use it to plan multi-step work before you start, one task per concrete step. The list is kept in the session log, "+
 				"so it survives context compaction and resume. Never use it to record finished work you did not plan.",
-			false, nil, func(_ context.Context, c Context, in taskCreateInput) (any, error) {
+			false, nil, func(ctx context.Context, c Context, in taskCreateInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
 				}
-				return s.Create(in.Subject, in.Description)
+				return s.Create(ctx, in.Subject, in.Description)
 			}),
 		define("TaskList",
 			"Return every task of this session's task list by taskid, completed and deleted ones included, with counts by "+
 				"status and the open (pending and in-progress) tasks. Use it to see where you are, especially after a "+
 				"compaction or resume. Read-only.",
-			true, nil, func(_ context.Context, c Context, _ taskListInput) (any, error) {
+			true, nil, func(ctx context.Context, c Context, _ taskListInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
 				}
 				if c.Cache != nil {
-					return c.Cache.taskList(s)
+					return c.Cache.taskList(ctx, s)
 				}
-				return s.List(tasks.Stop{}, nil)
+				return s.List(ctx, tasks.Stop{}, nil)
 			}),
 		define("TaskGet",
 			"Return one task of this session's task list with its full description. An unknown taskid is an error. Read-only.",
-			true, bounds("taskid", 1, tasks.MaxID), func(_ context.Context, c Context, in taskGetInput) (any, error) {
+			true, bounds("taskid", 1, tasks.MaxID), func(ctx context.Context, c Context, in taskGetInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
 				}
-				t, err := s.Get(in.TaskID)
+				t, err := s.Get(ctx, in.TaskID)
 				if err != nil {
 					return nil, err
 				}
@@ -84,12 +84,12 @@ func taskTools() []*Tool {
 			"Change a task's status, subject or description (at least one). Mark a task inprogress when you start it and "+
 				"completed as soon as it is done; set deleted to withdraw it (it stays listed). Returns the task and a summary "+
 				"of the whole list. The taskid cannot change.",
-			false, all(bounds("taskid", 1, tasks.MaxID), enum("status", tasks.Statuses...)), func(_ context.Context, c Context, in taskUpdateInput) (any, error) {
+			false, all(bounds("taskid", 1, tasks.MaxID), enum("status", tasks.Statuses...)), func(ctx context.Context, c Context, in taskUpdateInput) (any, error) {
 				s, err := session(c)
 				if err != nil {
 					return nil, err
 				}
-				return s.Update(in.TaskID, tasks.UpdateFields{Status: in.Status, Subject: in.Subject, Description: in.Description})
+				return s.Update(ctx, in.TaskID, tasks.UpdateFields{Status: in.Status, Subject: in.Subject, Description: in.Description})
 			}),
 	}
 }
