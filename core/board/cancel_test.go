@@ -123,6 +123,7 @@ func TestImportCancelled(t *testing.T) {
 				break
 			}
 		}
+		t.Logf("cancelled after %s: returned %s after the cancel at best", delay, best)
 		if best != time.Hour && best >= cancelBudget {
 			t.Errorf("cancelled after %s: the import returned %s after the cancel at best, want < %s", delay, best, cancelBudget)
 		}

@@ -85,6 +85,7 @@ func TestSearchCancelled(t *testing.T) {
 			break
 		}
 	}
+	t.Logf("the cancelled search returned %s after the cancel at best", best)
 	if best >= cancelBudget {
 		t.Errorf("the cancelled search returned %s after the cancel at best, want < %s", best, cancelBudget)
 	}
