@@ -2,14 +2,17 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -100,7 +103,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if p.unknownFlag != "" && !p.complete {
 		return env.fail(unknownFlag(p.unknownFlag, p.flags))
 	}
-	err := app.Run(p.args)
+	// Ctrl-C and SIGTERM cancel the command's context (c.Context), so core work stops between
+	// steps and leaves nothing half-written; a second signal kills the process as usual.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	err := app.RunContext(ctx, p.args)
 	if err == nil {
 		return 0
 	}

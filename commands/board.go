@@ -84,7 +84,7 @@ func boardImportCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := board.Import(ws, in)
+			res, err := board.Import(c.Context, ws, in)
 			if err != nil {
 				return err
 			}
@@ -189,7 +189,7 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 	if err != nil {
 		return err
 	}
-	res, err := board.ImportProject(ws, pb)
+	res, err := board.ImportProject(c.Context, ws, pb)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 				if c.IsSet("project") || c.Bool("all-projects") {
 					return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
 				}
-				ix, err := board.Load(ws)
+				ix, err := board.Load(c.Context, ws)
 				if err != nil {
 					return err
 				}
@@ -324,7 +324,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 				p := c.String("project")
 				in.ProjectID = &p
 			}
-			ix, err := board.Load(ws)
+			ix, err := board.Load(c.Context, ws)
 			if err != nil {
 				return err
 			}

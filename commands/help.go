@@ -50,6 +50,7 @@ var exitStatus = []string{
 	"3  not found: no such task, slug, comment or project",
 	"4  busy: a lock, database or port held by another process (see --wait)",
 	"5  forbidden: the identity may not read that space",
+	"130  cancelled: stopped by Ctrl-C or SIGTERM before it finished (nothing half-written is kept)",
 }
 
 // hookExitStatus is the one exception: a hook must never break the agent's session.

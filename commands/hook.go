@@ -59,7 +59,7 @@ func claudeHook(env *Env, c *cli.Context) error {
 	if len(input) > maxHookInput {
 		return errs.Invalidf("hook input is over %d bytes", maxHookInput)
 	}
-	out, err := tasks.ClaudeHook(input, env.wsFlag, env.wait)
+	out, err := tasks.ClaudeHook(c.Context, input, env.wsFlag, env.wait)
 	if err != nil {
 		return err
 	}

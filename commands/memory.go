@@ -35,7 +35,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.MemorySearch(ws, in)
+					res, err := memory.MemorySearch(c.Context, ws, in)
 					if err != nil {
 						return err
 					}
@@ -106,7 +106,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.MemoryWrite(ws, memory.WriteInput{Kind: string(ref.Kind), Slug: ref.Slug, Content: string(data), ExpectSHA256: c.String("expect-sha256")})
+					res, err := memory.MemoryWrite(c.Context, ws, memory.WriteInput{Kind: string(ref.Kind), Slug: ref.Slug, Content: string(data), ExpectSHA256: c.String("expect-sha256")})
 					if err != nil {
 						return err
 					}
@@ -143,7 +143,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.MemoryEdit(ws, memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug, Old: c.String("old"), New: c.String("new"), All: c.Bool("all"), ExpectSHA256: c.String("expect-sha256")})
+					res, err := memory.MemoryEdit(c.Context, ws, memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug, Old: c.String("old"), New: c.String("new"), All: c.Bool("all"), ExpectSHA256: c.String("expect-sha256")})
 					if err != nil {
 						return err
 					}
@@ -180,7 +180,7 @@ func knowledgeCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.KnowledgeSearch(ws, memory.KnowledgeSearchInput{Query: in.Query, Kind: c.String("kind"), Limit: in.Limit, Context: in.Context})
+					res, err := memory.KnowledgeSearch(c.Context, ws, memory.KnowledgeSearchInput{Query: in.Query, Kind: c.String("kind"), Limit: in.Limit, Context: in.Context})
 					if err != nil {
 						return err
 					}

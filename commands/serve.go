@@ -76,7 +76,7 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	}
 	defer ln.Close()
 	start := time.Now()
-	ix, err := board.Load(ws)
+	ix, err := board.Load(ctx, ws)
 	switch {
 	case errs.CodeOf(err) == errs.NotFound:
 		// No board yet: tasks, memory and the other tools are served; the board is loaded on

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,7 +40,7 @@ func sessionCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Compact(summary, c.String("new-log"))
+					res, err := s.Compact(c.Context, summary, c.String("new-log"))
 					if err != nil {
 						return err
 					}
@@ -120,7 +121,7 @@ func sessionCommand(env *Env) *cli.Command {
 
 // sessionQuery is the frame of the read-only session commands: no arguments, one call on the
 // session, the result as JSON or as text.
-func sessionQuery[T any](env *Env, c *cli.Context, query func(*tasks.Session) (T, error), text func(io.Writer, T) error) error {
+func sessionQuery[T any](env *Env, c *cli.Context, query func(*tasks.Session, context.Context) (T, error), text func(io.Writer, T) error) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func sessionQuery[T any](env *Env, c *cli.Context, query func(*tasks.Session) (T
 	if err != nil {
 		return err
 	}
-	res, err := query(s)
+	res, err := query(s, c.Context)
 	if err != nil {
 		return err
 	}

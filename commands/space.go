@@ -113,7 +113,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := spaces.Open(ws)
+			st, err := spaces.Open(c.Context, ws)
 			if err != nil {
 				return err
 			}
@@ -173,7 +173,7 @@ func spaceExportCommand(env *Env) *cli.Command {
 			var rep spaces.ExportReport
 			err = env.writeOutput(out, func(w io.Writer) error {
 				var err error
-				rep, err = spaces.Export(ws, w)
+				rep, err = spaces.Export(c.Context, ws, w)
 				return err
 			})
 			if err != nil || out == "" || out == "-" {
@@ -201,13 +201,13 @@ func (e *Env) spaceImportClaude(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := spaces.Open(ws)
+	st, err := spaces.Open(c.Context, ws)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	progress, finish := e.spaceProgress(0, true, "importing")
-	rep, err := st.ImportClaude(c.Args().Slice(), progress)
+	rep, err := st.ImportClaude(c.Context, c.Args().Slice(), progress)
 	finish()
 	if err != nil {
 		return err
@@ -272,7 +272,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := spaces.Open(ws)
+			st, err := spaces.Open(c.Context, ws)
 			if err != nil {
 				return err
 			}
@@ -281,7 +281,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			if att == nil {
 				att = []string{}
 			}
-			added, err := st.AddComment(spaces.Comment{
+			added, err := st.AddComment(c.Context, spaces.Comment{
 				ID: spaces.ID(strings.TrimPrefix(c.String("id"), "comment:")), Task: spaces.ID(task), Kind: c.String("kind"),
 				ProgressType: c.String("progress-type"), ToolName: c.String("tool-name"), Author: author,
 				CreatedAt: at, Body: body, Attachments: att,
@@ -316,13 +316,13 @@ func spaceReindexCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := spaces.Open(ws)
+			st, err := spaces.Open(c.Context, ws)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			progress, finish := env.spaceProgress(0, false, "reindexing")
-			rep, err := st.Reindex(progress)
+			rep, err := st.Reindex(c.Context, progress)
 			finish()
 			if err != nil {
 				return err
@@ -368,7 +368,7 @@ func spaceSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ans, err := spaces.SearchWorkspaceTasks(ws, env.Caller, in)
+			ans, err := spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
 			if err != nil {
 				return err
 			}

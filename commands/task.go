@@ -62,7 +62,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Create(subject, desc)
+					res, err := s.Create(c.Context, subject, desc)
 					if err != nil {
 						return err
 					}
@@ -95,7 +95,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.List(stop, statuses)
+					res, err := s.List(c.Context, stop, statuses)
 					if err != nil {
 						return err
 					}
@@ -118,7 +118,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					t, err := s.Get(id)
+					t, err := s.Get(c.Context, id)
 					if err != nil {
 						return err
 					}
@@ -175,7 +175,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Update(id, f)
+					res, err := s.Update(c.Context, id, f)
 					if err != nil {
 						return err
 					}
@@ -192,7 +192,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.History(id)
+					res, err := s.History(c.Context, id)
 					if err != nil {
 						return err
 					}
@@ -216,7 +216,7 @@ func (e *Env) completeTaskIDs(c *cli.Context) {
 	if err != nil {
 		return
 	}
-	res, err := s.CompactContext()
+	res, err := s.CompactContext(c.Context)
 	if err != nil {
 		return
 	}

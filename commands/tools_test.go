@@ -73,7 +73,7 @@ func newFaces(t *testing.T) *faces {
 	t.Cleanup(func() { cs.Close() })
 	f.mcp = cs
 
-	ix, err := board.Load(ws)
+	ix, err := board.Load(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -33,7 +34,7 @@ func Lock(ws *workspace.Workspace) (*workspace.Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := workspace.LockFile(filepath.Join(dir, filepath.Base(LockFile)), true, lockWait)
+	lock, err := workspace.LockFile(context.Background(), filepath.Join(dir, filepath.Base(LockFile)), true, lockWait)
 	if err != nil && errs.CodeOf(err) == errs.Busy {
 		return nil, errs.New(errs.Busy, "another cairn serve is already running in this workspace (%s); stop it or use its URL", LockFile)
 	}

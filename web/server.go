@@ -317,7 +317,7 @@ func (h *Handler) index() (*board.Index, error) {
 		// instead of queueing one more full wait behind it.
 		return nil, h.reloadErr
 	}
-	fresh, err := board.Load(h.ws)
+	fresh, err := board.Load(context.Background(), h.ws) // one rebuild shared by every waiting request: no single request may cancel it
 	if err != nil {
 		h.reloadErr, h.reloadErrAt = err, time.Now()
 		return nil, err

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func newWorkspace(t *testing.T) *workspace.Workspace {
 
 func importBoard(t *testing.T, ws *workspace.Workspace, doc string) {
 	t.Helper()
-	if _, err := board.Import(ws, strings.NewReader(doc)); err != nil {
+	if _, err := board.Import(context.Background(), ws, strings.NewReader(doc)); err != nil {
 		t.Fatalf("import: %v", err)
 	}
 }
@@ -75,7 +76,7 @@ func importBoard(t *testing.T, ws *workspace.Workspace, doc string) {
 // newServer starts the handler on a test listener; logs go to the returned buffer.
 func newServer(t *testing.T, ws *workspace.Workspace) (*httptest.Server, *web.Handler, *workspacetest.Buffer) {
 	t.Helper()
-	ix, err := board.Load(ws)
+	ix, err := board.Load(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestBusy(t *testing.T) {
 	ws := newWorkspace(t)
 	srv, _, _ := newServer(t, ws)
 	ws.Wait = 100 * time.Millisecond
-	lock, err := ws.LockNamed("board", true)
+	lock, err := ws.LockNamed(context.Background(), "board", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,7 +680,7 @@ func TestTokenFile(t *testing.T) {
 // rewrites the snapshot, and gives what the CLI's agent view gives.
 func TestFlowlySearchUsesTheIndexInMemory(t *testing.T) {
 	ws := newWorkspace(t)
-	ix, err := board.Load(ws)
+	ix, err := board.Load(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}

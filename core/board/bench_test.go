@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,7 +44,7 @@ func benchWorkspace(b *testing.B) *workspace.Workspace {
 		b.Fatal(err)
 	}
 	defer in.Close()
-	if _, err := Import(ws, in); err != nil {
+	if _, err := Import(context.Background(), ws, in); err != nil {
 		b.Fatal(err)
 	}
 	return ws
@@ -53,7 +54,7 @@ func benchWorkspace(b *testing.B) *workspace.Workspace {
 // for a two-character Chinese word, an English word, and two terms across all projects.
 func BenchmarkSearch(b *testing.B) {
 	ws := benchWorkspace(b)
-	ix, err := Load(ws)
+	ix, err := Load(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,11 +94,11 @@ func benchQueries() []struct {
 // measured in the same conditions.
 func BenchmarkSearchNarrowed(b *testing.B) {
 	ws := benchWorkspace(b)
-	full, err := Load(ws)
+	full, err := Load(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
-	narrowed, err := Load(ws)
+	narrowed, err := Load(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,19 +124,19 @@ func BenchmarkSearchNarrowed(b *testing.B) {
 // BenchmarkLoad compares building the index from the files with reading the snapshot.
 func BenchmarkLoad(b *testing.B) {
 	ws := benchWorkspace(b)
-	if _, err := Load(ws); err != nil {
+	if _, err := Load(context.Background(), ws); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := LoadFresh(ws); err != nil {
+			if _, err := LoadFresh(context.Background(), ws); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("snapshot", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Load(ws); err != nil {
+			if _, err := Load(context.Background(), ws); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func newBoard(t testing.TB, doc []byte) *workspace.Workspace {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Import(ws, strings.NewReader(string(doc))); err != nil {
+	if _, err := Import(context.Background(), ws, strings.NewReader(string(doc))); err != nil {
 		t.Fatal(err)
 	}
 	return ws
@@ -41,7 +42,7 @@ func newBoard(t testing.TB, doc []byte) *workspace.Workspace {
 
 func load(t testing.TB, ws *workspace.Workspace) *Index {
 	t.Helper()
-	ix, err := Load(ws)
+	ix, err := Load(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +497,7 @@ func TestImportValidation(t *testing.T) {
 		`{"projects":[{"id":"p1","title":"x"}],"cards":[{"id":"c1","project":"p1","title":"t","status":"Todo","updated_at":"2026-10-20T08:00:00Z","colour":1}]}`:       `unknown field "colour" (valid fields: id, taskId, project, projectId, title, description, tags, type, status, archived, updated_at, updatedAt, workspace_id, workspaceId)`,
 	}
 	for doc, want := range cases {
-		_, err := Import(ws, strings.NewReader(doc))
+		_, err := Import(context.Background(), ws, strings.NewReader(doc))
 		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s:\n got %v\nwant %s", doc, err, want)
 		}
@@ -514,7 +515,7 @@ func TestNoBoard(t *testing.T) {
 	dir := t.TempDir()
 	workspace.Init(dir)
 	ws, _ := workspace.Open(dir, dir)
-	if _, err := Load(ws); errs.CodeOf(err) != errs.NotFound {
+	if _, err := Load(context.Background(), ws); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("no board: %v", err)
 	}
 }
@@ -522,17 +523,17 @@ func TestNoBoard(t *testing.T) {
 // A board held by an import (the exclusive lock) is STORAGE_BUSY once the wait runs out.
 func TestBusyBoard(t *testing.T) {
 	ws := newBoard(t, nil)
-	lock, err := ws.LockNamed(lockName, true)
+	lock, err := ws.LockNamed(context.Background(), lockName, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
 	other := *ws
 	other.Wait = 50 * time.Millisecond
-	if _, err := Load(&other); errs.CodeOf(err) != errs.Busy {
+	if _, err := Load(context.Background(), &other); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("load under an import: %v", err)
 	}
-	if _, err := Import(&other, strings.NewReader(`{}`)); errs.CodeOf(err) != errs.Busy {
+	if _, err := Import(context.Background(), &other, strings.NewReader(`{}`)); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("import under an import: %v", err)
 	}
 }
@@ -566,11 +567,11 @@ func TestImportAliases(t *testing.T) {
 	aliased := `{"projects":[{"id":"p1","title":"Tinylink"}],
 		"cards":[{"taskId":"c1","projectId":"p1","title":"Storage migration","status":"Todo","updatedAt":"2026-10-20T08:00:00Z","workspaceId":"w1"}],
 		"memory":[{"id":"m1","projectId":"p1","title":"Use SQLite","status":"active"}]}`
-	a, err := parseDocument([]byte(plain))
+	a, err := parseDocument(context.Background(), []byte(plain))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := parseDocument([]byte(aliased))
+	b, err := parseDocument(context.Background(), []byte(aliased))
 	if err != nil {
 		t.Fatalf("aliases refused: %v", err)
 	}

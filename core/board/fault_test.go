@@ -3,6 +3,7 @@
 package board
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestSnapshotTruncatedUnderParallelScan(t *testing.T) {
 
 func mustFresh(t *testing.T, ws *workspace.Workspace) *Index {
 	t.Helper()
-	ix, err := LoadFresh(ws)
+	ix, err := LoadFresh(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,20 +58,24 @@ type parsedBoard struct {
 // written whole into a staging directory beside board/ and published by one atomic exchange of
 // the two directories (publish.go), all under the exclusive board lock: a reader, or a process
 // that finds the workspace after this one was killed at any point, sees the old board or the new
-// one, never the database of one import with the JSON files of another.
-func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxImportBytes+1))
+// one, never the database of one import with the JSON files of another. ctx ending before the
+// exchange stops the import with CANCELLED and leaves the board as it was.
+func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, maxImportBytes+1))
+	if err := errs.Stopped(ctx, "board import"); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errs.Wrap(errs.Invalid, err, "read board document")
 	}
 	if len(data) > maxImportBytes {
 		return nil, errs.Invalidf("board document is larger than %d bytes", maxImportBytes)
 	}
-	b, err := parseDocument(data)
+	b, err := parseDocument(ctx, data)
 	if err != nil {
 		return nil, err
 	}
-	lock, err := ws.LockNamed(lockName, true)
+	lock, err := ws.LockNamed(ctx, lockName, true)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,7 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
-	rev, err := replaceBoard(ws, b, b.revision)
+	rev, err := replaceBoard(ctx, ws, b, b.revision)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +100,20 @@ func Import(ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
 
 // replaceBoard writes b as the next generation of the board, at the revision nextRevision gives
 // for rev, and publishes it in one directory exchange; callers hold the exclusive board lock.
-func replaceBoard(ws *workspace.Workspace, b *parsedBoard, rev int64) (int64, error) {
+// Until the exchange, ctx ending removes the staging directory and leaves the board untouched;
+// after it the import is done and is reported as such.
+func replaceBoard(ctx context.Context, ws *workspace.Workspace, b *parsedBoard, rev int64) (int64, error) {
 	staging := ws.Path(stagingName)
 	if err := discardStaging(ws); err != nil {
 		return 0, err
 	}
 	step("staging-cleared")
 	rev = nextRevision(ws, rev)
-	if err := writeGeneration(ws, staging, b, rev); err != nil {
+	if err := writeGeneration(ctx, ws, staging, b, rev); err != nil {
+		os.RemoveAll(staging)
+		return 0, errs.IfStopped(ctx, err, "board import")
+	}
+	if err := errs.Stopped(ctx, "board import"); err != nil {
 		os.RemoveAll(staging)
 		return 0, err
 	}
@@ -184,9 +194,13 @@ func checkText(vals ...string) error {
 	return nil
 }
 
-func parseDocument(data []byte) (*parsedBoard, error) {
+// parseDocument decodes and checks the whole board document; nothing is written. It stops with
+// CANCELLED between records once ctx ends.
+func parseDocument(ctx context.Context, data []byte) (*parsedBoard, error) {
 	var doc Document
-	if err := strictjson.Decode(data, &doc); errors.Is(err, strictjson.ErrTrailing) {
+	if err := untilDone(ctx, "board import", func() error { return strictjson.Decode(data, &doc) }); errs.CodeOf(err) == errs.Cancelled {
+		return nil, err
+	} else if errors.Is(err, strictjson.ErrTrailing) {
 		return nil, errs.Invalidf("board document: trailing data after the JSON object (the format: %s)", formats.Doc)
 	} else if err != nil {
 		return nil, errs.Invalidf("board document is not the JSON object described in %s: %s", formats.Doc, formats.Message(err, formats.Fields(doc, nil)))
@@ -195,153 +209,102 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 		return nil, errs.Invalidf("board document: revision %d must be 0 or more (the format: %s)", doc.Revision, formats.Doc)
 	}
 	b := &parsedBoard{revision: doc.Revision}
+	var err error
 	projects := map[string]bool{}
-	for i, raw := range doc.Projects {
-		// A project's memory is searched unless it says "memory": false; leaving the key out
-		// does not turn a switch off.
-		p := Project{Memory: true}
-		if err := decodeRecord(raw, &p, nil); err != nil {
-			return nil, recordErr("projects", i, "", "%v", err)
-		}
+	// A project's memory is searched unless it says "memory": false; leaving the key out does
+	// not turn a switch off.
+	newProject := func() Project { return Project{Memory: true} }
+	if b.projects, err = decodeList(ctx, "projects", doc.Projects, nil, newProject, func(p *Project) (string, error) {
 		switch {
 		case p.ID == "":
-			return nil, recordErr("projects", i, "", "id is missing")
+			return "", errors.New("id is missing")
 		case projects[p.ID]:
-			return nil, recordErr("projects", i, p.ID, "duplicate id")
+			return p.ID, errors.New("duplicate id")
 		case strings.TrimSpace(p.Title) == "":
-			return nil, recordErr("projects", i, p.ID, "title is missing")
+			return p.ID, errors.New("title is missing")
 		}
 		if err := checkText(p.ID, p.Title); err != nil {
-			return nil, recordErr("projects", i, p.ID, "%v", err)
+			return p.ID, err
 		}
 		projects[p.ID] = true
-		b.projects = append(b.projects, p)
+		return p.ID, nil
+	}); err != nil {
+		return nil, err
 	}
 	cards := map[string]bool{}
-	for i, raw := range doc.Cards {
-		var c Card
-		if err := decodeRecord(raw, &c, cardAliases); err != nil {
-			return nil, recordErr("cards", i, "", "%v", err)
-		}
+	if b.cards, err = decodeList(ctx, "cards", doc.Cards, cardAliases, zero[Card], func(c *Card) (string, error) {
 		switch {
 		case c.ID == "":
-			return nil, recordErr("cards", i, "", "id is missing")
+			return "", errors.New("id is missing")
 		case cards[c.ID]:
-			return nil, recordErr("cards", i, c.ID, "duplicate id")
+			return c.ID, errors.New("duplicate id")
 		case !projects[c.Project]:
-			return nil, recordErr("cards", i, c.ID, "project %q is not in projects", c.Project)
+			return c.ID, fmt.Errorf("project %q is not in projects", c.Project)
 		case strings.TrimSpace(c.Title) == "":
-			return nil, recordErr("cards", i, c.ID, "title is missing")
+			return c.ID, errors.New("title is missing")
 		case strings.TrimSpace(c.Status) == "":
-			return nil, recordErr("cards", i, c.ID, "status (the lane name) is missing")
+			return c.ID, errors.New("status (the lane name) is missing")
 		}
 		if err := checkTime(c.UpdatedAt, false); err != nil {
-			return nil, recordErr("cards", i, c.ID, "updated_at %v", err)
+			return c.ID, fmt.Errorf("updated_at %v", err)
 		}
 		if err := checkText(append([]string{c.ID, c.Title, c.Description, c.Type, c.Status, c.WorkspaceID}, c.Tags...)...); err != nil {
-			return nil, recordErr("cards", i, c.ID, "%v", err)
+			return c.ID, err
 		}
 		for _, t := range c.Tags {
 			if strings.TrimSpace(t) == "" {
-				return nil, recordErr("cards", i, c.ID, "a tag is empty")
+				return c.ID, errors.New("a tag is empty")
 			}
 		}
 		cards[c.ID] = true
-		b.cards = append(b.cards, c)
+		return c.ID, nil
+	}); err != nil {
+		return nil, err
 	}
-	ids := map[string]bool{}
-	ref := func(list string, i int, id, card string) error {
-		switch {
-		case id == "":
-			return recordErr(list, i, "", "id is missing")
-		case ids[id]:
-			return recordErr(list, i, id, "duplicate id")
-		case !cards[card]:
-			return recordErr(list, i, id, "card %q is not in cards", card)
-		}
-		ids[id] = true
-		return nil
-	}
-	for i, raw := range doc.Events {
-		var e Event
-		if err := decodeRecord(raw, &e, nil); err != nil {
-			return nil, recordErr("events", i, "", "%v", err)
-		}
-		if err := ref("events", i, e.ID, e.Card); err != nil {
-			return nil, err
-		}
+	if b.events, err = decodeList(ctx, "events", doc.Events, nil, zero[Event], cardRecord(cards, func(e *Event) (string, string, error) {
 		if e.Type == "" {
-			return nil, recordErr("events", i, e.ID, "type is missing")
+			return e.ID, e.Card, errors.New("type is missing")
 		}
 		if err := checkTime(e.At, false); err != nil {
-			return nil, recordErr("events", i, e.ID, "at %v", err)
+			return e.ID, e.Card, fmt.Errorf("at %v", err)
 		}
-		if err := checkText(e.ID, e.Type, e.Note, e.Actor); err != nil {
-			return nil, recordErr("events", i, e.ID, "%v", err)
-		}
-		b.events = append(b.events, e)
+		return e.ID, e.Card, checkText(e.ID, e.Type, e.Note, e.Actor)
+	})); err != nil {
+		return nil, err
 	}
-	clear(ids)
-	for i, raw := range doc.Workpads {
-		var w Workpad
-		if err := decodeRecord(raw, &w, nil); err != nil {
-			return nil, recordErr("workpads", i, "", "%v", err)
-		}
-		if err := ref("workpads", i, w.ID, w.Card); err != nil {
-			return nil, err
-		}
+	if b.workpads, err = decodeList(ctx, "workpads", doc.Workpads, nil, zero[Workpad], cardRecord(cards, func(w *Workpad) (string, string, error) {
 		if !oneOf(w.Kind, "acceptance", "check", "question") {
-			return nil, recordErr("workpads", i, w.ID, "kind %q is not one of acceptance, check, question", w.Kind)
+			return w.ID, w.Card, fmt.Errorf("kind %q is not one of acceptance, check, question", w.Kind)
 		}
 		if w.Kind != "check" && (w.Command != "" || w.Evidence != "") {
-			return nil, recordErr("workpads", i, w.ID, "only a check has command and evidence")
+			return w.ID, w.Card, errors.New("only a check has command and evidence")
 		}
 		if err := checkTime(w.At, true); err != nil {
-			return nil, recordErr("workpads", i, w.ID, "at %v", err)
+			return w.ID, w.Card, fmt.Errorf("at %v", err)
 		}
-		if err := checkText(w.ID, w.Description, w.Command, w.Evidence); err != nil {
-			return nil, recordErr("workpads", i, w.ID, "%v", err)
-		}
-		b.workpads = append(b.workpads, w)
+		return w.ID, w.Card, checkText(w.ID, w.Description, w.Command, w.Evidence)
+	})); err != nil {
+		return nil, err
 	}
-	clear(ids)
-	for i, raw := range doc.Ideas {
-		var d Idea
-		if err := decodeRecord(raw, &d, nil); err != nil {
-			return nil, recordErr("ideas", i, "", "%v", err)
-		}
-		if err := ref("ideas", i, d.ID, d.Card); err != nil {
-			return nil, err
-		}
+	if b.ideas, err = decodeList(ctx, "ideas", doc.Ideas, nil, zero[Idea], cardRecord(cards, func(d *Idea) (string, string, error) {
 		if !oneOf(d.Status, "open", "accepted", "dismissed") {
-			return nil, recordErr("ideas", i, d.ID, "status %q is not one of open, accepted, dismissed", d.Status)
+			return d.ID, d.Card, fmt.Errorf("status %q is not one of open, accepted, dismissed", d.Status)
 		}
 		if err := checkTime(d.At, true); err != nil {
-			return nil, recordErr("ideas", i, d.ID, "at %v", err)
+			return d.ID, d.Card, fmt.Errorf("at %v", err)
 		}
-		if err := checkText(d.ID, d.Title, d.Detail, d.Rationale, d.Context); err != nil {
-			return nil, recordErr("ideas", i, d.ID, "%v", err)
-		}
-		b.ideas = append(b.ideas, d)
+		return d.ID, d.Card, checkText(d.ID, d.Title, d.Detail, d.Rationale, d.Context)
+	})); err != nil {
+		return nil, err
 	}
-	clear(ids)
-	for i, raw := range doc.Artifacts {
-		var a Artifact
-		if err := decodeRecord(raw, &a, nil); err != nil {
-			return nil, recordErr("artifacts", i, "", "%v", err)
-		}
-		if err := ref("artifacts", i, a.ID, a.Card); err != nil {
-			return nil, err
-		}
+	if b.artifacts, err = decodeList(ctx, "artifacts", doc.Artifacts, nil, zero[Artifact], cardRecord(cards, func(a *Artifact) (string, string, error) {
 		if err := checkTime(a.At, true); err != nil {
-			return nil, recordErr("artifacts", i, a.ID, "at %v", err)
+			return a.ID, a.Card, fmt.Errorf("at %v", err)
 		}
-		if err := checkText(a.ID, a.Title, a.Note, a.Target, a.ExternalKey); err != nil {
-			return nil, recordErr("artifacts", i, a.ID, "%v", err)
-		}
-		b.artifacts = append(b.artifacts, a)
+		return a.ID, a.Card, checkText(a.ID, a.Title, a.Note, a.Target, a.ExternalKey)
+	})); err != nil {
+		return nil, err
 	}
-	var err error
 	if b.summaries, b.nSummary, err = validateSummaries(doc.Summaries, cards); err != nil {
 		return nil, err
 	}
@@ -349,6 +312,91 @@ func parseDocument(data []byte) (*parsedBoard, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// untilDone runs fn, one call that cannot look at ctx (the decoding of the whole document into
+// its lists, over a second for 20 MB), and returns CANCELLED as soon as ctx ends: fn writes
+// nothing but what it was given, so it is left to finish on its own and its result is dropped.
+func untilDone(ctx context.Context, what string, fn func() error) error {
+	if ctx.Done() == nil {
+		return fn()
+	}
+	if err := errs.Stopped(ctx, what); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errs.Stopped(ctx, what)
+	}
+}
+
+// ctxReader reads r until ctx ends, then fails with ctx's error, so reading a big document
+// stops within one read of a cancel.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// zero is a record's starting value when it has no defaults.
+func zero[T any]() T {
+	var v T
+	return v
+}
+
+// decodeList decodes each record of one list of the document strictly (aliases renamed first),
+// starting from fresh(), and checks it with check, which returns the record's id (for the
+// message) and what is wrong with it. The error names the list, the index and the id; the
+// list stops with CANCELLED between records once ctx ends.
+func decodeList[T any](ctx context.Context, list string, raws []json.RawMessage, aliases []formats.Alias, fresh func() T, check func(*T) (string, error)) ([]T, error) {
+	var out []T
+	for i, raw := range raws {
+		if err := errs.Stopped(ctx, "board import"); err != nil {
+			return nil, err
+		}
+		v := fresh()
+		if err := decodeRecord(raw, &v, aliases); err != nil {
+			return nil, recordErr(list, i, "", "%v", err)
+		}
+		if id, err := check(&v); err != nil {
+			return nil, recordErr(list, i, id, "%v", err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// cardRecord is the check of a record that belongs to a card (events, workpads, ideas,
+// artifacts): its id is present and unique in its list and its card is in cards, then check
+// (which returns the record's id and card) judges the rest.
+func cardRecord[T any](cards map[string]bool, check func(*T) (id, card string, err error)) func(*T) (string, error) {
+	ids := map[string]bool{}
+	return func(v *T) (string, error) {
+		id, card, problem := check(v)
+		switch {
+		case id == "":
+			return "", errors.New("id is missing")
+		case ids[id]:
+			return id, errors.New("duplicate id")
+		case !cards[card]:
+			return id, fmt.Errorf("card %q is not in cards", card)
+		}
+		if problem != nil {
+			return id, problem
+		}
+		ids[id] = true
+		return id, nil
+	}
 }
 
 // isNull reports an absent or null JSON member.
@@ -464,12 +512,12 @@ func nextRevision(ws *workspace.Workspace, rev int64) int64 {
 
 // writeGeneration writes a whole board into dir: a new board.db (one transaction, no journal:
 // the file is thrown away unless it is complete) and the two JSON files, each synced to disk.
-func writeGeneration(ws *workspace.Workspace, dir string, b *parsedBoard, rev int64) error {
+func writeGeneration(ctx context.Context, ws *workspace.Workspace, dir string, b *parsedBoard, rev int64) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", stagingName, err)
 	}
 	dbPath := filepath.Join(dir, filepath.Base(DBPath))
-	if err := writeDB(ws, dbPath, b, rev); err != nil {
+	if err := writeDB(ctx, ws, dbPath, b, rev); err != nil {
 		return err
 	}
 	step("db-written")
@@ -484,14 +532,14 @@ func writeGeneration(ws *workspace.Workspace, dir string, b *parsedBoard, rev in
 	return nil
 }
 
-// writeDB creates the board database at path in one transaction and syncs it to disk.
-func writeDB(ws *workspace.Workspace, path string, b *parsedBoard, rev int64) error {
+// writeDB creates the board database at path in one transaction and syncs it to disk; ctx
+// ending stops it between rows (the caller removes the unfinished file).
+func writeDB(ctx context.Context, ws *workspace.Workspace, path string, b *parsedBoard, rev int64) error {
 	db, err := openDB(path, ws.Wait, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	ctx := context.Background()
 	for _, pragma := range []string{`PRAGMA journal_mode = OFF`, `PRAGMA synchronous = OFF`} {
 		if _, err := db.ExecContext(ctx, pragma); err != nil {
 			return storageErr(err, "create %s", DBPath)
@@ -503,24 +551,27 @@ func writeDB(ws *workspace.Workspace, path string, b *parsedBoard, rev int64) er
 	}
 	defer tx.Rollback()
 	for _, stmt := range schemaSQL() {
-		if _, err := tx.Exec(stmt); err != nil {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return storageErr(err, "create schema in %s", DBPath)
 		}
 	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return storageErr(err, "set schema version")
 	}
-	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('revision', ?)`, fmt.Sprint(rev)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('revision', ?)`, fmt.Sprint(rev)); err != nil {
 		return storageErr(err, "write revision")
 	}
 	insert := func(name, query string, n int, args func(i int) []any) error {
-		st, err := tx.Prepare(query)
+		st, err := tx.PrepareContext(ctx, query)
 		if err != nil {
 			return storageErr(err, "prepare import")
 		}
 		defer st.Close()
 		for i := 0; i < n; i++ {
-			if _, err := st.Exec(args(i)...); err != nil {
+			if err := errs.Stopped(ctx, "board import"); err != nil {
+				return err
+			}
+			if _, err := st.ExecContext(ctx, args(i)...); err != nil {
 				return storageErr(err, "import into %s", DBPath)
 			}
 		}

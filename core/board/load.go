@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,8 +14,9 @@ import (
 // when its stamp matches the files, and otherwise reads the database and JSON files, builds the
 // index and saves a new snapshot (a snapshot that cannot be written only costs speed next time).
 // An unreadable summaries or memory file is no error: the index remembers it as partial.
-func Load(ws *workspace.Workspace) (*Index, error) {
-	return underReadLock(ws, func(stamp Stamp) (*Index, error) {
+// Waiting for the lock ends with ctx.
+func Load(ctx context.Context, ws *workspace.Workspace) (*Index, error) {
+	return underReadLock(ctx, ws, func(stamp Stamp) (*Index, error) {
 		snapPath, pathErr := snapshotPath(ws)
 		if pathErr == nil {
 			if ix, err := readSnapshot(snapPath, stamp); err == nil {
@@ -34,13 +36,13 @@ func Load(ws *workspace.Workspace) (*Index, error) {
 
 // LoadFresh builds the index from the files, ignoring and not writing any snapshot; tests and the
 // benchmark use it to measure and compare the plain way.
-func LoadFresh(ws *workspace.Workspace) (*Index, error) {
-	return underReadLock(ws, func(stamp Stamp) (*Index, error) { return loadFresh(ws, stamp) })
+func LoadFresh(ctx context.Context, ws *workspace.Workspace) (*Index, error) {
+	return underReadLock(ctx, ws, func(stamp Stamp) (*Index, error) { return loadFresh(ws, stamp) })
 }
 
 // underReadLock is what both loads need first: a board to load, the shared board lock (an import
 // holds it exclusively), and the stamp of the files as they are under that lock.
-func underReadLock(ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*Index, error) {
+func underReadLock(ctx context.Context, ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*Index, error) {
 	ok, err := dbExists(ws)
 	if err != nil {
 		return nil, err
@@ -48,7 +50,7 @@ func underReadLock(ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*In
 	if !ok {
 		return nil, errNoBoard()
 	}
-	lock, err := ws.LockNamed(lockName, false)
+	lock, err := ws.LockNamed(ctx, lockName, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -69,12 +70,14 @@ func nonNil[T any](s []T) []T {
 // whole-board import first; the merged board is then written and published exactly as Import
 // does (one staging directory, one exchange, under the exclusive board lock), so a reader sees
 // the board before or after, never a mix. A workspace without a board gets one with this project.
-func ImportProject(ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportResult, error) {
+//
+// ctx ending before the exchange stops it with CANCELLED and leaves the board as it was.
+func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportResult, error) {
 	data, err := pb.Document()
 	if err != nil {
 		return nil, fmt.Errorf("render project %s: %w", pb.Project.ID, err)
 	}
-	nb, err := parseDocument(data)
+	nb, err := parseDocument(ctx, data)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +86,7 @@ func ImportProject(ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportRes
 			return nil, errs.Invalidf("project import: card %q belongs to project %q, not %q", c.ID, c.Project, pb.Project.ID)
 		}
 	}
-	lock, err := ws.LockNamed(lockName, true)
+	lock, err := ws.LockNamed(ctx, lockName, true)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +106,7 @@ func ImportProject(ws *workspace.Workspace, pb *ProjectBoard) (*ProjectImportRes
 	if err != nil {
 		return nil, err
 	}
-	rev, err := replaceBoard(ws, merged, 1)
+	rev, err := replaceBoard(ctx, ws, merged, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -362,11 +365,11 @@ func mergeList[T any](what string, cur, add []T, key func(T) (id, card string), 
 
 // ImportProjectCheck validates a project board by the rules of an import without writing
 // anything; it returns the rendered Appendix B document of the project.
-func ImportProjectCheck(pb *ProjectBoard) ([]byte, error) {
+func ImportProjectCheck(ctx context.Context, pb *ProjectBoard) ([]byte, error) {
 	data, err := pb.Document()
 	if err != nil {
 		return nil, err
 	}
-	_, err = parseDocument(data)
+	_, err = parseDocument(ctx, data)
 	return data, err
 }

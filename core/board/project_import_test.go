@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -93,7 +94,7 @@ func compact(raw json.RawMessage) string {
 func TestImportProjectAddsReplacesAndKeepsOthers(t *testing.T) {
 	ws := newBoard(t, nil)
 	before := others(t, ws, "imp")
-	res, err := ImportProject(ws, sampleProject("imp", "a", "b"))
+	res, err := ImportProject(context.Background(), ws, sampleProject("imp", "a", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestImportProjectAddsReplacesAndKeepsOthers(t *testing.T) {
 	if got := cardIDs(search(t, load(t, ws), "zebra", inProject("imp"))); !reflect.DeepEqual(got, []string{"imp/a", "imp/b"}) && !reflect.DeepEqual(got, []string{"imp/b", "imp/a"}) {
 		t.Fatalf("cards after the first import: %v", got)
 	}
-	res, err = ImportProject(ws, sampleProject("imp", "b", "c"))
+	res, err = ImportProject(context.Background(), ws, sampleProject("imp", "b", "c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestImportProjectReplacesAFixtureProject(t *testing.T) {
 	}
 	victim := w.cards[0].Project
 	before := others(t, ws, victim)
-	if _, err := ImportProject(ws, sampleProject(victim, "only")); err != nil {
+	if _, err := ImportProject(context.Background(), ws, sampleProject(victim, "only")); err != nil {
 		t.Fatal(err)
 	}
 	w, err = readWholeBoard(ws)
@@ -166,7 +167,7 @@ func TestImportProjectRefusesAndChangesNothing(t *testing.T) {
 	stray := sampleProject("imp", "a")
 	stray.Cards[0].Project = "elsewhere"
 	for name, pb := range map[string]*ProjectBoard{"clash": clash, "bad time": bad, "stray": stray} {
-		_, err := ImportProject(ws, pb)
+		_, err := ImportProject(context.Background(), ws, pb)
 		if errs.CodeOf(err) != errs.Invalid {
 			t.Fatalf("%s: want INVALID_INPUT, got %v", name, err)
 		}
@@ -174,7 +175,7 @@ func TestImportProjectRefusesAndChangesNothing(t *testing.T) {
 			t.Fatalf("%s: the board changed", name)
 		}
 	}
-	_, err := ImportProject(ws, clash)
+	_, err := ImportProject(context.Background(), ws, clash)
 	if !strings.Contains(err.Error(), taken.ID) || !strings.Contains(err.Error(), taken.Project) {
 		t.Fatalf("a clash names the card and its project: %v", err)
 	}
@@ -182,7 +183,7 @@ func TestImportProjectRefusesAndChangesNothing(t *testing.T) {
 
 func TestImportProjectIntoAnEmptyWorkspace(t *testing.T) {
 	ws := workspacetest.New(t)
-	res, err := ImportProject(ws, sampleProject("imp", "a"))
+	res, err := ImportProject(context.Background(), ws, sampleProject("imp", "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestImportProjectRefusesUnreadableMemory(t *testing.T) {
 	if err := os.WriteFile(ws.Path(MemoryPath), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ImportProject(ws, sampleProject("imp", "a"))
+	_, err := ImportProject(context.Background(), ws, sampleProject("imp", "a"))
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), MemoryPath) {
 		t.Fatalf("want INVALID_INPUT naming %s, got %v", MemoryPath, err)
 	}

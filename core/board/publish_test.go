@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -28,8 +29,8 @@ func generationDoc(word string, revision int) string {
 func generationOf(t *testing.T, ws *workspace.Workspace) string {
 	t.Helper()
 	var states []string
-	for _, loadIt := range []func(*workspace.Workspace) (*Index, error){Load, LoadFresh} {
-		ix, err := loadIt(ws)
+	for _, loadIt := range []func(context.Context, *workspace.Workspace) (*Index, error){Load, LoadFresh} {
+		ix, err := loadIt(context.Background(), ws)
 		if errs.CodeOf(err) == errs.NotFound {
 			states = append(states, "none")
 			continue
@@ -78,7 +79,7 @@ func importSteps(t *testing.T) []string {
 	var steps []string
 	step = func(name string) { steps = append(steps, name) }
 	defer func() { step = func(string) {} }()
-	if _, err := Import(ws, strings.NewReader(generationDoc("bravo", 2))); err != nil {
+	if _, err := Import(context.Background(), ws, strings.NewReader(generationDoc("bravo", 2))); err != nil {
 		t.Fatal(err)
 	}
 	return steps
@@ -103,7 +104,7 @@ func importStoppedAt(ws *workspace.Workspace, doc, at string) (err error) {
 			err = fmt.Errorf("stopped at %s", r)
 		}
 	}()
-	_, err = Import(ws, strings.NewReader(doc))
+	_, err = Import(context.Background(), ws, strings.NewReader(doc))
 	return err
 }
 
@@ -122,7 +123,7 @@ func TestImportStoppedAtEveryStep(t *testing.T) {
 		for _, before := range []string{"alpha", "none"} {
 			ws := workspacetest.New(t)
 			if before == "alpha" {
-				if _, err := Import(ws, strings.NewReader(generationDoc("alpha", 1))); err != nil {
+				if _, err := Import(context.Background(), ws, strings.NewReader(generationDoc("alpha", 1))); err != nil {
 					t.Fatal(err)
 				}
 				load(t, ws) // a snapshot of the old board, as a search leaves it
@@ -137,7 +138,7 @@ func TestImportStoppedAtEveryStep(t *testing.T) {
 			if got := generationOf(t, ws); got != want {
 				t.Errorf("import over %s stopped after step %s: board is %s, want %s", before, at, got, want)
 			}
-			if _, err := Import(ws, strings.NewReader(generationDoc("charlie", 3))); err != nil {
+			if _, err := Import(context.Background(), ws, strings.NewReader(generationDoc("charlie", 3))); err != nil {
 				t.Fatalf("import after one stopped at %s: %v", at, err)
 			}
 			if got := generationOf(t, ws); got != "" { // charlie: neither alpha nor bravo
@@ -157,7 +158,7 @@ func TestImportFailureKeepsOldBoard(t *testing.T) {
 	if err := os.Mkdir(ws.Path(MemoryPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Import(ws, strings.NewReader(generationDoc("bravo", 2)))
+	_, err := Import(context.Background(), ws, strings.NewReader(generationDoc("bravo", 2)))
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "board/memory.json is a directory") {
 		t.Fatalf("import over a directory memory.json: %v", err)
 	}
@@ -173,7 +174,7 @@ func TestImportFailureKeepsOldBoard(t *testing.T) {
 		}
 	}
 	defer func() { step = func(string) {} }()
-	if _, err := Import(ws, strings.NewReader(generationDoc("bravo", 2))); err == nil {
+	if _, err := Import(context.Background(), ws, strings.NewReader(generationDoc("bravo", 2))); err == nil {
 		t.Fatal("an import whose write failed succeeded")
 	}
 	step = func(string) {}
@@ -195,14 +196,14 @@ func TestDamagedBoardDB(t *testing.T) {
 	if err := os.WriteFile(ws.Path(DBPath), []byte(strings.Repeat("not a database ", 1000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(ws)
+	_, err := Load(context.Background(), ws)
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "board/board.db is damaged") || !strings.Contains(err.Error(), "cairn board import FILE.json") {
 		t.Fatalf("load of a damaged board.db: %v", err)
 	}
 	if _, err := ReadCard(ws, "c1"); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("card read of a damaged board.db: %v", err)
 	}
-	res, err := Import(ws, strings.NewReader(generationDoc("bravo", 2)))
+	res, err := Import(context.Background(), ws, strings.NewReader(generationDoc("bravo", 2)))
 	if err != nil {
 		t.Fatalf("import over a damaged board.db: %v", err)
 	}
@@ -223,7 +224,7 @@ func TestImportKeepsOtherFiles(t *testing.T) {
 	if err := importStoppedAt(ws, generationDoc("bravo", 2), "published"); err == nil {
 		t.Fatal("not stopped")
 	}
-	if _, err := Import(ws, strings.NewReader(generationDoc("charlie", 3))); err != nil {
+	if _, err := Import(context.Background(), ws, strings.NewReader(generationDoc("charlie", 3))); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(ws.Path("board/README")); err != nil || string(data) != "mine\n" {

@@ -2,6 +2,7 @@ package board
 
 import (
 	"cmp"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -218,7 +219,7 @@ func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx) error) error {
 	if !ok {
 		return errNoBoard()
 	}
-	lock, err := ws.LockNamed(lockName, false)
+	lock, err := ws.LockNamed(context.TODO(), lockName, false)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -162,7 +163,7 @@ func TestReadersNoBoardAndBusy(t *testing.T) {
 	}
 
 	ws := newBoard(t, nil)
-	lock, err := ws.LockNamed(lockName, true)
+	lock, err := ws.LockNamed(context.Background(), lockName, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"runtime"
@@ -43,7 +44,7 @@ func TestSnapshotMatchesFreshLoad(t *testing.T) {
 		t.Fatalf("no usable snapshot after the import: %v", err)
 	}
 	os.Remove(snapshotFile(t, ws))
-	fresh, err := LoadFresh(ws)
+	fresh, err := LoadFresh(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestSnapshotStaleness(t *testing.T) {
 	// A re-import moves the revision forward and is noticed too.
 	doc, _ := os.ReadFile(fixturePath(t))
 	doc = []byte(strings.Replace(string(doc), "Release notes", "Release REIMPORTWORD", 1))
-	res, err := Import(ws, strings.NewReader(string(doc)))
+	res, err := Import(context.Background(), ws, strings.NewReader(string(doc)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@
 package errs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -20,6 +21,9 @@ const (
 	Busy
 	// Forbidden is an identity that lacks access.
 	Forbidden
+	// Cancelled is work its caller stopped (Ctrl-C, a client that left, an MCP cancel), so it is
+	// told apart from a failure; nothing it was writing is kept.
+	Cancelled
 )
 
 // Name is the stable name scripts match on in JSON errors.
@@ -33,6 +37,8 @@ func (c Code) Name() string {
 		return "STORAGE_BUSY"
 	case Forbidden:
 		return "FORBIDDEN"
+	case Cancelled:
+		return "CANCELLED"
 	default:
 		return "INTERNAL"
 	}
@@ -49,6 +55,9 @@ func (c Code) ExitCode() int {
 		return 4
 	case Forbidden:
 		return 5
+	case Cancelled:
+		// 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+		return 130
 	default:
 		return 1
 	}
@@ -99,4 +108,23 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return Internal
+}
+
+// Stopped is nil while ctx is live and a Cancelled error naming what was stopped once it is done;
+// long loops call it once per step: if err := errs.Stopped(ctx, "import"); err != nil { return err }.
+func Stopped(ctx context.Context, what string) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return &Error{Code: Cancelled, Msg: what + " cancelled", Err: context.Cause(ctx)}
+}
+
+// IfStopped turns a failure into the Cancelled error of what when ctx is done (a query
+// interrupted by a cancel fails with the driver's own error, which says less), and returns err
+// unchanged otherwise.
+func IfStopped(ctx context.Context, err error, what string) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	return Stopped(ctx, what)
 }

@@ -3,6 +3,7 @@ package formats_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -104,7 +105,7 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 		}
 		validateLines(t, spaceRS, f, data)
 		ws := newWorkspace(t)
-		st, err := spaces.Open(ws)
+		st, err := spaces.Open(context.Background(), ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 		}
 		st.Close()
 		var out bytes.Buffer
-		if _, err := spaces.Export(ws, &out); err != nil {
+		if _, err := spaces.Export(context.Background(), ws, &out); err != nil {
 			t.Fatalf("export of %s: %v", f, err)
 		}
 		validateLines(t, spaceRS, "export of "+f, out.Bytes())
@@ -127,7 +128,7 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 			t.Errorf("%s does not match the board schema: %v", f, err)
 		}
 		ws := newWorkspace(t)
-		if _, err := board.Import(ws, bytes.NewReader(data)); err != nil {
+		if _, err := board.Import(context.Background(), ws, bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
@@ -168,7 +169,7 @@ func TestSpaceSchemaAgreesWithImport(t *testing.T) {
 	}
 	for line, ok := range lines {
 		ws := newWorkspace(t)
-		st, err := spaces.Open(ws)
+		st, err := spaces.Open(context.Background(), ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestBoardSchemaAgreesWithImport(t *testing.T) {
 	}
 	for doc, ok := range docs {
 		ws := newWorkspace(t)
-		_, err := board.Import(ws, strings.NewReader(doc))
+		_, err := board.Import(context.Background(), ws, strings.NewReader(doc))
 		if (err == nil) != ok {
 			t.Fatalf("import of %s: %v, the test says valid=%v", doc, err, ok)
 		}

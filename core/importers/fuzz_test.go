@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"context"
 	"testing"
 
 	"github.com/cairn-dev/cairn/core/board"
@@ -16,7 +17,7 @@ func checkConverted(t *testing.T, pb *board.ProjectBoard, err error) {
 		}
 		return
 	}
-	if _, err := board.ImportProjectCheck(pb); err != nil {
+	if _, err := board.ImportProjectCheck(context.Background(), pb); err != nil {
 		t.Fatalf("converted project is refused by the import: %v", err)
 	}
 }

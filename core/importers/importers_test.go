@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,7 +39,7 @@ func cardByID(t *testing.T, pb *board.ProjectBoard, id string) board.Card {
 // valid checks the project board the way an import does.
 func valid(t *testing.T, pb *board.ProjectBoard) {
 	t.Helper()
-	if _, err := board.ImportProjectCheck(pb); err != nil {
+	if _, err := board.ImportProjectCheck(context.Background(), pb); err != nil {
 		t.Fatalf("converted project is not a valid board project: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"runtime"
@@ -46,9 +47,9 @@ func TestReadWriteEditRefuseOversize(t *testing.T) {
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
 		t.Errorf("refusing an oversized entry allocated %d bytes", grown)
 	}
-	_, err = MemoryEdit(ws, EditInput{Kind: "summary", Old: "x", New: "y"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "summary", Old: "x", New: "y"})
 	wantCode(t, err, errs.Invalid)
-	_, err = MemoryWrite(ws, WriteInput{Kind: "summary", Content: "small", ExpectSHA256: strings.Repeat("0", 64)})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "summary", Content: "small", ExpectSHA256: strings.Repeat("0", 64)})
 	wantCode(t, err, errs.Invalid)
 	if st, _ := os.Stat(huge); st.Size() != 2<<30 {
 		t.Errorf("the oversized file changed: %d bytes", st.Size())
@@ -56,13 +57,13 @@ func TestReadWriteEditRefuseOversize(t *testing.T) {
 
 	// Exactly the limit is fine; one byte more is refused before anything is written.
 	limit := strings.Repeat("a", MaxFileSize-1) + "\n"
-	if _, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "at-limit", Content: limit}); err != nil {
+	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "at-limit", Content: limit}); err != nil {
 		t.Fatalf("write of exactly %d bytes: %v", MaxFileSize, err)
 	}
 	if r, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "at-limit"}); err != nil || len(r.Content) != MaxFileSize {
 		t.Fatalf("read at the limit: %v", err)
 	}
-	_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "over-limit", Content: limit + "b"})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "over-limit", Content: limit + "b"})
 	wantCode(t, err, errs.Invalid)
 	if err == nil || !strings.Contains(err.Error(), "8388609 bytes") {
 		t.Errorf("message should name the size: %v", err)
@@ -71,12 +72,12 @@ func TestReadWriteEditRefuseOversize(t *testing.T) {
 		t.Errorf("an oversized write left a file: %v", err)
 	}
 	// An edit that would grow the entry past the limit changes nothing.
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "at-limit", Old: "\n", New: "\n\n"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "at-limit", Old: "\n", New: "\n\n"})
 	wantCode(t, err, errs.Invalid)
 	if st, _ := os.Stat(ws.Path("memory/decisions/at-limit.md")); st.Size() != MaxFileSize {
 		t.Errorf("the entry changed: %d bytes", st.Size())
 	}
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "at-limit", Old: "\n", New: limit + "b"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "at-limit", Old: "\n", New: limit + "b"})
 	wantCode(t, err, errs.Invalid)
 }
 
@@ -99,12 +100,12 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "FIFO") {
 				t.Errorf("read %+v: %v, want a message naming the FIFO", in, err)
 			}
-			_, err = MemoryEdit(ws, EditInput{Kind: in.Kind, Slug: in.Slug, Old: "a", New: "b"})
+			_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: in.Kind, Slug: in.Slug, Old: "a", New: "b"})
 			wantCode(t, err, errs.Invalid)
-			_, err = MemoryWrite(ws, WriteInput{Kind: in.Kind, Slug: in.Slug, Content: "x"})
+			_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: in.Kind, Slug: in.Slug, Content: "x"})
 			wantCode(t, err, errs.Invalid)
 		}
-		res, err := MemorySearch(ws, SearchInput{Query: "the", Limit: ptr(500)})
+		res, err := MemorySearch(context.Background(), ws, SearchInput{Query: "the", Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 				t.Errorf("memory search skipped %v, want %s among them", res.Skipped, want)
 			}
 		}
-		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
+		kres, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 10*time.Second, "knowledge search over a FIFO", func() {
-		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
+		kres, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "the", Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestWriteRemovesStaleTemps(t *testing.T) {
 	stale := ws.Path("memory/decisions/.x.md.tmp-00112233aabb")
 	writeFile(t, ws, "memory/decisions/.x.md.tmp-00112233aabb", strings.Repeat("half-written ", 1000))
 	writeFile(t, ws, "memory/decisions/.x.md.tmp-mine", "a user's file")
-	if _, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "x", Content: "done\n"}); err != nil {
+	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "x", Content: "done\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(stale); !os.IsNotExist(err) {

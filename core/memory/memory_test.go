@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -125,7 +126,7 @@ func TestResolveRef(t *testing.T) {
 
 func TestMemorySearchFixture(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	res, err := MemorySearch(ws, SearchInput{Query: "oauth"})
+	res, err := MemorySearch(context.Background(), ws, SearchInput{Query: "oauth"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +156,13 @@ func TestMemorySearchFixture(t *testing.T) {
 		t.Errorf("lines %+v", last.Lines)
 	}
 	for _, marker := range []string{"secret-workflow-marker", "secret-staging-marker", "hidden draft", "txt file"} {
-		res, err := MemorySearch(ws, SearchInput{Query: marker})
+		res, err := MemorySearch(context.Background(), ws, SearchInput{Query: marker})
 		if err != nil || len(res.Hits) != 0 {
 			t.Errorf("%q found in an excluded file: %+v %v", marker, res, err)
 		}
 	}
 	// Frontmatter is searched and flagged.
-	res, err = MemorySearch(ws, SearchInput{Query: "status: accepted"})
+	res, err = MemorySearch(context.Background(), ws, SearchInput{Query: "status: accepted"})
 	if err != nil || len(res.Hits) != 3 || !res.Hits[0].InFrontmatter {
 		t.Errorf("frontmatter hits %+v %v", res, err)
 	}
@@ -176,7 +177,7 @@ func TestMemorySearchUnreadableExcludedDirs(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Chmod(ws.Path(d), 0o755) })
 	}
-	res, err := MemorySearch(ws, SearchInput{Query: "oauth"})
+	res, err := MemorySearch(context.Background(), ws, SearchInput{Query: "oauth"})
 	if err != nil || len(res.Hits) != 5 || len(res.Skipped) != 0 {
 		t.Errorf("%+v %v", res, err)
 	}
@@ -184,7 +185,7 @@ func TestMemorySearchUnreadableExcludedDirs(t *testing.T) {
 
 func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "kind:", Context: ptr(0)})
+	res, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "kind:", Context: ptr(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +213,12 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 	// Broken frontmatter: fields null, body still searched.
-	res, err = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "UNICORN-marker"})
+	res, err = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "UNICORN-marker"})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Kind != nil || res.Hits[0].InFrontmatter {
 		t.Errorf("broken frontmatter: %+v %v", res, err)
 	}
 	// --kind keeps exact frontmatter kinds only.
-	res, err = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "#", Kind: "howto"})
+	res, err = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "#", Kind: "howto"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,16 +230,16 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	if len(res.Hits) != 2 {
 		t.Errorf("want 2 howto hits, got %+v", res.Hits)
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "#", Kind: "HowTo"})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "#", Kind: "HowTo"})
 	if len(res.Hits) != 0 {
 		t.Errorf("kind filter is not exact: %+v", res.Hits)
 	}
 	// CRLF lines come back without the carriage return; invalid UTF-8 is searched as bytes.
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "carriage", Context: ptr(1)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "carriage", Context: ptr(1)})
 	if len(res.Hits) != 1 || strings.Contains(res.Hits[0].Excerpt, "\r") {
 		t.Errorf("crlf: %+v", res.Hits)
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "legacy-marker"})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "legacy-marker"})
 	if len(res.Hits) != 1 || res.Hits[0].Line != 3 {
 		t.Errorf("latin1: %+v", res.Hits)
 	}
@@ -247,7 +248,7 @@ func TestKnowledgeSearchFrontmatter(t *testing.T) {
 	}
 	// Full-width query against half-width text and the other way round.
 	for _, q := range []string{"ＳＱＬＩＴＥ", "sqlite"} {
-		res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: q, Context: ptr(0)})
+		res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: q, Context: ptr(0)})
 		if len(res.Hits) != 3 {
 			t.Errorf("%q: %d hits: %+v", q, len(res.Hits), res.Hits)
 		}
@@ -261,33 +262,33 @@ func TestSearchLimitsAndContext(t *testing.T) {
 		fmt.Fprintf(&b, "line %d needle\nfiller\nfiller\nfiller\nfiller\nfiller\nfiller\nfiller\n", i)
 	}
 	writeFile(t, ws, "knowledge/many.md", b.String())
-	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "NEEDLE"})
+	res, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "NEEDLE"})
 	if err != nil || len(res.Hits) != 20 || !res.Truncated {
 		t.Fatalf("default limit: %d hits, truncated=%t, %v", len(res.Hits), res.Truncated, err)
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(30)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(30)})
 	if len(res.Hits) != 30 || res.Truncated {
 		t.Errorf("limit 30: %d hits, truncated=%t", len(res.Hits), res.Truncated)
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(500), Context: ptr(4)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(500), Context: ptr(4)})
 	if len(res.Hits) != 1 || res.Truncated {
 		t.Errorf("context 4 joins every match (8 lines apart): %d hits", len(res.Hits))
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(5), Context: ptr(0)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "needle", Limit: ptr(5), Context: ptr(0)})
 	if len(res.Hits) != 5 || res.Hits[0].Excerpt != "line 1 needle" {
 		t.Errorf("context 0: %+v", res.Hits)
 	}
 	ws.Config.Memory.SearchHitLimit = 2
 	ws.Config.Memory.SearchExcerptLines = 1
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "needle"})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "needle"})
 	if len(res.Hits) != 2 || !res.Truncated || res.Hits[0].Excerpt != "line 1 needle\nfiller" {
 		t.Errorf("manifest limits: %+v", res)
 	}
 	for _, in := range []KnowledgeSearchInput{{Query: "  "}, {Query: ""}, {Query: "x", Limit: ptr(0)}, {Query: "x", Limit: ptr(501)}, {Query: "x", Context: ptr(21)}, {Query: "x", Context: ptr(-1)}, {Query: "a\nb"}} {
-		_, err := KnowledgeSearch(ws, in)
+		_, err := KnowledgeSearch(context.Background(), ws, in)
 		wantCode(t, err, errs.Invalid)
 	}
-	_, err = MemorySearch(ws, SearchInput{Query: "x", Kind: "howto"})
+	_, err = MemorySearch(context.Background(), ws, SearchInput{Query: "x", Kind: "howto"})
 	wantCode(t, err, errs.Invalid)
 }
 
@@ -304,7 +305,7 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 	mustSymlink(t, "../memory/workflow/retro-notes.md", ws.Path("knowledge/into-workflow.md"))
 	mustSymlink(t, "oauth-errors.md", ws.Path("knowledge/alias.md"))
 	mustSymlink(t, "missing.md", ws.Path("knowledge/dangling.md"))
-	res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Context: ptr(0), Limit: ptr(500)})
+	res, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "oauth", Context: ptr(0), Limit: ptr(500)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,11 +324,11 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 		t.Errorf("a symlink inside the workspace should be searched")
 	}
 	// When the hit limit cuts the scan short, files after the cut are not reported.
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(1)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(1)})
 	if !res.Truncated || len(res.Skipped) != 0 {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
-	res, _ = KnowledgeSearch(ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(3), Context: ptr(0)})
+	res, _ = KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "oauth", Limit: ptr(3), Context: ptr(0)})
 	if !res.Truncated || !reflect.DeepEqual(res.Skipped, wantSkipped[:2]) {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
@@ -339,9 +340,9 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 	if r, err := MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: "alias"}); err != nil || !strings.Contains(r.Content, "device flow") {
 		t.Errorf("read through inner symlink: %v", err)
 	}
-	_, err = MemoryWrite(ws, WriteInput{Kind: "knowledge", Slug: "outside", Content: "pwned"})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "knowledge", Slug: "outside", Content: "pwned"})
 	wantCode(t, err, errs.Invalid)
-	_, err = MemoryEdit(ws, EditInput{Kind: "knowledge", Slug: "outside", Old: "OAuth", New: "pwned"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "knowledge", Slug: "outside", Old: "OAuth", New: "pwned"})
 	wantCode(t, err, errs.Invalid)
 	if data, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(data) != "OAuth outside-secret\n" {
 		t.Errorf("file outside the workspace changed: %q", data)
@@ -358,13 +359,13 @@ func TestDirectorySymlinkOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSymlink(t, outside, ws.Path("memory/requests"))
-	res, err := MemorySearch(ws, SearchInput{Query: "oauth outside"})
+	res, err := MemorySearch(context.Background(), ws, SearchInput{Query: "oauth outside"})
 	if err != nil || len(res.Hits) != 0 || !reflect.DeepEqual(res.Skipped, []string{"memory/requests/"}) {
 		t.Errorf("%+v %v", res, err)
 	}
 	_, err = MemoryRead(ws, ReadInput{Kind: "request", Slug: "x"})
 	wantCode(t, err, errs.Invalid)
-	_, err = MemoryWrite(ws, WriteInput{Kind: "request", Slug: "new", Content: "x"})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "request", Slug: "new", Content: "x"})
 	if err == nil {
 		t.Errorf("write through a directory symlink leaving the workspace succeeded")
 	}
@@ -383,7 +384,7 @@ func mustSymlink(t *testing.T, target, link string) {
 func TestSearchHitsReadBack(t *testing.T) {
 	ws := fixtureWorkspace(t)
 	for _, q := range []string{"#", "の", "OAuth", "迁移"} {
-		mres, err := MemorySearch(ws, SearchInput{Query: q, Limit: ptr(500)})
+		mres, err := MemorySearch(context.Background(), ws, SearchInput{Query: q, Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -393,7 +394,7 @@ func TestSearchHitsReadBack(t *testing.T) {
 				t.Errorf("hit %s:%s does not read back: %v", h.Kind, h.Slug, err)
 			}
 		}
-		kres, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: q, Limit: ptr(500)})
+		kres, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: q, Limit: ptr(500)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +408,7 @@ func TestSearchHitsReadBack(t *testing.T) {
 
 func TestReadWriteEdit(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	w, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "---\nkind:  odd   spacing\n---\nTTL is 5 minutes.\nTTL again.\n"})
+	w, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "---\nkind:  odd   spacing\n---\nTTL is 5 minutes.\nTTL again.\n"})
 	if err != nil || !w.Created || w.Bytes != 58 || w.Path != "memory/decisions/キャッシュ方針.md" {
 		t.Fatalf("write: %+v %v", w, err)
 	}
@@ -416,7 +417,7 @@ func TestReadWriteEdit(t *testing.T) {
 		t.Fatalf("read: %+v %v", r, err)
 	}
 	// Ambiguous edit: refused with the count, file untouched.
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "TTL", New: "Lifetime"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "TTL", New: "Lifetime"})
 	wantCode(t, err, errs.Invalid)
 	if !strings.Contains(err.Error(), "2 times") {
 		t.Errorf("count missing: %v", err)
@@ -424,9 +425,9 @@ func TestReadWriteEdit(t *testing.T) {
 	if after, _ := os.ReadFile(ws.Path(w.Path)); string(after) != r.Content {
 		t.Errorf("ambiguous edit changed the file")
 	}
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "absent", New: "x"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "absent", New: "x"})
 	wantCode(t, err, errs.Invalid)
-	e, err := MemoryEdit(ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "5 minutes", New: "10 minutes", ExpectSHA256: strings.ToUpper(r.SHA256)})
+	e, err := MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "5 minutes", New: "10 minutes", ExpectSHA256: strings.ToUpper(r.SHA256)})
 	if err != nil || e.Replacements != 1 {
 		t.Fatalf("edit: %+v %v", e, err)
 	}
@@ -435,20 +436,20 @@ func TestReadWriteEdit(t *testing.T) {
 		t.Errorf("edit reformatted the file: %q", after)
 	}
 	// Stale sha: refused, nothing written.
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "again", New: "stale", ExpectSHA256: r.SHA256})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "again", New: "stale", ExpectSHA256: r.SHA256})
 	wantCode(t, err, errs.Invalid)
-	_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "stale", ExpectSHA256: r.SHA256})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "stale", ExpectSHA256: r.SHA256})
 	wantCode(t, err, errs.Invalid)
 	if now, _ := os.ReadFile(ws.Path(w.Path)); string(now) != string(after) {
 		t.Errorf("stale write changed the file")
 	}
-	_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "x", ExpectSHA256: "xyz"})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "x", ExpectSHA256: "xyz"})
 	wantCode(t, err, errs.Invalid)
-	e, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "TTL", New: "Lifetime", All: true})
+	e, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "キャッシュ方針", Old: "TTL", New: "Lifetime", All: true})
 	if err != nil || e.Replacements != 2 {
 		t.Fatalf("edit --all: %+v %v", e, err)
 	}
-	w, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "replaced\n", ExpectSHA256: SHA256(mustRead(t, ws, w.Path))})
+	w, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "キャッシュ方針", Content: "replaced\n", ExpectSHA256: SHA256(mustRead(t, ws, w.Path))})
 	if err != nil || w.Created {
 		t.Fatalf("replace: %+v %v", w, err)
 	}
@@ -456,7 +457,7 @@ func TestReadWriteEdit(t *testing.T) {
 	if err := os.RemoveAll(ws.Path("memory/requests")); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := MemoryWrite(ws, WriteInput{Kind: "request", Slug: "new-one", Content: "hi\n"}); err != nil || !w.Created {
+	if w, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "request", Slug: "new-one", Content: "hi\n"}); err != nil || !w.Created {
 		t.Errorf("write creates the directory: %+v %v", w, err)
 	}
 	if r, err := MemoryRead(ws, ReadInput{Kind: "summary"}); err != nil || r.Slug != "summary" || r.Path != "memory/summary.md" {
@@ -491,7 +492,7 @@ func TestNotFoundSuggestions(t *testing.T) {
 	if !strings.Contains(err.Error(), "oauth-errors") {
 		t.Errorf("suggestion: %v", err)
 	}
-	_, err = MemoryEdit(ws, EditInput{Kind: "request", Slug: "login", Old: "a", New: "b"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "request", Slug: "login", Old: "a", New: "b"})
 	wantCode(t, err, errs.NotFound)
 	if !strings.Contains(err.Error(), "login-ui") {
 		t.Errorf("suggestion: %v", err)
@@ -499,7 +500,7 @@ func TestNotFoundSuggestions(t *testing.T) {
 	for _, slug := range []string{"../x", "..", "a/b", "/abs", ".hidden", "a\x01b"} {
 		_, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: slug})
 		wantCode(t, err, errs.Invalid)
-		_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: slug, Content: "x"})
+		_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: slug, Content: "x"})
 		wantCode(t, err, errs.Invalid)
 	}
 }
@@ -520,7 +521,7 @@ func TestConcurrentEdits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := MemoryEdit(ws, EditInput{Kind: "decision", Slug: "counter", Old: fmt.Sprintf("slot %02d: todo", i), New: fmt.Sprintf("slot %02d: done", i)})
+			_, err := MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "counter", Old: fmt.Sprintf("slot %02d: todo", i), New: fmt.Sprintf("slot %02d: done", i)})
 			errc <- err
 		}()
 	}
@@ -588,7 +589,7 @@ func TestKnowledgeSearchKindAsWritten(t *testing.T) {
 		writeFile(t, ws, "knowledge/zz-"+name+".md", "---\nkind: "+kind+"\n---\nbody zz-marker\n")
 	}
 	for kind, want := range map[string]string{"2026-01-01": "zz-dated,zz-quoted", "1.0": "zz-versioned", "1": "", "true": "zz-flag", "howto": "zz-text", "2026-01-01T00:00:00Z": ""} {
-		res, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "zz-marker", Kind: kind})
+		res, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "zz-marker", Kind: kind})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -600,7 +601,7 @@ func TestKnowledgeSearchKindAsWritten(t *testing.T) {
 			t.Errorf("--kind %s: %v, want %s", kind, got, want)
 		}
 	}
-	res, _ := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "zz-marker", Kind: "1.0"})
+	res, _ := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "zz-marker", Kind: "1.0"})
 	if data, _ := json.Marshal(res.Hits); !strings.Contains(string(data), `"kind":1.0`) {
 		t.Errorf("kind 1.0 not returned as written: %s", data)
 	}
@@ -642,20 +643,20 @@ func TestDidYouMeanTypos(t *testing.T) {
 
 func TestWriteWaitsForTheLock(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	held, err := ws.LockNamed("memory", true)
+	held, err := ws.LockNamed(context.Background(), "memory", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws.Wait = 50 * time.Millisecond
-	_, err = MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"})
+	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"})
 	wantCode(t, err, errs.Busy)
-	_, err = MemoryEdit(ws, EditInput{Kind: "decision", Slug: "auth-flow", Old: "OAuth 2.0", New: "OAuth 2.1"})
+	_, err = MemoryEdit(context.Background(), ws, EditInput{Kind: "decision", Slug: "auth-flow", Old: "OAuth 2.0", New: "OAuth 2.1"})
 	wantCode(t, err, errs.Busy)
 	if _, err := os.Stat(ws.Path("memory/decisions/blocked.md")); err == nil {
 		t.Errorf("wrote without the lock")
 	}
 	held.Unlock()
-	if _, err := MemoryWrite(ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"}); err != nil {
+	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "blocked", Content: "x"}); err != nil {
 		t.Errorf("after unlock: %v", err)
 	}
 }

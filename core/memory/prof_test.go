@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -19,7 +20,7 @@ func BenchmarkKnowledgeSearchFullScan(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		if _, err := KnowledgeSearch(ws, KnowledgeSearchInput{Query: "tenant onboarding"}); err != nil {
+		if _, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "tenant onboarding"}); err != nil {
 			b.Fatal(err)
 		}
 	}

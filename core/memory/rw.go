@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -105,7 +106,8 @@ func MemoryRead(ws *workspace.Workspace, in ReadInput) (*ReadResult, error) {
 
 // MemoryWrite creates or replaces an entry atomically, creating its directory, under the
 // workspace memory lock.
-func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
+// ctx ending while it waits for the lock is CANCELLED.
+func MemoryWrite(ctx context.Context, ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
 	k, slug, rel, err := Address(in.Kind, in.Slug)
 	if err != nil {
 		return nil, err
@@ -114,7 +116,7 @@ func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
 		return nil, tooBig("the content for "+rel+" is", int64(len(in.Content)))
 	}
 	var res *WriteResult
-	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, _ []byte, exists bool) error {
+	err = lockedEntry(ctx, ws, rel, in.ExpectSHA256, func(root *os.Root, _ []byte, exists bool) error {
 		if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
 			return errs.Wrap(errs.Invalid, err, "create %s", path.Dir(rel))
 		}
@@ -129,7 +131,8 @@ func MemoryWrite(ws *workspace.Workspace, in WriteInput) (*WriteResult, error) {
 
 // MemoryEdit replaces exact text in an entry atomically under the workspace memory lock, so
 // concurrent editors never lose an update; bytes it does not replace are left as they are.
-func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
+// ctx ending while it waits for the lock is CANCELLED.
+func MemoryEdit(ctx context.Context, ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 	k, slug, rel, err := Address(in.Kind, in.Slug)
 	if err != nil {
 		return nil, err
@@ -141,7 +144,7 @@ func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 		return nil, tooBig("the old or new text for "+rel+" is", int64(max(len(in.Old), len(in.New))))
 	}
 	var res *EditResult
-	err = lockedEntry(ws, rel, in.ExpectSHA256, func(root *os.Root, cur []byte, exists bool) error {
+	err = lockedEntry(ctx, ws, rel, in.ExpectSHA256, func(root *os.Root, cur []byte, exists bool) error {
 		if !exists {
 			return notFound(root, k, slug, rel)
 		}
@@ -170,7 +173,7 @@ func MemoryEdit(ws *workspace.Workspace, in EditInput) (*EditResult, error) {
 // lockedEntry is the read-check-write frame write and edit share: the workspace root, the memory
 // lock, no symlink in the entry's place, the current content, and the --expect-sha256 check,
 // before fn changes anything.
-func lockedEntry(ws *workspace.Workspace, rel, expectHex string, fn func(root *os.Root, cur []byte, exists bool) error) error {
+func lockedEntry(ctx context.Context, ws *workspace.Workspace, rel, expectHex string, fn func(root *os.Root, cur []byte, exists bool) error) error {
 	expect, err := parseExpect(expectHex)
 	if err != nil {
 		return err
@@ -180,7 +183,7 @@ func lockedEntry(ws *workspace.Workspace, rel, expectHex string, fn func(root *o
 		return err
 	}
 	defer root.Close()
-	lock, err := ws.LockNamed("memory", true)
+	lock, err := ws.LockNamed(ctx, "memory", true)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -89,12 +90,12 @@ type KnowledgeSearchResult struct {
 }
 
 // MemorySearch finds a literal query in memory/summary.md, memory/decisions/*.md and
-// memory/requests/*.md, scanning the files on every call.
-func MemorySearch(ws *workspace.Workspace, in SearchInput) (*MemorySearchResult, error) {
+// memory/requests/*.md, scanning the files on every call; ctx ending stops the scan (CANCELLED).
+func MemorySearch(ctx context.Context, ws *workspace.Workspace, in SearchInput) (*MemorySearchResult, error) {
 	if in.Kind != "" {
 		return nil, errs.Invalidf("kind filters knowledge search only; memory search takes none")
 	}
-	hits, res, err := search(ws, in, []Kind{KindSummary, KindDecision, KindRequest})
+	hits, res, err := search(ctx, ws, in, []Kind{KindSummary, KindDecision, KindRequest})
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +108,9 @@ func MemorySearch(ws *workspace.Workspace, in SearchInput) (*MemorySearchResult,
 }
 
 // KnowledgeSearch finds a literal query in knowledge/*.md, optionally only in files whose
-// frontmatter kind equals in.Kind.
-func KnowledgeSearch(ws *workspace.Workspace, in KnowledgeSearchInput) (*KnowledgeSearchResult, error) {
-	hits, res, err := search(ws, SearchInput{Query: in.Query, Limit: in.Limit, Context: in.Context, Kind: in.Kind}, []Kind{KindKnowledge})
+// frontmatter kind equals in.Kind; ctx ending stops the scan (CANCELLED).
+func KnowledgeSearch(ctx context.Context, ws *workspace.Workspace, in KnowledgeSearchInput) (*KnowledgeSearchResult, error) {
+	hits, res, err := search(ctx, ws, SearchInput{Query: in.Query, Limit: in.Limit, Context: in.Context, Kind: in.Kind}, []Kind{KindKnowledge})
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +205,9 @@ func searchParams(ws *workspace.Workspace, in SearchInput) (params, error) {
 }
 
 // search scans the files of the given kinds in path order, in parallel, and keeps the first
-// limit hits; results are the same whatever the scheduling.
-func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome, error) {
+// limit hits; results are the same whatever the scheduling. Workers look at ctx before each
+// file, and the merge before each chunk.
+func search(ctx context.Context, ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome, error) {
 	p, err := searchParams(ws, in)
 	if err != nil {
 		return nil, outcome{}, err
@@ -255,8 +257,8 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 					return
 				}
 				for i := ci * chunk; i < min(n, (ci+1)*chunk); i++ {
-					if stop.Load() {
-						return
+					if stop.Load() || ctx.Err() != nil {
+						return // a chunk left open: the merge has stopped, or stops on ctx
 					}
 					results[i] = s.scan(&files[i])
 				}
@@ -270,7 +272,16 @@ func search(ws *workspace.Workspace, in SearchInput, ks []Kind) ([]hit, outcome,
 	out := outcome{}
 	for i := range files {
 		if i%chunk == 0 {
-			<-done[i/chunk]
+			if err := errs.Stopped(ctx, "memory search"); err != nil {
+				stop.Store(true)
+				return nil, outcome{}, err
+			}
+			select {
+			case <-done[i/chunk]:
+			case <-ctx.Done():
+				stop.Store(true)
+				return nil, outcome{}, errs.Stopped(ctx, "memory search")
+			}
 		}
 		r := results[i]
 		if r.skipped {

@@ -4,6 +4,7 @@ package sessionlog
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,7 +163,7 @@ func (l Log) LockPath() string { return l.Path + ".lock" }
 
 // Read opens the log under a shared lock and calls fn with its content; a missing log reads as empty.
 func (l Log) Read(fn func(io.Reader) error) error {
-	lock, err := workspace.LockFile(l.LockPath(), false, l.Wait)
+	lock, err := workspace.LockFile(context.TODO(), l.LockPath(), false, l.Wait)
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func (l Log) readUnlocked(fn func(io.Reader) error) error {
 // Update takes the exclusive lock, lets fn read the log and decide what to append, appends those
 // entries (one JSON line each, after isolating a torn tail) and fsyncs before returning.
 func (l Log) Update(fn func(io.Reader) ([]any, error)) error {
-	lock, err := workspace.LockFile(l.LockPath(), true, l.Wait)
+	lock, err := workspace.LockFile(context.TODO(), l.LockPath(), true, l.Wait)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestAppendIsolatesTornTail(t *testing.T) {
 
 func TestUpdateWaitsForLock(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "log.jsonl")
-	held, err := workspace.LockFile(p+".lock", true, time.Second)
+	held, err := workspace.LockFile(context.Background(), p+".lock", true, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,9 +68,11 @@ type claudeState struct {
 // subtask of its session), one comment per prompt, answer, thinking block and tool call, keyed by
 // the transcript record's uuid. A transcript whose size and modification time are unchanged since
 // the last import is not opened; one that grew is read from where the last import stopped.
-func (s *Store) ImportClaude(paths []string, progress Progress) (ClaudeReport, error) {
-	ctx := context.Background()
-	rep := ClaudeReport{BadLines: []ClaudeBadLine{}}
+// ctx ending stops it between comments with CANCELLED: the batches already committed stay, with
+// how far their files were read, so the next import goes on from there.
+func (s *Store) ImportClaude(ctx context.Context, paths []string, progress Progress) (rep ClaudeReport, err error) {
+	defer func() { err = errs.IfStopped(ctx, err, "space import --from claude-code") }()
+	rep = ClaudeReport{BadLines: []ClaudeBadLine{}}
 	files, err := claudecode.Find(paths)
 	if err != nil {
 		return rep, errs.Wrap(errs.Invalid, err, "space import --from claude-code")
@@ -96,6 +98,9 @@ func (s *Store) ImportClaude(paths []string, progress Progress) (ClaudeReport, e
 	}
 	im := claudeImport{s: s, ctx: ctx, rep: &rep, spaces: map[string]bool{}, total: total, progress: progress}
 	for _, f := range todo {
+		if err := errs.Stopped(ctx, "space import --from claude-code"); err != nil {
+			return rep, err
+		}
 		st, ok := states[f.Path]
 		if err := im.file(f, st, ok); err != nil {
 			return rep, err
@@ -184,6 +189,9 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 	taskAt := len(im.batch)
 	im.batch = append(im.batch, record{kind: "task", task: taskRec{ID: task, Space: space, Parent: parent}})
 	info, err := claudecode.Read(fh, start, lines, func(c claudecode.Comment) error {
+		if err := im.ctx.Err(); err != nil {
+			return err
+		}
 		cm := Comment{ID: ID(c.ID), Task: task, Kind: c.Kind, ProgressType: c.ProgressType, ToolName: c.ToolName,
 			Author: c.Author, CreatedAt: c.CreatedAt, Body: c.Body, Attachments: c.Attachments}
 		at, err := cm.validate()
@@ -372,9 +380,9 @@ func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 // imported from Claude Code, which belong to the local account: with a current task (--task, or
 // the Claude Code session when it was imported) its space without that task; with neither, every
 // Claude Code space of the local account, nothing excluded.
-func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open func(*workspace.Workspace) (*Store, func(), error)) (Answer, error) {
+func searchLocal(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (Answer, error) {
 	unavailable := Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}
-	st, release, err := open(ws)
+	st, release, err := open(ctx, ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return unavailable, nil
 	}
@@ -385,7 +393,6 @@ func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open fu
 		return Answer{}, err
 	}
 	defer release()
-	ctx := context.Background()
 	if ok, err := st.hasFTS5(ctx); err != nil {
 		return Answer{}, err
 	} else if !ok {
@@ -425,7 +432,7 @@ func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open fu
 				return unavailable, nil
 			}
 			tx.Rollback()
-			return st.search(LocalAccount, current, in, false)
+			return st.search(ctx, LocalAccount, current, in, false)
 		}
 	}
 	all, err := claudeSpaces(ctx, tx)
@@ -457,6 +464,9 @@ func searchLocal(ws *workspace.Workspace, caller Caller, in SearchInput, open fu
 	}
 	merged := &SearchResult{Query: in.Query, Hits: []Hit{}}
 	for _, sp := range all {
+		if err := errs.Stopped(ctx, "space search"); err != nil {
+			return Answer{}, err
+		}
 		res, err := st.query(ctx, tx, scope{space: sp, task: current}, in, false)
 		if err != nil {
 			return Answer{}, err

@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,12 +32,12 @@ func claudeCopy(t *testing.T) string {
 
 func importClaude(t *testing.T, ws *workspace.Workspace, paths ...string) ClaudeReport {
 	t.Helper()
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, err := st.ImportClaude(paths, nil)
+	rep, err := st.ImportClaude(context.Background(), paths, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func importClaude(t *testing.T, ws *workspace.Workspace, paths ...string) Claude
 // dump is every comment row (id, task, space, kind, index text), ordered, to compare stores.
 func claudeDump(t *testing.T, ws *workspace.Workspace) []string {
 	t.Helper()
-	st, err := OpenRead(ws)
+	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestImportClaudeAndReimport(t *testing.T) {
 	if strings.Contains(joined, "hunter2") {
 		t.Errorf("a tool result was stored:\n%s", joined)
 	}
-	st, err := OpenRead(ws)
+	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,10 +231,10 @@ func TestClaudeLocalSearch(t *testing.T) {
 	if b := a.Around.Comments[0].Body; !strings.Contains(b, "summarized below") {
 		t.Errorf("around neighbour body %q", b)
 	}
-	if _, err := SearchWorkspaceTasks(ws, Caller{ClaudeSession: ccSession}, SearchInput{Around: "comment:22222222-0000-4000-8000-000000000005"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := SearchWorkspaceTasks(context.Background(), ws, Caller{ClaudeSession: ccSession}, SearchInput{Around: "comment:22222222-0000-4000-8000-000000000005"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("around into the current session: %v", err)
 	}
-	if _, err := SearchWorkspaceTasks(ws, Caller{}, SearchInput{Around: "comment:88"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := SearchWorkspaceTasks(context.Background(), ws, Caller{}, SearchInput{Around: "comment:88"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("around into a space not from Claude Code, no user: %v", err)
 	}
 	// the other spaces keep their rules
@@ -242,7 +243,7 @@ func TestClaudeLocalSearch(t *testing.T) {
 			t.Errorf("caller %+v: want not available, got %v", c, refs(a))
 		}
 	}
-	if _, err := SearchWorkspaceTasks(ws, Caller{User: "mallory", Task: ccOther}, SearchInput{Query: "認証"}); errs.CodeOf(err) != errs.Forbidden {
+	if _, err := SearchWorkspaceTasks(context.Background(), ws, Caller{User: "mallory", Task: ccOther}, SearchInput{Query: "認証"}); errs.CodeOf(err) != errs.Forbidden {
 		t.Errorf("another user in the local account's space: %v", err)
 	}
 }
@@ -289,7 +290,7 @@ func TestClaudeLocalSearchMerges(t *testing.T) {
 
 func TestImportClaudeBadInput(t *testing.T) {
 	ws := newWorkspace(t)
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestImportClaudeBadInput(t *testing.T) {
 	txt := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(txt, []byte("hello"), 0o644)
 	for _, p := range []string{filepath.Join(t.TempDir(), "missing"), txt} {
-		if _, err := st.ImportClaude([]string{p}, nil); errs.CodeOf(err) != errs.Invalid {
+		if _, err := st.ImportClaude(context.Background(), []string{p}, nil); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
@@ -308,7 +309,7 @@ func TestImportClaudeBadInput(t *testing.T) {
 		`{"type":"user","uuid":"88888888-0000-4000-8000-000000000002","timestamp":"2026-06-20T10:00:00Z","message":{"content":"kept prompt"}}` + "\n"
 	f := filepath.Join(dir, "s1.jsonl")
 	os.WriteFile(f, []byte(bad), 0o644)
-	rep, err := st.ImportClaude([]string{dir}, nil)
+	rep, err := st.ImportClaude(context.Background(), []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

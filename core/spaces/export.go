@@ -66,10 +66,10 @@ type (
 // backup and migration path), so importing the output into a fresh workspace answers every
 // search the same. The order is fixed: spaces by id, members by space then user, tasks by id,
 // comments by id (integer ids by value, before other ids, which sort bytewise). A workspace
-// without a space store is NOT_FOUND.
-func Export(ws *workspace.Workspace, w io.Writer) (ExportReport, error) {
+// without a space store is NOT_FOUND; ctx ending stops it between rows (CANCELLED).
+func Export(ctx context.Context, ws *workspace.Workspace, w io.Writer) (ExportReport, error) {
 	var rep ExportReport
-	st, err := OpenRead(ws)
+	st, err := OpenRead(ctx, ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return rep, errs.NotFoundf("no spaces to export: %s does not exist (cairn space import creates it)", FileName)
 	}
@@ -77,12 +77,12 @@ func Export(ws *workspace.Workspace, w io.Writer) (ExportReport, error) {
 		return rep, err
 	}
 	defer st.Close()
-	return st.export(w)
+	rep, err = st.export(ctx, w)
+	return rep, errs.IfStopped(ctx, err, "space export")
 }
 
-func (s *Store) export(w io.Writer) (ExportReport, error) {
+func (s *Store) export(ctx context.Context, w io.Writer) (ExportReport, error) {
 	var rep ExportReport
-	ctx := context.Background()
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return rep, s.dbErr(err, "begin export")
@@ -102,6 +102,9 @@ func (s *Store) export(w io.Writer) (ExportReport, error) {
 		}
 		defer rows.Close()
 		for rows.Next() {
+			if err := errs.Stopped(ctx, "space export"); err != nil {
+				return err
+			}
 			if err := each(rows); err != nil {
 				return err
 			}

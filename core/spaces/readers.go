@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
@@ -35,8 +36,8 @@ func sameVersion(a, b os.FileInfo) bool {
 }
 
 // SearchWorkspaceTasks is the package's SearchWorkspaceTasks through the open store.
-func (r *Readers) SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
-	return searchWorkspaceTasks(ws, caller, in, r.open)
+func (r *Readers) SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	return searchWorkspaceTasks(ctx, ws, caller, in, r.open)
 }
 
 // Close closes the open store; a search still running keeps it until it is done.
@@ -59,7 +60,7 @@ func (r *Readers) retire() {
 
 // open hands out the cached store when spaces.db is still the file it was opened from, and
 // otherwise opens it (as OpenRead, with the same errors) and keeps it for the next call.
-func (r *Readers) open(ws *workspace.Workspace) (*Store, func(), error) {
+func (r *Readers) open(ctx context.Context, ws *workspace.Workspace) (*Store, func(), error) {
 	if err := ws.CheckStore(FileName); err != nil {
 		return nil, nil, err
 	}
@@ -79,7 +80,7 @@ func (r *Readers) open(ws *workspace.Workspace) (*Store, func(), error) {
 	r.mu.Unlock()
 	// fi was taken before opening: if the file changes in between, the next call sees a
 	// version that differs and opens it again.
-	st, err := OpenRead(ws)
+	st, err := OpenRead(ctx, ws)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"testing"
@@ -14,7 +15,7 @@ func TestReadersStayOpenAndFresh(t *testing.T) {
 	defer r.Close()
 	queries := []SearchInput{{Query: "design.md"}, {Query: "認証"}, {Query: "rate limit", Kind: "result"}, {Query: "差し替えのみ"}}
 	for _, in := range queries {
-		got, err := r.SearchWorkspaceTasks(ws, bob, in)
+		got, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,20 +27,20 @@ func TestReadersStayOpenAndFresh(t *testing.T) {
 	if first == nil {
 		t.Fatal("no store kept open")
 	}
-	if _, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "design.md"}); err != nil || r.cur != first {
+	if _, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "design.md"}); err != nil || r.cur != first {
 		t.Fatalf("store opened again (%v) though spaces.db did not change", err)
 	}
 
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := st.AddComment(Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00Z", Body: "the zebrafinch plan"})
+	added, err := st.AddComment(context.Background(), Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00Z", Body: "the zebrafinch plan"})
 	st.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"})
+	got, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "zebrafinch"})
 	if err != nil || !reflect.DeepEqual(refs(got), []string{added.Ref}) {
 		t.Fatalf("comment written through another connection: %v %v", refs(got), err)
 	}
@@ -53,7 +54,7 @@ func TestReadersStayOpenAndFresh(t *testing.T) {
 		os.Remove(Path(ws) + f)
 	}
 	importText(t, ws, string(data))
-	got, err = r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"})
+	got, err = r.SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "zebrafinch"})
 	if err != nil || len(refs(got)) != 0 {
 		t.Fatalf("answered from the removed spaces.db: %v %v", refs(got), err)
 	}
@@ -63,7 +64,7 @@ func TestReadersStayOpenAndFresh(t *testing.T) {
 	for _, f := range []string{"", "-wal", "-shm"} {
 		os.Remove(Path(ws) + f)
 	}
-	if _, err := r.SearchWorkspaceTasks(ws, bob, SearchInput{Query: "zebrafinch"}); err == nil {
+	if _, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "zebrafinch"}); err == nil {
 		t.Error("no error once spaces.db is gone")
 	}
 }

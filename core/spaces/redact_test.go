@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -128,7 +129,7 @@ func TestExcerptOriginalCase(t *testing.T) {
 // index again.
 func TestMigrationFillsDisplayText(t *testing.T) {
 	ws := newWorkspace(t)
-	old, err := openPath(Path(ws), time.Second, migrations[:2], true)
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:2], true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestMigrationFillsDisplayText(t *testing.T) {
 	if h := a.Search.Hits[0]; h.Excerpt != "Keep the UI; DB_PASSWORD=[REDACTED]" || h.TaskTitle != "Deploy with JWT_SECRET=[REDACTED]" {
 		t.Errorf("hit %+v", h)
 	}
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -240,14 +240,15 @@ func (in *SearchInput) validate() error {
 	return nil
 }
 
-// SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3).
-func SearchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
-	return searchWorkspaceTasks(ws, caller, in, openReader)
+// SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3); ctx ending
+// interrupts it (CANCELLED).
+func SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
+	return searchWorkspaceTasks(ctx, ws, caller, in, openReader)
 }
 
 // openReader opens spaces.db for one search; release closes it again.
-func openReader(ws *workspace.Workspace) (st *Store, release func(), err error) {
-	if st, err = OpenRead(ws); err != nil {
+func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
+	if st, err = OpenRead(ctx, ws); err != nil {
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
@@ -255,15 +256,20 @@ func openReader(ws *workspace.Workspace) (st *Store, release func(), err error) 
 
 // searchWorkspaceTasks is SearchWorkspaceTasks reading through open (a fresh store, or one a
 // Readers cache keeps open).
-func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput, open func(*workspace.Workspace) (*Store, func(), error)) (Answer, error) {
+func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (a Answer, err error) {
 	if err := in.validate(); err != nil {
 		return Answer{}, err
 	}
+	defer func() {
+		if err = errs.IfStopped(ctx, err, "space search"); err != nil {
+			a = Answer{}
+		}
+	}()
 	if caller.Subtask {
 		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
 	}
 	if caller.User == "" {
-		return searchLocal(ws, caller, in, open)
+		return searchLocal(ctx, ws, caller, in, open)
 	}
 	if strings.TrimSpace(caller.Task) == "" {
 		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")
@@ -272,7 +278,7 @@ func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 	if err != nil {
 		return Answer{}, err
 	}
-	st, release, err := open(ws)
+	st, release, err := open(ctx, ws)
 	if errors.Is(err, os.ErrNotExist) {
 		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", current, FileName)
 	}
@@ -283,13 +289,16 @@ func searchWorkspaceTasks(ws *workspace.Workspace, caller Caller, in SearchInput
 		return Answer{}, err
 	}
 	defer release()
-	if ok, err := st.hasFTS5(context.Background()); err != nil {
+	if ok, err := st.hasFTS5(ctx); err != nil {
 		return Answer{}, err
 	} else if !ok {
 		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
 	}
-	return st.search(caller.User, current, in, false)
+	return st.search(ctx, caller.User, current, in, false)
 }
+
+// opener opens spaces.db for one search: afresh (openReader) or from a Readers cache.
+type opener func(context.Context, *workspace.Workspace) (*Store, func(), error)
 
 // scope is the resolved context: the current task and its space.
 type scope struct {
@@ -330,11 +339,17 @@ type querier interface {
 
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
-func (s *Store) search(user string, task ID, in SearchInput, allLike bool) (Answer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), searchBudget)
+// The time budget runs inside ctx: ctx ending first is CANCELLED, the budget ending STORAGE_BUSY.
+func (s *Store) search(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
+	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
-	a, err := s.searchTx(ctx, user, task, in, allLike)
-	if err != nil && ctx.Err() != nil {
+	a, err := s.searchTx(bctx, user, task, in, allLike)
+	if err != nil {
+		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
+			return Answer{}, stopped
+		}
+	}
+	if err != nil && bctx.Err() != nil {
 		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with --task-id, --kind or --author", searchBudget)
 	}
 	return a, err
@@ -375,27 +390,127 @@ const walkFrom = `comments c JOIN tasks t ON t.id = c.task`
 // all (Store.walkWindow; tests make it small).
 const defaultWalkWindow = 1000
 
-// query is the query mode: every term must occur in the index text; newest first.
-func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput, allLike bool) (*SearchResult, error) {
-	terms := SplitQuery(in.Query)
-	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
-	if len(terms) == 0 {
-		return res, nil
-	}
-	// every parameter is numbered (?N), so the same arguments serve both plans below
-	var where []string
-	args := []any{string(sc.space), string(sc.task)}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("?%d", len(args))
-	}
-	var long, short []string
+// queryPlan is a query turned into SQL: its terms sorted by how they are found (the trigram
+// index for long terms, LIKE for short ones), the filters every row must pass, and the row
+// limit. Every parameter is numbered (?N), so the same arguments serve every FROM clause the
+// query may run with: the space walk, or a full-text match that drives it.
+type queryPlan struct {
+	terms []string // every normalised term, for excerpts and highlighting
+	long  []string // terms of at least minMatchRunes characters: trigram index, then instr
+	short []string // shorter terms (every term, for the all-LIKE reference): LIKE
+	where []string
+	args  []any
+	limit string // the placeholder of the row limit, one past the hits asked for
+}
+
+// newQueryPlan plans a validated query in its scope: ?1 is the space and ?2 the current task,
+// which no hit may come from.
+func newQueryPlan(sc scope, in SearchInput, allLike bool) *queryPlan {
+	p := &queryPlan{terms: SplitQuery(in.Query), args: []any{string(sc.space), string(sc.task)}}
+	p.long, p.short = classifyTerms(p.terms, allLike)
+	p.termFilters()
+	p.fieldFilters(in)
+	p.limit = p.arg(in.Limit + 1)
+	p.where = append([]string{`c.space = ?1`, `t.space = ?1`, `c.task <> ?2`, `c.itext IS NOT NULL`}, p.where...)
+	return p
+}
+
+// classifyTerms splits terms into those the trigram index can find (at least minMatchRunes
+// characters) and the short ones; allLike makes every term short.
+func classifyTerms(terms []string, allLike bool) (long, short []string) {
 	for _, t := range terms {
 		if !allLike && utf8.RuneCountInString(t) >= minMatchRunes {
 			long = append(long, t)
 		} else {
 			short = append(short, t)
 		}
+	}
+	return long, short
+}
+
+// arg adds a parameter and returns its placeholder.
+func (p *queryPlan) arg(v any) string {
+	p.args = append(p.args, v)
+	return fmt.Sprintf("?%d", len(p.args))
+}
+
+// termFilters requires every term of the row. A long term is tested with instr on the
+// ASCII-lowered index text (what LIKE finds, as LIKE ignores ASCII case only, in linear time
+// where LIKE '%t%' can take seconds); a short one with LIKE.
+func (p *queryPlan) termFilters() {
+	for _, t := range p.long {
+		p.where = append(p.where, `instr(lower(c.itext), `+p.arg(t)+`) > 0`)
+	}
+	for _, t := range p.short {
+		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t))+` ESCAPE '\'`)
+	}
+}
+
+// fieldFilters narrows the rows by kind, author and task.
+func (p *queryPlan) fieldFilters(in SearchInput) {
+	if in.Kind != "" {
+		p.where = append(p.where, `c.kind = `+p.arg(in.Kind))
+	}
+	if in.Author != "" {
+		p.where = append(p.where, `c.author = `+p.arg(in.Author))
+	}
+	if in.TaskID != "" {
+		id, _ := parseRef("task", in.TaskID)
+		p.where = append(p.where, `c.task = `+p.arg(string(id)))
+	}
+}
+
+// shortMatch is the short-term index query for short terms alone (each term's character or pair
+// as one token, all required), and false when a term has no token: then only the walk can answer.
+func shortMatch(short []string) (string, bool) {
+	if len(short) == 0 {
+		return "", false
+	}
+	toks := make([]string, 0, len(short))
+	for _, t := range short {
+		tok, ok := shortToken(t)
+		if !ok {
+			return "", false
+		}
+		toks = append(toks, ftsPhrase(tok))
+	}
+	return strings.Join(toks, " AND "), true
+}
+
+// drivenFrom is the FROM clause that reads only the rows the full-text table (comments_fts or
+// comments_short) matches for match.
+func (p *queryPlan) drivenFrom(table, match string) string {
+	return `(SELECT rowid AS r FROM ` + table + ` WHERE ` + table + ` MATCH ` + p.arg(match) + `) f
+				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+}
+
+// windowFilter keeps the rows at or after a position of the newest-first order.
+func (p *queryPlan) windowFilter(atNS int64, idkey string) string {
+	return fmt.Sprintf(`(c.at_ns, c.idkey) >= (%d, %s)`, atNS, p.arg(idkey))
+}
+
+// sql is the statement reading the plan's rows from from, newest first, with extra filters.
+func (p *queryPlan) sql(from string, extra ...string) string {
+	where := append(append([]string(nil), p.where...), extra...)
+	return `SELECT c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')
+			FROM ` + from + `
+			WHERE ` + strings.Join(where, " AND ") + `
+			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
+}
+
+// countUpTo counts the rows of a full-text table matching match, stopping past max.
+func (s *Store) countUpTo(ctx context.Context, tx querier, table, match string, max int) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n)
+	return n, s.dbErr(err, "search")
+}
+
+// query is the query mode: every term must occur in the index text; newest first.
+func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput, allLike bool) (*SearchResult, error) {
+	p := newQueryPlan(sc, in, allLike)
+	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
+	if len(p.terms) == 0 {
+		return res, nil
 	}
 	// Two plans give the same rows. When the long terms together match few comments, the search is
 	// driven from their trigram index matches, then sorted. When they match many, it walks the
@@ -405,78 +520,38 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
 	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
 	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
-	// The term itself is then tested on the row with instr on the ASCII-lowered text (what LIKE
-	// finds, as LIKE ignores ASCII case only, in linear time where LIKE '%t%' can take seconds).
 	from := walkFrom
-	if len(long) > 0 {
-		match := trigramMatch(long)
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH ? LIMIT ?)`,
-			match, s.ftsDriveMax+1).Scan(&n); err != nil {
-			return nil, s.dbErr(err, "search")
+	if len(p.long) > 0 {
+		match := trigramMatch(p.long)
+		n, err := s.countUpTo(ctx, tx, "comments_fts", match, s.ftsDriveMax)
+		if err != nil {
+			return nil, err
 		}
 		if n <= s.ftsDriveMax {
-			from = `(SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH ` + arg(match) + `) f
-				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
-		}
-		for _, t := range long {
-			where = append(where, `instr(lower(c.itext), `+arg(t)+`) > 0`)
+			from = p.drivenFrom("comments_fts", match)
 		}
 	}
 	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
 	// character or pair, with the same two plans as the trigram index above.
-	if len(long) == 0 && len(short) > 0 && !allLike {
-		var toks []string
-		for _, t := range short {
-			if tok, ok := shortToken(t); ok {
-				toks = append(toks, ftsPhrase(tok))
-			} else {
-				toks = nil
-				break
-			}
+	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
+		n, err := s.countUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
+		if err != nil {
+			return nil, err
 		}
-		if toks != nil {
-			match := strings.Join(toks, " AND ")
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM comments_short WHERE comments_short MATCH ? LIMIT ?)`,
-				match, s.ftsDriveMax+1).Scan(&n); err != nil {
-				return nil, s.dbErr(err, "search")
-			}
-			if n <= s.ftsDriveMax {
-				from = `(SELECT rowid AS r FROM comments_short WHERE comments_short MATCH ` + arg(match) + `) f
-				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
-				s.shortDriven++
-			}
+		if n <= s.ftsDriveMax {
+			from = p.drivenFrom("comments_short", match)
+			s.shortDriven++
 		}
 	}
-	for _, t := range short {
-		where = append(where, `c.itext LIKE `+arg(likePattern(t))+` ESCAPE '\'`)
-	}
-	if in.Kind != "" {
-		where = append(where, `c.kind = `+arg(in.Kind))
-	}
-	if in.Author != "" {
-		where = append(where, `c.author = `+arg(in.Author))
-	}
-	if in.TaskID != "" {
-		id, _ := parseRef("task", in.TaskID)
-		where = append(where, `c.task = `+arg(string(id)))
-	}
-	limit := arg(in.Limit + 1)
-	where = append([]string{`c.space = ?1`, `t.space = ?1`, `c.task <> ?2`, `c.itext IS NOT NULL`}, where...)
 	type pos struct {
 		task  string
 		atNS  int64
 		idkey string
 	}
 	var positions []pos
-	run := func(from string) error {
+	run := func(from string, extra ...string) error {
 		res.Hits, positions = res.Hits[:0], positions[:0]
-		q := `SELECT c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')
-			FROM ` + from + `
-			WHERE ` + strings.Join(where, " AND ") + `
-			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + limit
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, p.sql(from, extra...), p.args...)
 		if err != nil {
 			return s.dbErr(err, "search")
 		}
@@ -484,21 +559,21 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		for rows.Next() {
 			var h Hit
 			var id, taskID, dtext string
-			var p pos
-			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &p.atNS, &p.idkey, &dtext); err != nil {
+			var ps pos
+			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &dtext); err != nil {
 				return s.dbErr(err, "search")
 			}
-			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, terms
-			h.Excerpt = Excerpt(dtext, terms)
-			p.task = taskID
+			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, p.terms
+			h.Excerpt = Excerpt(dtext, p.terms)
+			ps.task = taskID
 			res.Hits = append(res.Hits, h)
-			positions = append(positions, p)
+			positions = append(positions, ps)
 		}
 		return s.dbErr(rows.Err(), "search")
 	}
 	// Only a query of short terms alone can be rare and walked: long terms walk only when the
 	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
-	if from != walkFrom || len(long) > 0 || in.TaskID != "" {
+	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
 		if err := run(from); err != nil {
 			return nil, err
 		}
@@ -520,12 +595,9 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		case err != nil:
 			return nil, s.dbErr(err, "search")
 		default:
-			whole := where
-			where = append(append([]string(nil), whole...), fmt.Sprintf(`(c.at_ns, c.idkey) >= (%d, %s)`, edgeNS, arg(edgeKey)))
-			if err := run(from); err != nil {
+			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
 				return nil, err
 			}
-			where = whole
 			if len(res.Hits) <= in.Limit {
 				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
 					return nil, err
@@ -538,6 +610,9 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	if in.Context > 0 {
 		for i := range res.Hits {
+			if err := errs.Stopped(ctx, "space search"); err != nil {
+				return nil, err
+			}
 			before, after, err := s.neighbours(ctx, tx, ID(positions[i].task), positions[i].atNS, positions[i].idkey, in.Context)
 			if err != nil {
 				return nil, err

@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -69,7 +70,7 @@ func TestShortIndexEqualsLike(t *testing.T) {
 	}
 	check := func(stage string) {
 		t.Helper()
-		st, err := OpenRead(ws)
+		st, err := OpenRead(context.Background(), ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,11 +90,11 @@ func TestShortIndexEqualsLike(t *testing.T) {
 			if err := in.validate(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := st.search("o", "1", in, false)
+			got, err := st.search(context.Background(), "o", "1", in, false)
 			if err != nil {
 				t.Fatalf("%s: query %q: %v", stage, q, err)
 			}
-			want, err := st.search("o", "1", in, true)
+			want, err := st.search(context.Background(), "o", "1", in, true)
 			if err != nil {
 				t.Fatalf("%s: query %q (LIKE): %v", stage, q, err)
 			}
@@ -109,26 +110,26 @@ func TestShortIndexEqualsLike(t *testing.T) {
 	check("first import")
 	importText(t, ws, doc(400)) // changes, adds and removes index texts batch by batch
 	check("re-import")
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 20; i++ {
 		c := Comment{ID: ID(fmt.Sprint(rng.Intn(700))), Task: "2", Kind: kinds[rng.Intn(len(kinds))], Author: "a", CreatedAt: "2026-01-02T00:00:00Z", Body: word(1 + rng.Intn(8))}
-		if _, err := st.AddComment(c); err != nil {
+		if _, err := st.AddComment(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
 	st.Close()
 	check("add-comment")
-	st, err = Open(ws)
+	st, err = Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.db.Exec(`INSERT INTO comments_short(comments_short) VALUES ('delete-all')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Reindex(nil); err != nil {
+	if _, err := st.Reindex(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -140,7 +141,7 @@ func TestShortIndexEqualsLike(t *testing.T) {
 func TestShortIndexMigration(t *testing.T) {
 	ws := newWorkspace(t)
 	// write the rows the way cairn at schema 4 did: SQL alone, the trigram index in step
-	old, err := openPath(Path(ws), time.Second, migrations[:4], true)
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:4], true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestShortIndexMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.Close()
-	st, err := OpenRead(ws)
+	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestShortIndexMigration(t *testing.T) {
 	for q, want := range map[string][]string{"稀有": {"comment:5"}, "有": {"comment:5"}, "th": {"comment:6"}, "zz": nil} {
 		in := SearchInput{Query: q}
 		in.validate()
-		a, err := st.search("o", "1", in, false)
+		a, err := st.search(context.Background(), "o", "1", in, false)
 		if err != nil {
 			t.Fatal(err)
 		}

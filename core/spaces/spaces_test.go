@@ -36,7 +36,7 @@ func newWorkspace(t *testing.T) *workspace.Workspace {
 
 func importText(t *testing.T, ws *workspace.Workspace, text string) ImportReport {
 	t.Helper()
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ var bob = Caller{User: "bob", Task: "16"}
 
 func search(t *testing.T, ws *workspace.Workspace, c Caller, in SearchInput) Answer {
 	t.Helper()
-	a, err := SearchWorkspaceTasks(ws, c, in)
+	a, err := SearchWorkspaceTasks(context.Background(), ws, c, in)
 	if err != nil {
 		t.Fatalf("search %v: %v", in, err)
 	}
@@ -209,7 +209,7 @@ func TestContextAndAround(t *testing.T) {
 	// refs out of scope are answered exactly like refs that do not exist
 	var msgs []string
 	for _, ref := range []string{"comment:501", "comment:99999", "comment:401"} {
-		_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Around: ref})
+		_, err := SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Around: ref})
 		if errs.CodeOf(err) != errs.NotFound {
 			t.Fatalf("around %s: %v, want NOT_FOUND", ref, err)
 		}
@@ -247,11 +247,11 @@ func TestContexts(t *testing.T) {
 			t.Errorf("%+v: %+v, want unavailable", c, a)
 		}
 	}
-	_, err := SearchWorkspaceTasks(ws, Caller{User: "mallory", Task: "16"}, SearchInput{Query: "認証"})
+	_, err := SearchWorkspaceTasks(context.Background(), ws, Caller{User: "mallory", Task: "16"}, SearchInput{Query: "認証"})
 	if errs.CodeOf(err) != errs.Forbidden {
 		t.Errorf("non-member: %v, want FORBIDDEN", err)
 	}
-	_, err = SearchWorkspaceTasks(ws, Caller{User: "erin", Task: "16"}, SearchInput{Query: "認証"})
+	_, err = SearchWorkspaceTasks(context.Background(), ws, Caller{User: "erin", Task: "16"}, SearchInput{Query: "認証"})
 	if errs.CodeOf(err) != errs.Forbidden {
 		t.Errorf("member of another space: %v, want FORBIDDEN", err)
 	}
@@ -262,11 +262,11 @@ func TestContexts(t *testing.T) {
 	if got := refs(search(t, ws, Caller{User: "dave", Task: "21"}, SearchInput{Query: "認証"})); !reflect.DeepEqual(got, []string{"comment:501"}) {
 		t.Errorf("sp2 search = %v", got)
 	}
-	_, err = SearchWorkspaceTasks(ws, Caller{User: "bob", Task: "777"}, SearchInput{Query: "x"})
+	_, err = SearchWorkspaceTasks(context.Background(), ws, Caller{User: "bob", Task: "777"}, SearchInput{Query: "x"})
 	if errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("unknown current task: %v", err)
 	}
-	_, err = SearchWorkspaceTasks(ws, Caller{User: "bob"}, SearchInput{Query: "x"})
+	_, err = SearchWorkspaceTasks(context.Background(), ws, Caller{User: "bob"}, SearchInput{Query: "x"})
 	if errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("no current task: %v", err)
 	}
@@ -275,7 +275,7 @@ func TestContexts(t *testing.T) {
 		{Query: "a", Limit: -1}, {Query: "a", Kind: "note"}, {Around: "comment:1", Limit: 3}, {Around: "comment: 1"},
 		{Around: "task:12"}, {Query: "a", TaskID: "task:"},
 	} {
-		if _, err := SearchWorkspaceTasks(ws, bob, in); errs.CodeOf(err) != errs.Invalid {
+		if _, err := SearchWorkspaceTasks(context.Background(), ws, bob, in); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("%+v: %v, want INVALID_INPUT", in, err)
 		}
 	}
@@ -315,7 +315,7 @@ func TestReimportIdempotent(t *testing.T) {
 // dump renders the whole store (without rowids) for comparisons.
 func dump(t *testing.T, ws *workspace.Workspace) string {
 	t.Helper()
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestMatchEqualsLike(t *testing.T) {
 			i, kinds[rng.Intn(len(kinds))], rng.Intn(60), rng.Intn(60), b))
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
-	st, err := OpenRead(ws)
+	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,11 +448,11 @@ func TestMatchEqualsLike(t *testing.T) {
 		if err := in.validate(); err != nil {
 			t.Fatal(err)
 		}
-		got, err := st.search("o", "1", in, false)
+		got, err := st.search(context.Background(), "o", "1", in, false)
 		if err != nil {
 			t.Fatalf("query %q: %v", q, err)
 		}
-		want, err := st.search("o", "1", in, true)
+		want, err := st.search(context.Background(), "o", "1", in, true)
 		if err != nil {
 			t.Fatalf("query %q (LIKE): %v", q, err)
 		}
@@ -461,7 +461,7 @@ func TestMatchEqualsLike(t *testing.T) {
 		}
 		// the other plan: walk the space newest first, checking index membership
 		st.ftsDriveMax = 0
-		walked, err := st.search("o", "1", in, false)
+		walked, err := st.search(context.Background(), "o", "1", in, false)
 		st.ftsDriveMax = defaultFTSDriveMax
 		if err != nil {
 			t.Fatalf("query %q (walk): %v", q, err)
@@ -473,12 +473,12 @@ func TestMatchEqualsLike(t *testing.T) {
 		// that window held enough of them (small limits) or the whole space was read after
 		small := in
 		small.Limit = 1 + rng.Intn(3)
-		wantSmall, err := st.search("o", "1", small, true)
+		wantSmall, err := st.search(context.Background(), "o", "1", small, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st.walkWindow = 1 + rng.Intn(8)
-		windowed, err := st.search("o", "1", small, true)
+		windowed, err := st.search(context.Background(), "o", "1", small, true)
 		st.walkWindow = defaultWalkWindow
 		if err != nil {
 			t.Fatal(err)
@@ -493,7 +493,7 @@ func TestSchemaVersions(t *testing.T) {
 	ws := newWorkspace(t)
 	p := Path(ws)
 	// a file at schema version 1 (before the index existed) is migrated and indexed on open
-	old, err := openPath(p, time.Second, migrations[:1], true)
+	old, err := openPath(context.Background(), p, time.Second, migrations[:1], true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestSchemaVersions(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{"comment:7"}) {
 		t.Errorf("after migration: %v", got)
 	}
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,18 +523,18 @@ func TestSchemaVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	_, err = Open(ws)
+	_, err = Open(context.Background(), ws)
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "newer than this cairn understands") {
 		t.Errorf("newer schema: %v", err)
 	}
-	_, err = SearchWorkspaceTasks(ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "x"})
+	_, err = SearchWorkspaceTasks(context.Background(), ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "x"})
 	if errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("newer schema on search: %v", err)
 	}
 	// not a database at all
 	ws2 := newWorkspace(t)
 	os.WriteFile(Path(ws2), []byte(strings.Repeat("not sqlite ", 200)), 0o644)
-	if _, err := Open(ws2); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not an SQLite database") {
+	if _, err := Open(context.Background(), ws2); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not an SQLite database") {
 		t.Errorf("garbage file: %v", err)
 	}
 	// someone else's database
@@ -542,7 +542,7 @@ func TestSchemaVersions(t *testing.T) {
 	db, _ := sql.Open("sqlite", Path(ws3))
 	db.Exec("CREATE TABLE x(y)")
 	db.Close()
-	if _, err := Open(ws3); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a cairn space store") {
+	if _, err := Open(context.Background(), ws3); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "not a cairn space store") {
 		t.Errorf("foreign database: %v", err)
 	}
 }
@@ -563,12 +563,12 @@ func TestBusy(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = st.AddComment(Comment{Task: "12", Kind: "request", Author: "x", CreatedAt: "2026-01-01T00:00:00Z", Body: "b"})
+	_, err = st.AddComment(context.Background(), Comment{Task: "12", Kind: "request", Author: "x", CreatedAt: "2026-01-01T00:00:00Z", Body: "b"})
 	st.Close()
 	if errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("write under a held lock: %v, want STORAGE_BUSY", err)
@@ -581,11 +581,11 @@ func TestBusy(t *testing.T) {
 	conn.ExecContext(context.Background(), "ROLLBACK")
 
 	// our own writer lock: a second writer waits, then STORAGE_BUSY
-	first, err := Open(ws)
+	first, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(ws)
+	_, err = Open(context.Background(), ws)
 	first.Close()
 	if errs.CodeOf(err) != errs.Busy {
 		t.Errorf("second writer: %v, want STORAGE_BUSY", err)
@@ -594,11 +594,11 @@ func TestBusy(t *testing.T) {
 
 func TestAddCommentAndReindex(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := st.AddComment(Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00+09:00", Body: "Sliding window adopted after all; api_key=abcd1234 moved to vault.", Attachments: []string{"design.md"}})
+	added, err := st.AddComment(context.Background(), Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00+09:00", Body: "Sliding window adopted after all; api_key=abcd1234 moved to vault.", Attachments: []string{"design.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,10 +608,10 @@ func TestAddCommentAndReindex(t *testing.T) {
 	if added.CreatedAt != "2026-07-02T15:00:00Z" || !added.Indexed {
 		t.Errorf("added = %+v", added)
 	}
-	if _, err := st.AddComment(Comment{Task: "999", Kind: "result", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := st.AddComment(context.Background(), Comment{Task: "999", Kind: "result", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("unknown task: %v", err)
 	}
-	if _, err := st.AddComment(Comment{Task: "13", Kind: "nope", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.Invalid {
+	if _, err := st.AddComment(context.Background(), Comment{Task: "13", Kind: "nope", CreatedAt: "2026-07-03T00:00:00Z"}); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("bad kind: %v", err)
 	}
 	// damage one index text, then reindex repairs it
@@ -619,7 +619,7 @@ func TestAddCommentAndReindex(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls int
-	rep, err := st.Reindex(func(done, total int64) { calls++ })
+	rep, err := st.Reindex(context.Background(), func(done, total int64) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -644,7 +644,7 @@ func TestAddCommentAndReindex(t *testing.T) {
 
 func TestNoDatabase(t *testing.T) {
 	ws := newWorkspace(t)
-	_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: "x"})
+	_, err := SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "x"})
 	if errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("missing spaces.db: %v", err)
 	}
@@ -692,7 +692,7 @@ func FuzzSearchQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	w, err := Open(ws)
+	w, err := Open(context.Background(), ws)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -700,7 +700,7 @@ func FuzzSearchQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	w.Close()
-	st, err := OpenRead(ws)
+	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -710,11 +710,11 @@ func FuzzSearchQuery(f *testing.F) {
 		if in.validate() != nil {
 			return
 		}
-		got, err := st.search("bob", "16", in, false)
+		got, err := st.search(context.Background(), "bob", "16", in, false)
 		if err != nil {
 			t.Fatalf("query %q: %v", q, err)
 		}
-		want, err := st.search("bob", "16", in, true)
+		want, err := st.search(context.Background(), "bob", "16", in, true)
 		if err != nil {
 			t.Fatalf("query %q (LIKE): %v", q, err)
 		}
@@ -733,7 +733,7 @@ func TestImportProgressAndBatches(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"row %d"}`+"\n", i, i)
 	}
 	text := b.String()
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -843,7 +843,7 @@ func TestSearchTimeBudget(t *testing.T) {
 	whole := time.Since(start)
 	searchBudget = whole / 10
 	start = time.Now()
-	_, err := SearchWorkspaceTasks(ws, caller, SearchInput{Query: query})
+	_, err := SearchWorkspaceTasks(context.Background(), ws, caller, SearchInput{Query: query})
 	took := time.Since(start)
 	t.Logf("the whole search took %v; with a budget of %v it stopped after %v", whole, searchBudget, took)
 	if errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "time budget of "+searchBudget.String()) {
@@ -858,10 +858,10 @@ func TestSearchTimeBudget(t *testing.T) {
 func TestQueryCap(t *testing.T) {
 	ws := fixtureWorkspace(t)
 	ok := strings.Repeat("認", MaxQueryChars)
-	if _, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: "  " + ok + "  "}); err != nil {
+	if _, err := SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "  " + ok + "  "}); err != nil {
 		t.Fatalf("a query of %d characters: %v", MaxQueryChars, err)
 	}
-	_, err := SearchWorkspaceTasks(ws, bob, SearchInput{Query: ok + "x"})
+	_, err := SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: ok + "x"})
 	if errs.CodeOf(err) != errs.Invalid || err.Error() != "query is 201 characters; at most 200 are allowed" {
 		t.Fatalf("a query of 201 characters: %v", err)
 	}

@@ -154,16 +154,17 @@ const defaultFTSDriveMax = 2000
 func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
 
 // Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
-// lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY.
-func Open(ws *workspace.Workspace) (*Store, error) {
+// lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY
+// (or CANCELLED when ctx ends first).
+func Open(ctx context.Context, ws *workspace.Workspace) (*Store, error) {
 	if err := ws.CheckStore(FileName); err != nil {
 		return nil, err
 	}
-	lock, err := ws.LockNamed("spaces", true)
+	lock, err := ws.LockNamed(ctx, "spaces", true)
 	if err != nil {
 		return nil, err
 	}
-	st, err := openPath(Path(ws), ws.Wait, migrations, true)
+	st, err := openPath(ctx, Path(ws), ws.Wait, migrations, true)
 	if err != nil {
 		lock.Unlock()
 		return nil, err
@@ -174,7 +175,7 @@ func Open(ws *workspace.Workspace) (*Store, error) {
 
 // OpenRead opens an existing spaces.db for searching, without the writer lock (WAL readers never
 // wait for writers). A missing file is reported as os.ErrNotExist.
-func OpenRead(ws *workspace.Workspace) (*Store, error) {
+func OpenRead(ctx context.Context, ws *workspace.Workspace) (*Store, error) {
 	if err := ws.CheckStore(FileName); err != nil {
 		return nil, err
 	}
@@ -182,12 +183,12 @@ func OpenRead(ws *workspace.Workspace) (*Store, error) {
 	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
-	st, err := openPath(p, ws.Wait, migrations, false)
+	st, err := openPath(ctx, p, ws.Wait, migrations, false)
 	var se *sqlite.Error
 	if err != nil && errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN && !writable(filepath.Dir(p)) {
 		// A WAL database whose -shm is missing cannot be read where the file cannot be created
 		// (a read-only workspace) unless it is opened as immutable: nothing can change it here.
-		return openImmutable(p, ws.Wait)
+		return openImmutable(ctx, p, ws.Wait)
 	}
 	return st, err
 }
@@ -196,14 +197,14 @@ func OpenRead(ws *workspace.Workspace) (*Store, error) {
 func writable(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
 
 // openImmutable opens path read-only as an unchanging file: no locks, no -wal or -shm.
-func openImmutable(path string, wait time.Duration) (*Store, error) {
+func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store, error) {
 	db, err := sql.Open("sqlite", workspace.SQLiteURI(path)+"?mode=ro&immutable=1")
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
 	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
-	if err := st.migrate(migrations); err != nil {
+	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func openImmutable(path string, wait time.Duration) (*Store, error) {
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
 // transactions begin IMMEDIATE, so they wait for the write lock up front instead of failing midway.
-func openPath(path string, wait time.Duration, migs []string, writer bool) (*Store, error) {
+func openPath(ctx context.Context, path string, wait time.Duration, migs []string, writer bool) (*Store, error) {
 	if wait <= 0 {
 		wait = workspace.DefaultWait
 	}
@@ -244,7 +245,7 @@ func openPath(path string, wait time.Duration, migs []string, writer bool) (*Sto
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}
-	if err := st.migrate(migs); err != nil {
+	if err := st.migrate(ctx, migs); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -291,8 +292,7 @@ func (s *Store) hasFTS5(ctx context.Context) (bool, error) {
 }
 
 // migrate checks the file's identity and version and applies the missing migrations in order.
-func (s *Store) migrate(migs []string) error {
-	ctx := context.Background()
+func (s *Store) migrate(ctx context.Context, migs []string) error {
 	version, appID, tables, err := s.header(ctx)
 	if err != nil {
 		return err

@@ -604,9 +604,10 @@ type AddedComment struct {
 }
 
 // AddComment stores one comment (upsert by id; a missing id gets the next integer id) and its
-// index text in one transaction. The task must exist.
-func (s *Store) AddComment(c Comment) (AddedComment, error) {
-	ctx := context.Background()
+// index text in one transaction. The task must exist. ctx ending before the commit stores
+// nothing and is CANCELLED.
+func (s *Store) AddComment(ctx context.Context, c Comment) (added AddedComment, err error) {
+	defer func() { err = errs.IfStopped(ctx, err, "add-comment") }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return AddedComment{}, s.dbErr(err, "begin add-comment")
@@ -665,14 +666,15 @@ type ReindexReport struct {
 
 // Reindex recomputes every comment's index and display texts and every task's shown title (after
 // the redaction rules or folding change) and rebuilds the FTS5 index, all in one transaction.
-func (s *Store) Reindex(progress Progress) (ReindexReport, error) {
-	ctx := context.Background()
+// ctx ending stops it between batches and keeps nothing (CANCELLED).
+func (s *Store) Reindex(ctx context.Context, progress Progress) (rep ReindexReport, err error) {
+	defer func() { err = errs.IfStopped(ctx, err, "reindex") }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return ReindexReport{}, s.dbErr(err, "begin reindex")
 	}
 	defer tx.Rollback()
-	rep, err := reindex(ctx, tx, s.redactor, progress)
+	rep, err = reindex(ctx, tx, s.redactor, progress)
 	if err != nil {
 		return rep, s.dbErr(err, "reindex")
 	}
@@ -709,6 +711,9 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 	}
 	defer upd.Close()
 	for i := 0; i < len(rids); i += BatchSize {
+		if err := errs.Stopped(ctx, "reindex"); err != nil {
+			return rep, err
+		}
 		j := min(i+BatchSize, len(rids))
 		rows, err := db.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext, dtext FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
 		if err != nil {

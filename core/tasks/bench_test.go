@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,7 +19,7 @@ func BenchmarkReplayLog(b *testing.B) {
 	}
 	s := NewSession(path, time.Second)
 	for i := 0; i < b.N; i++ {
-		if _, err := s.List(Stop{}, nil); err != nil {
+		if _, err := s.List(context.Background(), Stop{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

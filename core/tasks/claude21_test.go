@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func subjects(ts []Task) map[int]string {
 
 func listOf(t *testing.T, path string) []Task {
 	t.Helper()
-	res, err := NewSession(path, time.Second).List(Stop{}, nil)
+	res, err := NewSession(path, time.Second).List(context.Background(), Stop{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +73,10 @@ func TestNeverWritesToAFileHoldingATranscriptRecord(t *testing.T) {
 		for _, format := range []string{FormatAuto, FormatCairn} {
 			s := NewSession(path, time.Second)
 			s.Format = format
-			if _, err := s.Create("never written", ""); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "never writes") {
+			if _, err := s.Create(context.Background(), "never written", ""); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "never writes") {
 				t.Errorf("%s (%s): create = %v, want the transcript refusal", name, format, err)
 			}
-			if _, err := s.Compact("x", ""); errs.CodeOf(err) != errs.Invalid {
+			if _, err := s.Compact(context.Background(), "x", ""); errs.CodeOf(err) != errs.Invalid {
 				t.Errorf("%s (%s): compact = %v", name, format, err)
 			}
 		}
@@ -272,14 +273,14 @@ func TestSubagentCallsFollowTheirAgentCall(t *testing.T) {
 		os.WriteFile(filepath.Join(sub, name+".meta.json"), []byte(`{"toolUseId":"toolu_`+strings.TrimPrefix(name, "agent-")+`"}`), 0o644)
 	}
 	s := NewSession(main, time.Second)
-	res, err := s.List(Stop{}, nil)
+	res, err := s.List(context.Background(), Stop{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := subjects(res.Tasks); !reflect.DeepEqual(got, map[int]string{1: "completed one", 2: "pending from the subagent"}) {
 		t.Fatalf("tasks = %v", got)
 	}
-	chk, _ := s.Check()
+	chk, _ := s.Check(context.Background())
 	if len(chk.Skipped) != 1 || !strings.Contains(chk.Skipped[0].Reason, "(subagent agent-gone.jsonl line 1) is on an abandoned branch") {
 		t.Fatalf("skipped = %+v", chk.Skipped)
 	}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"strings"
@@ -18,7 +19,7 @@ func TestClaudeTranscriptLiveBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewSession(transcript, time.Second)
-	res, err := s.List(Stop{}, nil)
+	res, err := s.List(context.Background(), Stop{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestClaudeTranscriptLiveBranch(t *testing.T) {
 	if !reflect.DeepEqual(res.Tasks, want) {
 		t.Fatalf("tasks = %+v", res.Tasks)
 	}
-	chk, err := s.Check()
+	chk, err := s.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,16 +39,16 @@ func TestClaudeTranscriptLiveBranch(t *testing.T) {
 		t.Fatalf("skipped = %+v", chk.Skipped)
 	}
 	// as of line 9 the failed call's result was not written yet, and the live branch ends at u8 (line 9)
-	early, _ := s.List(Stop{Line: 9}, nil)
+	early, _ := s.List(context.Background(), Stop{Line: 9}, nil)
 	if len(early.Tasks) != 2 || early.Tasks[1].Status != Deleted || early.Tasks[0].Status != InProgress {
 		t.Fatalf("as of line 9: %+v", early.Tasks)
 	}
 	// a rewound conversation: the newest line is the fork, so its task is live and later ones are not
-	fork, _ := s.List(Stop{Line: 12}, nil)
+	fork, _ := s.List(context.Background(), Stop{Line: 12}, nil)
 	if len(fork.Tasks) != 3 || fork.Tasks[2].Subject != "Rewrite the whole auth module" || fork.Tasks[1].Status != Pending {
 		t.Fatalf("as of the fork: %+v", fork.Tasks)
 	}
-	if _, err := s.Create("never written", ""); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "never writes") {
+	if _, err := s.Create(context.Background(), "never written", ""); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "never writes") {
 		t.Fatalf("create on a transcript: %v", err)
 	}
 	after, _ := os.ReadFile(transcript)

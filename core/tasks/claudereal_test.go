@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -36,11 +37,11 @@ func TestRealTranscriptsEqualClaudeStore(t *testing.T) {
 	for scenario, tasks := range want {
 		s := NewSession(realTranscript(t, scenario), time.Second)
 		s.ClaudeConfig = filepath.Join(realDir, scenario)
-		chk, err := s.Check()
+		chk, err := s.Check(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, _ := s.List(Stop{}, nil)
+		res, _ := s.List(context.Background(), Stop{}, nil)
 		if got := subjects(res.Tasks); !reflect.DeepEqual(got, tasks) {
 			t.Errorf("%s: tasks = %v, want %v", scenario, got, tasks)
 		}
@@ -53,12 +54,12 @@ func TestRealTranscriptsEqualClaudeStore(t *testing.T) {
 	}
 	// an update of blocks only is noted, not skipped
 	s := NewSession(realTranscript(t, "resume"), time.Second)
-	chk, _ := s.Check()
+	chk, _ := s.Check(context.Background())
 	if len(chk.Notes) != 1 || !strings.Contains(chk.Notes[0].Reason, "does not have (addBlockedBy)") {
 		t.Errorf("resume notes = %+v", chk.Notes)
 	}
 	// TodoWrite: the last live list, numbered 1..n
-	res, err := NewSession(realTranscript(t, "todowrite"), time.Second).List(Stop{}, nil)
+	res, err := NewSession(realTranscript(t, "todowrite"), time.Second).List(context.Background(), Stop{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestStoreDifferencesAreNamed(t *testing.T) {
 	os.WriteFile(filepath.Join(store, "9.json"), []byte(`{"id":"9","subject":"Only in the store","description":"","status":"pending","blocks":[],"blockedBy":[]}`), 0o644)
 	s := NewSession(realTranscript(t, "compact"), time.Second)
 	s.ClaudeConfig = dir
-	chk, err := s.Check()
+	chk, err := s.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func realHookInput(t *testing.T, scenario, event, source, cwd string) []byte {
 
 func TestHookOnRealInput(t *testing.T) {
 	cwd := t.TempDir() // no workspace: the transcript is the source
-	out, err := ClaudeHook(realHookInput(t, "compact", "SessionStart", "compact", cwd), "", time.Second)
+	out, err := ClaudeHook(context.Background(), realHookInput(t, "compact", "SessionStart", "compact", cwd), "", time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +137,11 @@ func TestHookOnRealInput(t *testing.T) {
 		strings.Index(ctx, "#3 [pending]") > strings.Index(ctx, "#1 [completed]") {
 		t.Fatalf("additionalContext = %q", ctx)
 	}
-	out, err = ClaudeHook(realHookInput(t, "compact", "PreCompact", "", cwd), "", time.Second)
+	out, err = ClaudeHook(context.Background(), realHookInput(t, "compact", "PreCompact", "", cwd), "", time.Second)
 	if err != nil || !strings.Contains(out, "- #4 [pending] Document") {
 		t.Fatalf("PreCompact: %q, %v", out, err)
 	}
-	out, err = ClaudeHook(realHookInput(t, "compact", "SessionStart", "startup", cwd), "", time.Second)
+	out, err = ClaudeHook(context.Background(), realHookInput(t, "compact", "SessionStart", "startup", cwd), "", time.Second)
 	if err != nil || out != "" {
 		t.Fatalf("SessionStart startup: %q, %v", out, err)
 	}
@@ -155,7 +156,7 @@ func TestHookSourceOfTasks(t *testing.T) {
 	const id = "94cead10-cdbb-4574-b3cd-d9ce040db738"
 	logPath, _ := ClaudeSessionLog(ws, id)
 	s := NewSession(logPath, time.Second)
-	if _, err := s.Create("Kept in cairn's log", ""); err != nil {
+	if _, err := s.Create(context.Background(), "Kept in cairn's log", ""); err != nil {
 		t.Fatal(err)
 	}
 	input := func(transcript string) []byte {
@@ -163,7 +164,7 @@ func TestHookSourceOfTasks(t *testing.T) {
 		return data
 	}
 	// cairn's own log for the session wins over a transcript of Claude Code's own task tools
-	out, err := ClaudeHook(input(realTranscript(t, "resume")), "", time.Second)
+	out, err := ClaudeHook(context.Background(), input(realTranscript(t, "resume")), "", time.Second)
 	if err != nil || !strings.Contains(out, "Kept in cairn's log") || strings.Contains(out, "Alpha") {
 		t.Fatalf("with cairn's log: %q, %v", out, err)
 	}
@@ -173,7 +174,7 @@ func TestHookSourceOfTasks(t *testing.T) {
 	mcp := filepath.Join(dir, "mcp.jsonl")
 	os.WriteFile(mcp, []byte(rec("assistant", "a1", "", use("t1", "mcp__cairn__TaskCreate", `{"subject":"Written through MCP"}`), nil)+
 		rec("user", "r1", "a1", answer("t1", []any{map[string]any{"type": "text", "text": cairnAnswer}}), nil)), 0o644)
-	out, err = ClaudeHook(input(mcp), "", time.Second)
+	out, err = ClaudeHook(context.Background(), input(mcp), "", time.Second)
 	if err != nil || !strings.Contains(out, "#1 [pending] Written through MCP") || strings.Contains(out, "Kept in cairn's log") {
 		t.Fatalf("with MCP calls in the transcript: %q, %v", out, err)
 	}
@@ -183,7 +184,7 @@ func TestRealMCPTranscriptEqualsCairnLog(t *testing.T) {
 	// cairn registered as an MCP server (mcp__cairn__TaskCreate) and as a plugin
 	// (mcp__plugin_cairn_cairn__TaskCreate)
 	for scenario, want := range map[string]int{"mcp": 2, "plugin": 1} {
-		fromTranscript, err := NewSession(realTranscript(t, scenario), time.Second).List(Stop{}, nil)
+		fromTranscript, err := NewSession(realTranscript(t, scenario), time.Second).List(context.Background(), Stop{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +192,7 @@ func TestRealMCPTranscriptEqualsCairnLog(t *testing.T) {
 		if len(logs) != 1 {
 			t.Fatalf("%s: cairn logs %v", scenario, logs)
 		}
-		fromLog, err := NewSession(logs[0], time.Second).List(Stop{}, nil)
+		fromLog, err := NewSession(logs[0], time.Second).List(context.Background(), Stop{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

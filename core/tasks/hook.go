@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -35,12 +36,12 @@ type hookOutput struct {
 // exception: when the transcript records cairn's task tools called through MCP, the transcript
 // wins, because it holds every such call with cairn's answer whichever log the MCP server wrote
 // to (Claude Code may give an MCP server of a resumed session another id: claude-code#64412).
-func hookReplay(in HookInput, wsFlag string, wait time.Duration) (*Replayer, error) {
+func hookReplay(ctx context.Context, in HookInput, wsFlag string, wait time.Duration) (*Replayer, error) {
 	var transcript *Replayer
 	if in.TranscriptPath != "" {
 		s := NewSession(in.TranscriptPath, wait)
 		s.Format = FormatClaude
-		r, err := s.Replay(Stop{})
+		r, err := s.Replay(ctx, Stop{})
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +56,7 @@ func hookReplay(in HookInput, wsFlag string, wait time.Duration) (*Replayer, err
 				return nil, err
 			}
 			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				return NewSession(path, wait).Replay(Stop{})
+				return NewSession(path, wait).Replay(ctx, Stop{})
 			}
 		case !errors.Is(err, workspace.ErrNoWorkspace):
 			return nil, err
@@ -68,7 +69,7 @@ func hookReplay(in HookInput, wsFlag string, wait time.Duration) (*Replayer, err
 // the whole task snapshot (open tasks first, completed and deleted too) with the instruction to
 // reconcile statuses and call TaskList, as hookSpecificOutput.additionalContext. PreCompact: the
 // compact context as plain text, for the compaction. Anything else, or no tasks: nothing.
-func ClaudeHook(input []byte, wsFlag string, wait time.Duration) (string, error) {
+func ClaudeHook(ctx context.Context, input []byte, wsFlag string, wait time.Duration) (string, error) {
 	var in HookInput
 	if err := json.Unmarshal(input, &in); err != nil {
 		return "", errs.Invalidf("hook input is not Claude Code's hook JSON: %v", err)
@@ -83,7 +84,7 @@ func ClaudeHook(input []byte, wsFlag string, wait time.Duration) (string, error)
 	default:
 		return "", nil
 	}
-	r, err := hookReplay(in, wsFlag, wait)
+	r, err := hookReplay(ctx, in, wsFlag, wait)
 	if err != nil || r == nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -103,22 +104,22 @@ func TestCompactionsEqualPlainReplay(t *testing.T) {
 	compacted := NewSession(filepath.Join(dir, "compacted.jsonl"), time.Second)
 	for i := 1; i <= 30; i++ {
 		for _, s := range []*Session{plain, compacted} {
-			if _, err := s.Create(fmt.Sprintf("task %d", i), ""); err != nil {
+			if _, err := s.Create(context.Background(), fmt.Sprintf("task %d", i), ""); err != nil {
 				t.Fatal(err)
 			}
 			st := []string{Pending, InProgress, Completed, Deleted}[i%4]
-			if _, err := s.Update((i+1)/2, UpdateFields{Status: &st}); err != nil {
+			if _, err := s.Update(context.Background(), (i+1)/2, UpdateFields{Status: &st}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if i%7 == 0 {
-			if _, err := compacted.Compact(fmt.Sprintf("compaction %d", i/7), ""); err != nil {
+			if _, err := compacted.Compact(context.Background(), fmt.Sprintf("compaction %d", i/7), ""); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	a, _ := plain.List(Stop{}, nil)
-	b, _ := compacted.List(Stop{}, nil)
+	a, _ := plain.List(context.Background(), Stop{}, nil)
+	b, _ := compacted.List(context.Background(), Stop{}, nil)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("compacted replay differs:\n%+v\n%+v", a, b)
 	}
@@ -127,12 +128,12 @@ func TestCompactionsEqualPlainReplay(t *testing.T) {
 func TestNewLogRestoresEveryTask(t *testing.T) {
 	dir := t.TempDir()
 	s := NewSession(filepath.Join(dir, "old.jsonl"), time.Second)
-	s.Create("one", "")
-	s.Create("two", "")
+	s.Create(context.Background(), "one", "")
+	s.Create(context.Background(), "two", "")
 	del := Deleted
-	s.Update(1, UpdateFields{Status: &del})
+	s.Update(context.Background(), 1, UpdateFields{Status: &del})
 	newPath := filepath.Join(dir, "new.jsonl")
-	if _, err := s.Compact("sum", newPath); err != nil {
+	if _, err := s.Compact(context.Background(), "sum", newPath); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(newPath)
@@ -142,16 +143,16 @@ func TestNewLogRestoresEveryTask(t *testing.T) {
 		t.Fatalf("first line of new log has type %q", e.Type)
 	}
 	n := NewSession(newPath, time.Second)
-	a, _ := s.List(Stop{}, nil)
-	b, _ := n.List(Stop{}, nil)
+	a, _ := s.List(context.Background(), Stop{}, nil)
+	b, _ := n.List(context.Background(), Stop{}, nil)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("new log replay differs: %+v vs %+v", a, b)
 	}
-	res, err := n.Create("three", "")
+	res, err := n.Create(context.Background(), "three", "")
 	if err != nil || res.Task.TaskID != 3 {
 		t.Fatalf("id after new log = %+v, %v", res.Task, err)
 	}
-	if _, err := s.Compact("again", newPath); err == nil {
+	if _, err := s.Compact(context.Background(), "again", newPath); err == nil {
 		t.Fatal("--new-log overwrote an existing file")
 	}
 }
@@ -161,22 +162,22 @@ func TestAsOfAndHistory(t *testing.T) {
 	s := NewSession(filepath.Join(dir, "log.jsonl"), time.Second)
 	clock := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	s.Now = func() time.Time { clock = clock.Add(time.Minute); return clock }
-	s.Create("a", "") // line 1, 10:01
-	s.Create("b", "") // line 2, 10:02
+	s.Create(context.Background(), "a", "") // line 1, 10:01
+	s.Create(context.Background(), "b", "") // line 2, 10:02
 	st := Completed
-	s.Update(1, UpdateFields{Status: &st}) // line 3, 10:03
+	s.Update(context.Background(), 1, UpdateFields{Status: &st}) // line 3, 10:03
 	subj := "a renamed"
-	s.Update(1, UpdateFields{Subject: &subj}) // line 4, 10:04
+	s.Update(context.Background(), 1, UpdateFields{Subject: &subj}) // line 4, 10:04
 
-	r, _ := s.List(Stop{Line: 1}, nil)
+	r, _ := s.List(context.Background(), Stop{Line: 1}, nil)
 	if len(r.Tasks) != 1 || r.Tasks[0].Status != Pending {
 		t.Fatalf("as of line 1: %+v", r.Tasks)
 	}
-	r, _ = s.List(Stop{Time: time.Date(2026, 11, 29, 10, 3, 0, 0, time.UTC)}, nil)
+	r, _ = s.List(context.Background(), Stop{Time: time.Date(2026, 11, 29, 10, 3, 0, 0, time.UTC)}, nil)
 	if len(r.Tasks) != 2 || r.Tasks[0].Status != Completed || r.Tasks[0].Subject != "a" {
 		t.Fatalf("as of 10:03: %+v", r.Tasks)
 	}
-	h, err := s.History(1)
+	h, err := s.History(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestAsOfAndHistory(t *testing.T) {
 	if _, ok := h.Changes[2].Changes["status"]; ok {
 		t.Fatalf("unchanged field reported: %+v", h.Changes[2])
 	}
-	if _, err := s.History(9); err == nil {
+	if _, err := s.History(context.Background(), 9); err == nil {
 		t.Fatal("history of an unknown task succeeded")
 	}
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -49,21 +50,45 @@ func (s *Session) format() (string, error) {
 	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude", s.Format)
 }
 
-// read replays the whole log (or up to stop) under the shared lock.
-func (s *Session) read(r *Replayer, stop Stop, counts *Counts) error {
+// read replays the whole log (or up to stop) under the shared lock; ctx ending stops it
+// between chunks of the log (CANCELLED).
+func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Counts) (err error) {
+	defer func() { err = errs.IfStopped(ctx, err, "session replay") }()
+	if err := errs.Stopped(ctx, "session replay"); err != nil {
+		return err
+	}
 	format, err := s.format()
 	if err != nil {
 		return err
 	}
 	if format == FormatClaude {
 		subs := SubagentLogs(s.Log.Path)
-		return s.Log.ReadWithoutLock(func(log io.Reader) error { return replayClaude(log, subs, r, stop, counts) })
+		return s.Log.ReadWithoutLock(func(log io.Reader) error { return replayClaude(ctxReader{ctx, log}, subs, r, stop, counts) })
 	}
-	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(log, r, stop, counts) })
+	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(ctxReader{ctx, log}, r, stop, counts) })
 }
 
-// update is Log.Update for cairn logs only: a Claude Code transcript is never written to.
-func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
+// ctxReader reads r until ctx ends, then fails with ctx's error: the replays read their logs in
+// chunks, so a cancel stops them within one chunk.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// update is Log.Update for cairn logs only: a Claude Code transcript is never written to. ctx
+// ending before the append (while the log is replayed) appends nothing (CANCELLED).
+func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error)) (err error) {
+	defer func() { err = errs.IfStopped(ctx, err, "session update") }()
+	if err := errs.Stopped(ctx, "session update"); err != nil {
+		return err
+	}
 	format, err := s.format()
 	if err != nil {
 		return err
@@ -88,7 +113,10 @@ func (s *Session) update(fn func(r *Replayer) ([]any, error)) error {
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r := NewReplayer()
-		if err := ReplayCairn(log, r, Stop{}, nil); err != nil {
+		if err := ReplayCairn(ctxReader{ctx, log}, r, Stop{}, nil); err != nil {
+			return nil, err
+		}
+		if err := errs.Stopped(ctx, "session update"); err != nil {
 			return nil, err
 		}
 		return fn(r)
@@ -110,15 +138,15 @@ type ListResult struct {
 }
 
 // Replay rebuilds the store under a shared lock, optionally stopping early (--as-of).
-func (s *Session) Replay(stop Stop) (*Replayer, error) {
+func (s *Session) Replay(ctx context.Context, stop Stop) (*Replayer, error) {
 	r := NewReplayer()
-	err := s.read(r, stop, nil)
+	err := s.read(ctx, r, stop, nil)
 	return r, err
 }
 
 // List is TaskList; statuses, when non-empty, filters the tasks (the summary stays whole).
-func (s *Session) List(stop Stop, statuses map[string]bool) (ListResult, error) {
-	r, err := s.Replay(stop)
+func (s *Session) List(ctx context.Context, stop Stop, statuses map[string]bool) (ListResult, error) {
+	r, err := s.Replay(ctx, stop)
 	if err != nil {
 		return ListResult{}, err
 	}
@@ -133,8 +161,8 @@ func (s *Session) List(stop Stop, statuses map[string]bool) (ListResult, error) 
 }
 
 // Get is TaskGet.
-func (s *Session) Get(id int) (Task, error) {
-	r, err := s.Replay(Stop{})
+func (s *Session) Get(ctx context.Context, id int) (Task, error) {
+	r, err := s.Replay(ctx, Stop{})
 	if err != nil {
 		return Task{}, err
 	}
@@ -164,7 +192,7 @@ func marshalArgs(v any) json.RawMessage {
 }
 
 // Create is TaskCreate: validate, append one tool_call under the exclusive lock, fsync, answer.
-func (s *Session) Create(subject, description string) (Result, error) {
+func (s *Session) Create(ctx context.Context, subject, description string) (Result, error) {
 	subject, err := CheckSubject(subject)
 	if err != nil {
 		return Result{}, err
@@ -173,7 +201,7 @@ func (s *Session) Create(subject, description string) (Result, error) {
 		return Result{}, err
 	}
 	var res Result
-	err = s.update(func(r *Replayer) ([]any, error) {
+	err = s.update(ctx, func(r *Replayer) ([]any, error) {
 		args := marshalArgs(struct {
 			Subject     string `json:"subject"`
 			Description string `json:"description"`
@@ -195,7 +223,7 @@ type UpdateFields struct {
 }
 
 // Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.
-func (s *Session) Update(id int, f UpdateFields) (Result, error) {
+func (s *Session) Update(ctx context.Context, id int, f UpdateFields) (Result, error) {
 	if f.Status == nil && f.Subject == nil && f.Description == nil {
 		return Result{}, errs.Invalidf("nothing to update: give status, subject or description (--status, --subject, --description)")
 	}
@@ -208,7 +236,7 @@ func (s *Session) Update(id int, f UpdateFields) (Result, error) {
 		a.Subject = &trimmed
 	}
 	var res Result
-	err := s.update(func(r *Replayer) ([]any, error) {
+	err := s.update(ctx, func(r *Replayer) ([]any, error) {
 		old, ok := r.Store.Get(id)
 		if !ok {
 			return nil, unknownTask(id, r.Store)
@@ -234,7 +262,7 @@ type HistoryResult struct {
 }
 
 // History replays the whole log and keeps every change that touched task id.
-func (s *Session) History(id int) (HistoryResult, error) {
+func (s *Session) History(ctx context.Context, id int) (HistoryResult, error) {
 	res := HistoryResult{TaskID: id, Changes: []Change{}}
 	r := NewReplayer()
 	r.OnChange = func(c Change) {
@@ -242,7 +270,7 @@ func (s *Session) History(id int) (HistoryResult, error) {
 			res.Changes = append(res.Changes, c)
 		}
 	}
-	if err := s.read(r, Stop{}, nil); err != nil {
+	if err := s.read(ctx, r, Stop{}, nil); err != nil {
 		return res, err
 	}
 	if len(res.Changes) == 0 {
@@ -265,10 +293,10 @@ type CheckResult struct {
 }
 
 // Check replays with every line classified and reports entries, tasks and skipped lines.
-func (s *Session) Check() (CheckResult, error) {
+func (s *Session) Check(ctx context.Context) (CheckResult, error) {
 	r := NewReplayer()
 	counts := &Counts{ByType: map[string]int{}}
-	err := s.read(r, Stop{}, counts)
+	err := s.read(ctx, r, Stop{}, counts)
 	skips, notes := r.Skips, r.Notes
 	if skips == nil {
 		skips = []Skip{}
@@ -293,8 +321,8 @@ type Brief struct {
 const MarkReadLane = "mark_read_required"
 
 // Brief renders the current snapshot as the mark_read_required message.
-func (s *Session) Brief() (Brief, error) {
-	r, err := s.Replay(Stop{})
+func (s *Session) Brief(ctx context.Context) (Brief, error) {
+	r, err := s.Replay(ctx, Stop{})
 	if err != nil {
 		return Brief{}, err
 	}
@@ -302,8 +330,8 @@ func (s *Session) Brief() (Brief, error) {
 }
 
 // CompactContext is the read-only snapshot a compact worker gets: open tasks first.
-func (s *Session) CompactContext() (ListResult, error) {
-	r, err := s.Replay(Stop{})
+func (s *Session) CompactContext(ctx context.Context) (ListResult, error) {
+	r, err := s.Replay(ctx, Stop{})
 	if err != nil {
 		return ListResult{}, err
 	}
@@ -319,9 +347,9 @@ type CompactResult struct {
 
 // Compact appends, under one lock, the compact snapshot, the mark_read_required message and a
 // runtime-fired TaskList call with its result; with newLog it also starts that log with them.
-func (s *Session) Compact(summary, newLog string) (CompactResult, error) {
+func (s *Session) Compact(ctx context.Context, summary, newLog string) (CompactResult, error) {
 	var res CompactResult
-	err := s.update(func(r *Replayer) ([]any, error) {
+	err := s.update(ctx, func(r *Replayer) ([]any, error) {
 		all := r.Store.Tasks()
 		sum := r.Store.Summary()
 		at := s.now()

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"sync"
 
@@ -40,7 +41,7 @@ func NewCache() *Cache { return &Cache{} }
 func (c *Cache) Close() { c.spaces.Close() }
 
 // boardIndex returns the loaded board, loading it again when its files changed since.
-func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
+func (c *Cache) boardIndex(ctx context.Context, ws *workspace.Workspace) (*board.Index, error) {
 	c.boardMu.Lock()
 	defer c.boardMu.Unlock()
 	if c.board != nil && c.boardWS == ws {
@@ -52,7 +53,7 @@ func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
 			return c.board, nil
 		}
 	}
-	ix, err := board.Load(ws)
+	ix, err := board.Load(ctx, ws)
 	if err != nil {
 		c.board = nil
 		return nil, err
@@ -62,14 +63,14 @@ func (c *Cache) boardIndex(ws *workspace.Workspace) (*board.Index, error) {
 	return ix, nil
 }
 
-// taskList is s.List(tasks.Stop{}, nil), answered from the last replay while the log is the same
+// taskList is s.List(ctx, tasks.Stop{}, nil), answered from the last replay while the log is the same
 // file with the same size and modification time. Only cairn logs are kept: a Claude Code
 // transcript's task list also depends on its subagents' files.
-func (c *Cache) taskList(s *tasks.Session) (tasks.ListResult, error) {
+func (c *Cache) taskList(ctx context.Context, s *tasks.Session) (tasks.ListResult, error) {
 	path := s.Log.Path
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || !isCairnLog(s) {
-		return s.List(tasks.Stop{}, nil)
+		return s.List(ctx, tasks.Stop{}, nil)
 	}
 	c.tasksMu.Lock()
 	if e := c.tasks; e != nil && e.path == path && sameVersion(e.fi, fi) {
@@ -79,7 +80,7 @@ func (c *Cache) taskList(s *tasks.Session) (tasks.ListResult, error) {
 	c.tasksMu.Unlock()
 	// fi was taken before the replay: a line appended meanwhile changes the log's size, so the
 	// next call replays again rather than answer from a list that may lack it.
-	list, err := s.List(tasks.Stop{}, nil)
+	list, err := s.List(ctx, tasks.Stop{}, nil)
 	if err != nil {
 		return list, err
 	}

@@ -29,11 +29,11 @@ func TestCacheTaskListFollowsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, subject := range []string{"one", "two", "three"} {
-		if _, err := s.Create(subject, ""); err != nil {
+		if _, err := s.Create(context.Background(), subject, ""); err != nil {
 			t.Fatal(err)
 		}
 		got := list()
-		want, err := s.List(tasks.Stop{}, nil)
+		want, err := s.List(context.Background(), tasks.Stop{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestCacheTaskListFollowsTheLog(t *testing.T) {
 		}
 	}
 	done := "completed"
-	if _, err := s.Update(2, tasks.UpdateFields{Status: &done}); err != nil {
+	if _, err := s.Update(context.Background(), 2, tasks.UpdateFields{Status: &done}); err != nil {
 		t.Fatal(err)
 	}
 	if got := list(); got.Tasks[1].Status != done {

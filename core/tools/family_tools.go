@@ -20,16 +20,16 @@ func memoryTools() []*Tool {
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
 				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
-			true, searchBounds, func(_ context.Context, c Context, in memory.SearchInput) (any, error) {
-				return memory.MemorySearch(c.Workspace, in)
+			true, searchBounds, func(ctx context.Context, c Context, in memory.SearchInput) (any, error) {
+				return memory.MemorySearch(ctx, c.Workspace, in)
 			}),
 		define("KnowledgeSearch", "knowledge search",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
 				"A hit's kind is the file's own frontmatter kind: to read the whole file, call MemoryRead with kind \"knowledge\" "+
 				"and the hit's slug. Read-only.",
-			true, searchBounds, func(_ context.Context, c Context, in memory.KnowledgeSearchInput) (any, error) {
-				return memory.KnowledgeSearch(c.Workspace, in)
+			true, searchBounds, func(ctx context.Context, c Context, in memory.KnowledgeSearchInput) (any, error) {
+				return memory.KnowledgeSearch(ctx, c.Workspace, in)
 			}),
 		define("MemoryRead", "memory read",
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
@@ -41,14 +41,14 @@ func memoryTools() []*Tool {
 		define("MemoryWrite", "memory write",
 			"Create or replace a whole memory or knowledge entry atomically. Pass expect_sha256 from MemoryRead so a "+
 				"concurrent change is never overwritten. Prefer MemoryEdit for a small change.",
-			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.WriteInput) (any, error) {
-				return memory.MemoryWrite(c.Workspace, in)
+			false, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memory.WriteInput) (any, error) {
+				return memory.MemoryWrite(ctx, c.Workspace, in)
 			}),
 		define("MemoryEdit", "memory edit",
 			"Replace an exact string in a memory or knowledge entry, atomically; old must occur exactly once unless all "+
 				"is true (otherwise nothing changes and the count is reported). Never reformats the rest of the file.",
-			false, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.EditInput) (any, error) {
-				return memory.MemoryEdit(c.Workspace, in)
+			false, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memory.EditInput) (any, error) {
+				return memory.MemoryEdit(ctx, c.Workspace, in)
 			}),
 	}
 }
@@ -69,12 +69,12 @@ func spaceTools() []*Tool {
 				"raw neighbouring comments. Never searches other spaces or your own task. With no signed-in user it "+
 				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
-			func(_ context.Context, c Context, in spaces.SearchInput) (any, error) {
+			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
 				search := spaces.SearchWorkspaceTasks
 				if c.Cache != nil {
 					search = c.Cache.spaces.SearchWorkspaceTasks
 				}
-				ans, err := search(c.Workspace, c.Caller, in)
+				ans, err := search(ctx, c.Workspace, c.Caller, in)
 				if err != nil {
 					return nil, err
 				}
@@ -102,7 +102,7 @@ func boardTools() []*Tool {
 					items.Enum = append(items.Enum, v)
 				}
 			}),
-			func(_ context.Context, c Context, in board.AgentInput) (any, error) {
+			func(ctx context.Context, c Context, in board.AgentInput) (any, error) {
 				if c.Card == "" {
 					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
@@ -112,9 +112,9 @@ func boardTools() []*Tool {
 				case c.Board != nil:
 					ix, err = c.Board()
 				case c.Cache != nil:
-					ix, err = c.Cache.boardIndex(c.Workspace)
+					ix, err = c.Cache.boardIndex(ctx, c.Workspace)
 				default:
-					ix, err = board.Load(c.Workspace)
+					ix, err = board.Load(ctx, c.Workspace)
 				}
 				if err != nil {
 					return nil, err

@@ -8,8 +8,8 @@ import (
 )
 
 // onSession opens the caller's session log, as the CLI does, before fn runs.
-func onSession[In any](fn func(Context, *tasks.Session, In) (any, error)) func(context.Context, Context, In) (any, error) {
-	return func(_ context.Context, c Context, in In) (any, error) {
+func onSession[In any](fn func(context.Context, Context, *tasks.Session, In) (any, error)) func(context.Context, Context, In) (any, error) {
+	return func(ctx context.Context, c Context, in In) (any, error) {
 		if c.Workspace == nil {
 			return nil, errs.Invalidf("no workspace")
 		}
@@ -17,7 +17,7 @@ func onSession[In any](fn func(Context, *tasks.Session, In) (any, error)) func(c
 		if err != nil {
 			return nil, err
 		}
-		return fn(c, s, in)
+		return fn(ctx, c, s, in)
 	}
 }
 
@@ -27,23 +27,23 @@ func taskTools() []*Tool {
 			"Add a task to this session's task list, in status pending, and get back its taskid and a summary of the whole list. "+
 				"Use it to plan multi-step work before you start, one task per concrete step. The list is kept in the session log, "+
 				"so it survives context compaction and resume. Never use it to record finished work you did not plan.",
-			false, nil, onSession(func(_ Context, s *tasks.Session, in tasks.CreateInput) (any, error) {
-				return s.Create(in.Subject, in.Description)
+			false, nil, onSession(func(ctx context.Context, _ Context, s *tasks.Session, in tasks.CreateInput) (any, error) {
+				return s.Create(ctx, in.Subject, in.Description)
 			})),
 		define("TaskList", "task list",
 			"Return every task of this session's task list by taskid, completed and deleted ones included, with counts by "+
 				"status and the open (pending and in-progress) tasks. Use it to see where you are, especially after a "+
 				"compaction or resume. Read-only.",
-			true, nil, onSession(func(c Context, s *tasks.Session, _ struct{}) (any, error) {
+			true, nil, onSession(func(ctx context.Context, c Context, s *tasks.Session, _ struct{}) (any, error) {
 				if c.Cache != nil {
-					return c.Cache.taskList(s)
+					return c.Cache.taskList(ctx, s)
 				}
-				return s.List(tasks.Stop{}, nil)
+				return s.List(ctx, tasks.Stop{}, nil)
 			})),
 		define("TaskGet", "task get",
 			"Return one task of this session's task list with its full description. An unknown taskid is an error. Read-only.",
-			true, bounds("taskid", 1, tasks.MaxID), onSession(func(_ Context, s *tasks.Session, in tasks.GetInput) (any, error) {
-				t, err := s.Get(in.TaskID)
+			true, bounds("taskid", 1, tasks.MaxID), onSession(func(ctx context.Context, _ Context, s *tasks.Session, in tasks.GetInput) (any, error) {
+				t, err := s.Get(ctx, in.TaskID)
 				if err != nil {
 					return nil, err
 				}
@@ -53,8 +53,8 @@ func taskTools() []*Tool {
 			"Change a task's status, subject or description (at least one). Mark a task inprogress when you start it and "+
 				"completed as soon as it is done; set deleted to withdraw it (it stays listed). Returns the task and a summary "+
 				"of the whole list. The taskid cannot change.",
-			false, all(bounds("taskid", 1, tasks.MaxID), enum("status", tasks.Statuses...)), onSession(func(_ Context, s *tasks.Session, in tasks.UpdateInput) (any, error) {
-				return s.Update(in.TaskID, in.UpdateFields)
+			false, all(bounds("taskid", 1, tasks.MaxID), enum("status", tasks.Statuses...)), onSession(func(ctx context.Context, _ Context, s *tasks.Session, in tasks.UpdateInput) (any, error) {
+				return s.Update(ctx, in.TaskID, in.UpdateFields)
 			})),
 	}
 }

@@ -162,7 +162,7 @@ func TestToolErrorsNameNoFlags(t *testing.T) {
 	withUser.User = "u1"
 	busy := c
 	busy.Workspace.Wait = 50 * time.Millisecond
-	lock, err := workspace.LockFile(c.Workspace.SessionLog("")+".lock", true, time.Second)
+	lock, err := workspace.LockFile(context.Background(), c.Workspace.SessionLog("")+".lock", true, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

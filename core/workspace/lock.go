@@ -25,10 +25,14 @@ func (l *Lock) Unlock() error {
 	return l.fl.Unlock()
 }
 
-// LockFile takes an flock on path (created if missing), exclusive or shared, waiting at most wait.
-// Timing out is STORAGE_BUSY so callers can tell contention from failure. A shared lock on a
-// read-only file system, where no lock file can be created, is not needed: nobody can write there.
-func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
+// LockFile takes an flock on path (created if missing), exclusive or shared, waiting at most wait
+// and no longer than ctx lives. Timing out is STORAGE_BUSY so callers can tell contention from
+// failure; ctx ending first is CANCELLED. A shared lock on a read-only file system, where no lock
+// file can be created, is not needed: nobody can write there.
+func LockFile(ctx context.Context, path string, exclusive bool, wait time.Duration) (*Lock, error) {
+	if err := errs.Stopped(ctx, "waiting for "+path); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		if !exclusive && readOnly(err) {
 			return &Lock{}, nil
@@ -49,14 +53,19 @@ func LockFile(path string, exclusive bool, wait time.Duration) (*Lock, error) {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var ok bool
 	var err error
 	if exclusive {
-		ok, err = fl.TryLockContext(ctx, 10*time.Millisecond)
+		ok, err = fl.TryLockContext(wctx, 10*time.Millisecond)
 	} else {
-		ok, err = fl.TryRLockContext(ctx, 10*time.Millisecond)
+		ok, err = fl.TryRLockContext(wctx, 10*time.Millisecond)
+	}
+	if !ok {
+		if err := errs.Stopped(ctx, "waiting for "+path); err != nil {
+			return nil, err
+		}
 	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, FSError(err, "lock %s", path)
@@ -74,7 +83,7 @@ func readOnly(err error) bool {
 
 // LockNamed takes a workspace-wide lock .cairn/<name>.lock; neither .cairn nor the lock file may
 // be a symlink leading outside the workspace (opening the lock creates it).
-func (w *Workspace) LockNamed(name string, exclusive bool) (*Lock, error) {
+func (w *Workspace) LockNamed(ctx context.Context, name string, exclusive bool) (*Lock, error) {
 	if err := w.CheckStore(".cairn/" + name + ".lock"); err != nil {
 		return nil, err
 	}
@@ -82,5 +91,5 @@ func (w *Workspace) LockNamed(name string, exclusive bool) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LockFile(filepath.Join(dir, name+".lock"), exclusive, w.Wait)
+	return LockFile(ctx, filepath.Join(dir, name+".lock"), exclusive, w.Wait)
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,13 +217,13 @@ func TestCheckStoreRefusesEscapingSymlinks(t *testing.T) {
 	if _, err := ws.StateDir(); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn is a symlink that leads outside") {
 		t.Errorf("StateDir through an escaping link: %v", err)
 	}
-	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid {
+	if _, err := ws.LockNamed(context.Background(), "memory", true); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("LockNamed through an escaping link: %v", err)
 	}
 	os.Remove(ws.Path(".cairn"))
 	os.Mkdir(ws.Path(".cairn"), 0o755)
 	mustLink(filepath.Join(outside, "created.lock"), ".cairn/memory.lock")
-	if _, err := ws.LockNamed("memory", true); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn/memory.lock") {
+	if _, err := ws.LockNamed(context.Background(), "memory", true); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), ".cairn/memory.lock") {
 		t.Errorf("a lock file linked outside: %v", err)
 	}
 	mustLink(filepath.Join(outside, "gone.db"), "spaces.db")

@@ -1,0 +1,145 @@
+package board
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// bigBoardDoc is a board of n cards, each with an event, whose plain import takes well over a
+// second on a small machine (TestImportCancelled cancels it partway).
+func bigBoardDoc(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"revision": 5, "projects": [{"id": "p1", "title": "Project"}], "cards": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id": "c%d", "project": "p1", "title": "bravo card %d", "description": "the description of card %d, long enough to be some work", "status": "Todo", "updated_at": "2026-10-20T08:00:00Z", "tags": ["x", "y"]}`, i, i, i)
+	}
+	b.WriteString(`], "events": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id": "e%d", "card": "c%d", "type": "progress_reported", "note": "bravo note %d", "at": "2026-10-20T08:00:00Z"}`, i, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// boardState is what a reader sees of a board: its revision, counts and a few searches.
+func boardState(t *testing.T, ws *workspace.Workspace) string {
+	t.Helper()
+	ix, err := LoadFresh(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, q := range []string{"alpha", "bravo", "card"} {
+		for _, c := range search(t, ix, q).Cards {
+			refs = append(refs, q+":"+c.TaskID)
+		}
+	}
+	return fmt.Sprintf("revision %d, %+v, %v", ix.Revision(), ix.Stats(), refs)
+}
+
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// cancelAfter runs fn with a context cancelled after delay, and returns fn's error and how long
+// fn took to return once the context was cancelled (-1: it returned before).
+func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	select {
+	case err := <-done:
+		cancel()
+		return err, -1
+	case <-time.After(delay):
+	}
+	at := time.Now()
+	cancel()
+	err := <-done
+	return err, time.Since(at)
+}
+
+// cancelBudget is how soon cancelled work must return. The machine is shared, so scheduling
+// noise can delay one return by much more: each case is cancelled a few times and the quickest
+// return is held to the budget (noise only ever slows a return down, and work that ignored the
+// cancel would take the rest of its second or more every time).
+const cancelBudget = 100 * time.Millisecond
+
+func TestImportCancelled(t *testing.T) {
+	ws := newBoard(t, []byte(generationDoc("alpha", 1)))
+	before := boardState(t, ws)
+	files := dirNames(t, ws.Root)
+	doc := bigBoardDoc(60000) // 20 MB: 2.5 s to decode and check, 8 s to import uncancelled here
+	// cancelled while the document is decoded, while it is checked, and while it is written
+	for _, delay := range []time.Duration{20 * time.Millisecond, 600 * time.Millisecond, 1500 * time.Millisecond} {
+		best := time.Hour
+		for range 3 {
+			err, took := cancelAfter(delay, func(ctx context.Context) error {
+				_, err := Import(ctx, ws, bytes.NewReader(doc))
+				return err
+			})
+			if took < 0 {
+				t.Logf("cancelled after %s: the import finished first (err %v)", delay, err)
+				if err == nil {
+					t.Fatal("the import finished before its cancel: the board changed, nothing more to test")
+				}
+				continue
+			}
+			if errs.CodeOf(err) != errs.Cancelled {
+				t.Fatalf("cancelled after %s: got %v (code %s), want CANCELLED", delay, err, errs.CodeOf(err).Name())
+			}
+			best = min(best, took)
+			if got := boardState(t, ws); got != before {
+				t.Fatalf("cancelled after %s: the board changed:\n got %s\nwant %s", delay, got, before)
+			}
+			if got := dirNames(t, ws.Root); !reflect.DeepEqual(got, files) {
+				t.Fatalf("cancelled after %s: the workspace holds %v, before %v (a staging directory left?)", delay, got, files)
+			}
+			if best < cancelBudget {
+				break
+			}
+		}
+		t.Logf("cancelled after %s: returned %s after the cancel at best", delay, best)
+		if best != time.Hour && best >= cancelBudget {
+			t.Errorf("cancelled after %s: the import returned %s after the cancel at best, want < %s", delay, best, cancelBudget)
+		}
+	}
+}
+
+func TestImportProjectCancelled(t *testing.T) {
+	ws := newBoard(t, []byte(generationDoc("alpha", 1)))
+	before := boardState(t, ws)
+	pb := sampleProject("imp", "a", "b")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ImportProject(ctx, ws, pb); errs.CodeOf(err) != errs.Cancelled {
+		t.Fatalf("got %v, want CANCELLED", err)
+	}
+	if got := boardState(t, ws); got != before {
+		t.Errorf("the board changed:\n got %s\nwant %s", got, before)
+	}
+}

@@ -1,0 +1,62 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// A knowledge search cancelled by its caller stops scanning and returns CANCELLED, well before
+// the whole scan would have ended.
+func TestKnowledgeSearchCancelled(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	// 3000 files of 48 KB with no hit: every byte is scanned, over a second here
+	line := strings.Repeat("tenant onboarding notes without the word searched for ", 16) + "\n"
+	body := "---\nkind: howto\ndescription: filler\n---\n" + strings.Repeat(line, 48<<10/len(line))
+	for i := range 3000 {
+		writeFile(t, ws, fmt.Sprintf("knowledge/filler-%04d.md", i), body)
+	}
+	in := KnowledgeSearchInput{Query: "zebra crossing"}
+	start := time.Now()
+	if _, err := KnowledgeSearch(context.Background(), ws, in); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	best := time.Hour
+	for range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := KnowledgeSearch(ctx, ws, in)
+			done <- err
+		}()
+		time.Sleep(whole / 5)
+		at := time.Now()
+		cancel()
+		err := <-done
+		took := time.Since(at)
+		if errs.CodeOf(err) != errs.Cancelled {
+			t.Fatalf("search cancelled after %s of %s: %v, want CANCELLED", whole/5, whole, err)
+		}
+		best = min(best, took)
+	}
+	t.Logf("the whole scan took %s; cancelled after a fifth of it, the search returned %s later at best", whole, best)
+	if best > whole/2 {
+		t.Errorf("the cancelled search returned %s after its cancel at best; the whole scan takes %s", best, whole)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MemorySearch(ctx, ws, SearchInput{Query: "x"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("memory search under an ended context: %v, want CANCELLED", err)
+	}
+	if _, err := MemoryWrite(ctx, ws, WriteInput{Kind: "decision", Slug: "new", Content: "x"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("memory write under an ended context: %v, want CANCELLED", err)
+	}
+	if _, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "new"}); errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("the cancelled write wrote: %v", err)
+	}
+}

@@ -1,0 +1,124 @@
+package spaces
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// cancelAfter runs fn with a context cancelled after delay, and returns fn's error and how long
+// fn took to return once the context was cancelled (-1: it returned before).
+func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	select {
+	case err := <-done:
+		cancel()
+		return err, -1
+	case <-time.After(delay):
+	}
+	at := time.Now()
+	cancel()
+	err := <-done
+	return err, time.Since(at)
+}
+
+// cancelBudget is how soon cancelled work must return. The machine is shared, so scheduling
+// noise can delay one return by much more: a case is cancelled a few times and the quickest
+// return is held to the budget (noise only slows a return down; work that ignored the cancel
+// would take the rest of its second or more every time).
+const cancelBudget = 100 * time.Millisecond
+
+// slowSpace holds n comments of size bytes of "x" followed by terms, so that a query of all the
+// terms (each of two characters, tested with LIKE) reads every comment whole once per term.
+func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string) {
+	t.Helper()
+	var terms []string
+	for _, a := range "abc" {
+		for _, b := range "abcdefghijklmnopqrstuvwyz" {
+			if len(terms) < MaxQueryChars/3 {
+				terms = append(terms, string(a)+string(b))
+			}
+		}
+	}
+	query = strings.Join(terms, " ")
+	body := strings.Repeat("x", size) + " " + query
+	ws = newWorkspace(t)
+	lines := []string{
+		`{"type":"space","id":"s","owner":"o"}`,
+		`{"type":"task","id":1,"space":"s","title":"cur"}`,
+		`{"type":"task","id":2,"space":"s","title":"other"}`,
+	}
+	for i := 1; i <= n; i++ {
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	return ws, query
+}
+
+// A search cancelled by its caller stops at once with CANCELLED (not the STORAGE_BUSY of its own
+// time budget), however long the whole search would run.
+func TestSearchCancelled(t *testing.T) {
+	ws, query := slowSpace(t, 120, 128<<10) // the whole search: about a second here
+	defer func(b time.Duration) { searchBudget = b }(searchBudget)
+	searchBudget = time.Minute
+	caller := Caller{User: "o", Task: "1"}
+	best := time.Hour
+	for range 3 {
+		err, took := cancelAfter(200*time.Millisecond, func(ctx context.Context) error {
+			_, err := SearchWorkspaceTasks(ctx, ws, caller, SearchInput{Query: query})
+			return err
+		})
+		if took < 0 {
+			t.Fatalf("the search returned before its cancel (%v): make the space bigger", err)
+		}
+		if errs.CodeOf(err) != errs.Cancelled || !strings.Contains(err.Error(), "space search cancelled") {
+			t.Fatalf("cancelled search: %v (code %s), want CANCELLED", err, errs.CodeOf(err).Name())
+		}
+		if best = min(best, took); best < cancelBudget {
+			break
+		}
+	}
+	t.Logf("the cancelled search returned %s after the cancel at best", best)
+	if best >= cancelBudget {
+		t.Errorf("the cancelled search returned %s after the cancel at best, want < %s", best, cancelBudget)
+	}
+	// uncancelled, the same search answers
+	if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != DefaultLimit {
+		t.Errorf("the search uncancelled: %v, want %d hits", got, DefaultLimit)
+	}
+	// a context ended before the call: nothing is opened
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SearchWorkspaceTasks(ctx, ws, caller, SearchInput{Query: "x"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("search under an ended context: %v, want CANCELLED", err)
+	}
+}
+
+// AddComment and Reindex under an ended context change nothing.
+func TestWritesCancelled(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	before := refs(search(t, ws, bob, SearchInput{Query: "認証"}))
+	st, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := st.AddComment(ctx, Comment{Task: "16", Kind: "result", Author: "bob", CreatedAt: "2026-01-02T00:00:00Z", Body: "認証 again"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("AddComment under an ended context: %v, want CANCELLED", err)
+	}
+	if _, err := st.Reindex(ctx, nil); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("Reindex under an ended context: %v, want CANCELLED", err)
+	}
+	if got := refs(search(t, ws, bob, SearchInput{Query: "認証"})); strings.Join(got, " ") != strings.Join(before, " ") {
+		t.Errorf("after cancelled writes the search finds %v, before %v", got, before)
+	}
+}
