@@ -13,7 +13,7 @@ const completionFlag = "--generate-bash-completion"
 // normalizeArgs rewrites argv into the order urfave/cli v2 understands (it stops at the first
 // positional argument): global flags first, then the command path, then the command's flags, then
 // the positional arguments, after a "--" when one of them looks like a flag. This gives the
-// git-style rules of SPEC §1.1: flags after positionals, global flags anywhere, "--" ends flags.
+// git-style rules: flags after positionals, global flags anywhere, "--" ends flags.
 func normalizeArgs(app *cli.App, args []string) []string { return parseArgs(app, args).args }
 
 // parsedArgs is argv in urfave/cli's order, and what a shell completion request asks for.

@@ -42,7 +42,7 @@ var examples = map[string][]string{
 	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 }
 
-// exitStatus is the exit status table every command's help ends with (the codes of SPEC §8).
+// exitStatus is the exit status table every command's help ends with.
 var exitStatus = []string{
 	"0  success, also when nothing matched",
 	"1  an unexpected failure",

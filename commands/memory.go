@@ -227,7 +227,7 @@ func (e *Env) completeEntry(c *cli.Context) {
 	}
 }
 
-// searchFlags are the flags of memory search and knowledge search (SPEC §4.2).
+// searchFlags are the flags of memory search and knowledge search.
 func searchFlags(knowledge bool) []cli.Flag {
 	flags := []cli.Flag{
 		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most this many hits, 1..500", DefaultText: "search_hit_limit of cairn.toml"},

@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// spaceAroundHint ends every query answer, as the seed's Markdown does.
+// spaceAroundHint ends every query answer, as the agent-facing Markdown answer does.
 const spaceAroundHint = `To read the conversation around a hit, use around_ref: "comment:<id>" (cairn space search --around comment:<id> --context N).`
 
 func spaceCommand(env *Env) *cli.Command {
@@ -382,7 +382,7 @@ func spaceSearchCommand(env *Env) *cli.Command {
 }
 
 // spaceHint tells a person at a terminal why a search was not available: which identity is
-// missing and how to give it. An agent keeps the seed's one-line answer (stderr is not a terminal).
+// missing and how to give it. An agent keeps the one-line answer (stderr is not a terminal).
 func (e *Env) spaceHint(a spaces.Answer) {
 	if a.Unavailable == nil || e.JSON || !e.StderrTTY {
 		return
@@ -402,7 +402,7 @@ func (e *Env) spaceHint(a spaces.Answer) {
 	fmt.Fprintf(e.Stderr, "hint: %s\n", hint)
 }
 
-// writeSpaceAnswer renders an answer as the seed's Markdown.
+// writeSpaceAnswer renders an answer as the Markdown agents read.
 func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 	switch {
 	case a.Unavailable != nil:
@@ -475,7 +475,7 @@ func (e *Env) spaceHighlight(s string, terms []string) string {
 	return b.String()
 }
 
-// quoted puts s in double quotes as the seed's Markdown shows it: text as written (a U+3000 or a
+// quoted puts s in double quotes as the Markdown answer shows it: text as written (a U+3000 or a
 // kana stays itself, where %q would escape it), with quotes escaped and control characters and
 // invalid UTF-8 made harmless for a terminal.
 func quoted(s string) string {

@@ -282,7 +282,7 @@ func (e *Env) writeTaskTable(w io.Writer, ts []tasks.Task) {
 }
 
 // writeTaskSnapshot is writeTaskTable with each description under its task, indented: what a
-// compact worker must see of every task (seed 002 gives it the full snapshot). The columns are
+// compact worker must see of every task (it gets the full snapshot). The columns are
 // padded by hand, since description lines would cut a tabwriter's column blocks apart.
 func writeTaskSnapshot(w io.Writer, ts []tasks.Task) {
 	idWidth, statusWidth := 0, 0

@@ -39,7 +39,7 @@ type Options struct {
 	// Token is the secret every /api request must carry as "Authorization: Bearer <token>".
 	Token string
 	// Log receives one line per API request with its action, status, duration and counts — never
-	// the query or any input text (seed 004 §7). Nil discards.
+	// the query or any input text: what people search for stays private. Nil discards.
 	Log io.Writer
 }
 
@@ -231,7 +231,7 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 		if err := decodeInput(req.Input, &in, "search"); err != nil {
 			return nil, err
 		}
-		// Seed 004 §4: query is a required string (projectId may be null or left out).
+		// query is a required string (projectId may be null or left out).
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(req.Input, &fields) != nil || fields["query"] == nil || string(fields["query"]) == "null" {
 			return nil, errs.Invalidf("search input needs query: a string of at most 200 characters (an empty one finds nothing)")
@@ -331,7 +331,7 @@ func (h *Handler) index() (*board.Index, error) {
 	return fresh, nil
 }
 
-// httpStatus maps a SPEC §8 code to the HTTP status of the API.
+// httpStatus maps an error code to the HTTP status of the API.
 func httpStatus(c errs.Code) int {
 	switch c {
 	case errs.Invalid:

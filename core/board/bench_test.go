@@ -50,7 +50,7 @@ func benchWorkspace(b *testing.B) *workspace.Workspace {
 	return ws
 }
 
-// BenchmarkSearch measures one in-memory search over a loaded board (SPEC §9: ≤ 5 ms at scale 10),
+// BenchmarkSearch measures one in-memory search over a loaded board (target: ≤ 5 ms at scale 10),
 // for a two-character Chinese word, an English word, and two terms across all projects.
 func BenchmarkSearch(b *testing.B) {
 	ws := benchWorkspace(b)

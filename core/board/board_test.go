@@ -439,7 +439,7 @@ func TestAcceptance8Agent(t *testing.T) {
 			t.Errorf("%+v: %v", in, err)
 		}
 	}
-	// white space alone is within 1..200 characters and, as seed 004 §3.1 says, an empty result
+	// white space alone is within 1..200 characters and, as the query rules say, an empty result
 	for _, q := range []string{"   ", "\u3000", " \t "} {
 		res, err := ix.AgentSearch(cfg, AgentInput{Card: "c8", Query: q})
 		if err != nil || len(res.Cards) != 0 || res.Truncated {

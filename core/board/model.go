@@ -103,10 +103,10 @@ type MemoryEntry struct {
 	ConfirmedAt string   `json:"confirmed_at"`
 }
 
-// Source names where a search hit comes from (seed 004 §2).
+// Source names where a search hit comes from.
 type Source string
 
-// The seven sources, in the order of SPEC §6.2.
+// The seven sources, in the order hits and docs list them.
 const (
 	SourceCard     Source = "card"
 	SourceSummary  Source = "summary"

@@ -19,7 +19,7 @@ import (
 // under board/ is the old board, after it the new one. The old board, now in stagingName, is
 // removed under the same lock, or by the next import when this one was killed first. Readers take
 // the shared board lock and read board/ by path, so they see one board or the other, never a mix.
-// The layout of SPEC §2.1 is unchanged: board/board.db, board/summaries.json, board/memory.json.
+// The workspace layout is unchanged: board/board.db, board/summaries.json, board/memory.json.
 const (
 	boardDir    = "board"
 	stagingName = ".board-import"

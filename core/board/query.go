@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// MaxQueryChars is the longest query accepted, in characters, after trimming (seed 004 §3.1).
+// MaxQueryChars is the longest query accepted, in characters, after trimming.
 const MaxQueryChars = 200
 
 // Query is a parsed search query: free-text terms and #tag filters, both folded for matching.
@@ -27,7 +27,7 @@ func (q Query) Empty() bool { return len(q.Terms) == 0 && len(q.Tags) == 0 }
 // occurs in searchable text.
 func isSpace(r rune) bool { return unicode.IsSpace(r) || r == 0 }
 
-// ParseQuery reads a query as seed 004 §3.1 says: trimmed, at most 200 characters, `#tag`
+// ParseQuery reads a query: trimmed, at most 200 characters, `#tag`
 // filters, `"quoted phrases"` as one term, other words split on white space (U+3000 included).
 // A lone `#` is a word; an unclosed quote runs to the end; empty quotes are ignored.
 func ParseQuery(s string) (Query, error) {

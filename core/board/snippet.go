@@ -8,7 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// Snippet sizes of seed 004 §3.2: about 40 characters each side of the first match, at most 160
+// Snippet sizes: about 40 characters each side of the first match, at most 160
 // in all (the "…" marks included).
 const (
 	snippetSide = 40
@@ -104,7 +104,7 @@ func makeSnippet(orig string, occ []span) (string, []Range) {
 			r = utf8.RuneError
 		}
 		if r == '\n' || r == '\r' {
-			// Seed 004 §3.2: line breaks are squashed into a space, so "\r\n" or a blank line
+			// Line breaks are squashed into a space, so "\r\n" or a blank line
 			// is one space; a run after the first writes nothing and takes no UTF-16 unit.
 			if inBreak {
 				continue

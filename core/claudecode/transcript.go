@@ -29,7 +29,7 @@ const MaxToolBody = 2000
 // TitleRunes bounds a session title taken from its first prompt.
 const TitleRunes = 80
 
-// Comment is one comment of a session, in the kinds of SPEC §5.1.
+// Comment is one comment of a session, in the comment kinds of a space (docs/formats.md).
 type Comment struct {
 	ID           string
 	Kind         string // request, result, progress

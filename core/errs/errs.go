@@ -7,7 +7,8 @@ import (
 	"fmt"
 )
 
-// Code classifies a failure; the CLI turns it into an exit code and an error name (SPEC §8).
+// Code classifies a failure; the CLI turns it into an exit code and an error name
+// (docs/tour.md, "Exit codes and errors").
 type Code int
 
 const (
@@ -44,7 +45,7 @@ func (c Code) Name() string {
 	}
 }
 
-// ExitCode is the process exit status documented in SPEC §8.
+// ExitCode is the process exit status, the same for every command so scripts can branch on it.
 func (c Code) ExitCode() int {
 	switch c {
 	case Invalid:

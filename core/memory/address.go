@@ -1,4 +1,4 @@
-// Package memory is the project memory and knowledge store of SPEC §4: Markdown files under
+// Package memory is the project memory and knowledge store: Markdown files under
 // memory/ and knowledge/, addressed by kind and slug, searched by scanning them on every call.
 package memory
 
@@ -21,7 +21,7 @@ import (
 // Kind says which family of entry a slug names; it decides the directory the file lives in.
 type Kind string
 
-// The four kinds of SPEC §4.1.
+// The four kinds of memory entry.
 const (
 	KindSummary   Kind = "summary"
 	KindDecision  Kind = "decision"
@@ -62,7 +62,8 @@ func ParseKind(s string) (Kind, error) {
 	return "", errs.Invalidf("unknown kind %q (valid: %s)", s, validKinds)
 }
 
-// ValidateSlug enforces SPEC §4.1 so a slug can only ever name one file in its kind's directory.
+// ValidateSlug keeps a slug to one path segment (no /, no leading dot), so it can only ever
+// name one file in its kind's directory.
 func ValidateSlug(slug string) error {
 	switch {
 	case slug == "":
@@ -348,7 +349,7 @@ func escapes(rel, target, wsRoot string) bool {
 	return excluded(target)
 }
 
-// excluded reports a path inside memory/workflow/ or memory/_staging/, which no tool opens (SPEC §2.1).
+// excluded reports a path inside memory/workflow/ or memory/_staging/, which no tool opens.
 func excluded(rel string) bool {
 	for _, ex := range [...]string{"memory/workflow", "memory/_staging"} {
 		if rel == ex || strings.HasPrefix(rel, ex+"/") {

@@ -43,7 +43,7 @@ type KnowledgeSearchInput struct {
 	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match (0-20)"`
 }
 
-// MemoryHit is one MemorySearch hit (SPEC §4.2).
+// MemoryHit is one MemorySearch hit.
 type MemoryHit struct {
 	Slug          string `json:"slug"`
 	Kind          Kind   `json:"kind"`

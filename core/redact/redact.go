@@ -1,5 +1,5 @@
 // Package redact replaces secrets in text with a placeholder, so search indexes and excerpts never
-// carry credentials that a body happened to contain (SPEC §5.2).
+// carry credentials that a body happened to contain.
 //
 // Text finds every secret of every rule in one pass per rule over the text, then replaces the
 // union of what they found: time grows linearly with the text, however many secrets it holds.

@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// Entry types of SPEC §3.1.
+// Entry types of a cairn session log.
 const (
 	TypeToolCall   = "tool_call"
 	TypeToolResult = "tool_result"

@@ -20,7 +20,7 @@ import (
 )
 
 // LocalAccount owns every space imported from Claude Code transcripts: the history of one person
-// on one machine. It is the caller when no user is given (SPEC §5.3).
+// on one machine. It is the caller when no user is given.
 const LocalAccount = "local"
 
 // SourceClaudeCode marks a space imported from Claude Code transcripts (spaces.source).
@@ -376,7 +376,7 @@ func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 	return n > 0, err
 }
 
-// searchLocal answers a search with no user (SPEC §5.3). It is not available, except in the spaces
+// searchLocal answers a search with no user. It is not available, except in the spaces
 // imported from Claude Code, which belong to the local account: with a current task (--task, or
 // the Claude Code session when it was imported) its space without that task; with neither, every
 // Claude Code space of the local account, nothing excluded.

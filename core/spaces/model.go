@@ -15,10 +15,10 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// Kinds are the comment kinds of SPEC §5.1, in the order messages list them.
+// Kinds are the comment kinds (docs/formats.md), in the order messages list them.
 var Kinds = []string{"request", "comment", "interjection", "interjection_ack", "result", "ask", "progress", "handoff"}
 
-// FilterKinds are the values a search's kind filter takes (seed 000): every kind but
+// FilterKinds are the values a search's kind filter takes: every kind but
 // interjection_ack, which is never indexed and so could never be a hit.
 var FilterKinds = []string{"request", "comment", "interjection", "result", "ask", "progress", "handoff"}
 
@@ -153,7 +153,7 @@ func (c *Comment) validate() (time.Time, error) {
 	return parseTime("created_at", c.CreatedAt)
 }
 
-// Indexed reports whether a comment of this kind and progress type is searchable (SPEC §5.2).
+// Indexed reports whether a comment of this kind and progress type is searchable.
 func Indexed(kind, progressType string) bool {
 	switch kind {
 	case "request", "interjection", "result", "ask", "handoff":
@@ -167,7 +167,7 @@ func Indexed(kind, progressType string) bool {
 	return false
 }
 
-// Texts are the two stored forms of a comment (SPEC §5.2). The source is the body (for a tool
+// Texts are the two stored forms of a comment. The source is the body (for a tool
 // call only "tool: <Name>", never its arguments) with attachment names appended. The display
 // text is the source with white space collapsed and secrets redacted, in its original case and
 // width: what an excerpt shows. The index text is the display text normalised (Normalize): what

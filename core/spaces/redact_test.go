@@ -115,7 +115,7 @@ func TestSecretsNeverInResults(t *testing.T) {
 	}
 }
 
-// TestExcerptOriginalCase: seed 000's example keeps "UI".
+// TestExcerptOriginalCase: an excerpt keeps the original case ("UI" stays "UI").
 func TestExcerptOriginalCase(t *testing.T) {
 	ws := fixtureWorkspace(t)
 	a := search(t, ws, bob, SearchInput{Query: "ui だけ"})

@@ -40,7 +40,7 @@ var claudeTypes = map[string]bool{
 	"content-replacement": true,
 }
 
-// cairnTypes are the entry types of a cairn log (SPEC §3.1).
+// cairnTypes are the entry types of a cairn log.
 var cairnTypes = map[string]bool{
 	sessionlog.TypeToolCall: true, sessionlog.TypeToolResult: true, sessionlog.TypeCompact: true,
 	sessionlog.TypeSystem: true, sessionlog.TypeMessage: true,

@@ -29,7 +29,7 @@ func ClaudeSessionLog(ws *workspace.Workspace, id string) (string, error) {
 	return ws.Path(rel), nil
 }
 
-// LogPath picks the session log (SPEC §2.4): a log the caller names (--session, CAIRN_SESSION),
+// LogPath picks the session log: a log the caller names (--session, CAIRN_SESSION),
 // else sessions/<id>.jsonl when a Claude Code session id is given, else the manifest's
 // [session] log. So two Claude Code sessions in one repository never share a task list, and a
 // resumed session finds its tasks again.

@@ -1,4 +1,4 @@
-// Package tasks is the session task list: a store rebuilt by replaying the session log (SPEC §3).
+// Package tasks is the session task list: a store rebuilt by replaying the session log.
 package tasks
 
 import (
@@ -21,7 +21,7 @@ const (
 // Statuses lists every valid status, for validation messages and completion.
 var Statuses = []string{Pending, InProgress, Completed, Deleted}
 
-// Limits of SPEC §3.2.
+// Limits on what one task may hold, so a log stays readable by a model.
 const (
 	MaxSubjectRunes  = 200
 	MaxDescriptionKB = 64
@@ -31,7 +31,7 @@ const (
 	MaxID = 1<<31 - 1
 )
 
-// Task is one entry of the store, exactly the JSON shape of SPEC §3.3.
+// Task is one entry of the store, exactly the JSON shape the tools answer (docs/tour.md, "JSON shapes").
 type Task struct {
 	TaskID      int    `json:"taskid"`
 	Status      string `json:"status"`
@@ -219,7 +219,7 @@ func Count(n int) string {
 	return fmt.Sprintf("%d tasks", n)
 }
 
-// Render is the snapshot as a model reads it: the mark_read_required system message (SPEC §3.4).
+// Render is the snapshot as a model reads it: the mark_read_required system message.
 func Render(tasks []Task, sum Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task list (kept across compaction): %s — %d pending, %d inprogress, %d completed, %d deleted.\n",

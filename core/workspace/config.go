@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 )
 
-// Config is the manifest cairn.toml (SPEC §2.3).
+// Config is the manifest cairn.toml (every key is shown by cairn init).
 type Config struct {
 	Memory  MemoryConfig  `toml:"memory"`
 	Board   BoardConfig   `toml:"board"`

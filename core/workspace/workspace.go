@@ -27,7 +27,7 @@ type Workspace struct {
 	Wait   time.Duration
 }
 
-// NotFoundMessage is the SPEC §2.2 text shown when no workspace can be found.
+// NotFoundMessage is the text shown when no workspace can be found.
 const NotFoundMessage = "not inside a cairn workspace (no cairn.toml here or above); run 'cairn init' or pass --workspace"
 
 // ErrNoWorkspace is the cause of Find's INVALID_INPUT when no manifest lies at or above the start,
@@ -199,7 +199,7 @@ func pathError(err error, format string, args ...any) error {
 }
 
 // FSError wraps a file system error with context and, when it is the environment's or the
-// caller's to fix rather than cairn's (SPEC §8), makes it INVALID_INPUT with what to do: a
+// caller's to fix rather than cairn's, makes it INVALID_INPUT with what to do: a
 // read-only file system, a permission refused, a path too long. Anything else (a full disk, an
 // I/O error) stays INTERNAL. The cause, which names the path, is kept in the message.
 func FSError(err error, format string, args ...any) error {

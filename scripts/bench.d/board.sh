@@ -1,4 +1,4 @@
-# Board search (SPEC §9, issue 5): a generated board at scale $BOARD_SCALE (10: 5,000 cards,
+# Board search: a generated board at scale $BOARD_SCALE (10: 5,000 cards,
 # 50,000 events, summaries in 3 versions, workpads, ideas, artifacts, memory; mixed Chinese,
 # Japanese and English), imported once. `cairn board search` as a fresh process with the derived
 # snapshot warm (median of $BOARD_RUNS) against the same search with the snapshot removed (the

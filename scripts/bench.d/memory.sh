@@ -1,4 +1,4 @@
-# Memory/knowledge search (SPEC §9, issue 3): 10,000 generated knowledge files (about 80 MB of
+# Memory/knowledge search: 10,000 generated knowledge files (about 80 MB of
 # English, Japanese and Chinese Markdown with frontmatter), searched by `cairn knowledge search`
 # as a fresh process (no index: every file is read on every call) against `rg -i -n -C3` over the
 # same files in the same run. Target: no slower than ripgrep on a full scan (a query with no hits).

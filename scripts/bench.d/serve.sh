@@ -1,4 +1,4 @@
-# cairn serve under load (SPEC §9, issue 7): the daemon on loopback with a scale-$SERVE_SCALE board
+# cairn serve under load: the daemon on loopback with a scale-$SERVE_SCALE board
 # (10: 5,000 cards, 50,000 events), $SERVE_CLIENTS concurrent keep-alive clients sending board
 # searches (a mix of ten queries, scopes and sources) for $SERVE_SECONDS s with scripts/loadgen.
 # Reports requests/s, errors and p50/p99 latency, and the daemon's peak RSS. Target: no error,

@@ -1,4 +1,4 @@
-# Task replay of a 1,000,000-line session log vs grep -c on the same file (SPEC §9, issue 2).
+# Task replay of a 1,000,000-line session log vs grep -c on the same file.
 log="$BENCH_DIR/session-1m.jsonl"
 [ -f "$log" ] || go run ./scripts/gen-tasklog -lines 1000000 -out "$log"
 ws="$BENCH_DIR/tasks-ws"

@@ -1,5 +1,5 @@
-// Command gen-board writes a synthetic board (SPEC Appendix B) for benchmarks and demos: scale 1
-// is about the seed's real board (500 cards, 5,000 events), scale 10 ten times that. The same
+// Command gen-board writes a synthetic board (docs/formats.md) for benchmarks and demos: scale 1
+// is about the size of a real team's board (500 cards, 5,000 events), scale 10 ten times that. The same
 // -seed and -scale always give the same bytes.
 package main
 

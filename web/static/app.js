@@ -1,4 +1,4 @@
-// cairn Search page (seed 004 §5): plain JavaScript, no build step. Talks to POST /api only.
+// cairn Search page: plain JavaScript, no build step. Talks to POST /api only.
 "use strict";
 (() => {
   const SOURCES = ["card", "summary", "note", "workpad", "idea", "artifact", "memory"];

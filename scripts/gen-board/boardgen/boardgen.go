@@ -1,4 +1,4 @@
-// Package boardgen writes synthetic boards (SPEC Appendix B) at a chosen scale, deterministic by
+// Package boardgen writes synthetic boards (docs/formats.md) at a chosen scale, deterministic by
 // seed; the gen-board command and the board benchmark share it.
 package boardgen
 
