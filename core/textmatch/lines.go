@@ -353,114 +353,136 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 	if n.anchors == nil {
 		return n.matchFolded(f.Fold(text), dst)
 	}
-	occurrences := 0 // of the one-byte forms; the multi-byte ones are rare, only presence matters
+	switch occurrences := n.countAnchors(text); {
+	case occurrences == 0:
+		return dst
+	case n.anchorsDense(text, occurrences):
+		// The anchor is everywhere: folding the whole text at once is cheaper.
+		return n.matchFolded(f.Fold(text), dst)
+	}
+	var groupBuf [8]anchorGroup
+	return n.matchAnchoredLines(f, text, n.groupAnchors(groupBuf[:0]), dst)
+}
+
+// countAnchors counts the occurrences in text of the one-byte anchors; the multi-byte ones are
+// rare, so for them only presence matters (1 when one occurs and no one-byte anchor does).
+func (n Needle) countAnchors(text []byte) int {
+	occurrences := 0
 	for _, a := range n.anchors {
 		if len(a) == 1 {
 			occurrences += bytes.Count(text, a)
 		}
 	}
+	if occurrences > 0 {
+		return occurrences
+	}
 	for _, a := range n.anchors {
-		if occurrences > 0 {
-			break
-		}
 		if len(a) > 1 && bytes.Contains(text, a) {
-			occurrences = 1
+			return 1
 		}
 	}
-	switch {
-	case occurrences == 0:
-		return dst
-	case n.kpos == nil && occurrences*4 > bytes.Count(text, []byte{'\n'}),
-		n.kpos != nil && occurrences*32 > len(text):
-		// The anchor is everywhere: folding the whole text at once is cheaper.
-		return n.matchFolded(f.Fold(text), dst)
+	return 0
+}
+
+// anchorsDense says whether the anchor occurs so often that folding the whole text beats folding
+// the lines it occurs on: on more than one line in four, or (when an occurrence can be checked in
+// place) more than once in 32 bytes.
+func (n Needle) anchorsDense(text []byte, occurrences int) bool {
+	if n.kpos == nil {
+		return occurrences*4 > bytes.Count(text, []byte{'\n'})
 	}
-	// The anchors are looked for in groups: each one-byte anchor alone, and the multi-byte ones
-	// (the full-width forms) together by their shared lead byte, so the text is passed over once
-	// per group instead of once per anchor.
-	type group struct {
-		one   bool     // a single one-byte anchor
-		lead  byte     // the byte every member starts with
-		forms [][]byte // the members (one-byte groups: just the byte)
-		next  int      // next occurrence at or after from; -1 when none is left
-	}
-	var groupBuf [8]group
-	groups := groupBuf[:0]
+	return occurrences*32 > len(text)
+}
+
+// anchorGroup is anchors looked for in one pass: a one-byte anchor alone, or the multi-byte ones
+// (the full-width forms) that share a lead byte, so the text is passed over once per group
+// instead of once per anchor.
+type anchorGroup struct {
+	one   bool     // a single one-byte anchor
+	lead  byte     // the byte every member starts with
+	forms [][]byte // the members (one-byte groups: just the byte)
+	next  int      // next occurrence at or after the scan position; -1 when none is left
+}
+
+// groupAnchors appends the needle's anchors to dst as groups, in anchor order.
+func (n Needle) groupAnchors(dst []anchorGroup) []anchorGroup {
 	for _, a := range n.anchors {
 		if len(a) == 1 {
-			groups = append(groups, group{one: true, lead: a[0], forms: [][]byte{a}})
+			dst = append(dst, anchorGroup{one: true, lead: a[0], forms: [][]byte{a}})
 			continue
 		}
 		joined := false
-		for i := range groups {
-			if !groups[i].one && groups[i].lead == a[0] {
-				groups[i].forms = append(groups[i].forms, a)
+		for i := range dst {
+			if !dst[i].one && dst[i].lead == a[0] {
+				dst[i].forms = append(dst[i].forms, a)
 				joined = true
 				break
 			}
 		}
 		if !joined {
-			groups = append(groups, group{lead: a[0], forms: [][]byte{a}})
+			dst = append(dst, anchorGroup{lead: a[0], forms: [][]byte{a}})
 		}
 	}
-	find := func(g *group, from int) int {
-		for from < len(text) {
-			i := bytes.IndexByte(text[from:], g.lead)
-			if i < 0 {
-				return -1
-			}
-			at := from + i
-			if g.one {
+	return dst
+}
+
+// find returns the offset of the group's first occurrence in text at or after from, or -1.
+func (g *anchorGroup) find(text []byte, from int) int {
+	for from < len(text) {
+		i := bytes.IndexByte(text[from:], g.lead)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		if g.one {
+			return at
+		}
+		for _, f := range g.forms {
+			if bytes.HasPrefix(text[at:], f) {
 				return at
 			}
-			for _, f := range g.forms {
-				if bytes.HasPrefix(text[at:], f) {
-					return at
-				}
-			}
-			from = at + 1
 		}
-		return -1
+		from = at + 1
 	}
+	return -1
+}
+
+// nextAnchor returns the first anchor occurrence at or after from and the group it is of, or -1;
+// each group remembers its next occurrence, so a group is searched again only once passed.
+func nextAnchor(groups []anchorGroup, text []byte, from int) (p, which int) {
+	p = -1
 	for i := range groups {
-		groups[i].next = find(&groups[i], 0)
+		x := groups[i].next
+		if x >= 0 && x < from {
+			x = groups[i].find(text, from)
+			groups[i].next = x
+		}
+		if x >= 0 && (p < 0 || x < p) {
+			p, which = x, i
+		}
+	}
+	return p, which
+}
+
+// matchAnchoredLines appends the numbers of the lines that hold the needle, looking only at the
+// lines where an anchor occurs: each occurrence is checked in place when it can be, else its line
+// is folded and searched, and the scan goes on at the next line.
+func (n Needle) matchAnchoredLines(f *Folder, text []byte, groups []anchorGroup, dst []int) []int {
+	for i := range groups {
+		groups[i].next = groups[i].find(text, 0)
 	}
 	// line is the number of the line that starts at at; from is where the next anchor is looked
 	// for (at <= from: occurrences that fail the check in place do not move at).
 	line, at, from := 1, 0, 0
 	for {
-		p, which := -1, 0
-		for i := range groups {
-			x := groups[i].next
-			if x >= 0 && x < from {
-				x = find(&groups[i], from)
-				groups[i].next = x
-			}
-			if x >= 0 && (p < 0 || x < p) {
-				p, which = x, i
-			}
-		}
+		p, which := nextAnchor(groups, text, from)
 		if p < 0 {
 			return dst
 		}
-		found := false
-		verdict := -1
-		if n.kpos != nil && groups[which].one {
-			verdict = n.verifyASCII(text, p)
-		}
-		switch verdict {
-		case 0:
+		found, settled := n.checkOccurrence(f, text, at, p, groups[which].one)
+		if !settled {
 			from = p + 1
 			continue
-		case 1:
-			found = true
-		default:
-			start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
-			end := len(text)
-			if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
-				end = p + nl
-			}
-			found = n.index(f.Fold(text[start:end])) >= 0
 		}
 		line += bytes.Count(text[at:p], []byte{'\n'})
 		if found {
@@ -472,6 +494,32 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 		}
 		at, from, line = p+nl+1, p+nl+1, line+1
 	}
+}
+
+// checkOccurrence decides whether the line holding the anchor occurrence at p (the line starts at
+// or after at) matches. settled is false when the occurrence, checked in place, is not part of a
+// match: the rest of the line is still to be looked at. Otherwise found is the line's answer.
+func (n Needle) checkOccurrence(f *Folder, text []byte, at, p int, oneByte bool) (found, settled bool) {
+	if n.kpos != nil && oneByte {
+		switch n.verifyASCII(text, p) {
+		case 0:
+			return false, false
+		case 1:
+			return true, true
+		}
+	}
+	return n.index(f.Fold(lineAround(text, at, p))) >= 0, true
+}
+
+// lineAround is the line of text (without its '\n') that holds offset p, given that it starts at
+// or after at.
+func lineAround(text []byte, at, p int) []byte {
+	start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
+	end := len(text)
+	if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
+		end = p + nl
+	}
+	return text[start:end]
 }
 
 // verifyASCII decides in place whether an ASCII needle matches with the one-byte anchor
