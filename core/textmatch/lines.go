@@ -55,12 +55,32 @@ func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
 		c := src[i]
 		switch byteClass[c] {
 		case clASCII:
-			// Eight ASCII bytes at a time, as one uint64 (SWAR); lower-case letters need no work.
-			// Every byte is below 0x80 (checked first), so adding 0x3f or 0x25 to each byte never
-			// carries into the next one. A byte b gets its high bit from b+0x3f exactly when
-			// b >= 'A' (0x41), and from b+0x25 exactly when b > 'Z' (0x5a), so
-			// (x+0x3f...) &^ (x+0x25...) keeps the high bit of the upper-case letters only.
-			// Shifted right by two, that bit is 0x20, the bit that makes a letter lower case.
+			// Eight ASCII bytes at a time: the bytes are loaded as one uint64 x and treated as
+			// eight independent one-byte lanes (SIMD within a register), so one addition does
+			// the work of eight comparisons. The steps, for each lane b:
+			//
+			//  1. x & 0x8080808080808080 tests the top bit of every lane: it is 0 for all eight
+			//     exactly when all eight bytes are ASCII (< 0x80). If any is not, the loop stops
+			//     and the bytes from there on go through the per-byte and per-rune paths below.
+			//  2. With every b <= 0x7f, b+0x3f <= 0xbe and b+0x25 <= 0xa4: neither sum passes
+			//     0xff, so no lane carries into its neighbour and one 64-bit addition computes
+			//     the eight one-byte sums exactly. This is why step 1 must come first.
+			//  3. b+0x3f has its top bit set exactly when b >= 0x41 ('A'); b+0x25 exactly when
+			//     b >= 0x5b (one past 'Z'). "Set in the first, clear in the second" is therefore
+			//     'A' <= b <= 'Z', and (x+0x3f..) &^ (x+0x25..), masked to the top bits, leaves
+			//     0x80 in the upper-case lanes and 0 in all others. For example 'A' (0x41) gives
+			//     0x80 and 0x66, so 0x80; 'a' (0x61) gives 0xa0 and 0x86, so 0; '@' (0x40) gives
+			//     0x7f, so 0; '[' (0x5b) gives 0x9a and 0x80, so 0.
+			//  4. Shifted right by two, 0x80 becomes 0x20, the bit that separates an ASCII upper
+			//     case letter from its lower case. x | upper>>2 lower-cases the letters and leaves
+			//     every other lane as it was, which is all folding does to ASCII.
+			//
+			// Text that is already lower case (upper == 0) is not copied at all. Byte order does
+			// not matter: the lanes never interact, so loading little-endian and storing
+			// little-endian puts each byte back where it was. Fewer than eight bytes left, or a
+			// non-ASCII byte, falls to the loop after this one, which does the same byte by byte
+			// (c-'A' < 26 is 'A' <= c <= 'Z' in one unsigned comparison). The tests check this
+			// path against Fold for every ASCII byte in every lane.
 			for i+8 <= n {
 				x := binary.LittleEndian.Uint64(src[i:])
 				if x&0x8080808080808080 != 0 {

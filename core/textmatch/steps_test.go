@@ -99,3 +99,21 @@ func TestCheckOccurrence(t *testing.T) {
 		}
 	}
 }
+
+// TestFolderEveryASCIILane checks the eight-bytes-at-a-time path against Fold for every ASCII
+// byte in every lane of the word, between lower- and upper-case neighbours.
+func TestFolderEveryASCIILane(t *testing.T) {
+	var f Folder
+	for b := 0; b < 0x80; b++ {
+		for lane := 0; lane < 8; lane++ {
+			for _, fill := range []byte{'a', 'Q', '[', '@'} {
+				buf := []byte(strings.Repeat(string(fill), 16))
+				buf[lane] = byte(b)
+				buf[8+(lane+3)%8] = byte(b)
+				if got, want := string(f.Fold(buf)), Fold(string(buf)); got != want {
+					t.Fatalf("byte %#x in lane %d among %q: Folder %q, Fold %q", b, lane, fill, got, want)
+				}
+			}
+		}
+	}
+}
