@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -291,7 +292,7 @@ func decodeProblem(err error) string {
 		if field == "" {
 			field = "the input"
 		}
-		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), typeKind(te.Type))
+		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), formats.TypeName(te.Type))
 	case errors.As(err, &se):
 		return syntaxProblem(err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
