@@ -444,9 +444,10 @@ func (b *builder) addCard(owner, pi int32, c *Card, kids *children) card {
 		cd.foldedTags = append(cd.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
 	}
 	addFields(b, owner, specs.card, c, "", "", updated)
-	if s, ok := latestSummary(kids.summaries[c.ID]); ok {
+	if versions := kids.summaries[c.ID]; len(versions) > 0 {
+		s := &versions[latestVersion(versions)]
 		cd.summaryState, cd.summaryRecap, cd.hasSummary = s.State, s.Recap, true
-		addFields(b, owner, specs.summary, &s, "", "", parseTime(s.At))
+		addFields(b, owner, specs.summary, s, "", "", parseTime(s.At))
 	}
 	evs := sortByID(kids.events[c.ID], func(e *Event) string { return e.ID })
 	for i := range evs {
@@ -530,8 +531,17 @@ func (b *builder) finish() {
 
 // latestSummary picks the newest version by time; among equal times the later one in the file.
 func latestSummary(versions []Summary) (Summary, bool) {
-	if len(versions) == 0 {
+	i := latestVersion(versions)
+	if i < 0 {
 		return Summary{}, false
+	}
+	return versions[i], true
+}
+
+// latestVersion is the index of latestSummary's pick, or -1 when there are no versions.
+func latestVersion(versions []Summary) int {
+	if len(versions) == 0 {
+		return -1
 	}
 	best, bestAt := 0, parseTime(versions[0].At)
 	for i := 1; i < len(versions); i++ {
@@ -539,5 +549,5 @@ func latestSummary(versions []Summary) (Summary, bool) {
 			best, bestAt = i, at
 		}
 	}
-	return versions[best], true
+	return best
 }
