@@ -274,6 +274,7 @@ func formatTime(ns int64) string {
 // builder assembles an Index from loaded records in a deterministic order.
 type builder struct {
 	ix                *Index
+	specs             *fieldTable
 	blob, origs, refs strings.Builder
 }
 
@@ -325,34 +326,70 @@ type loaded struct {
 // memory and memory of projects with memory off are dropped, every other document becomes fields.
 func build(l *loaded, stamp Stamp) *Index {
 	ix := &Index{stamp: stamp, partial: l.partial}
-	b := &builder{ix: ix}
-	sort.Slice(l.projects, func(i, j int) bool { return l.projects[i].ID < l.projects[j].ID })
-	ix.projByID = make(map[string]int32, len(l.projects))
-	for i, p := range l.projects {
+	b := &builder{ix: ix, specs: newFieldTable()}
+	b.addProjects(l.projects)
+	b.addCards(b.liveCards(l.cards), groupChildren(l))
+	b.addMemory(b.activeMemory(l.memory))
+	b.finish()
+	return ix
+}
+
+// addProjects records the projects in id order; it sorts projects in place.
+func (b *builder) addProjects(projects []Project) {
+	ix := b.ix
+	sort.Slice(projects, func(i, j int) bool { return projects[i].ID < projects[j].ID })
+	ix.projByID = make(map[string]int32, len(projects))
+	for i, p := range projects {
 		ix.projects = append(ix.projects, project{id: p.ID, title: p.Title, archived: p.Archived, memory: p.Memory})
 		ix.projByID[p.ID] = int32(i)
 	}
-	// Group child records by card, each group in a fixed order.
-	events := map[string][]Event{}
-	for _, e := range l.events {
-		if searchedEvent(e.Type) && strings.TrimSpace(e.Note) != "" {
-			events[e.Card] = append(events[e.Card], e)
+}
+
+// children are the searched child records of the cards, grouped by card id, each group in file
+// order: notes (searched events with a note), workpad items, ideas, artifacts, summary versions.
+type children struct {
+	events    map[string][]Event
+	workpads  map[string][]Workpad
+	ideas     map[string][]Idea
+	artifacts map[string][]Artifact
+	summaries map[string][]Summary
+}
+
+func groupChildren(l *loaded) *children {
+	return &children{
+		events: groupByCard(l.events, func(e *Event) string { return e.Card }, func(e *Event) bool {
+			return searchedEvent(e.Type) && strings.TrimSpace(e.Note) != ""
+		}),
+		workpads:  groupByCard(l.workpads, func(w *Workpad) string { return w.Card }, nil),
+		ideas:     groupByCard(l.ideas, func(d *Idea) string { return d.Card }, nil),
+		artifacts: groupByCard(l.artifacts, func(a *Artifact) string { return a.Card }, nil),
+		summaries: l.summaries,
+	}
+}
+
+// groupByCard groups the records that keep accepts (all when keep is nil) by their card.
+func groupByCard[T any](recs []T, cardOf func(*T) string, keep func(*T) bool) map[string][]T {
+	out := map[string][]T{}
+	for i := range recs {
+		if r := &recs[i]; keep == nil || keep(r) {
+			k := cardOf(r)
+			out[k] = append(out[k], *r)
 		}
 	}
-	workpads := map[string][]Workpad{}
-	for _, w := range l.workpads {
-		workpads[w.Card] = append(workpads[w.Card], w)
-	}
-	ideas := map[string][]Idea{}
-	for _, d := range l.ideas {
-		ideas[d.Card] = append(ideas[d.Card], d)
-	}
-	artifacts := map[string][]Artifact{}
-	for _, a := range l.artifacts {
-		artifacts[a.Card] = append(artifacts[a.Card], a)
-	}
-	cards := make([]Card, 0, len(l.cards))
-	for _, c := range l.cards {
+	return out
+}
+
+// sortByID orders one card's child records by id, stably, in place.
+func sortByID[T any](recs []T, id func(*T) string) []T {
+	sort.SliceStable(recs, func(i, j int) bool { return id(&recs[i]) < id(&recs[j]) })
+	return recs
+}
+
+// liveCards are the cards of projects that exist and are not archived, by project then id.
+func (b *builder) liveCards(all []Card) []Card {
+	ix := b.ix
+	cards := make([]Card, 0, len(all))
+	for _, c := range all {
 		if p, ok := ix.projByID[c.Project]; ok && !ix.projects[p].archived {
 			cards = append(cards, c)
 		}
@@ -364,83 +401,79 @@ func build(l *loaded, stamp Stamp) *Index {
 		}
 		return cards[i].ID < cards[j].ID
 	})
+	return cards
+}
+
+// addCards adds the cards (in liveCards order) with their fields and gives each project its range
+// of cards.
+func (b *builder) addCards(cards []Card, kids *children) {
+	ix := b.ix
 	ix.cardByID = make(map[string]int32, len(cards))
 	for i := range ix.projects {
 		ix.projects[i].cardLo, ix.projects[i].cardHi = -1, -1
 	}
-	for ci, c := range cards {
+	for ci := range cards {
+		c := &cards[ci]
 		owner := int32(ci)
 		pi := ix.projByID[c.Project]
 		if ix.projects[pi].cardLo < 0 {
 			ix.projects[pi].cardLo = owner
 		}
 		ix.projects[pi].cardHi = owner + 1
-		updated := parseTime(c.UpdatedAt)
-		cd := card{
-			id: c.ID, title: c.Title, status: c.Status, typ: c.Type, workspaceID: c.WorkspaceID,
-			updatedAt: formatTime(updated), proj: pi, tags: append([]string{}, c.Tags...),
-			archived: c.Archived, class: statusClass(c.Archived, c.Status), updated: updated, fieldLo: int32(len(ix.fields)),
-		}
-		for _, t := range c.Tags {
-			cd.foldedTags = append(cd.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
-		}
-		b.addField(owner, SourceCard, nameTitle, 6, c.Title, "", "", updated)
-		b.addField(owner, SourceCard, nameTags, 5, strings.Join(c.Tags, " "), "", "", updated)
-		b.addField(owner, SourceCard, nameDescription, 3, c.Description, "", "", updated)
-		b.addField(owner, SourceCard, nameType, 1, c.Type, "", "", updated)
-		if s, ok := latestSummary(l.summaries[c.ID]); ok {
-			at := parseTime(s.At)
-			cd.summaryState, cd.summaryRecap, cd.hasSummary = s.State, s.Recap, true
-			b.addField(owner, SourceSummary, nameState, 4, s.State, "", "", at)
-			b.addField(owner, SourceSummary, nameTarget, 4, s.Target, "", "", at)
-			b.addField(owner, SourceSummary, nameRecap, 4, s.Recap, "", "", at)
-			b.addField(owner, SourceSummary, nameNext, 4, s.Next, "", "", at)
-		}
-		evs := events[c.ID]
-		sort.SliceStable(evs, func(i, j int) bool { return evs[i].ID < evs[j].ID })
-		for _, e := range evs {
-			b.addField(owner, SourceNote, nameNote, 2, e.Note, e.ID, "", parseTime(e.At))
-		}
-		wps := workpads[c.ID]
-		sort.SliceStable(wps, func(i, j int) bool { return wps[i].ID < wps[j].ID })
-		for _, w := range wps {
-			at := parseTime(w.At)
-			b.addField(owner, SourceWorkpad, nameDescription, 2, w.Description, w.ID, "", at)
-			if w.Kind == "check" {
-				b.addField(owner, SourceWorkpad, nameCommand, 2, w.Command, w.ID, "", at)
-				b.addField(owner, SourceWorkpad, nameEvidence, 2, w.Evidence, w.ID, "", at)
-			}
-		}
-		ids := ideas[c.ID]
-		sort.SliceStable(ids, func(i, j int) bool { return ids[i].ID < ids[j].ID })
-		for _, d := range ids {
-			at := parseTime(d.At)
-			b.addField(owner, SourceIdea, nameTitle, 4, d.Title, d.ID, d.Status, at)
-			b.addField(owner, SourceIdea, nameDetail, 2, d.Detail, d.ID, d.Status, at)
-			b.addField(owner, SourceIdea, nameRationale, 2, d.Rationale, d.ID, d.Status, at)
-			b.addField(owner, SourceIdea, nameContext, 2, d.Context, d.ID, d.Status, at)
-		}
-		arts := artifacts[c.ID]
-		sort.SliceStable(arts, func(i, j int) bool { return arts[i].ID < arts[j].ID })
-		for _, a := range arts {
-			at := parseTime(a.At)
-			b.addField(owner, SourceArtifact, nameTitle, 3, a.Title, a.ID, "", at)
-			b.addField(owner, SourceArtifact, nameNote, 3, a.Note, a.ID, "", at)
-			b.addField(owner, SourceArtifact, nameTarget, 3, a.Target, a.ID, "", at)
-			b.addField(owner, SourceArtifact, nameExternalKey, 3, a.ExternalKey, a.ID, "", at)
-		}
-		cd.fieldHi = int32(len(ix.fields))
-		ix.cards = append(ix.cards, cd)
+		ix.cards = append(ix.cards, b.addCard(owner, pi, c, kids))
 		ix.cardByID[c.ID] = owner
 	}
 	for i := range ix.projects {
 		if ix.projects[i].cardLo < 0 {
 			ix.projects[i].cardLo, ix.projects[i].cardHi = 0, 0
 		}
-		ix.projects[i].memLo, ix.projects[i].memHi = -1, -1
 	}
-	mems := make([]MemoryEntry, 0, len(l.memory))
-	for _, m := range l.memory {
+}
+
+// addCard adds the fields of one card and its children, in the order of the field table, each
+// kind of child by id, and returns the card's record.
+func (b *builder) addCard(owner, pi int32, c *Card, kids *children) card {
+	ix, specs := b.ix, b.specs
+	updated := parseTime(c.UpdatedAt)
+	cd := card{
+		id: c.ID, title: c.Title, status: c.Status, typ: c.Type, workspaceID: c.WorkspaceID,
+		updatedAt: formatTime(updated), proj: pi, tags: append([]string{}, c.Tags...),
+		archived: c.Archived, class: statusClass(c.Archived, c.Status), updated: updated, fieldLo: int32(len(ix.fields)),
+	}
+	for _, t := range c.Tags {
+		cd.foldedTags = append(cd.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
+	}
+	addFields(b, owner, specs.card, c, "", "", updated)
+	if versions := kids.summaries[c.ID]; len(versions) > 0 {
+		s := &versions[latestVersion(versions)]
+		cd.summaryState, cd.summaryRecap, cd.hasSummary = s.State, s.Recap, true
+		addFields(b, owner, specs.summary, s, "", "", parseTime(s.At))
+	}
+	evs := sortByID(kids.events[c.ID], func(e *Event) string { return e.ID })
+	for i := range evs {
+		addFields(b, owner, specs.note, &evs[i], evs[i].ID, "", parseTime(evs[i].At))
+	}
+	wps := sortByID(kids.workpads[c.ID], func(w *Workpad) string { return w.ID })
+	for i := range wps {
+		addFields(b, owner, specs.workpad, &wps[i], wps[i].ID, "", parseTime(wps[i].At))
+	}
+	ids := sortByID(kids.ideas[c.ID], func(d *Idea) string { return d.ID })
+	for i := range ids {
+		addFields(b, owner, specs.idea, &ids[i], ids[i].ID, ids[i].Status, parseTime(ids[i].At))
+	}
+	arts := sortByID(kids.artifacts[c.ID], func(a *Artifact) string { return a.ID })
+	for i := range arts {
+		addFields(b, owner, specs.artifact, &arts[i], arts[i].ID, "", parseTime(arts[i].At))
+	}
+	cd.fieldHi = int32(len(ix.fields))
+	return cd
+}
+
+// activeMemory is the active memory of live projects with memory on, by project then id.
+func (b *builder) activeMemory(all []MemoryEntry) []MemoryEntry {
+	ix := b.ix
+	mems := make([]MemoryEntry, 0, len(all))
+	for _, m := range all {
 		p, ok := ix.projByID[m.Project]
 		if ok && m.Status == "active" && !ix.projects[p].archived && ix.projects[p].memory {
 			mems = append(mems, m)
@@ -453,7 +486,18 @@ func build(l *loaded, stamp Stamp) *Index {
 		}
 		return mems[i].ID < mems[j].ID
 	})
-	for mi, m := range mems {
+	return mems
+}
+
+// addMemory adds the memory entries (in activeMemory order) with their fields and gives each
+// project its range of entries.
+func (b *builder) addMemory(mems []MemoryEntry) {
+	ix := b.ix
+	for i := range ix.projects {
+		ix.projects[i].memLo, ix.projects[i].memHi = -1, -1
+	}
+	for mi := range mems {
+		m := &mems[mi]
 		owner := int32(mi)
 		pi := ix.projByID[m.Project]
 		if ix.projects[pi].memLo < 0 {
@@ -465,10 +509,7 @@ func build(l *loaded, stamp Stamp) *Index {
 		for _, t := range m.Tags {
 			me.foldedTags = append(me.foldedTags, textmatch.Fold(strings.TrimSpace(t)))
 		}
-		b.addField(owner, SourceMemory, nameTitle, 4, m.Title, "", "", confirmed)
-		b.addField(owner, SourceMemory, nameBody, 4, m.Body, "", "", confirmed)
-		b.addField(owner, SourceMemory, nameKeywords, 4, strings.Join(m.Keywords, " "), "", "", confirmed)
-		b.addField(owner, SourceMemory, nameTags, 4, strings.Join(m.Tags, " "), "", "", confirmed)
+		addFields(b, owner, b.specs.memory, m, "", "", confirmed)
 		me.fieldHi = int32(len(ix.fields))
 		ix.memory = append(ix.memory, me)
 	}
@@ -477,17 +518,30 @@ func build(l *loaded, stamp Stamp) *Index {
 			ix.projects[i].memLo, ix.projects[i].memHi = 0, 0
 		}
 	}
+}
+
+// finish sets the joined texts and counts the bytes of the folded text.
+func (b *builder) finish() {
+	ix := b.ix
 	ix.blob, ix.origs, ix.refs = b.blob.String(), b.origs.String(), b.refs.String()
 	for i := 0; i < len(ix.blob); i++ {
 		ix.freq[ix.blob[i]]++
 	}
-	return ix
 }
 
 // latestSummary picks the newest version by time; among equal times the later one in the file.
 func latestSummary(versions []Summary) (Summary, bool) {
-	if len(versions) == 0 {
+	i := latestVersion(versions)
+	if i < 0 {
 		return Summary{}, false
+	}
+	return versions[i], true
+}
+
+// latestVersion is the index of latestSummary's pick, or -1 when there are no versions.
+func latestVersion(versions []Summary) int {
+	if len(versions) == 0 {
+		return -1
 	}
 	best, bestAt := 0, parseTime(versions[0].At)
 	for i := 1; i < len(versions); i++ {
@@ -495,5 +549,5 @@ func latestSummary(versions []Summary) (Summary, bool) {
 			best, bestAt = i, at
 		}
 	}
-	return versions[best], true
+	return best
 }

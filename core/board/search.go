@@ -468,107 +468,171 @@ func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
 }
 
 // matchCards finds the cards of the scope projects where every term occurs in some allowed
-// field and every tag filter matches, ranked, each with at most three hits.
+// field and every tag filter matches, ranked, each with at most three hits. It returns the best
+// limit cards and how many matched in all. The steps: candidates (the cards a search may
+// return), narrow (each term in turn keeps the cards that hold it), rank, and hits.
 func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
-	allowedCard := func(ci int32) bool {
-		return ci != exclude && (len(q.Tags) == 0 || allTags(q.Tags, ix.cards[ci].foldedTags))
-	}
-	hit := make([]uint64, (len(ix.fields)+63)/64) // bit per field: it holds a term
-	best := make([]uint8, len(ix.cards))          // per card: best hit weight so far
-	latest := make([]int64, len(ix.cards))        // per card: newest hit time so far
-	for i := range latest {
-		latest[i] = noTime
-	}
-	mark1 := func(fi int32) {
-		f := &ix.fields[fi]
-		hit[fi>>6] |= 1 << (fi & 63)
-		best[f.owner] = max(best[f.owner], f.weight)
-		latest[f.owner] = max(latest[f.owner], f.at)
-	}
+	m := ix.newMatcher(q, mask, exclude)
 	var cands []int32
 	if len(q.Terms) == 0 {
-		// Tags only: every tagged card matches; its tags field is the hit.
-		for _, p := range scope {
-			for ci := ix.projects[p].cardLo; ci < ix.projects[p].cardHi; ci++ {
-				if !allowedCard(ci) {
-					continue
-				}
-				cands = append(cands, ci)
-				if mask.has(SourceCard) {
-					c := &ix.cards[ci]
-					for fi := c.fieldLo; fi < c.fieldHi; fi++ {
-						if f := &ix.fields[fi]; f.source == 0 && f.name == nameTags {
-							mark1(fi)
-						}
-					}
-				}
-			}
-		}
+		// Tags only: every allowed card matches; its tags field is the hit.
+		cands = m.candidates(scope)
+		m.markTags(cands)
 	} else {
-		mark := make([]int32, len(ix.cards)) // per card: the last term index+1 it matched
-		var found []int32
-		for ti, term := range ix.termOrder(q.Terms) {
-			tag := int32(ti + 1)
-			n := ix.newNeedle(term)
-			found = found[:0]
-			if ti == 0 && len(q.Tags) == 0 {
-				for _, p := range scope {
-					flo, fhi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi)
-					found = ix.scanNarrowed(&n, flo, fhi, found)
-				}
-			} else {
-				if ti == 0 {
-					for _, p := range scope {
-						for ci := ix.projects[p].cardLo; ci < ix.projects[p].cardHi; ci++ {
-							if allowedCard(ci) {
-								cands = append(cands, ci)
-							}
-						}
-					}
-				}
-				found = ix.scanCards(&n, cands, found)
-			}
-			var next []int32
-			for _, fi := range found {
-				f := &ix.fields[fi]
-				if !mask.hasBit(f.source) || ti == 0 && !allowedCard(f.owner) {
-					continue
-				}
-				mark1(fi)
-				if mark[f.owner] != tag {
-					mark[f.owner] = tag
-					next = append(next, f.owner)
-				}
-			}
-			cands = next
-			if len(cands) == 0 {
-				return nil, 0
+		cands = m.narrow(scope)
+	}
+	top := m.rank(cands, limit)
+	m.attachHits(top)
+	return top, len(cands)
+}
+
+// matcher is the state of one matchCards: which fields hold a term, and per card what ranks it.
+type matcher struct {
+	ix      *Index
+	q       Query
+	mask    sourceMask
+	exclude int32
+	hit     []uint64 // bit per field: it holds a term
+	best    []uint8  // per card: best hit weight so far
+	latest  []int64  // per card: newest hit time so far
+}
+
+func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
+	m := &matcher{
+		ix: ix, q: q, mask: mask, exclude: exclude,
+		hit:    make([]uint64, (len(ix.fields)+63)/64),
+		best:   make([]uint8, len(ix.cards)),
+		latest: make([]int64, len(ix.cards)),
+	}
+	for i := range m.latest {
+		m.latest[i] = noTime
+	}
+	return m
+}
+
+// allowed says whether a card may be returned: not the excluded one, and every tag filter matches.
+func (m *matcher) allowed(ci int32) bool {
+	return ci != m.exclude && (len(m.q.Tags) == 0 || allTags(m.q.Tags, m.ix.cards[ci].foldedTags))
+}
+
+// mark records field fi as a hit: its bit, and its weight and time for its card's rank.
+func (m *matcher) mark(fi int32) {
+	f := &m.ix.fields[fi]
+	m.hit[fi>>6] |= 1 << (fi & 63)
+	m.best[f.owner] = max(m.best[f.owner], f.weight)
+	m.latest[f.owner] = max(m.latest[f.owner], f.at)
+}
+
+// candidates lists the allowed cards of the scope projects, ascending.
+func (m *matcher) candidates(scope []int32) []int32 {
+	var out []int32
+	for _, p := range scope {
+		for ci := m.ix.projects[p].cardLo; ci < m.ix.projects[p].cardHi; ci++ {
+			if m.allowed(ci) {
+				out = append(out, ci)
 			}
 		}
 	}
-	// Keep the best limit cards in order; the rest only count.
-	top := make([]cardMatch, 0, limit+1)
-	for _, ci := range cands {
-		c := &ix.cards[ci]
-		m := cardMatch{card: ci, class: c.class, best: best[ci], latest: max(c.updated, latest[ci])}
-		if len(top) == limit && !m.before(&top[limit-1]) {
+	return out
+}
+
+// markTags marks the tags field of each card as its hit, when card fields are searched.
+func (m *matcher) markTags(cards []int32) {
+	if !m.mask.has(SourceCard) {
+		return
+	}
+	for _, ci := range cards {
+		c := &m.ix.cards[ci]
+		for fi := c.fieldLo; fi < c.fieldHi; fi++ {
+			if f := &m.ix.fields[fi]; f.source == 0 && f.name == nameTags {
+				m.mark(fi)
+			}
+		}
+	}
+}
+
+// narrow scans for each term in turn, rarest first, and keeps the cards that hold it in an
+// allowed field; it returns the cards that hold every term, ascending, or nil. The first term
+// scans every card of the scope (through the narrowing index when there is one) unless tag
+// filters already cut the candidates; later terms scan only the cards left.
+func (m *matcher) narrow(scope []int32) []int32 {
+	var cands []int32
+	if len(m.q.Tags) > 0 {
+		cands = m.candidates(scope)
+	}
+	seen := make([]int32, len(m.ix.cards)) // per card: the last term number it matched
+	var found []int32
+	for ti, term := range m.ix.termOrder(m.q.Terms) {
+		n := m.ix.newNeedle(term)
+		if ti == 0 && len(m.q.Tags) == 0 {
+			found = m.scanScope(&n, scope, found[:0])
+		} else {
+			found = m.ix.scanCards(&n, cands, found[:0])
+		}
+		cands = m.keep(found, int32(ti+1), seen)
+		if len(cands) == 0 {
+			return nil
+		}
+	}
+	return cands
+}
+
+// scanScope appends every field of the scope projects' cards that holds the term, in field order.
+func (m *matcher) scanScope(n *needle, scope []int32, out []int32) []int32 {
+	for _, p := range scope {
+		flo, fhi := m.ix.fieldRange(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
+		out = m.ix.scanNarrowed(n, flo, fhi, out)
+	}
+	return out
+}
+
+// keep marks the found fields of the allowed sources and returns their cards, each once, in field
+// order. term is the term's number from 1; the first term's fields may belong to cards that are
+// not allowed, and those are dropped (later terms only scan allowed cards).
+func (m *matcher) keep(found []int32, term int32, seen []int32) []int32 {
+	var next []int32
+	for _, fi := range found {
+		f := &m.ix.fields[fi]
+		if !m.mask.hasBit(f.source) || term == 1 && !m.allowed(f.owner) {
 			continue
 		}
-		i := sort.Search(len(top), func(k int) bool { return m.before(&top[k]) })
-		top = slices.Insert(top, i, m)
+		m.mark(fi)
+		if seen[f.owner] != term {
+			seen[f.owner] = term
+			next = append(next, f.owner)
+		}
+	}
+	return next
+}
+
+// rank keeps the best limit cards of cands in order; the rest only count.
+func (m *matcher) rank(cands []int32, limit int) []cardMatch {
+	top := make([]cardMatch, 0, limit+1)
+	for _, ci := range cands {
+		c := &m.ix.cards[ci]
+		cm := cardMatch{card: ci, class: c.class, best: m.best[ci], latest: max(c.updated, m.latest[ci])}
+		if len(top) == limit && !cm.before(&top[limit-1]) {
+			continue
+		}
+		i := sort.Search(len(top), func(k int) bool { return cm.before(&top[k]) })
+		top = slices.Insert(top, i, cm)
 		if len(top) > limit {
 			top = top[:limit]
 		}
 	}
+	return top
+}
+
+// attachHits gives each ranked card its marked fields, in field order.
+func (m *matcher) attachHits(top []cardMatch) {
 	for k := range top {
-		c := &ix.cards[top[k].card]
+		c := &m.ix.cards[top[k].card]
 		for fi := c.fieldLo; fi < c.fieldHi; fi++ {
-			if hit[fi>>6]&(1<<(fi&63)) != 0 {
+			if m.hit[fi>>6]&(1<<(fi&63)) != 0 {
 				top[k].hits = append(top[k].hits, fi)
 			}
 		}
 	}
-	return top, len(cands)
 }
 
 // scanCards is scan over the given cards (ascending): cards with consecutive indices have

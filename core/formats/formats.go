@@ -99,9 +99,9 @@ func Message(err error, fields []string) string {
 	if errors.As(err, &te) {
 		field := te.Field
 		if field == "" {
-			return fmt.Sprintf("got %s, want %s", article(te.Value), typeName(te.Type))
+			return fmt.Sprintf("got %s, want %s", article(te.Value), TypeName(te.Type))
 		}
-		return fmt.Sprintf("%s: got %s, want %s", field, article(te.Value), typeName(te.Type))
+		return fmt.Sprintf("%s: got %s, want %s", field, article(te.Value), TypeName(te.Type))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -129,9 +129,14 @@ func article(v string) string {
 	return "a " + v
 }
 
-func typeName(t reflect.Type) string {
+// TypeName names the JSON a Go type is decoded from ("a string", "true or false", "a list of
+// strings", "an object"), so that every decoding message speaks of JSON and never of Go types.
+func TypeName(t reflect.Type) string {
 	if t == nil {
 		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -143,13 +148,26 @@ func typeName(t reflect.Type) string {
 		return "an integer"
 	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case reflect.Slice:
-		if t.Elem() == reflect.TypeOf(json.RawMessage{}) {
+	case reflect.Slice, reflect.Array:
+		if t.Elem() == reflect.TypeFor[json.RawMessage]() {
 			return "a list of objects"
 		}
-		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
+		return listOf(TypeName(t.Elem()))
 	case reflect.Map, reflect.Struct:
 		return "an object"
 	}
-	return t.String()
+	return "another type"
+}
+
+// listOf names a list whose items are of the named JSON type.
+func listOf(item string) string {
+	switch {
+	case item == "true or false":
+		return "a list of true or false values"
+	case strings.HasPrefix(item, "a list"):
+		return "a list of lists"
+	case item == "another type":
+		return "a list"
+	}
+	return "a list of " + strings.TrimPrefix(strings.TrimPrefix(item, "an "), "a ") + "s"
 }

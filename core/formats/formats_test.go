@@ -286,3 +286,35 @@ func FuzzRename(f *testing.F) {
 		}
 	})
 }
+
+// TestTypeName checks the JSON names of Go types that every decoding message uses.
+func TestTypeName(t *testing.T) {
+	type rec struct{ A int }
+	for _, c := range []struct {
+		t    reflect.Type
+		want string
+	}{
+		{nil, "another type"},
+		{reflect.TypeFor[string](), "a string"},
+		{reflect.TypeFor[*string](), "a string"},
+		{reflect.TypeFor[bool](), "true or false"},
+		{reflect.TypeFor[int64](), "an integer"},
+		{reflect.TypeFor[**uint8](), "an integer"},
+		{reflect.TypeFor[float64](), "a number"},
+		{reflect.TypeFor[rec](), "an object"},
+		{reflect.TypeFor[*rec](), "an object"},
+		{reflect.TypeFor[map[string]int](), "an object"},
+		{reflect.TypeFor[[]string](), "a list of strings"},
+		{reflect.TypeFor[[2]int](), "a list of integers"},
+		{reflect.TypeFor[[]rec](), "a list of objects"},
+		{reflect.TypeFor[[]json.RawMessage](), "a list of objects"},
+		{reflect.TypeFor[[]bool](), "a list of true or false values"},
+		{reflect.TypeFor[[][]string](), "a list of lists"},
+		{reflect.TypeFor[[]any](), "a list"},
+		{reflect.TypeFor[any](), "another type"},
+	} {
+		if got := formats.TypeName(c.t); got != c.want {
+			t.Errorf("TypeName(%v) = %q, want %q", c.t, got, c.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/formats"
 )
 
 // bdIssue is one line of a beads .beads/issues.jsonl file (the Issue record of beads, with its
@@ -75,7 +76,7 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		if err := json.Unmarshal(raw, &is); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return nil, badf(file, line, "field %s: a JSON %s where beads writes %s", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+				return nil, badf(file, line, "field %s: a JSON %s where beads writes %s", te.Field, te.Value, formats.TypeName(te.Type))
 			}
 			return nil, badf(file, line, "not a beads issue (one JSON object per line): %v", err)
 		}

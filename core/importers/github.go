@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/formats"
 )
 
 // ghItem is one element of the JSON array that `gh issue list --json ...` or `gh pr list --json
@@ -266,7 +267,7 @@ func ghItems(file string, data []byte) ([]ghItem, []int, error) {
 			if err := json.Unmarshal(raw, &it); err != nil {
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
-					return nil, nil, badf(file, line, "item %d: field %s: a JSON %s where gh prints %s", len(items), te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+					return nil, nil, badf(file, line, "item %d: field %s: a JSON %s where gh prints %s", len(items), te.Field, te.Value, formats.TypeName(te.Type))
 				}
 				return nil, nil, badf(file, line, "item %d: %v", len(items), err)
 			}
@@ -281,18 +282,6 @@ func ghItems(file string, data []byte) ([]ghItem, []int, error) {
 		return nil, nil, badf(file, 0, "is empty; expected the JSON array that gh issue list --json or gh pr list --json prints")
 	}
 	return items, lines, nil
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "ptr", "struct", "map":
-		return "an object"
-	case "slice":
-		return "a list"
-	case "int", "int64":
-		return "a number"
-	}
-	return "a " + k
 }
 
 // skipSep moves past white space and a comma to where the next value starts.

@@ -55,12 +55,32 @@ func (f *Folder) fold(dst, src []byte) ([]byte, bool) {
 		c := src[i]
 		switch byteClass[c] {
 		case clASCII:
-			// Eight ASCII bytes at a time, as one uint64 (SWAR); lower-case letters need no work.
-			// Every byte is below 0x80 (checked first), so adding 0x3f or 0x25 to each byte never
-			// carries into the next one. A byte b gets its high bit from b+0x3f exactly when
-			// b >= 'A' (0x41), and from b+0x25 exactly when b > 'Z' (0x5a), so
-			// (x+0x3f...) &^ (x+0x25...) keeps the high bit of the upper-case letters only.
-			// Shifted right by two, that bit is 0x20, the bit that makes a letter lower case.
+			// Eight ASCII bytes at a time: the bytes are loaded as one uint64 x and treated as
+			// eight independent one-byte lanes (SIMD within a register), so one addition does
+			// the work of eight comparisons. The steps, for each lane b:
+			//
+			//  1. x & 0x8080808080808080 tests the top bit of every lane: it is 0 for all eight
+			//     exactly when all eight bytes are ASCII (< 0x80). If any is not, the loop stops
+			//     and the bytes from there on go through the per-byte and per-rune paths below.
+			//  2. With every b <= 0x7f, b+0x3f <= 0xbe and b+0x25 <= 0xa4: neither sum passes
+			//     0xff, so no lane carries into its neighbour and one 64-bit addition computes
+			//     the eight one-byte sums exactly. This is why step 1 must come first.
+			//  3. b+0x3f has its top bit set exactly when b >= 0x41 ('A'); b+0x25 exactly when
+			//     b >= 0x5b (one past 'Z'). "Set in the first, clear in the second" is therefore
+			//     'A' <= b <= 'Z', and (x+0x3f..) &^ (x+0x25..), masked to the top bits, leaves
+			//     0x80 in the upper-case lanes and 0 in all others. For example 'A' (0x41) gives
+			//     0x80 and 0x66, so 0x80; 'a' (0x61) gives 0xa0 and 0x86, so 0; '@' (0x40) gives
+			//     0x7f, so 0; '[' (0x5b) gives 0x9a and 0x80, so 0.
+			//  4. Shifted right by two, 0x80 becomes 0x20, the bit that separates an ASCII upper
+			//     case letter from its lower case. x | upper>>2 lower-cases the letters and leaves
+			//     every other lane as it was, which is all folding does to ASCII.
+			//
+			// Text that is already lower case (upper == 0) is not copied at all. Byte order does
+			// not matter: the lanes never interact, so loading little-endian and storing
+			// little-endian puts each byte back where it was. Fewer than eight bytes left, or a
+			// non-ASCII byte, falls to the loop after this one, which does the same byte by byte
+			// (c-'A' < 26 is 'A' <= c <= 'Z' in one unsigned comparison). The tests check this
+			// path against Fold for every ASCII byte in every lane.
 			for i+8 <= n {
 				x := binary.LittleEndian.Uint64(src[i:])
 				if x&0x8080808080808080 != 0 {
@@ -353,114 +373,136 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 	if n.anchors == nil {
 		return n.matchFolded(f.Fold(text), dst)
 	}
-	occurrences := 0 // of the one-byte forms; the multi-byte ones are rare, only presence matters
+	switch occurrences := n.countAnchors(text); {
+	case occurrences == 0:
+		return dst
+	case n.anchorsDense(text, occurrences):
+		// The anchor is everywhere: folding the whole text at once is cheaper.
+		return n.matchFolded(f.Fold(text), dst)
+	}
+	var groupBuf [8]anchorGroup
+	return n.matchAnchoredLines(f, text, n.groupAnchors(groupBuf[:0]), dst)
+}
+
+// countAnchors counts the occurrences in text of the one-byte anchors; the multi-byte ones are
+// rare, so for them only presence matters (1 when one occurs and no one-byte anchor does).
+func (n Needle) countAnchors(text []byte) int {
+	occurrences := 0
 	for _, a := range n.anchors {
 		if len(a) == 1 {
 			occurrences += bytes.Count(text, a)
 		}
 	}
+	if occurrences > 0 {
+		return occurrences
+	}
 	for _, a := range n.anchors {
-		if occurrences > 0 {
-			break
-		}
 		if len(a) > 1 && bytes.Contains(text, a) {
-			occurrences = 1
+			return 1
 		}
 	}
-	switch {
-	case occurrences == 0:
-		return dst
-	case n.kpos == nil && occurrences*4 > bytes.Count(text, []byte{'\n'}),
-		n.kpos != nil && occurrences*32 > len(text):
-		// The anchor is everywhere: folding the whole text at once is cheaper.
-		return n.matchFolded(f.Fold(text), dst)
+	return 0
+}
+
+// anchorsDense says whether the anchor occurs so often that folding the whole text beats folding
+// the lines it occurs on: on more than one line in four, or (when an occurrence can be checked in
+// place) more than once in 32 bytes.
+func (n Needle) anchorsDense(text []byte, occurrences int) bool {
+	if n.kpos == nil {
+		return occurrences*4 > bytes.Count(text, []byte{'\n'})
 	}
-	// The anchors are looked for in groups: each one-byte anchor alone, and the multi-byte ones
-	// (the full-width forms) together by their shared lead byte, so the text is passed over once
-	// per group instead of once per anchor.
-	type group struct {
-		one   bool     // a single one-byte anchor
-		lead  byte     // the byte every member starts with
-		forms [][]byte // the members (one-byte groups: just the byte)
-		next  int      // next occurrence at or after from; -1 when none is left
-	}
-	var groupBuf [8]group
-	groups := groupBuf[:0]
+	return occurrences*32 > len(text)
+}
+
+// anchorGroup is anchors looked for in one pass: a one-byte anchor alone, or the multi-byte ones
+// (the full-width forms) that share a lead byte, so the text is passed over once per group
+// instead of once per anchor.
+type anchorGroup struct {
+	one   bool     // a single one-byte anchor
+	lead  byte     // the byte every member starts with
+	forms [][]byte // the members (one-byte groups: just the byte)
+	next  int      // next occurrence at or after the scan position; -1 when none is left
+}
+
+// groupAnchors appends the needle's anchors to dst as groups, in anchor order.
+func (n Needle) groupAnchors(dst []anchorGroup) []anchorGroup {
 	for _, a := range n.anchors {
 		if len(a) == 1 {
-			groups = append(groups, group{one: true, lead: a[0], forms: [][]byte{a}})
+			dst = append(dst, anchorGroup{one: true, lead: a[0], forms: [][]byte{a}})
 			continue
 		}
 		joined := false
-		for i := range groups {
-			if !groups[i].one && groups[i].lead == a[0] {
-				groups[i].forms = append(groups[i].forms, a)
+		for i := range dst {
+			if !dst[i].one && dst[i].lead == a[0] {
+				dst[i].forms = append(dst[i].forms, a)
 				joined = true
 				break
 			}
 		}
 		if !joined {
-			groups = append(groups, group{lead: a[0], forms: [][]byte{a}})
+			dst = append(dst, anchorGroup{lead: a[0], forms: [][]byte{a}})
 		}
 	}
-	find := func(g *group, from int) int {
-		for from < len(text) {
-			i := bytes.IndexByte(text[from:], g.lead)
-			if i < 0 {
-				return -1
-			}
-			at := from + i
-			if g.one {
+	return dst
+}
+
+// find returns the offset of the group's first occurrence in text at or after from, or -1.
+func (g *anchorGroup) find(text []byte, from int) int {
+	for from < len(text) {
+		i := bytes.IndexByte(text[from:], g.lead)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		if g.one {
+			return at
+		}
+		for _, f := range g.forms {
+			if bytes.HasPrefix(text[at:], f) {
 				return at
 			}
-			for _, f := range g.forms {
-				if bytes.HasPrefix(text[at:], f) {
-					return at
-				}
-			}
-			from = at + 1
 		}
-		return -1
+		from = at + 1
 	}
+	return -1
+}
+
+// nextAnchor returns the first anchor occurrence at or after from and the group it is of, or -1;
+// each group remembers its next occurrence, so a group is searched again only once passed.
+func nextAnchor(groups []anchorGroup, text []byte, from int) (p, which int) {
+	p = -1
 	for i := range groups {
-		groups[i].next = find(&groups[i], 0)
+		x := groups[i].next
+		if x >= 0 && x < from {
+			x = groups[i].find(text, from)
+			groups[i].next = x
+		}
+		if x >= 0 && (p < 0 || x < p) {
+			p, which = x, i
+		}
+	}
+	return p, which
+}
+
+// matchAnchoredLines appends the numbers of the lines that hold the needle, looking only at the
+// lines where an anchor occurs: each occurrence is checked in place when it can be, else its line
+// is folded and searched, and the scan goes on at the next line.
+func (n Needle) matchAnchoredLines(f *Folder, text []byte, groups []anchorGroup, dst []int) []int {
+	for i := range groups {
+		groups[i].next = groups[i].find(text, 0)
 	}
 	// line is the number of the line that starts at at; from is where the next anchor is looked
 	// for (at <= from: occurrences that fail the check in place do not move at).
 	line, at, from := 1, 0, 0
 	for {
-		p, which := -1, 0
-		for i := range groups {
-			x := groups[i].next
-			if x >= 0 && x < from {
-				x = find(&groups[i], from)
-				groups[i].next = x
-			}
-			if x >= 0 && (p < 0 || x < p) {
-				p, which = x, i
-			}
-		}
+		p, which := nextAnchor(groups, text, from)
 		if p < 0 {
 			return dst
 		}
-		found := false
-		verdict := -1
-		if n.kpos != nil && groups[which].one {
-			verdict = n.verifyASCII(text, p)
-		}
-		switch verdict {
-		case 0:
+		found, settled := n.checkOccurrence(f, text, at, p, groups[which].one)
+		if !settled {
 			from = p + 1
 			continue
-		case 1:
-			found = true
-		default:
-			start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
-			end := len(text)
-			if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
-				end = p + nl
-			}
-			found = n.index(f.Fold(text[start:end])) >= 0
 		}
 		line += bytes.Count(text[at:p], []byte{'\n'})
 		if found {
@@ -472,6 +514,32 @@ func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 		}
 		at, from, line = p+nl+1, p+nl+1, line+1
 	}
+}
+
+// checkOccurrence decides whether the line holding the anchor occurrence at p (the line starts at
+// or after at) matches. settled is false when the occurrence, checked in place, is not part of a
+// match: the rest of the line is still to be looked at. Otherwise found is the line's answer.
+func (n Needle) checkOccurrence(f *Folder, text []byte, at, p int, oneByte bool) (found, settled bool) {
+	if n.kpos != nil && oneByte {
+		switch n.verifyASCII(text, p) {
+		case 0:
+			return false, false
+		case 1:
+			return true, true
+		}
+	}
+	return n.index(f.Fold(lineAround(text, at, p))) >= 0, true
+}
+
+// lineAround is the line of text (without its '\n') that holds offset p, given that it starts at
+// or after at.
+func lineAround(text []byte, at, p int) []byte {
+	start := at + bytes.LastIndexByte(text[at:p], '\n') + 1
+	end := len(text)
+	if nl := bytes.IndexByte(text[p:], '\n'); nl >= 0 {
+		end = p + nl
+	}
+	return text[start:end]
 }
 
 // verifyASCII decides in place whether an ASCII needle matches with the one-byte anchor

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -285,7 +285,7 @@ func DecodeProblem(err error) string {
 		if field == "" {
 			field = "the input"
 		}
-		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), typeKind(te.Type))
+		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), formats.TypeName(te.Type))
 	case errors.As(err, &se):
 		return syntaxProblem(err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -492,32 +492,6 @@ func givenKind(v string) string {
 		return "an array"
 	}
 	return "a value of the wrong type"
-}
-
-// typeKind names the JSON a Go type is decoded from.
-func typeKind(t reflect.Type) string {
-	if t == nil {
-		return "another type"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "another type"
 }
 
 // ErrorBody is the JSON every face uses for a failed call: {"error": {"code", "message"}}.
