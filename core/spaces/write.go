@@ -351,7 +351,8 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 		return s.dbErr(err, "prepare import")
 	}
 	defer w.close()
-	w.bulk = true
+	w.bulk = &bulkComments{tx: tx}
+	defer w.bulk.close()
 	for b := range batches {
 		if err := s.writeRecords(ctx, w, b.recs, rep); err != nil {
 			return err
@@ -363,7 +364,14 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 	if err := readErr(); err != nil {
 		return err
 	}
+	if err := w.bulk.flush(ctx); err != nil {
+		return s.dbErr(err, "import comment")
+	}
 	importStep("rows")
+	restore, err := bigHash(ctx, tx)
+	if err != nil {
+		return s.dbErr(err, "build the search index")
+	}
 	for _, q := range []string{
 		`UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task AND comments.space <> t.space`,
 		commentIndexes,
@@ -373,6 +381,9 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return s.dbErr(err, "build the search index")
 		}
+	}
+	if err := restore(); err != nil {
+		return s.dbErr(err, "build the search index")
 	}
 	importStep("index")
 	if err := tx.Commit(); err != nil {
@@ -385,9 +396,9 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 type writer struct {
 	space, member, task, taskComments, comment, old *sql.Stmt
 	fts                                             ftsSync
-	// bulk: the search indexes are built after the rows (writeBulk), so none of their changes
-	// are collected
-	bulk bool
+	// bulk: comments are written many to a statement and the search indexes are built after
+	// the rows (writeBulk), so none of their changes are collected
+	bulk *bulkComments
 }
 
 // ftsSync collects the index changes of one transaction and applies them in two statements at
@@ -506,13 +517,14 @@ func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Ti
 
 // putPrepared upserts one comment whose texts prepareTexts computed.
 func putPrepared(ctx context.Context, w *writer, rec *record) error {
+	if w.bulk != nil {
+		return w.bulk.add(ctx, rec)
+	}
 	c := &rec.comment
 	var oldRID int64
 	var old sql.NullString
 	existed := true
-	if w.bulk {
-		existed = false
-	} else if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
+	if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
 		existed = false
 	} else if err != nil {
 		return err
@@ -523,9 +535,7 @@ func putPrepared(ctx context.Context, w *writer, rec *record) error {
 	if err != nil {
 		return err
 	}
-	if !w.bulk {
-		w.fts.note(rid, existed, old, rec.itext)
-	}
+	w.fts.note(rid, existed, old, rec.itext)
 	return nil
 }
 
@@ -577,7 +587,9 @@ func (s *Store) writeRecords(ctx context.Context, w *writer, batch []record, rep
 			}
 			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt,
 				rec.dtitle)
-			if err == nil && !w.bulk {
+			if err == nil && w.bulk != nil {
+				w.bulk.taskWritten(string(rec.task.ID), string(rec.task.Space))
+			} else if err == nil {
 				_, err = w.taskComments.ExecContext(ctx, string(rec.task.Space), string(rec.task.ID))
 			}
 			rep.Tasks++
