@@ -2,15 +2,18 @@ package spaces
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -195,46 +198,134 @@ func TestImportCancelled(t *testing.T) {
 			}
 			st.Close()
 			before := state(t, ws)
-			if st, err = Open(ws); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			trigger := make(chan struct{}, 1)
-			old := importStep
-			importStep = func(name string) {
-				if name == c.at {
-					trigger <- struct{}{}
+			// a busy machine can hold a thread off the CPU for longer than the bound: a slow answer
+			// is tried again, an import that is not interrupted is slow every time
+			var slow []time.Duration
+			for len(slow) < 3 {
+				took := cancelImport(t, ws, doc, c.at)
+				if after := state(t, ws); after != before {
+					t.Fatalf("a cancelled import changed the space")
 				}
-			}
-			defer func() { importStep = old }()
-			progress := func(done, total int64) {
-				if c.at == "" && done > total/2 {
-					select {
-					case trigger <- struct{}{}:
-					default:
-					}
+				if took <= 100*time.Millisecond {
+					return
 				}
+				slow = append(slow, took)
 			}
-			cancelledAt := make(chan time.Time, 1)
-			go func() {
-				<-trigger
-				time.Sleep(20 * time.Millisecond) // inside a statement, not between two
-				cancelledAt <- time.Now()
-				cancel()
-			}()
-			_, err = st.Import(ctx, strings.NewReader(doc), int64(len(doc)), progress)
-			ended := time.Now()
-			st.Close()
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("import ended with %v, not cancelled (the import was too quick?)", err)
-			}
-			if took := ended.Sub(<-cancelledAt); took > 100*time.Millisecond {
-				t.Errorf("the import returned %v after it was cancelled", took)
-			}
-			if after := state(t, ws); after != before {
-				t.Errorf("a cancelled import changed the space")
-			}
+			t.Errorf("the import returned %v after it was cancelled", slow)
 		})
+	}
+}
+
+// cancelImport imports doc into ws and cancels it mid-way: 20 ms after bulk step at ends, or with
+// at "" once half the bytes are written. It returns how long after the cancel the import returned.
+func cancelImport(t *testing.T, ws *workspace.Workspace, doc, at string) time.Duration {
+	t.Helper()
+	st, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	trigger := make(chan struct{}, 1)
+	old := importStep
+	importStep = func(name string) {
+		if name == at {
+			trigger <- struct{}{}
+		}
+	}
+	defer func() { importStep = old }()
+	progress := func(done, total int64) {
+		if at == "" && done > total/2 {
+			select {
+			case trigger <- struct{}{}:
+			default:
+			}
+		}
+	}
+	cancelledAt := make(chan time.Time, 1)
+	go func() {
+		<-trigger
+		time.Sleep(20 * time.Millisecond) // inside a statement, not between two
+		cancelledAt <- time.Now()
+		cancel()
+	}()
+	_, err = st.Import(ctx, strings.NewReader(doc), int64(len(doc)), progress)
+	ended := time.Now()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("import ended with %v, not cancelled (the import was too quick?)", err)
+	}
+	return ended.Sub(<-cancelledAt)
+}
+
+// shortGramsMap is shortGrams as first written, with one map for every gram: the bitmaps of
+// gramSet must give the same document.
+func shortGramsMap(itext string) string {
+	seen := map[[2]rune]bool{}
+	var out []string
+	prev := rune(-1)
+	for _, r := range itext {
+		if unicode.IsSpace(r) {
+			prev = -1
+			continue
+		}
+		if k := [2]rune{r, -1}; !seen[k] {
+			seen[k] = true
+			out = append(out, hex.EncodeToString([]byte(string(r))))
+		}
+		if k := [2]rune{prev, r}; prev >= 0 && !seen[k] {
+			seen[k] = true
+			out = append(out, hex.EncodeToString([]byte(string(prev)+string(r))))
+		}
+		prev = r
+	}
+	return strings.Join(out, " ")
+}
+
+func TestShortGramsBitmaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	alphabet := []rune("ab z\t0~\x00\x7f\u0080éß稀有ログ\U0001F600")
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for n := r.IntN(40); n > 0; n-- {
+			b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := shortGrams(s), shortGramsMap(s); got != want {
+			t.Fatalf("shortGrams(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// parseLine's structural scan for the type gives what decoding the type gives, for good lines and
+// bad, odd spellings included.
+func TestParseLineShortcut(t *testing.T) {
+	lines := []string{
+		`{"type":"comment","id":1,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`,
+		`{"TYPE":"comment","id":1,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`,
+		`{"type":"task","id":1,"type":"comment","task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`,
+		`{"type":"comment","id":1,"type":"task","space":"s"}`,
+		`{"typ\u0065":"space","id":"s","owner":"o"}`,
+		`{"type":"sp\u0061ce","id":"s","owner":"o"}`,
+		`{"type":"space","id":"s","owner":"o","type":null}`,
+		`{"type":7,"id":"s","owner":"o"}`,
+		`{"type":"space","id":"s","owner":"o"} x`,
+		`{"type":"space","id":"s","owner":"o",}`,
+		`{"type":"space","id":"s","owner":tru}`,
+		`{"type":"space\x01","id":"s","owner":"o"}`,
+		"{\"type\":\"space\xff\",\"id\":\"s\",\"owner\":\"o\"}",
+		`{"type":"task","id":1,"space":"s","task_title":"t"}`,
+		`{"type":"member","space":"s","user":""}`,
+		`{"type":"comment","id":{"x":1},"task":2}`,
+		`{"id":"s"}`,
+		`[]`,
+		`{"type":"space","id":"s","owner":"o","extra":[1,{"type":"task"}]}`,
+	}
+	for _, l := range lines {
+		got, gerr := parseLine([]byte(l))
+		want, werr := parseLineDecoded([]byte(l))
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v, %v\nwant %+v, %v", l, got, gerr, want, werr)
+		}
 	}
 }

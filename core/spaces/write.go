@@ -11,9 +11,11 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/redact"
 )
 
@@ -83,7 +85,22 @@ const recordTypes = "space, member, task, comment"
 var taskAliases = []formats.Alias{{Field: "title", Alias: "task_title"}}
 
 // parseLine decodes and validates one line of the space import format (docs/formats.md).
+//
+// The line's type is found by a structural scan (lineType) and the line decoded once, into the
+// record of that type. A line the scan cannot answer for, or that the decode refuses, is decoded
+// again the long way, first its type alone, so what a bad line is told does not depend on the
+// shortcut.
 func parseLine(line []byte) (record, error) {
+	if typ, ok := lineType(line); ok {
+		if rec, err := parseTyped(typ, line); err == nil {
+			return rec, nil
+		}
+	}
+	return parseLineDecoded(line)
+}
+
+// parseLineDecoded is parseLine by encoding/json alone: the line's type, then its record.
+func parseLineDecoded(line []byte) (record, error) {
 	var head struct {
 		Type *string `json:"type"`
 	}
@@ -93,7 +110,40 @@ func parseLine(line []byte) (record, error) {
 	if head.Type == nil {
 		return record{}, fmt.Errorf(`no "type" (want one of %s)`, recordTypes)
 	}
-	rec := record{kind: *head.Type}
+	return parseTyped(*head.Type, line)
+}
+
+// lineType is the "type" of a line as encoding/json decodes it, found without decoding the line:
+// the value of the key spelt "type" in any case (the last one, as encoding/json keeps), when the
+// line is one object, no key holds an escape and that value is a string without escapes. ok is
+// false otherwise.
+func lineType(line []byte) (typ string, ok bool) {
+	var val []byte
+	found, plain := false, true
+	n := jsonscan.Object(line, func(key, rest []byte) int {
+		end := jsonscan.ValueEnd(rest, 0)
+		switch {
+		case bytes.IndexByte(key, '\\') >= 0:
+			plain = false // an escaped key may spell "type"
+		case end >= 2 && bytes.EqualFold(key, []byte("type")):
+			found = true
+			if rest[0] == '"' && bytes.IndexByte(rest[1:end-1], '\\') < 0 {
+				val = rest[1 : end-1]
+			} else {
+				plain = false
+			}
+		}
+		return end
+	})
+	if n != len(line) || !found || !plain || !utf8.Valid(val) {
+		return "", false
+	}
+	return string(val), true
+}
+
+// parseTyped decodes and validates a line whose "type" is kind.
+func parseTyped(kind string, line []byte) (record, error) {
+	rec := record{kind: kind}
 	var err error
 	if rec.kind == "task" {
 		if line, err = formats.Rename(line, taskAliases); err != nil {
