@@ -35,25 +35,41 @@ func bulkInsertSQL(n int) string {
 
 // bulkComments buffers the comments of a bulk import and writes them bulkRows at a time. A
 // comment's space is its task's as known when it is buffered (a task written earlier in this
-// import, or one stored before it); writeBulk corrects the rest in one statement after the rows.
+// import, or one stored before it); the tasks written after some of their comments, with
+// another space, are in stale, and buildIndexes gives their comments the task's space.
 type bulkComments struct {
 	tx     *sql.Tx
 	full   *sql.Stmt         // the statement for bulkRows comments, prepared once
 	args   []any             // the values of the buffered comments, bulkCols per comment
 	spaces map[string]string // task id → space: tasks of this import and the stored ones looked up
+	used   map[string]bool   // tasks whose space a buffered comment took
+	stale  []string          // tasks written, with another space, after a comment took theirs
 	lookup *sql.Stmt
 }
 
 // taskWritten records the space of a task the import wrote.
 func (b *bulkComments) taskWritten(id, space string) {
+	if old, ok := b.spaces[id]; ok && old != space && b.used[id] {
+		b.stale = append(b.stale, id)
+		delete(b.used, id)
+	}
+	b.known(id, space)
+}
+
+// known records the space of task id.
+func (b *bulkComments) known(id, space string) {
 	if b.spaces == nil {
 		b.spaces = map[string]string{}
 	}
 	b.spaces[id] = space
 }
 
-// spaceOf is the space of task id: "" when no such task is known yet.
+// spaceOf is the space of task id for a comment of it: "" when no such task is known yet.
 func (b *bulkComments) spaceOf(ctx context.Context, id string) (string, error) {
+	if b.used == nil {
+		b.used = map[string]bool{}
+	}
+	b.used[id] = true
 	if sp, ok := b.spaces[id]; ok {
 		return sp, nil
 	}
@@ -68,7 +84,7 @@ func (b *bulkComments) spaceOf(ctx context.Context, id string) (string, error) {
 	if err := b.lookup.QueryRowContext(ctx, id).Scan(&sp); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", err
 	}
-	b.taskWritten(id, sp)
+	b.known(id, sp)
 	return sp, nil
 }
 

@@ -450,13 +450,22 @@ func (s *Store) buildIndexes(ctx context.Context, tx *sql.Tx, bulk *bulkComments
 	if err != nil {
 		return s.importErr(ctx, err, "build the search index")
 	}
-	for _, q := range []string{
-		`UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task AND comments.space <> t.space`,
-		commentIndexes,
-		`INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`,
-		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
+	stale, err := json.Marshal(bulk.stale)
+	if err != nil {
+		return err
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{sql: commentIndexes},
+		// the comments of tasks written after them, with another space, through comments_task_at
+		{sql: `UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task
+			AND comments.task IN (SELECT value FROM json_each(?)) AND comments.space <> t.space`, args: []any{string(stale)}},
+		{sql: `INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`},
+		{sql: `INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`},
 	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 			return s.importErr(ctx, err, "build the search index")
 		}
 	}
