@@ -129,7 +129,7 @@ func (b *bulkComments) close() {
 }
 
 // bulkHashSize is the FTS5 'hashsize' (bytes of pending index terms before they are written as
-// a segment; 1 MiB by default) while writeBulk builds both search indexes: a first import of
+// a segment; 1 MiB by default) while buildIndexes builds both search indexes: a first import of
 // 200,000 comments then writes a few large segments instead of hundreds that automerge merges
 // again, about a twentieth of its CPU time, for at most this much more memory.
 const bulkHashSize = 32 << 20

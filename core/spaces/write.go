@@ -481,7 +481,7 @@ type writer struct {
 	space, member, task, taskComments, comment, old *sql.Stmt
 	fts                                             ftsSync
 	// bulk: comments are written many to a statement and the search indexes are built after
-	// the rows (writeBulk), so none of their changes are collected
+	// the rows (buildIndexes), so none of their changes are collected
 	bulk *bulkComments
 }
 
