@@ -119,7 +119,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 			}
 			defer st.Close()
 			progress, finish := env.spaceProgress(size, true, "importing")
-			rep, err := st.Import(in, size, progress)
+			rep, err := st.Import(c.Context, in, size, progress)
 			finish()
 			if err != nil {
 				return err

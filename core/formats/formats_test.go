@@ -109,7 +109,7 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Import(bytes.NewReader(data), 0, nil); err != nil {
+		if _, err := st.Import(context.Background(), bytes.NewReader(data), 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		st.Close()
@@ -173,7 +173,7 @@ func TestSpaceSchemaAgreesWithImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := st.Import(strings.NewReader(line+"\n"), 0, nil)
+		rep, err := st.Import(context.Background(), strings.NewReader(line+"\n"), 0, nil)
 		st.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -39,32 +39,58 @@ func init() {
 	})
 }
 
-// gramSet is a reusable set of the grams already written for one text.
-type gramSet map[uint64]struct{}
+// gramSet is a reusable set of the grams already written for one text: characters and pairs of
+// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in a map.
+type gramSet struct {
+	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
+	other map[uint64]struct{}
+}
 
-var gramSets = sync.Pool{New: func() any { return gramSet{} }}
+// add reports whether the gram of (a, b) was new, adding it; b < 0 is the single character a.
+func (g *gramSet) add(a, b rune) bool {
+	if a < 128 && b < 128 {
+		bit := int(a)*129 + 128
+		if b >= 0 {
+			bit = int(a)*129 + int(b)
+		}
+		w, m := bit/64, uint64(1)<<(bit%64)
+		if g.ascii[w]&m != 0 {
+			return false
+		}
+		g.ascii[w] |= m
+		return true
+	}
+	key := uint64(a)<<32 | 0xffffffff
+	if b >= 0 {
+		key = uint64(a)<<32 | uint64(b)
+	}
+	if _, ok := g.other[key]; ok {
+		return false
+	}
+	g.other[key] = struct{}{}
+	return true
+}
+
+var gramSets = sync.Pool{New: func() any { return &gramSet{other: map[uint64]struct{}{}} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
 // distinct pairs of characters (without white space), as space-separated tokens (shortToken).
 func shortGrams(itext string) string {
-	seen := gramSets.Get().(gramSet)
+	seen := gramSets.Get().(*gramSet)
 	defer func() {
-		clear(seen)
+		seen.ascii = [len(seen.ascii)]uint64{}
+		clear(seen.other)
 		gramSets.Put(seen)
 	}()
 	var b strings.Builder
 	b.Grow(len(itext) * 3)
 	var buf [2 * utf8.UTFMax]byte
+	var h [4 * utf8.UTFMax]byte
 	prev, prevSize := rune(-1), 0
-	add := func(key uint64, gram []byte) {
-		if _, ok := seen[key]; ok {
-			return
-		}
-		seen[key] = struct{}{}
+	write := func(gram []byte) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		var h [4 * utf8.UTFMax]byte
 		n := hex.Encode(h[:], gram)
 		b.Write(h[:n])
 	}
@@ -74,9 +100,11 @@ func shortGrams(itext string) string {
 			continue
 		}
 		size := utf8.EncodeRune(buf[prevSize:], r)
-		add(uint64(r)<<32|0xffffffff, buf[prevSize:prevSize+size])
-		if prev >= 0 {
-			add(uint64(prev)<<32|uint64(r), buf[:prevSize+size])
+		if seen.add(r, -1) {
+			write(buf[prevSize : prevSize+size])
+		}
+		if prev >= 0 && seen.add(prev, r) {
+			write(buf[:prevSize+size])
 		}
 		copy(buf[:], buf[prevSize:prevSize+size])
 		prev, prevSize = r, size

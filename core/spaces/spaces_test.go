@@ -41,7 +41,7 @@ func importText(t *testing.T, ws *workspace.Workspace, text string) ImportReport
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, err := st.Import(strings.NewReader(text), int64(len(text)), nil)
+	rep, err := st.Import(context.Background(), strings.NewReader(text), int64(len(text)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,7 +696,7 @@ func FuzzSearchQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := w.Import(strings.NewReader(string(data)), 0, nil); err != nil {
+	if _, err := w.Import(context.Background(), strings.NewReader(string(data)), 0, nil); err != nil {
 		f.Fatal(err)
 	}
 	w.Close()
@@ -738,7 +738,7 @@ func TestImportProgressAndBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls []int64
-	rep, err := st.Import(strings.NewReader(text), int64(len(text)), func(done, total int64) {
+	rep, err := st.Import(context.Background(), strings.NewReader(text), int64(len(text)), func(done, total int64) {
 		if total != int64(len(text)) {
 			t.Errorf("total %d", total)
 		}

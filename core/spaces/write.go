@@ -11,9 +11,11 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/redact"
 )
 
@@ -83,7 +85,22 @@ const recordTypes = "space, member, task, comment"
 var taskAliases = []formats.Alias{{Field: "title", Alias: "task_title"}}
 
 // parseLine decodes and validates one line of the space import format (docs/formats.md).
+//
+// The line's type is found by a structural scan (lineType) and the line decoded once, into the
+// record of that type. A line the scan cannot answer for, or that the decode refuses, is decoded
+// again the long way, first its type alone, so what a bad line is told does not depend on the
+// shortcut.
 func parseLine(line []byte) (record, error) {
+	if typ, ok := lineType(line); ok {
+		if rec, err := parseTyped(typ, line); err == nil {
+			return rec, nil
+		}
+	}
+	return parseLineDecoded(line)
+}
+
+// parseLineDecoded is parseLine by encoding/json alone: the line's type, then its record.
+func parseLineDecoded(line []byte) (record, error) {
 	var head struct {
 		Type *string `json:"type"`
 	}
@@ -93,7 +110,40 @@ func parseLine(line []byte) (record, error) {
 	if head.Type == nil {
 		return record{}, fmt.Errorf(`no "type" (want one of %s)`, recordTypes)
 	}
-	rec := record{kind: *head.Type}
+	return parseTyped(*head.Type, line)
+}
+
+// lineType is the "type" of a line as encoding/json decodes it, found without decoding the line:
+// the value of the key spelt "type" in any case (the last one, as encoding/json keeps), when the
+// line is one object, no key holds an escape and that value is a string without escapes. ok is
+// false otherwise.
+func lineType(line []byte) (typ string, ok bool) {
+	var val []byte
+	found, plain := false, true
+	n := jsonscan.Object(line, func(key, rest []byte) int {
+		end := jsonscan.ValueEnd(rest, 0)
+		switch {
+		case bytes.IndexByte(key, '\\') >= 0:
+			plain = false // an escaped key may spell "type"
+		case end >= 2 && bytes.EqualFold(key, []byte("type")):
+			found = true
+			if rest[0] == '"' && bytes.IndexByte(rest[1:end-1], '\\') < 0 {
+				val = rest[1 : end-1]
+			} else {
+				plain = false
+			}
+		}
+		return end
+	})
+	if n != len(line) || !found || !plain || !utf8.Valid(val) {
+		return "", false
+	}
+	return string(val), true
+}
+
+// parseTyped decodes and validates a line whose "type" is kind.
+func parseTyped(kind string, line []byte) (record, error) {
+	rec := record{kind: kind}
 	var err error
 	if rec.kind == "task" {
 		if line, err = formats.Rename(line, taskAliases); err != nil {
@@ -181,18 +231,21 @@ func jsonMsg(err error) string {
 // A bad line is reported by number and the others still load.
 //
 // Lines are read, parsed, folded and redacted on one goroutine while another writes the
-// previous batch, so the two cores work at once. Into a store with comments, BatchSize records
-// go in per transaction, each keeping both search indexes in step. Into a store with no
-// comments yet (a first import, the common case of a large one) everything is written in one
-// transaction and the search indexes are built once after the rows (SPEC §5.1): several times
-// less index work than adding to them batch by batch, and a crash leaves the empty store.
-func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+// previous batch, so the two cores work at once. Everything is written in one transaction, so
+// a failed, cancelled or killed import leaves the store as it was. Into a store with comments,
+// each batch of BatchSize records keeps both search indexes in step as it goes. Into a store with
+// no comments yet (a first import, the common case of a large one) the search indexes are built
+// once after the rows: several times less index work than adding to them batch by batch.
+//
+// ctx is checked between batches and interrupts a statement in progress: a cancelled import
+// returns ctx's error and commits nothing.
+func (s *Store) Import(ctx context.Context, r io.Reader, size int64, progress Progress) (ImportReport, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rep := ImportReport{BadLines: []BadLine{}}
 	var empty bool
 	if err := s.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM comments)`).Scan(&empty); err != nil {
-		return rep, s.dbErr(err, "count comments")
+		return rep, s.importErr(ctx, err, "count comments")
 	}
 	batches := make(chan parsedBatch, 2)
 	var read readReport
@@ -200,20 +253,8 @@ func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport
 		defer close(batches)
 		read = s.readBatches(ctx, r, batches)
 	}()
-	var err error
-	if empty {
-		// the reader's error is read once batches is closed, so a failed read commits nothing
-		err = s.writeBulk(ctx, batches, &rep, size, progress, func() error { return read.err })
-	} else {
-		for b := range batches {
-			if err = s.writeBatch(ctx, b.recs, &rep); err != nil {
-				break
-			}
-			if progress != nil {
-				progress(b.done, size)
-			}
-		}
-	}
+	// the reader's error is read once batches is closed, so a failed read commits nothing
+	err := s.writeAll(ctx, empty, batches, &rep, size, progress, func() error { return read.err })
 	if err != nil {
 		cancel()
 		for range batches { // let the reader stop
@@ -221,16 +262,22 @@ func (s *Store) Import(r io.Reader, size int64, progress Progress) (ImportReport
 		return rep, err
 	}
 	rep.Lines, rep.BadLines = read.lines, append(rep.BadLines, read.bad...)
-	if read.err != nil {
-		return rep, read.err
-	}
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM comments c WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task)`).Scan(&rep.OrphanComments); err != nil {
-		return rep, s.dbErr(err, "count comments without a task")
+		return rep, s.importErr(ctx, err, "count comments without a task")
 	}
 	if progress != nil {
 		progress(size, size)
 	}
 	return rep, nil
+}
+
+// importErr is s.dbErr of err, or ctx's error when ctx ended (SQLite then reports only that it
+// was interrupted).
+func (s *Store) importErr(ctx context.Context, err error, doing string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("space import: %w", ctx.Err())
+	}
+	return s.dbErr(err, doing)
 }
 
 // parsedBatch is up to BatchSize records ready to write, and how many bytes were read after it.
@@ -265,6 +312,9 @@ func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedB
 		}
 	}
 	for {
+		if rr.lines%256 == 0 && ctx.Err() != nil {
+			return rr // the writer stopped: no more batches are taken
+		}
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			done += int64(len(line))
@@ -331,30 +381,42 @@ const commentIndexes = `CREATE INDEX comments_space_at ON comments(space, at_ns,
 	CREATE INDEX comments_task_at ON comments(task, at_ns, idkey);
 	CREATE INDEX comments_idkey ON comments(idkey);`
 
-// writeBulk writes every batch into a store that has no comments, in one transaction, and
-// builds both search indexes after the rows.
-func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *ImportReport, size int64, progress Progress, readErr func() error) error {
+// writeAll writes every batch in one transaction. Into a store with no comments (empty) the
+// secondary indexes of comments and both search indexes are built after the rows; otherwise each
+// batch keeps them in step.
+func (s *Store) writeAll(ctx context.Context, empty bool, batches <-chan parsedBatch, rep *ImportReport, size int64, progress Progress, readErr func() error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.dbErr(err, "begin import")
+		return s.importErr(ctx, err, "begin import")
 	}
 	defer tx.Rollback()
-	// The two secondary indexes of comments are built once after the rows, from sorted keys,
-	// instead of being updated row by row; a task's comments get its space in one pass then.
-	for _, q := range []string{`DROP INDEX comments_space_at`, `DROP INDEX comments_task_at`, `DROP INDEX comments_idkey`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return s.dbErr(err, "prepare import")
+	if empty {
+		// The secondary indexes of comments are built once after the rows, from sorted keys,
+		// instead of being updated row by row; a task's comments get its space in one pass then.
+		for _, q := range []string{`DROP INDEX comments_space_at`, `DROP INDEX comments_task_at`, `DROP INDEX comments_idkey`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return s.importErr(ctx, err, "prepare import")
+			}
 		}
 	}
 	w, err := prepareWriter(ctx, tx)
 	if err != nil {
-		return s.dbErr(err, "prepare import")
+		return s.importErr(ctx, err, "prepare import")
 	}
 	defer w.close()
-	w.bulk = true
+	if empty {
+		w.bulk = &bulkComments{tx: tx}
+		defer w.bulk.close()
+	}
 	for b := range batches {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("space import: %w", err)
+		}
 		if err := s.writeRecords(ctx, w, b.recs, rep); err != nil {
 			return err
+		}
+		if err := w.fts.flush(ctx, tx); err != nil {
+			return s.importErr(ctx, err, "update the search index")
 		}
 		if progress != nil {
 			progress(b.done, size)
@@ -363,21 +425,54 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 	if err := readErr(); err != nil {
 		return err
 	}
-	importStep("rows")
-	for _, q := range []string{
-		`UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task AND comments.space <> t.space`,
-		commentIndexes,
-		`INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`,
-		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return s.dbErr(err, "build the search index")
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("space import: %w", err)
+	}
+	if empty {
+		if err := s.buildIndexes(ctx, tx, w.bulk); err != nil {
+			return err
 		}
 	}
-	importStep("index")
 	if err := tx.Commit(); err != nil {
-		return s.dbErr(err, "commit import")
+		return s.importErr(ctx, err, "commit import")
 	}
+	return nil
+}
+
+// buildIndexes writes the buffered comments of a bulk import and builds, after the rows, the
+// secondary indexes of comments and both search indexes.
+func (s *Store) buildIndexes(ctx context.Context, tx *sql.Tx, bulk *bulkComments) error {
+	if err := bulk.flush(ctx); err != nil {
+		return s.importErr(ctx, err, "import comment")
+	}
+	importStep("rows")
+	restore, err := bigHash(ctx, tx)
+	if err != nil {
+		return s.importErr(ctx, err, "build the search index")
+	}
+	stale, err := json.Marshal(bulk.stale)
+	if err != nil {
+		return err
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{sql: commentIndexes},
+		// the comments of tasks written after them, with another space, through comments_task_at
+		{sql: `UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task
+			AND comments.task IN (SELECT value FROM json_each(?)) AND comments.space <> t.space`, args: []any{string(stale)}},
+		{sql: `INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`},
+		{sql: `INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return s.importErr(ctx, err, "build the search index")
+		}
+	}
+	if err := restore(); err != nil {
+		return s.importErr(ctx, err, "build the search index")
+	}
+	importStep("index")
 	return nil
 }
 
@@ -385,9 +480,9 @@ func (s *Store) writeBulk(ctx context.Context, batches <-chan parsedBatch, rep *
 type writer struct {
 	space, member, task, taskComments, comment, old *sql.Stmt
 	fts                                             ftsSync
-	// bulk: the search indexes are built after the rows (writeBulk), so none of their changes
-	// are collected
-	bulk bool
+	// bulk: comments are written many to a statement and the search indexes are built after
+	// the rows (buildIndexes), so none of their changes are collected
+	bulk *bulkComments
 }
 
 // ftsSync collects the index changes of one transaction and applies them in two statements at
@@ -506,13 +601,14 @@ func (s *Store) putComment(ctx context.Context, w *writer, c Comment, at time.Ti
 
 // putPrepared upserts one comment whose texts prepareTexts computed.
 func putPrepared(ctx context.Context, w *writer, rec *record) error {
+	if w.bulk != nil {
+		return w.bulk.add(ctx, rec)
+	}
 	c := &rec.comment
 	var oldRID int64
 	var old sql.NullString
 	existed := true
-	if w.bulk {
-		existed = false
-	} else if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
+	if err := w.old.QueryRowContext(ctx, string(c.ID)).Scan(&oldRID, &old); errors.Is(err, sql.ErrNoRows) {
 		existed = false
 	} else if err != nil {
 		return err
@@ -523,9 +619,7 @@ func putPrepared(ctx context.Context, w *writer, rec *record) error {
 	if err != nil {
 		return err
 	}
-	if !w.bulk {
-		w.fts.note(rid, existed, old, rec.itext)
-	}
+	w.fts.note(rid, existed, old, rec.itext)
 	return nil
 }
 
@@ -577,7 +671,9 @@ func (s *Store) writeRecords(ctx context.Context, w *writer, batch []record, rep
 			}
 			_, err = w.task.ExecContext(ctx, string(rec.task.ID), string(rec.task.Space), rec.task.Title, rec.task.Status, parent, rec.task.CreatedAt,
 				rec.dtitle)
-			if err == nil && !w.bulk {
+			if err == nil && w.bulk != nil {
+				w.bulk.taskWritten(string(rec.task.ID), string(rec.task.Space))
+			} else if err == nil {
 				_, err = w.taskComments.ExecContext(ctx, string(rec.task.Space), string(rec.task.ID))
 			}
 			rep.Tasks++
@@ -586,7 +682,7 @@ func (s *Store) writeRecords(ctx context.Context, w *writer, batch []record, rep
 			rep.Comments++
 		}
 		if err != nil {
-			return s.dbErr(err, "import "+rec.kind)
+			return s.importErr(ctx, err, "import "+rec.kind)
 		}
 	}
 	return nil
