@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -79,7 +80,7 @@ func answers(t *testing.T, ws *workspace.Workspace) string {
 	var b strings.Builder
 	for _, c := range []Caller{{User: "bench", Task: "0"}, {User: "other", Task: "4"}} {
 		for _, q := range spaceQueries {
-			a, err := SearchWorkspaceTasks(ws, c, SearchInput{Query: q, Limit: 30, Context: 1})
+			a, err := SearchWorkspaceTasks(context.Background(), ws, c, SearchInput{Query: q, Limit: 30, Context: 1})
 			if err != nil { // an empty store has no task to search from
 				fmt.Fprintf(&b, "%s %q: error %v\n", c.User, q, err)
 				continue
@@ -145,7 +146,7 @@ func TestBulkImportEqualsIncremental(t *testing.T) {
 		}
 	}
 	// the import left the search indexes' configuration as it found it
-	st, err := Open(bulk)
+	st, err := Open(context.Background(), bulk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestImportCancelled(t *testing.T) {
 			if c.first != "" {
 				importText(t, ws, c.first)
 			}
-			st, err := Open(ws) // creates spaces.db in a fresh workspace
+			st, err := Open(context.Background(), ws) // creates spaces.db in a fresh workspace
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +221,7 @@ func TestImportCancelled(t *testing.T) {
 // at "" once half the bytes are written. It returns how long after the cancel the import returned.
 func cancelImport(t *testing.T, ws *workspace.Workspace, doc, at string) time.Duration {
 	t.Helper()
-	st, err := Open(ws)
+	st, err := Open(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func cancelImport(t *testing.T, ws *workspace.Workspace, doc, at string) time.Du
 	}()
 	_, err = st.Import(ctx, strings.NewReader(doc), int64(len(doc)), progress)
 	ended := time.Now()
-	if !errors.Is(err, context.Canceled) {
+	if !errors.Is(err, context.Canceled) || errs.CodeOf(err) != errs.Cancelled {
 		t.Fatalf("import ended with %v, not cancelled (the import was too quick?)", err)
 	}
 	return ended.Sub(<-cancelledAt)

@@ -271,11 +271,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader, size int64, progress Pr
 	return rep, nil
 }
 
-// importErr is s.dbErr of err, or ctx's error when ctx ended (SQLite then reports only that it
+// importErr is s.dbErr of err, or CANCELLED when ctx ended (SQLite then reports only that it
 // was interrupted).
 func (s *Store) importErr(ctx context.Context, err error, doing string) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("space import: %w", ctx.Err())
+	if stopped := errs.Stopped(ctx, "space import"); stopped != nil {
+		return stopped
 	}
 	return s.dbErr(err, doing)
 }
@@ -409,8 +409,8 @@ func (s *Store) writeAll(ctx context.Context, empty bool, batches <-chan parsedB
 		defer w.bulk.close()
 	}
 	for b := range batches {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("space import: %w", err)
+		if err := errs.Stopped(ctx, "space import"); err != nil {
+			return err
 		}
 		if err := s.writeRecords(ctx, w, b.recs, rep); err != nil {
 			return err
@@ -425,8 +425,8 @@ func (s *Store) writeAll(ctx context.Context, empty bool, batches <-chan parsedB
 	if err := readErr(); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("space import: %w", err)
+	if err := errs.Stopped(ctx, "space import"); err != nil {
+		return err
 	}
 	if empty {
 		if err := s.buildIndexes(ctx, tx, w.bulk); err != nil {
