@@ -315,7 +315,7 @@ func panel(b *strings.Builder, f family, x0, y0 float64, w, h, padL, padR, padT,
 			}
 			x, y := px(r.size), py(v)
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/><text x="%.1f" y="%.1f" text-anchor="middle" fill="%s">%s</text>`+"\n",
-				x, y, s.color, x, y+dy, s.color, fmtMS(v))
+				x, y, s.color, x, y+dy, s.color, pointLabel(v))
 		}
 	}
 }
@@ -329,6 +329,17 @@ func points(rs []growthRow, get func(growthRow) float64, px, py func(float64) fl
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// pointLabel names a point's time: milliseconds below a second, else seconds ("8.3 s", "173 s").
+func pointLabel(ms float64) string {
+	switch {
+	case ms >= 10000:
+		return strconv.FormatFloat(ms/1000, 'f', 0, 64) + " s"
+	case ms >= 1000:
+		return strconv.FormatFloat(ms/1000, 'f', 1, 64) + " s"
+	}
+	return fmtMS(ms) + " ms"
 }
 
 // msTick names the decade 10^d milliseconds: "0.1 ms", "1 ms", "100 ms", "1 s", "10 s".

@@ -75,6 +75,11 @@ func TestGrowthChartPanels(t *testing.T) {
 			t.Errorf("want one panel titled %q", title)
 		}
 	}
+	for _, label := range []string{">10 ms</text>", ">400 ms</text>", ">2.3 s</text>", ">1.40 ms</text>"} {
+		if !strings.Contains(svg, label) {
+			t.Errorf("chart lacks the point label %q", label)
+		}
+	}
 	// per family: the dashed reference, the peer line, the cairn line; replay's peer line skips its missing point
 	lines := regexp.MustCompile(`<polyline [^>]*points="([^"]*)"`).FindAllStringSubmatch(svg, -1)
 	if len(lines) != 6 {
