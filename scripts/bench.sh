@@ -2,6 +2,7 @@
 # Benchmarks cairn against its peers in the same run (SPEC §9). Never part of the test suite.
 #   scripts/bench.sh            # every section
 #   scripts/bench.sh tasks      # only sections whose name matches
+#   scripts/bench.sh growth     # how cost grows (0.1x, 1x, 10x); in a full run only with GROWTH=1
 # Each section is scripts/bench.d/<name>.sh, sourced with $CAIRN (a fresh build) and $BENCH_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,14 +43,22 @@ RESULTS="$BENCH_DIR/results.tsv"
 : >"$RESULTS"
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"; }
 
+# growth_record FAMILY SIZE SIZE_LABEL POINT CAIRN_LABEL CAIRN_MS PEER_LABEL PEER_MS CAIRN_PEAK_MIB
+# PEER_PEAK_MIB LOAD RUNS: one point of the growth section (scripts/bench.d/growth.sh), kept apart
+# from the main table.
+GROWTH_RESULTS="$BENCH_DIR/growth.tsv"
+: >"$GROWTH_RESULTS"
+growth_record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$GROWTH_RESULTS"; }
+
 # ratio A B: prints A/B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
 
-export RESULTS
-export -f measure ratio need record
+export RESULTS GROWTH_RESULTS
+export -f measure ratio need record growth_record
 for f in scripts/bench.d/*.sh; do
   name=$(basename "$f" .sh)
   if [ $# -gt 0 ] && [[ "$name" != *"$1"* ]]; then continue; fi
+  if [ $# -eq 0 ] && [ "$name" = growth ] && [ "${GROWTH:-0}" != 1 ]; then continue; fi
   echo "== $name"
   # shellcheck source=/dev/null
   source "$f"
@@ -59,4 +68,11 @@ if [ $# -eq 0 ] && [ -s "$RESULTS" ]; then
   go run ./scripts/benchreport -in "$RESULTS" -md docs/benchmarks.md -svg docs/benchmarks.svg \
     -machine "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3)"
   echo "wrote docs/benchmarks.md and docs/benchmarks.svg"
+fi
+# The growth section replaces only its own part of docs/benchmarks.md (the table above is kept).
+if [ -s "$GROWTH_RESULTS" ]; then
+  go run ./scripts/benchreport -growth "$GROWTH_RESULTS" -md docs/benchmarks.md -growth-svg docs/benchmarks-growth.svg \
+    -notes scripts/benchreport/growth-notes.tsv -date "$(date -u +%F)" \
+    -machine "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3)"
+  echo "wrote the growth section of docs/benchmarks.md and docs/benchmarks-growth.svg"
 fi

@@ -2,6 +2,10 @@
 // bar chart: go run ./scripts/benchreport -in results.tsv -md docs/benchmarks.md -svg docs/benchmarks.svg
 //
 // Each input row is tab-separated: benchmark, cairn label, cairn ms, peer label, peer ms, cairn peak MiB, target.
+//
+// With -growth it writes only the "How cost grows" section at the end of -md (the rest of the file is
+// kept) and a log-log chart per family to -growth-svg: go run ./scripts/benchreport -growth growth.tsv
+// (rows of scripts/bench.d/growth.sh). The main report keeps an existing growth section.
 package main
 
 import (
@@ -26,20 +30,63 @@ func main() {
 	md := flag.String("md", "docs/benchmarks.md", "Markdown table to write")
 	svg := flag.String("svg", "docs/benchmarks.svg", "chart to write")
 	machine := flag.String("machine", "", "a line describing the machine")
+	growth := flag.String("growth", "", "growth rows recorded by scripts/bench.d/growth.sh: write only the growth section of -md and -growth-svg")
+	growthSVG := flag.String("growth-svg", "docs/benchmarks-growth.svg", "growth chart to write (with -growth)")
+	notes := flag.String("notes", "scripts/benchreport/growth-notes.tsv", "the reading of each growth family, family<TAB>text (with -growth)")
+	date := flag.String("date", "", "the day the growth rows were measured (with -growth)")
 	flag.Parse()
-	rows, err := read(*in)
+	var err error
+	if *growth != "" {
+		err = writeGrowth(*growth, *md, *growthSVG, *notes, *machine, *date)
+	} else {
+		err = writeMain(*in, *md, *svg, *machine)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*md, []byte(markdown(rows, *machine, *svg)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		os.Exit(1)
+}
+
+// writeMain writes the main table and bar chart, keeping the growth section of md as it is.
+func writeMain(in, md, svg, machine string) error {
+	rows, err := read(in)
+	if err != nil {
+		return err
 	}
-	if err := os.WriteFile(*svg, []byte(chart(rows)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		os.Exit(1)
+	doc := markdown(rows, machine, svg)
+	if old, err := os.ReadFile(md); err == nil {
+		if g := growthSection(string(old)); g != "" {
+			doc = mergeGrowth(doc, g)
+		}
+	} else if !os.IsNotExist(err) {
+		return err
 	}
+	if err := os.WriteFile(md, []byte(doc), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(svg, []byte(chart(rows)), 0o644)
+}
+
+// writeGrowth replaces the growth section of md (appending it when there is none) and writes the
+// growth chart; the rest of md is kept byte for byte.
+func writeGrowth(in, md, svg, notesPath, machine, date string) error {
+	rows, err := readGrowth(in)
+	if err != nil {
+		return err
+	}
+	notes, err := readNotes(notesPath)
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(md)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	doc := mergeGrowth(string(old), growthMarkdown(rows, notes, machine, date, svg))
+	if err := os.WriteFile(md, []byte(doc), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(svg, []byte(growthChart(rows)), 0o644)
 }
 
 func read(path string) ([]row, error) {
