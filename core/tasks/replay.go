@@ -339,6 +339,7 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 		failed bool
 	}
 	var queue []pending
+	last := map[string]int{} // a call id's latest call in queue: an error result cancels that one
 	flush := func() {
 		for _, p := range queue {
 			if !p.failed {
@@ -346,6 +347,7 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 			}
 		}
 		queue = queue[:0]
+		clear(last)
 	}
 	keep := mayMatter
 	if counts != nil {
@@ -387,17 +389,17 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 				r.skip(ln.No, "%s arguments: %v", e.Name, err)
 				return true
 			}
+			if e.ID != "" {
+				last[e.ID] = len(queue)
+			}
 			queue = append(queue, pending{ev: Event{Line: ln.No, At: e.At, CallID: e.ID, Kind: kind, Args: args}})
 		case sessionlog.TypeToolResult:
 			if !e.IsError {
 				return true
 			}
-			for i := len(queue) - 1; i >= 0; i-- {
-				if queue[i].ev.CallID == e.CallID && e.CallID != "" {
-					queue[i].failed = true
-					r.skip(queue[i].ev.Line, "call %s failed (tool_result on line %d has is_error)", e.CallID, ln.No)
-					break
-				}
+			if i, ok := last[e.CallID]; ok && e.CallID != "" {
+				queue[i].failed = true
+				r.skip(queue[i].ev.Line, "call %s failed (tool_result on line %d has is_error)", e.CallID, ln.No)
 			}
 		case sessionlog.TypeCompact:
 			var snap []Task

@@ -233,3 +233,28 @@ func FuzzReplay(f *testing.F) {
 		}
 	})
 }
+
+// An error result cancels the latest pending call with its id, and only that one; a compaction
+// in between settles the earlier calls for good.
+func TestErrorResultCancelsTheLatestCallOfItsID(t *testing.T) {
+	errResult := func(id string) string {
+		return `{"type":"tool_result","call_id":"` + id + `","content":"boom","is_error":true}` + "\n"
+	}
+	log := call("dup", "TaskCreate", `{"subject":"first"}`) +
+		call("dup", "TaskCreate", `{"subject":"second"}`) +
+		errResult("dup") +
+		call("x", "TaskCreate", `{"subject":"third"}`) +
+		errResult("nobody") +
+		errResult("")
+	r := replayString(t, log, Stop{})
+	var got []string
+	for _, tk := range r.Store.Tasks() {
+		got = append(got, tk.Subject)
+	}
+	if strings.Join(got, ",") != "first,third" {
+		t.Fatalf("tasks = %v, want first,third", got)
+	}
+	if len(r.Skips) != 1 || r.Skips[0].Line != 2 {
+		t.Fatalf("skips = %+v, want line 2 only", r.Skips)
+	}
+}
