@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -201,10 +202,10 @@ func (e *Env) fail(err error) int {
 // flag package's errors are untyped, so its three message forms are read here and nowhere else.
 func flagUsageError(err error, flags []cli.Flag) error {
 	msg := err.Error()
-	if b := boolErrorRE.FindStringSubmatch(msg); b != nil {
+	if b := boolErrorRE().FindStringSubmatch(msg); b != nil {
 		return errs.Invalidf("invalid value %s for %s: expected true or false", b[1], dashed(b[2]))
 	}
-	m := flagErrorRE.FindStringSubmatch(msg)
+	m := flagErrorRE().FindStringSubmatch(msg)
 	switch {
 	case m == nil:
 		return errs.Invalidf("%s", msg)
@@ -233,8 +234,12 @@ func flagUsageError(err error, flags []cli.Flag) error {
 }
 
 var (
-	flagErrorRE = regexp.MustCompile(`^(?:flag needs an argument: -+(\S+)|flag provided but not defined: -+(\S+)|invalid value ("(?:[^"\\]|\\.)*") for flag -+(\S+): (.*))$`)
-	boolErrorRE = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -+(\S+): `)
+	flagErrorRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:flag needs an argument: -+(\S+)|flag provided but not defined: -+(\S+)|invalid value ("(?:[^"\\]|\\.)*") for flag -+(\S+): (.*))$`)
+	})
+	boolErrorRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -+(\S+): `)
+	})
 )
 
 // dashed writes a flag name as it is typed: -s for one letter, --name otherwise.
