@@ -41,6 +41,8 @@ type Store struct {
 	walkWindow int
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven int
+	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
+	fts5 bool
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -221,8 +223,11 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	// journal_size_limit: a persistent WAL (see persistWAL) is cut back to 64 MiB after a
-	// checkpoint while open, and to nothing when the last connection closes.
-	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=journal_size_limit(%d)",
+	// checkpoint while open, and to nothing when the last connection closes (a reader may be the
+	// last). Every pragma is one more statement at open, so a reader sets no others: the file is
+	// already in WAL mode (the journal mode is kept in the file, and a writer sets it when it
+	// creates the file), and synchronous only matters to commits.
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_size_limit(%d)",
 		workspace.SQLiteURI(path), wait.Milliseconds(), 64<<20)
 	// No memory-mapped reads (mmap_size): they saved about 0.7 ms of a fresh-process search, but
 	// a file rewritten in place under a reader (cp over spaces.db) then kills the process with
@@ -233,7 +238,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 		// tenth of its time in pwrite calls. cache_size(-65536): up to 64 MiB of pages, so a
 		// large transaction is not spilled to the write-ahead log page by page (each spill a
 		// new frame).
-		dsn += "&_txlock=immediate&_pragma=temp_store(memory)&_pragma=cache_size(-65536)"
+		dsn += "&_txlock=immediate&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=temp_store(memory)&_pragma=cache_size(-65536)"
 	}
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
@@ -281,15 +286,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-// hasFTS5 reports whether the linked SQLite can build the trigram index.
-func (s *Store) hasFTS5(ctx context.Context) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`).Scan(&n)
-	if err != nil {
-		return false, s.dbErr(err, "check FTS5")
-	}
-	return n > 0, nil
-}
+// hasFTS5 reports whether the linked SQLite can build the trigram index; the store read it when
+// it opened (the linked SQLite does not change while the process runs).
+func (s *Store) hasFTS5(ctx context.Context) (bool, error) { return s.fts5, nil }
 
 // migrate checks the file's identity and version and applies the missing migrations in order.
 func (s *Store) migrate(ctx context.Context, migs []string) error {
@@ -308,9 +307,7 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 	case version == want:
 		return nil
 	}
-	if ok, err := s.hasFTS5(ctx); err != nil {
-		return err
-	} else if !ok {
+	if !s.fts5 {
 		return ErrNoFTS5
 	}
 	conn, err := s.db.Conn(ctx)
@@ -359,16 +356,16 @@ func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) erro
 	return err
 }
 
-// header reads user_version, application_id and the number of tables.
+// header reads user_version, application_id and the number of tables, and notes whether the
+// linked SQLite has FTS5, in one statement: a search opens the store afresh in every process,
+// and each statement prepared at open is time before its first answer.
 func (s *Store) header(ctx context.Context) (version, appID, tables int, err error) {
-	if err = s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version),
+		(SELECT application_id FROM pragma_application_id),
+		(SELECT count(*) FROM sqlite_master WHERE type = 'table'),
+		(SELECT count(*) FROM pragma_module_list WHERE name = 'fts5')`).Scan(&version, &appID, &tables, &s.fts5)
+	if err != nil {
 		return 0, 0, 0, s.dbErr(err, "read schema version")
-	}
-	if err = s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, 0, 0, s.dbErr(err, "read application id")
-	}
-	if err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
-		return 0, 0, 0, s.dbErr(err, "read schema")
 	}
 	return version, appID, tables, nil
 }
