@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -477,10 +478,20 @@ func shortMatch(short []string) (string, bool) {
 	return strings.Join(toks, " AND "), true
 }
 
-// drivenFrom is the FROM clause that reads only the rows the full-text table (comments_fts or
-// comments_short) matches for match.
-func (p *queryPlan) drivenFrom(table, match string) string {
-	return `(SELECT rowid AS r FROM ` + table + ` WHERE ` + table + ` MATCH ` + p.arg(match) + `) f
+// drivenFrom is the FROM clause that reads only the comments whose rowids a full-text table
+// (comments_fts or comments_short) matched, passed as one JSON array: the index is asked once
+// (matchUpTo), not again by the statement that reads the rows.
+func (p *queryPlan) drivenFrom(rids []int64) string {
+	b := make([]byte, 0, 8*len(rids)+2)
+	b = append(b, '[')
+	for i, r := range rids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, r, 10)
+	}
+	b = append(b, ']')
+	return `(SELECT value AS r FROM json_each(` + p.arg(string(b)) + `)) f
 				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
 }
 
@@ -498,11 +509,23 @@ func (p *queryPlan) sql(from string, extra ...string) string {
 			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
 }
 
-// countUpTo counts the rows of a full-text table matching match, stopping past max.
-func (s *Store) countUpTo(ctx context.Context, tx querier, table, match string, max int) (int, error) {
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n)
-	return n, s.dbErr(err, "search")
+// matchUpTo is the rowids of the rows of a full-text table matching match, in rowid order,
+// stopping past max (so more than max rowids means "more than max").
+func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?`, match, max+1)
+	if err != nil {
+		return nil, s.dbErr(err, "search")
+	}
+	defer rows.Close()
+	var rids []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return nil, s.dbErr(err, "search")
+		}
+		rids = append(rids, r)
+	}
+	return rids, s.dbErr(rows.Err(), "search")
 }
 
 // query is the query mode: every term must occur in the index text; newest first.
@@ -522,24 +545,23 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
 	from := walkFrom
 	if len(p.long) > 0 {
-		match := trigramMatch(p.long)
-		n, err := s.countUpTo(ctx, tx, "comments_fts", match, s.ftsDriveMax)
+		rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
 		if err != nil {
 			return nil, err
 		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom("comments_fts", match)
+		if len(rids) <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
 		}
 	}
 	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
 	// character or pair, with the same two plans as the trigram index above.
 	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
-		n, err := s.countUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
+		rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
 		if err != nil {
 			return nil, err
 		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom("comments_short", match)
+		if len(rids) <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
 			s.shortDriven++
 		}
 	}
