@@ -247,9 +247,9 @@ func SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 	return searchWorkspaceTasks(ctx, ws, caller, in, openReader)
 }
 
-// openReader opens spaces.db for one search; release closes it again.
+// openReader opens spaces.db for one search, with a small page cache; release closes it again.
 func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
-	if st, err = OpenRead(ctx, ws); err != nil {
+	if st, err = openRead(ctx, ws, oneSearchCache); err != nil {
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
