@@ -61,7 +61,7 @@ func TestQueryPlan(t *testing.T) {
 
 func TestQueryPlanFromAndWindow(t *testing.T) {
 	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration", Limit: 10}, false)
-	from := p.drivenFrom([]int64{3, 17, 40})
+	from := p.drivenFrom("[3,17,40]")
 	if !strings.Contains(from, "FROM json_each(?5)") || !strings.Contains(from, "c.rid = f.r") || p.args[4] != "[3,17,40]" {
 		t.Errorf("driven from %q with args %v", from, p.args)
 	}

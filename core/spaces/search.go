@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -479,19 +478,10 @@ func shortMatch(short []string) (string, bool) {
 }
 
 // drivenFrom is the FROM clause that reads only the comments whose rowids a full-text table
-// (comments_fts or comments_short) matched, passed as one JSON array: the index is asked once
-// (matchUpTo), not again by the statement that reads the rows.
-func (p *queryPlan) drivenFrom(rids []int64) string {
-	b := make([]byte, 0, 8*len(rids)+2)
-	b = append(b, '[')
-	for i, r := range rids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, r, 10)
-	}
-	b = append(b, ']')
-	return `(SELECT value AS r FROM json_each(` + p.arg(string(b)) + `)) f
+// (comments_fts or comments_short) matched, given as a JSON array (matchUpTo): the index is
+// asked once, not again by the statement that reads the rows.
+func (p *queryPlan) drivenFrom(rids string) string {
+	return `(SELECT value AS r FROM json_each(` + p.arg(rids) + `)) f
 				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
 }
 
@@ -509,23 +499,11 @@ func (p *queryPlan) sql(from string, extra ...string) string {
 			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
 }
 
-// matchUpTo is the rowids of the rows of a full-text table matching match, in rowid order,
-// stopping past max (so more than max rowids means "more than max").
-func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?`, match, max+1)
-	if err != nil {
-		return nil, s.dbErr(err, "search")
-	}
-	defer rows.Close()
-	var rids []int64
-	for rows.Next() {
-		var r int64
-		if err := rows.Scan(&r); err != nil {
-			return nil, s.dbErr(err, "search")
-		}
-		rids = append(rids, r)
-	}
-	return rids, s.dbErr(rows.Err(), "search")
+// matchUpTo counts the rows of a full-text table matching match, stopping past max, and gives
+// their rowids as a JSON array, built inside SQLite so they are not read one by one.
+func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) (n int, rids string, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT rowid AS r FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n, &rids)
+	return n, rids, s.dbErr(err, "search")
 }
 
 // query is the query mode: every term must occur in the index text; newest first.
@@ -545,22 +523,22 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
 	from := walkFrom
 	if len(p.long) > 0 {
-		rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
 		if err != nil {
 			return nil, err
 		}
-		if len(rids) <= s.ftsDriveMax {
+		if n <= s.ftsDriveMax {
 			from = p.drivenFrom(rids)
 		}
 	}
 	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
 	// character or pair, with the same two plans as the trigram index above.
 	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
-		rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
 		if err != nil {
 			return nil, err
 		}
-		if len(rids) <= s.ftsDriveMax {
+		if n <= s.ftsDriveMax {
 			from = p.drivenFrom(rids)
 			s.shortDriven++
 		}
