@@ -390,6 +390,11 @@ const walkFrom = `comments c JOIN tasks t ON t.id = c.task`
 // all (Store.walkWindow; tests make it small).
 const defaultWalkWindow = 1000
 
+// defaultProbeWindow is how many of a space's newest comments a query tests before it asks an
+// index how common its terms are (Store.probeWindow; tests change it): a term in more than one
+// comment in 20 is answered from them (limit 10), and a rare one pays about 200 row tests.
+const defaultProbeWindow = 200
+
 // queryPlan is a query turned into SQL: its terms sorted by how they are found (the trigram
 // index for long terms, LIKE for short ones), the filters every row must pass, and the row
 // limit. Every parameter is numbered (?N), so the same arguments serve every FROM clause the
@@ -513,36 +518,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	if len(p.terms) == 0 {
 		return res, nil
 	}
-	// Two plans give the same rows. When the long terms together match few comments, the search is
-	// driven from their trigram index matches, then sorted. When they match many, it walks the
-	// space newest first through the (space, created_at) index and stops at the limit, testing each
-	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
-	// of a common term first would cost more than the walk. Never bm25 over every match.
-	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
-	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
-	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
-	from := walkFrom
-	if len(p.long) > 0 {
-		n, rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
-		if err != nil {
-			return nil, err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom(rids)
-		}
-	}
-	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
-	// character or pair, with the same two plans as the trigram index above.
-	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
-		n, rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
-		if err != nil {
-			return nil, err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom(rids)
-			s.shortDriven++
-		}
-	}
 	type pos struct {
 		task  string
 		atNS  int64
@@ -571,38 +546,26 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 		return s.dbErr(rows.Err(), "search")
 	}
-	// Only a query of short terms alone can be rare and walked: long terms walk only when the
-	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
-	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
-		if err := run(from); err != nil {
+	// A term common among the newest comments needs no index: the newest probeWindow comments
+	// of the space are walked first, and with more hits there than the limit, those are the
+	// newest hits of all (the same reasoning as the walk's window below). Counting a common
+	// term's index matches to choose a plan cost more than this whole answer.
+	probed := false
+	if !allLike && in.TaskID == "" && s.probeWindow > 0 {
+		edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.probeWindow)
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		// The walk tests every comment with LIKE through the (space, created_at) index, one row
-		// lookup each: quick when hits are common (it stops at the limit), slow when they are
-		// rare. So it first walks only the newest walkWindow comments; with more hits there
-		// than the limit, those are the newest hits of all. Otherwise the table is read in
-		// storage order and the few hits sorted: 1.6 times faster than walking it all.
-		var edgeNS int64
-		var edgeKey string
-		err := tx.QueryRowContext(ctx, `SELECT at_ns, idkey FROM comments WHERE space = ?1
-			ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET ?2`, string(sc.space), s.walkWindow-1).Scan(&edgeNS, &edgeKey)
-		switch {
-		case errors.Is(err, sql.ErrNoRows): // a small space: the walk is the whole answer
-			if err := run(from); err != nil {
+		if ok {
+			if err := run(walkFrom, p.windowFilter(edgeNS, edgeKey)); err != nil {
 				return nil, err
 			}
-		case err != nil:
-			return nil, s.dbErr(err, "search")
-		default:
-			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
-				return nil, err
-			}
-			if len(res.Hits) <= in.Limit {
-				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
-					return nil, err
-				}
-			}
+			probed = len(res.Hits) > in.Limit
+		}
+	}
+	if !probed {
+		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(res.Hits) }); err != nil {
+			return nil, err
 		}
 	}
 	if len(res.Hits) > in.Limit {
@@ -621,6 +584,87 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 	}
 	return res, nil
+}
+
+// planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
+// newest first) and reads them with run; hits is how many run kept.
+func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, run func(from string, extra ...string) error, hits func() int) error {
+	// Two plans give the same rows. When the long terms together match few comments, the search is
+	// driven from their trigram index matches, then sorted. When they match many, it walks the
+	// space newest first through the (space, created_at) index and stops at the limit, testing each
+	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
+	// of a common term first would cost more than the walk. Never bm25 over every match.
+	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
+	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
+	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
+	from := walkFrom
+	if len(p.long) > 0 {
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
+		if err != nil {
+			return err
+		}
+		if n <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
+		}
+	}
+	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
+	// character or pair, with the same two plans as the trigram index above.
+	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
+		if err != nil {
+			return err
+		}
+		if n <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
+			s.shortDriven++
+		}
+	}
+	// Only a query of short terms alone can be rare and walked: long terms walk only when the
+	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
+	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
+		if err := run(from); err != nil {
+			return err
+		}
+	} else {
+		// The walk tests every comment with LIKE through the (space, created_at) index, one row
+		// lookup each: quick when hits are common (it stops at the limit), slow when they are
+		// rare. So it first walks only the newest walkWindow comments; with more hits there
+		// than the limit, those are the newest hits of all. Otherwise the table is read in
+		// storage order and the few hits sorted: 1.6 times faster than walking it all.
+		edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.walkWindow)
+		switch {
+		case err != nil:
+			return err
+		case !ok: // a small space: the walk is the whole answer
+			if err := run(from); err != nil {
+				return err
+			}
+		default:
+			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
+				return err
+			}
+			if hits() <= in.Limit {
+				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// windowEdge is the position (at_ns, idkey) of the w-th newest comment of a space, and false when
+// the space has fewer comments.
+func (s *Store) windowEdge(ctx context.Context, tx querier, space ID, w int) (atNS int64, idkey string, ok bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT at_ns, idkey FROM comments WHERE space = ?1
+		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET ?2`, string(space), w-1).Scan(&atNS, &idkey)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", false, nil
+	}
+	if err != nil {
+		return 0, "", false, s.dbErr(err, "search")
+	}
+	return atNS, idkey, true, nil
 }
 
 // neighbours are up to n comments of the task just before and just after a position, oldest first.

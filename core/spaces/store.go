@@ -40,6 +40,8 @@ type Store struct {
 	ftsDriveMax int
 	// walkWindow is how many newest comments a walk tests before it reads the whole space.
 	walkWindow int
+	// probeWindow is how many newest comments a query tests before it chooses a plan.
+	probeWindow int
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven int
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
@@ -218,7 +220,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
 	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
@@ -261,7 +263,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	}
 	db := sql.OpenDB(persistWAL{base})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}
