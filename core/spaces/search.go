@@ -391,9 +391,9 @@ const walkFrom = `comments c JOIN tasks t ON t.id = c.task`
 const defaultWalkWindow = 1000
 
 // defaultProbeWindow is how many of a space's newest comments a query tests before it asks an
-// index how common its terms are (Store.probeWindow; tests change it): a term in more than one
-// comment in 20 is answered from them (limit 10), and a rare one pays about 200 row tests.
-const defaultProbeWindow = 200
+// index how common its terms are (Store.probeWindow; tests change it): a term in more than about
+// one comment in 9 is answered from them (limit 10), and a rare one pays about 100 row tests.
+const defaultProbeWindow = 100
 
 // queryPlan is a query turned into SQL: its terms sorted by how they are found (the trigram
 // index for long terms, LIKE for short ones), the filters every row must pass, and the row
