@@ -69,6 +69,9 @@ func TestQueryPlanFromAndWindow(t *testing.T) {
 	if w != `(c.at_ns, c.idkey) >= (42, ?6)` || p.args[5] != "n7" {
 		t.Errorf("window %q with args %v", w, p.args)
 	}
+	if nf := p.newestFilter(100); !strings.Contains(nf, "space = ?1") || !strings.Contains(nf, "OFFSET 99") || len(p.args) != 6 {
+		t.Errorf("newest filter %q added arguments %v", nf, p.args)
+	}
 	q := p.sql(walkFrom, w)
 	for _, want := range []string{"FROM " + walkFrom, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
 		if !strings.Contains(q, want) {

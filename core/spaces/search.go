@@ -308,9 +308,13 @@ type scope struct {
 
 // resolve finds the current task's space and checks the caller may search it.
 func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
+	// the task and whether user owns or belongs to its space, in one statement
 	var space string
 	var parent sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT space, parent FROM tasks WHERE id = ?`, string(task)).Scan(&space, &parent)
+	var ok int
+	err := q.QueryRowContext(ctx, `SELECT t.space, t.parent,
+		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = ?2) + (SELECT count(*) FROM members WHERE space = t.space AND user = ?2)
+		FROM tasks t WHERE t.id = ?1`, string(task), user).Scan(&space, &parent, &ok)
 	if errors.Is(err, sql.ErrNoRows) {
 		return scope{}, nil, errs.NotFoundf("task:%s (the current task, from --task or CAIRN_TASK) not found in %s", task, FileName)
 	}
@@ -319,11 +323,6 @@ func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (s
 	}
 	if parent.Valid {
 		return scope{}, &Unavailable{Message: UnavailableMessage}, nil
-	}
-	var ok int
-	err = q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM spaces WHERE id = ?1 AND owner = ?2) + (SELECT count(*) FROM members WHERE space = ?1 AND user = ?2)`, space, user).Scan(&ok)
-	if err != nil {
-		return scope{}, nil, s.dbErr(err, "check membership")
 	}
 	if ok == 0 {
 		return scope{}, nil, errs.New(errs.Forbidden, "user %q is neither the owner nor a member of the space of task:%s", user, task)
@@ -495,6 +494,13 @@ func (p *queryPlan) windowFilter(atNS int64, idkey string) string {
 	return fmt.Sprintf(`(c.at_ns, c.idkey) >= (%d, %s)`, atNS, p.arg(idkey))
 }
 
+// newestFilter keeps the rows among the space's (?1) n newest comments, and none when it has
+// fewer; the edge is a subquery, so the probe is one statement.
+func (p *queryPlan) newestFilter(n int) string {
+	return fmt.Sprintf(`(c.at_ns, c.idkey) >= (SELECT at_ns, idkey FROM comments WHERE space = ?1
+		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET %d)`, n-1)
+}
+
 // sql is the statement reading the plan's rows from from, newest first, with extra filters.
 func (p *queryPlan) sql(from string, extra ...string) string {
 	where := append(append([]string(nil), p.where...), extra...)
@@ -552,16 +558,10 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// term's index matches to choose a plan cost more than this whole answer.
 	probed := false
 	if !allLike && in.TaskID == "" && s.probeWindow > 0 {
-		edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.probeWindow)
-		if err != nil {
+		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
 			return nil, err
 		}
-		if ok {
-			if err := run(walkFrom, p.windowFilter(edgeNS, edgeKey)); err != nil {
-				return nil, err
-			}
-			probed = len(res.Hits) > in.Limit
-		}
+		probed = len(res.Hits) > in.Limit
 	}
 	if !probed {
 		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(res.Hits) }); err != nil {
