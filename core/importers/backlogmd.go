@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -287,7 +288,7 @@ func mdFiles(dir string, deep bool) ([]string, error) {
 	return out, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):?`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+):?`) })
 
 // readMD splits a Markdown file into its YAML frontmatter (between the first two "---" lines) and
 // its body. A YAML error names the line of the file.
@@ -311,7 +312,7 @@ func readMD(path string) (*blTask, string, error) {
 		line := 0
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-		msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		msg = yamlLine().ReplaceAllStringFunc(msg, func(m string) string {
 			n, _ := strconv.Atoi(strings.TrimSuffix(m[5:], ":"))
 			if line == 0 {
 				line = n + 1
@@ -325,18 +326,18 @@ func readMD(path string) (*blTask, string, error) {
 	return &fm, strings.TrimLeft(body, "\n"), nil
 }
 
-var nameID = regexp.MustCompile(`^([A-Za-z]+-[0-9][0-9.]*)(?: - (.*))?\.md$`)
+var nameID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z]+-[0-9][0-9.]*)(?: - (.*))?\.md$`) })
 
 // idFromName is the id in a "task-7 - Title.md" file name ("" when it has none).
 func idFromName(path string) string {
-	if m := nameID.FindStringSubmatch(filepath.Base(path)); m != nil {
+	if m := nameID().FindStringSubmatch(filepath.Base(path)); m != nil {
 		return m[1]
 	}
 	return ""
 }
 
 func titleFromName(path string) string {
-	if m := nameID.FindStringSubmatch(filepath.Base(path)); m != nil && m[2] != "" {
+	if m := nameID().FindStringSubmatch(filepath.Base(path)); m != nil && m[2] != "" {
 		return m[2]
 	}
 	return strings.TrimSuffix(filepath.Base(path), ".md")
@@ -374,10 +375,10 @@ func sections(body string) mdSections {
 	return out
 }
 
-var htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+var htmlComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->`) })
 
 func cleanBody(s string) string {
-	s = htmlComment.ReplaceAllString(s, "")
+	s = htmlComment().ReplaceAllString(s, "")
 	var out []string
 	blank := false
 	for _, l := range strings.Split(s, "\n") {
@@ -395,7 +396,7 @@ func cleanBody(s string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-var acNumber = regexp.MustCompile(`^#\d+\s+`)
+var acNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\d+\s+`) })
 
 // listItems are the checkbox or bullet items of a section, "#1 " numbers removed, a checked box
 // kept as "[x] ".
@@ -408,7 +409,7 @@ func listItems(sec string) []string {
 		}
 		item := checkItem(t)
 		done := strings.HasPrefix(item, "[x] ")
-		item = acNumber.ReplaceAllString(strings.TrimPrefix(item, "[x] "), "")
+		item = acNumber().ReplaceAllString(strings.TrimPrefix(item, "[x] "), "")
 		if item == "" {
 			continue
 		}

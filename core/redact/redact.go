@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/textmatch"
@@ -480,7 +481,9 @@ func valueStop(c byte) bool {
 
 // placeholderValue matches values that name a secret rather than hold one: ${VAR}, $VAR, $(cmd),
 // <your-token>, {{ .Token }}, %s, ****, and a call or comparison in code ([]byte(opts.Token)).
-var placeholderValue = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*|<.*|\{\{.*|%[-+# 0-9.]*[a-zA-Z]|\*+|x{3,}|X{3,}|=.*|[A-Za-z_\[\]*&][A-Za-z0-9_.\[\]*&]*\(.*|\[REDACTED\]|\[redacted\])$`)
+var placeholderValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*|<.*|\{\{.*|%[-+# 0-9.]*[a-zA-Z]|\*+|x{3,}|X{3,}|=.*|[A-Za-z_\[\]*&][A-Za-z0-9_.\[\]*&]*\(.*|\[REDACTED\]|\[redacted\])$`)
+})
 
 // passwordWords mark a key whose value is a secret even when it is all digits (a PIN).
 var passwordWords = []string{"password", "passwd", "passwort", "passphrase", "pwd"}
@@ -493,7 +496,7 @@ func secretValue(key, v string) bool {
 	case "true", "false", "null", "nil", "none", "undefined", "yes", "no", "on", "off", "required", "optional", "empty":
 		return false
 	}
-	if placeholderValue.MatchString(v) {
+	if placeholderValue().MatchString(v) {
 		return false
 	}
 	digits, letters, alnum := true, true, false

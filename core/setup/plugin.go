@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/core/errs"
 )
@@ -26,7 +27,7 @@ const PluginToolPrefix = "mcp__plugin_cairn_" + ServerName + "__"
 
 const pluginDescription = "cairn: a session task list that survives compaction, project memory and knowledge, and search over earlier work"
 
-var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`)
+var semver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`) })
 
 func planPlugin(o Options) ([]*Change, error) {
 	dir := o.Plugin
@@ -83,7 +84,7 @@ func planPlugin(o Options) ([]*Change, error) {
 // pluginVersion is cairn's version as the semver Claude Code asks plugins for; a development
 // build (dev-<revision>) becomes a 0.0.0 pre-release.
 func pluginVersion(v string) string {
-	if m := semver.FindStringSubmatch(v); m != nil {
+	if m := semver().FindStringSubmatch(v); m != nil {
 		return m[1]
 	}
 	clean := strings.Map(func(r rune) rune {

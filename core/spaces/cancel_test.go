@@ -36,7 +36,9 @@ func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, ti
 const cancelBudget = 100 * time.Millisecond
 
 // slowSpace holds n comments of size bytes of "x" followed by terms, so that a query of all the
-// terms (each of two characters, tested with LIKE) reads every comment whole once per term.
+// terms (each of two characters, tested with LIKE) reads every comment whole once per term, and
+// after them as many short comments without the terms as a query probes first (the newest), so
+// the probe cannot answer and the search reads the long ones.
 func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string) {
 	t.Helper()
 	var terms []string
@@ -57,6 +59,9 @@ func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string
 	}
 	for i := 1; i <= n; i++ {
 		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
+	}
+	for i := 1; i <= defaultProbeWindow; i++ {
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T01:%02d:%02dZ","body":"filler"}`, n+i, i/60, i%60))
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
 	return ws, query

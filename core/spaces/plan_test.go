@@ -61,13 +61,16 @@ func TestQueryPlan(t *testing.T) {
 
 func TestQueryPlanFromAndWindow(t *testing.T) {
 	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration", Limit: 10}, false)
-	from := p.drivenFrom("comments_fts", trigramMatch(p.long))
-	if !strings.Contains(from, "FROM comments_fts WHERE comments_fts MATCH ?5") || p.args[4] != trigramMatch([]string{"migration"}) {
+	from := p.drivenFrom("[3,17,40]")
+	if !strings.Contains(from, "FROM json_each(?5)") || !strings.Contains(from, "c.rid = f.r") || p.args[4] != "[3,17,40]" {
 		t.Errorf("driven from %q with args %v", from, p.args)
 	}
 	w := p.windowFilter(42, "n7")
 	if w != `(c.at_ns, c.idkey) >= (42, ?6)` || p.args[5] != "n7" {
 		t.Errorf("window %q with args %v", w, p.args)
+	}
+	if nf := p.newestFilter(100); !strings.Contains(nf, "space = ?1") || !strings.Contains(nf, "OFFSET 99") || len(p.args) != 6 {
+		t.Errorf("newest filter %q added arguments %v", nf, p.args)
 	}
 	q := p.sql(walkFrom, w)
 	for _, want := range []string{"FROM " + walkFrom, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {

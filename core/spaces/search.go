@@ -246,9 +246,9 @@ func SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 	return searchWorkspaceTasks(ctx, ws, caller, in, openReader)
 }
 
-// openReader opens spaces.db for one search; release closes it again.
+// openReader opens spaces.db for one search, with a small page cache; release closes it again.
 func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
-	if st, err = OpenRead(ctx, ws); err != nil {
+	if st, err = openRead(ctx, ws, oneSearchCache); err != nil {
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
@@ -308,9 +308,13 @@ type scope struct {
 
 // resolve finds the current task's space and checks the caller may search it.
 func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
+	// the task and whether user owns or belongs to its space, in one statement
 	var space string
 	var parent sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT space, parent FROM tasks WHERE id = ?`, string(task)).Scan(&space, &parent)
+	var ok int
+	err := q.QueryRowContext(ctx, `SELECT t.space, t.parent,
+		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = ?2) + (SELECT count(*) FROM members WHERE space = t.space AND user = ?2)
+		FROM tasks t WHERE t.id = ?1`, string(task), user).Scan(&space, &parent, &ok)
 	if errors.Is(err, sql.ErrNoRows) {
 		return scope{}, nil, errs.NotFoundf("task:%s (the current task, from --task or CAIRN_TASK) not found in %s", task, FileName)
 	}
@@ -319,11 +323,6 @@ func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (s
 	}
 	if parent.Valid {
 		return scope{}, &Unavailable{Message: UnavailableMessage}, nil
-	}
-	var ok int
-	err = q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM spaces WHERE id = ?1 AND owner = ?2) + (SELECT count(*) FROM members WHERE space = ?1 AND user = ?2)`, space, user).Scan(&ok)
-	if err != nil {
-		return scope{}, nil, s.dbErr(err, "check membership")
 	}
 	if ok == 0 {
 		return scope{}, nil, errs.New(errs.Forbidden, "user %q is neither the owner nor a member of the space of task:%s", user, task)
@@ -389,6 +388,11 @@ const walkFrom = `comments c JOIN tasks t ON t.id = c.task`
 // defaultWalkWindow is how many of a space's newest comments a walk tests before it reads them
 // all (Store.walkWindow; tests make it small).
 const defaultWalkWindow = 1000
+
+// defaultProbeWindow is how many of a space's newest comments a query tests before it asks an
+// index how common its terms are (Store.probeWindow; tests change it): a term in more than about
+// one comment in 9 is answered from them (limit 10), and a rare one pays about 100 row tests.
+const defaultProbeWindow = 100
 
 // queryPlan is a query turned into SQL: its terms sorted by how they are found (the trigram
 // index for long terms, LIKE for short ones), the filters every row must pass, and the row
@@ -477,16 +481,24 @@ func shortMatch(short []string) (string, bool) {
 	return strings.Join(toks, " AND "), true
 }
 
-// drivenFrom is the FROM clause that reads only the rows the full-text table (comments_fts or
-// comments_short) matches for match.
-func (p *queryPlan) drivenFrom(table, match string) string {
-	return `(SELECT rowid AS r FROM ` + table + ` WHERE ` + table + ` MATCH ` + p.arg(match) + `) f
+// drivenFrom is the FROM clause that reads only the comments whose rowids a full-text table
+// (comments_fts or comments_short) matched, given as a JSON array (matchUpTo): the index is
+// asked once, not again by the statement that reads the rows.
+func (p *queryPlan) drivenFrom(rids string) string {
+	return `(SELECT value AS r FROM json_each(` + p.arg(rids) + `)) f
 				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
 }
 
 // windowFilter keeps the rows at or after a position of the newest-first order.
 func (p *queryPlan) windowFilter(atNS int64, idkey string) string {
 	return fmt.Sprintf(`(c.at_ns, c.idkey) >= (%d, %s)`, atNS, p.arg(idkey))
+}
+
+// newestFilter keeps the rows among the space's (?1) n newest comments, and none when it has
+// fewer; the edge is a subquery, so the probe is one statement.
+func (p *queryPlan) newestFilter(n int) string {
+	return fmt.Sprintf(`(c.at_ns, c.idkey) >= (SELECT at_ns, idkey FROM comments WHERE space = ?1
+		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET %d)`, n-1)
 }
 
 // sql is the statement reading the plan's rows from from, newest first, with extra filters.
@@ -498,11 +510,11 @@ func (p *queryPlan) sql(from string, extra ...string) string {
 			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
 }
 
-// countUpTo counts the rows of a full-text table matching match, stopping past max.
-func (s *Store) countUpTo(ctx context.Context, tx querier, table, match string, max int) (int, error) {
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n)
-	return n, s.dbErr(err, "search")
+// matchUpTo counts the rows of a full-text table matching match, stopping past max, and gives
+// their rowids as a JSON array, built inside SQLite so they are not read one by one.
+func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) (n int, rids string, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT rowid AS r FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n, &rids)
+	return n, rids, s.dbErr(err, "search")
 }
 
 // query is the query mode: every term must occur in the index text; newest first.
@@ -511,37 +523,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
 	if len(p.terms) == 0 {
 		return res, nil
-	}
-	// Two plans give the same rows. When the long terms together match few comments, the search is
-	// driven from their trigram index matches, then sorted. When they match many, it walks the
-	// space newest first through the (space, created_at) index and stops at the limit, testing each
-	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
-	// of a common term first would cost more than the walk. Never bm25 over every match.
-	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
-	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
-	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
-	from := walkFrom
-	if len(p.long) > 0 {
-		match := trigramMatch(p.long)
-		n, err := s.countUpTo(ctx, tx, "comments_fts", match, s.ftsDriveMax)
-		if err != nil {
-			return nil, err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom("comments_fts", match)
-		}
-	}
-	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
-	// character or pair, with the same two plans as the trigram index above.
-	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
-		n, err := s.countUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
-		if err != nil {
-			return nil, err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom("comments_short", match)
-			s.shortDriven++
-		}
 	}
 	type pos struct {
 		task  string
@@ -571,38 +552,20 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 		return s.dbErr(rows.Err(), "search")
 	}
-	// Only a query of short terms alone can be rare and walked: long terms walk only when the
-	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
-	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
-		if err := run(from); err != nil {
+	// A term common among the newest comments needs no index: the newest probeWindow comments
+	// of the space are walked first, and with more hits there than the limit, those are the
+	// newest hits of all (the same reasoning as the walk's window below). Counting a common
+	// term's index matches to choose a plan cost more than this whole answer.
+	probed := false
+	if !allLike && in.TaskID == "" && s.probeWindow > 0 {
+		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
 			return nil, err
 		}
-	} else {
-		// The walk tests every comment with LIKE through the (space, created_at) index, one row
-		// lookup each: quick when hits are common (it stops at the limit), slow when they are
-		// rare. So it first walks only the newest walkWindow comments; with more hits there
-		// than the limit, those are the newest hits of all. Otherwise the table is read in
-		// storage order and the few hits sorted: 1.6 times faster than walking it all.
-		var edgeNS int64
-		var edgeKey string
-		err := tx.QueryRowContext(ctx, `SELECT at_ns, idkey FROM comments WHERE space = ?1
-			ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET ?2`, string(sc.space), s.walkWindow-1).Scan(&edgeNS, &edgeKey)
-		switch {
-		case errors.Is(err, sql.ErrNoRows): // a small space: the walk is the whole answer
-			if err := run(from); err != nil {
-				return nil, err
-			}
-		case err != nil:
-			return nil, s.dbErr(err, "search")
-		default:
-			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
-				return nil, err
-			}
-			if len(res.Hits) <= in.Limit {
-				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
-					return nil, err
-				}
-			}
+		probed = len(res.Hits) > in.Limit
+	}
+	if !probed {
+		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(res.Hits) }); err != nil {
+			return nil, err
 		}
 	}
 	if len(res.Hits) > in.Limit {
@@ -621,6 +584,87 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 	}
 	return res, nil
+}
+
+// planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
+// newest first) and reads them with run; hits is how many run kept.
+func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, run func(from string, extra ...string) error, hits func() int) error {
+	// Two plans give the same rows. When the long terms together match few comments, the search is
+	// driven from their trigram index matches, then sorted. When they match many, it walks the
+	// space newest first through the (space, created_at) index and stops at the limit, testing each
+	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
+	// of a common term first would cost more than the walk. Never bm25 over every match.
+	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
+	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
+	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
+	from := walkFrom
+	if len(p.long) > 0 {
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
+		if err != nil {
+			return err
+		}
+		if n <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
+		}
+	}
+	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
+	// character or pair, with the same two plans as the trigram index above.
+	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
+		n, rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
+		if err != nil {
+			return err
+		}
+		if n <= s.ftsDriveMax {
+			from = p.drivenFrom(rids)
+			s.shortDriven++
+		}
+	}
+	// Only a query of short terms alone can be rare and walked: long terms walk only when the
+	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
+	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
+		if err := run(from); err != nil {
+			return err
+		}
+	} else {
+		// The walk tests every comment with LIKE through the (space, created_at) index, one row
+		// lookup each: quick when hits are common (it stops at the limit), slow when they are
+		// rare. So it first walks only the newest walkWindow comments; with more hits there
+		// than the limit, those are the newest hits of all. Otherwise the table is read in
+		// storage order and the few hits sorted: 1.6 times faster than walking it all.
+		edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.walkWindow)
+		switch {
+		case err != nil:
+			return err
+		case !ok: // a small space: the walk is the whole answer
+			if err := run(from); err != nil {
+				return err
+			}
+		default:
+			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
+				return err
+			}
+			if hits() <= in.Limit {
+				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// windowEdge is the position (at_ns, idkey) of the w-th newest comment of a space, and false when
+// the space has fewer comments.
+func (s *Store) windowEdge(ctx context.Context, tx querier, space ID, w int) (atNS int64, idkey string, ok bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT at_ns, idkey FROM comments WHERE space = ?1
+		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET ?2`, string(space), w-1).Scan(&atNS, &idkey)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", false, nil
+	}
+	if err != nil {
+		return 0, "", false, s.dbErr(err, "search")
+	}
+	return atNS, idkey, true, nil
 }
 
 // neighbours are up to n comments of the task just before and just after a position, oldest first.

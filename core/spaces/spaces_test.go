@@ -486,6 +486,21 @@ func TestMatchEqualsLike(t *testing.T) {
 		if !reflect.DeepEqual(windowed, wantSmall) {
 			t.Fatalf("query %q limit %d: window %v != whole walk %v", q, small.Limit, refs(windowed), refs(wantSmall))
 		}
+		// a query that first tests only the newest few comments (the probe) gives the same hits,
+		// whether the probe held enough of them or a plan ran after it
+		st.probeWindow = 1 + rng.Intn(40)
+		probedSmall, err := st.search(context.Background(), "o", "1", small, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probed, err := st.search(context.Background(), "o", "1", in, false)
+		st.probeWindow = defaultProbeWindow
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(probedSmall, wantSmall) || !reflect.DeepEqual(probed, want) {
+			t.Fatalf("query %q: probed %v / %v != LIKE %v / %v", q, refs(probedSmall), refs(probed), refs(wantSmall), refs(want))
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,8 +40,12 @@ type Store struct {
 	ftsDriveMax int
 	// walkWindow is how many newest comments a walk tests before it reads the whole space.
 	walkWindow int
+	// probeWindow is how many newest comments a query tests before it chooses a plan.
+	probeWindow int
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven int
+	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
+	fts5 bool
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -176,6 +181,18 @@ func Open(ctx context.Context, ws *workspace.Workspace) (*Store, error) {
 // OpenRead opens an existing spaces.db for searching, without the writer lock (WAL readers never
 // wait for writers). A missing file is reported as os.ErrNotExist.
 func OpenRead(ctx context.Context, ws *workspace.Workspace) (*Store, error) {
+	return openRead(ctx, ws)
+}
+
+// oneSearchCache is the page cache of a store opened for one search and closed again (a CLI
+// process): 128 KiB, not SQLite's 2 MiB. A fresh process gets fresh memory for every page it
+// caches, and each first touch of it is a page fault; a rare term's search reads a few hundred
+// pages once each, so a cache that recycles its buffers answers the same with about 500 fewer
+// faults, about 0.7 ms of a 8 ms search. A store kept open for many searches keeps the default.
+const oneSearchCache = "&_pragma=cache_size(-128)"
+
+// openRead is OpenRead with extra connection parameters (_pragma=...) for a reader.
+func openRead(ctx context.Context, ws *workspace.Workspace, params ...string) (*Store, error) {
 	if err := ws.CheckStore(FileName); err != nil {
 		return nil, err
 	}
@@ -183,7 +200,7 @@ func OpenRead(ctx context.Context, ws *workspace.Workspace) (*Store, error) {
 	if _, err := os.Stat(p); err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
-	st, err := openPath(ctx, p, ws.Wait, migrations, false)
+	st, err := openPath(ctx, p, ws.Wait, migrations, false, params...)
 	var se *sqlite.Error
 	if err != nil && errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN && !writable(filepath.Dir(p)) {
 		// A WAL database whose -shm is missing cannot be read where the file cannot be created
@@ -203,7 +220,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
 	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
@@ -213,7 +230,8 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
 // transactions begin IMMEDIATE, so they wait for the write lock up front instead of failing midway.
-func openPath(ctx context.Context, path string, wait time.Duration, migs []string, writer bool) (*Store, error) {
+// params are added to the connection's parameters.
+func openPath(ctx context.Context, path string, wait time.Duration, migs []string, writer bool, params ...string) (*Store, error) {
 	if wait <= 0 {
 		wait = workspace.DefaultWait
 	}
@@ -221,8 +239,11 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	// journal_size_limit: a persistent WAL (see persistWAL) is cut back to 64 MiB after a
-	// checkpoint while open, and to nothing when the last connection closes.
-	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=journal_size_limit(%d)",
+	// checkpoint while open, and to nothing when the last connection closes (a reader may be the
+	// last). Every pragma is one more statement at open, so a reader sets no others: the file is
+	// already in WAL mode (the journal mode is kept in the file, and a writer sets it when it
+	// creates the file), and synchronous only matters to commits.
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_size_limit(%d)",
 		workspace.SQLiteURI(path), wait.Milliseconds(), 64<<20)
 	// No memory-mapped reads (mmap_size): they saved about 0.7 ms of a fresh-process search, but
 	// a file rewritten in place under a reader (cp over spaces.db) then kills the process with
@@ -233,15 +254,16 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 		// tenth of its time in pwrite calls. cache_size(-65536): up to 64 MiB of pages, so a
 		// large transaction is not spilled to the write-ahead log page by page (each spill a
 		// new frame).
-		dsn += "&_txlock=immediate&_pragma=temp_store(memory)&_pragma=cache_size(-65536)"
+		dsn += "&_txlock=immediate&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=temp_store(memory)&_pragma=cache_size(-65536)"
 	}
+	dsn += strings.Join(params, "")
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := sql.OpenDB(persistWAL{base})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}
@@ -281,15 +303,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-// hasFTS5 reports whether the linked SQLite can build the trigram index.
-func (s *Store) hasFTS5(ctx context.Context) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_module_list WHERE name = 'fts5'`).Scan(&n)
-	if err != nil {
-		return false, s.dbErr(err, "check FTS5")
-	}
-	return n > 0, nil
-}
+// hasFTS5 reports whether the linked SQLite can build the trigram index; the store read it when
+// it opened (the linked SQLite does not change while the process runs).
+func (s *Store) hasFTS5(ctx context.Context) (bool, error) { return s.fts5, nil }
 
 // migrate checks the file's identity and version and applies the missing migrations in order.
 func (s *Store) migrate(ctx context.Context, migs []string) error {
@@ -308,9 +324,7 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 	case version == want:
 		return nil
 	}
-	if ok, err := s.hasFTS5(ctx); err != nil {
-		return err
-	} else if !ok {
+	if !s.fts5 {
 		return ErrNoFTS5
 	}
 	conn, err := s.db.Conn(ctx)
@@ -359,16 +373,16 @@ func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) erro
 	return err
 }
 
-// header reads user_version, application_id and the number of tables.
+// header reads user_version, application_id and the number of tables, and notes whether the
+// linked SQLite has FTS5, in one statement: a search opens the store afresh in every process,
+// and each statement prepared at open is time before its first answer.
 func (s *Store) header(ctx context.Context) (version, appID, tables int, err error) {
-	if err = s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version),
+		(SELECT application_id FROM pragma_application_id),
+		(SELECT count(*) FROM sqlite_master WHERE type = 'table'),
+		(SELECT count(*) FROM pragma_module_list WHERE name = 'fts5')`).Scan(&version, &appID, &tables, &s.fts5)
+	if err != nil {
 		return 0, 0, 0, s.dbErr(err, "read schema version")
-	}
-	if err = s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, 0, 0, s.dbErr(err, "read application id")
-	}
-	if err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
-		return 0, 0, 0, s.dbErr(err, "read schema")
 	}
 	return version, appID, tables, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/sessionlog"
@@ -182,7 +183,7 @@ func taskTool(name string) (family int, base string, ok bool) {
 }
 
 var (
-	reCreatedAnswer = regexp.MustCompile(`^\s*Task #([0-9]+) created successfully`)
+	reCreatedAnswer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*Task #([0-9]+) created successfully`) })
 )
 
 // lineFields are the top-level fields of a transcript record that replay reads, and the blocks
@@ -538,7 +539,7 @@ func preservedTail(meta []byte) string {
 // structured toolUseResult, or cairn's JSON answer (as text, or as MCP structuredContent).
 func answeredID(content []byte, f *lineFields, sole bool) int {
 	text := resultText(content)
-	if m := reCreatedAnswer.FindStringSubmatch(text); m != nil {
+	if m := reCreatedAnswer().FindStringSubmatch(text); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 && n <= MaxID {
 			return n
 		}

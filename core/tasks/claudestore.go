@@ -43,7 +43,7 @@ type claudeStoreTask struct {
 // with the replayed tasks; nil when there is no such store. A task deleted in the replay is
 // expected to be gone from the store (Claude Code removes its file).
 func compareClaudeStore(config, id string, replayed []Task) (*StoreCheck, error) {
-	if config == "" || id == "" || !safeSegment.MatchString(id) {
+	if config == "" || id == "" || !safeSegment(id) {
 		return nil, nil
 	}
 	dir := filepath.Join(config, "tasks", id)
