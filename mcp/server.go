@@ -40,7 +40,7 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies) *s
 			if err != nil {
 				return errorResult(err), nil
 			}
-			body, err := json.Marshal(out)
+			body, err := answerJSON(out)
 			if err != nil {
 				return errorResult(err), nil
 			}
@@ -52,6 +52,14 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies) *s
 		})
 	}
 	return s
+}
+
+// answerJSON is the answer's JSON: made already for an answer the cache keeps (tools.Encoded).
+func answerJSON(out any) ([]byte, error) {
+	if e, ok := out.(tools.Encoded); ok {
+		return e.JSON, nil
+	}
+	return json.Marshal(out)
 }
 
 func errorResult(err error) *sdk.CallToolResult {
