@@ -27,6 +27,9 @@ type bodies struct {
 	mu     sync.Mutex
 	next   uint64
 	m      map[string][]byte // placeholder, quotes included → the JSON written in its place
+	// the last body put and its text: a body the cache keeps (tools.Encoded) comes again, the
+	// same bytes, until its files change, and is not quoted again.
+	lastBody, lastText []byte
 }
 
 // newBodies draws the session's placeholder prefix.
@@ -46,7 +49,10 @@ func (b *bodies) put(body []byte) (text string, structured json.RawMessage) {
 		return b.prefix + strconv.FormatUint(b.next, 10) + `"`
 	}
 	textKey, structuredKey := key(), key()
-	b.m[textKey] = quote(body)
+	if len(body) == 0 || len(body) != len(b.lastBody) || &body[0] != &b.lastBody[0] {
+		b.lastBody, b.lastText = body, quote(body)
+	}
+	b.m[textKey] = b.lastText
 	b.m[structuredKey] = body
 	return textKey[1 : len(textKey)-1], json.RawMessage(structuredKey)
 }

@@ -56,6 +56,17 @@ func TestSplice(t *testing.T) {
 	if len(b.m) != 0 {
 		t.Errorf("%d entries left after their line went out", len(b.m))
 	}
+	// The same bytes put again (an answer the cache keeps) are not quoted again.
+	kept := []byte(`{"tasks":["a \"b\""]}`)
+	first, _ := b.put(kept)
+	second, _ := b.put(kept)
+	if t1, t2 := b.m[`"`+first+`"`], b.m[`"`+second+`"`]; &t1[0] != &t2[0] || string(t1) != string(quote(kept)) {
+		t.Errorf("texts of the same bytes: %s and %s", t1, t2)
+	}
+	other, _ := b.put([]byte(`{"tasks":[]}`))
+	if got := string(b.m[`"`+other+`"`]); got != `"{\"tasks\":[]}"` {
+		t.Errorf("text of other bytes: %s", got)
+	}
 	var nilBodies *bodies
 	if got := nilBodies.splice([]byte(`{"x":1}`)); string(got) != "{\"x\":1}\n" {
 		t.Errorf("no bodies: %q", got)
