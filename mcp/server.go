@@ -17,6 +17,12 @@ import (
 // NewServer serves every tool of r over MCP; a tool's failure is an MCP tool error (isError with
 // the error body as text), never a protocol error, so the model sees it and the server lives on.
 func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
+	return newServer(r, version, c, nil)
+}
+
+// newServer is NewServer; with bodies set, a tool's answer is left out of the result the go-sdk
+// encodes (placeholders stand in its place) and the stdio transport sharing bodies writes it.
+func newServer(r *tools.Registry, version string, c tools.Context, b *bodies) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
 	for _, t := range r.List() {
 		ro := t.ReadOnly
@@ -34,14 +40,26 @@ func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
 			if err != nil {
 				return errorResult(err), nil
 			}
-			body, err := json.Marshal(out)
+			body, err := answerJSON(out)
 			if err != nil {
 				return errorResult(err), nil
+			}
+			if b != nil {
+				text, structured := b.put(body)
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: structured}, nil
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}, nil
 		})
 	}
 	return s
+}
+
+// answerJSON is the answer's JSON: made already for an answer the cache keeps (tools.Encoded).
+func answerJSON(out any) ([]byte, error) {
+	if e, ok := out.(tools.Encoded); ok {
+		return e.JSON, nil
+	}
+	return json.Marshal(out)
 }
 
 func errorResult(err error) *sdk.CallToolResult {
@@ -52,7 +70,8 @@ func errorResult(err error) *sdk.CallToolResult {
 // Serve runs the tools of r over MCP on in and out until the client's input ends or ctx is done;
 // the end of the input is the normal end of a session, not an error.
 func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer) error {
-	err := NewServer(r, version, c).Run(ctx, NewStdioTransport(ctx, in, out))
+	b := newBodies()
+	err := newServer(r, version, c, b).Run(ctx, newStdioTransport(ctx, in, out, b))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
 	}

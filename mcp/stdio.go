@@ -50,7 +50,13 @@ const (
 //     closes its side at once (a shell pipe, a one-shot script) would otherwise get no answer.
 //     The wait ends early when ctx is done, or when the server has been silent for drainIdle.
 func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) sdk.Transport {
-	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w}
+	return newStdioTransport(ctx, r, w, nil)
+}
+
+// newStdioTransport is NewStdioTransport; with bodies set, it writes the tool answers the server
+// sharing bodies left out in place of their placeholders.
+func newStdioTransport(ctx context.Context, r io.Reader, w io.Writer, b *bodies) sdk.Transport {
+	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w, bodies: b}
 	g.cond = sync.NewCond(&g.mu)
 	stop := context.AfterFunc(ctx, g.wake)
 	return &sdk.IOTransport{
@@ -75,6 +81,7 @@ type gate struct {
 	pending   map[int64]*inflight
 	byRaw     map[string]int64 // the client's id → the newest request sent with it
 	lastWrite time.Time
+	bodies    *bodies // nil: the server writes its answers whole
 
 	wmu sync.Mutex // one line at a time on out
 	out io.Writer
@@ -450,7 +457,7 @@ func (w *gateWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		line := append(bytes.Clone(w.g.outbound(w.partial[:i])), '\n')
+		line := w.g.bodies.splice(w.g.outbound(w.partial[:i]))
 		w.partial = w.partial[i+1:]
 		if err := w.g.writeLine(line); err != nil {
 			return 0, err

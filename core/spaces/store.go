@@ -261,7 +261,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := sql.OpenDB(persistWAL{base})
+	db := sql.OpenDB(persistWAL{Connector: base, cacheStmts: !writer})
 	db.SetMaxOpenConns(1)
 	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
 	if writer {
@@ -277,7 +277,12 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 // persistWAL keeps spaces.db-wal and spaces.db-shm when the last connection closes. Otherwise every
 // search, a fresh process, creates both files and unlinks them again: two inode allocations, a
 // 32 KiB shared-memory index rebuilt and two unlinks, about a third of a rare-term search.
-type persistWAL struct{ driver.Connector }
+// A reader's connection also keeps its prepared statements (stmtCache): a store kept open between
+// searches prepares each statement once.
+type persistWAL struct {
+	driver.Connector
+	cacheStmts bool
+}
 
 // Connect opens a connection and sets SQLITE_FCNTL_PERSIST_WAL on it.
 func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
@@ -290,6 +295,9 @@ func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
 			c.Close()
 			return nil, fmt.Errorf("keep the write-ahead log: %w", err)
 		}
+	}
+	if p.cacheStmts {
+		return newStmtCache(c), nil
 	}
 	return c, nil
 }

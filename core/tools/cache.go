@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 
@@ -13,8 +15,8 @@ import (
 
 // Cache is what a long-lived face (`cairn mcp`) keeps between calls so a warm call does not
 // open, read and rebuild the same stores again: spaces.db stays open, the board index stays
-// in memory until its files change, and a task list is kept with the identity, size and
-// modification time of the log it was replayed from. Every entry is checked against its files
+// in memory until its files change, and a task list is kept, encoded, with the identity, size
+// and modification time of the log it was replayed from. Every entry is checked against its files
 // on each call, so a write by another process is seen by the next call. Safe for concurrent use.
 type Cache struct {
 	spaces spaces.Readers
@@ -27,12 +29,24 @@ type Cache struct {
 	tasks   *taskEntry
 }
 
-// taskEntry is one replayed task list and the version of the log it came from.
+// taskEntry is one replayed task list, its JSON, and the version of the log it came from.
 type taskEntry struct {
 	path string
 	fi   os.FileInfo
-	list tasks.ListResult
+	list Encoded
 }
+
+// Encoded is an answer whose JSON is already made, so a face writes JSON as it is instead of
+// encoding Value again: the task list of a long log is megabytes of JSON, and a warm call
+// answers it unchanged. MarshalJSON is JSON, so a face that encodes answers itself gets the
+// same document.
+type Encoded struct {
+	Value any
+	JSON  json.RawMessage
+}
+
+// MarshalJSON returns the answer's JSON.
+func (e Encoded) MarshalJSON() ([]byte, error) { return e.JSON, nil }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{} }
@@ -64,9 +78,9 @@ func (c *Cache) boardIndex(ctx context.Context, ws *workspace.Workspace) (*board
 }
 
 // taskList is s.List(ctx, tasks.Stop{}, nil), answered from the last replay while the log is the same
-// file with the same size and modification time. Only cairn logs are kept: a Claude Code
-// transcript's task list also depends on its subagents' files.
-func (c *Cache) taskList(ctx context.Context, s *tasks.Session) (tasks.ListResult, error) {
+// file with the same size and modification time, encoded with it (Encoded). Only cairn logs are
+// kept: a Claude Code transcript's task list also depends on its subagents' files.
+func (c *Cache) taskList(ctx context.Context, s *tasks.Session) (any, error) {
 	path := s.Log.Path
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || !isCairnLog(s) {
@@ -82,12 +96,17 @@ func (c *Cache) taskList(ctx context.Context, s *tasks.Session) (tasks.ListResul
 	// next call replays again rather than answer from a list that may lack it.
 	list, err := s.List(ctx, tasks.Stop{}, nil)
 	if err != nil {
-		return list, err
+		return nil, err
 	}
+	body, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("encode the task list: %w", err)
+	}
+	e := Encoded{Value: list, JSON: body}
 	c.tasksMu.Lock()
-	c.tasks = &taskEntry{path: path, fi: fi, list: list}
+	c.tasks = &taskEntry{path: path, fi: fi, list: e}
 	c.tasksMu.Unlock()
-	return list, nil
+	return e, nil
 }
 
 // isCairnLog reports whether s replays its log as a cairn log.

@@ -32,7 +32,7 @@ fi
 
 mcp_face -label "space search, rare term" -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C "$mcp_space" --user bench --task 0
 mcp_face -label "memory search, demo workspace" -tool MemorySearch -input '{"query":"session"}' -- -C "$mcp_demo"
-# The whole list is the answer (about 1.5 MB of JSON, sent as text and as structured content):
-# its calls are counted in seconds, so fewer of them.
+# The whole list is the answer (2.2 MB of JSON, sent as text and as structured content: a line of
+# 4.6 MB): the go-sdk client's decoding of it alone takes most of a call, so fewer calls.
 "$mcpbench" -cairn "$CAIRN" -n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log"
 mcp_face -label "flowly_search, scale 10" -tool flowly_search -input '{"query":"迁移"}' -- -C "$mcp_board" --card c1

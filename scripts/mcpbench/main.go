@@ -1,6 +1,9 @@
 // Command mcpbench measures the per-call latency of one tool of `cairn mcp` the way an agent
 // runtime sees it: it spawns `cairn [ARGS...] mcp` as a command transport of the go-sdk client,
-// calls the tool -warmup times, then -n times one after the other, and prints p50, p99 and max.
+// calls the tool -warmup times, then -n times one after the other, and prints p50, p99 and max,
+// the size of the answer's text block, and the CPU time per call of the server and of this
+// client (on Linux): on a busy machine the CPU figures vary much less than the wall times, and
+// the client's share is a floor no server change can lower.
 //
 //	go run ./scripts/mcpbench -cairn .bench/cairn -label "space search, rare term" \
 //	  -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C ws --user bench --task 0
@@ -16,6 +19,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +54,7 @@ func main() {
 		fail("connect: %v", err)
 	}
 	defer cs.Close()
+	answer := 0
 	call := func() time.Duration {
 		start := time.Now()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *tool, Arguments: args})
@@ -64,18 +71,72 @@ func main() {
 			}
 			fail("%s answered an error: %s", *tool, text)
 		}
+		if len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				answer = len(tc.Text)
+			}
+		}
 		return d
 	}
 	for range *warmup {
 		call()
 	}
 	times := make([]time.Duration, *n)
+	server0, client0 := processCPU(cmd.Process.Pid), selfCPU()
 	for i := range times {
 		times[i] = call()
 	}
+	serverCPU, clientCPU := processCPU(cmd.Process.Pid)-server0, selfCPU()-client0
+	if server0 < 0 || serverCPU < 0 {
+		serverCPU = -1
+	}
+	if client0 < 0 || clientCPU < 0 {
+		clientCPU = -1
+	}
 	slices.Sort(times)
-	fmt.Printf("  %-44s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d calls)\n", *label,
-		ms(pct(times, 50)), ms(pct(times, 99)), ms(times[len(times)-1]), *n)
+	fmt.Printf("  %-44s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d calls)  answer %s  cpu/call server %s client %s\n", *label,
+		ms(pct(times, 50)), ms(pct(times, 99)), ms(times[len(times)-1]), *n, size(answer), perCall(serverCPU, *n), perCall(clientCPU, *n))
+}
+
+// processCPU is the user and system CPU time pid has used so far, from /proc (-1 elsewhere).
+func processCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// the fields after the command name, which is in parentheses and may hold spaces
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// selfCPU is the user and system CPU time this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return -1
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perCall is a CPU time spread over n calls, or "?" when it could not be read.
+func perCall(d time.Duration, n int) string {
+	if d < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.3f ms", ms(d)/float64(n))
+}
+
+// size is a byte count in kB or MB.
+func size(n int) string {
+	if n >= 1e6 {
+		return fmt.Sprintf("%.2f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 }
 
 // pct is the p-th percentile of sorted times (nearest rank).
