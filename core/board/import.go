@@ -61,7 +61,7 @@ type parsedBoard struct {
 // one, never the database of one import with the JSON files of another. ctx ending before the
 // exchange stops the import with CANCELLED and leaves the board as it was.
 func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, maxImportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(workspace.ContextReader(ctx, r), maxImportBytes+1))
 	if err := errs.Stopped(ctx, "board import"); err != nil {
 		return nil, err
 	}
@@ -332,20 +332,6 @@ func untilDone(ctx context.Context, what string, fn func() error) error {
 	case <-ctx.Done():
 		return errs.Stopped(ctx, what)
 	}
-}
-
-// ctxReader reads r until ctx ends, then fails with ctx's error, so reading a big document
-// stops within one read of a cancel.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // zero is a record's starting value when it has no defaults.
