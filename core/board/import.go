@@ -81,9 +81,6 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	}
 	defer lock.Unlock()
 	step("locked")
-	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
-		return nil, err
-	}
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
