@@ -14,8 +14,9 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// ExportResult says what an export wrote.
-type ExportResult struct {
+// BoardCounts is a board's revision and how many records of each kind it holds: what an
+// import wrote, or an export read.
+type BoardCounts struct {
 	Revision  int64 `json:"revision"`
 	Projects  int   `json:"projects"`
 	Cards     int   `json:"cards"`
@@ -26,6 +27,9 @@ type ExportResult struct {
 	Summaries int   `json:"summaries"`
 	Memory    int   `json:"memory"`
 }
+
+// ExportResult says what an export wrote.
+type ExportResult = BoardCounts
 
 // Export writes the workspace's board to w as one board document (docs/formats.md), the input of
 // Import: every record of board.db in the order it was imported (the order of the document that

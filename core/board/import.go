@@ -21,18 +21,10 @@ import (
 
 // ImportResult says what an import wrote, for the command's output.
 type ImportResult struct {
-	Revision int64 `json:"revision"`
+	BoardCounts
 	// DocumentRevision is the revision the document gave; Revision is past it when the board
 	// already had that revision or a later one, so every import is a new revision.
 	DocumentRevision int64 `json:"-"`
-	Projects         int   `json:"projects"`
-	Cards            int   `json:"cards"`
-	Events           int   `json:"events"`
-	Workpads         int   `json:"workpads"`
-	Ideas            int   `json:"ideas"`
-	Artifacts        int   `json:"artifacts"`
-	Summaries        int   `json:"summaries"`
-	Memory           int   `json:"memory"`
 }
 
 // maxImportBytes bounds an import document so a wrong file cannot exhaust memory.
@@ -88,11 +80,11 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	if err != nil {
 		return nil, err
 	}
-	return &ImportResult{
-		Revision: rev, DocumentRevision: b.revision, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
+	return &ImportResult{DocumentRevision: b.revision, BoardCounts: BoardCounts{
+		Revision: rev, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
 		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
 		Summaries: b.nSummary, Memory: b.nMemory,
-	}, nil
+	}}, nil
 }
 
 // replaceBoard writes b as the next generation of the board, at the revision nextRevision gives
