@@ -160,6 +160,15 @@ func appendRow[T any](r *sql.Rows, dst *[]T, scan func(*sql.Rows, *T) error) err
 	return err
 }
 
+// asRow adapts a row scan to Export's lists, which write each row as soon as it is read.
+func asRow[T any](scan func(*sql.Rows, *T) error) func(*sql.Rows) (any, error) {
+	return func(r *sql.Rows) (any, error) {
+		var v T
+		err := scan(r, &v)
+		return v, err
+	}
+}
+
 // inOrder runs steps one after the other and stops at the first error.
 func inOrder(steps ...func() error) error {
 	for _, s := range steps {
@@ -170,7 +179,8 @@ func inOrder(steps ...func() error) error {
 	return nil
 }
 
-// The scans of the rows of each table, shared by the search's load, a project import and ReadCard.
+// The scans of the rows of each table, shared by the search's load, a project import, ReadCard
+// and Export.
 
 func scanProject(r *sql.Rows, p *Project) error {
 	return r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
