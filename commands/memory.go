@@ -27,11 +27,7 @@ func memoryCommand(env *Env) *cli.Command {
 				ArgsUsage: "QUERY",
 				Flags:     searchFlags(false),
 				Action: func(c *cli.Context) error {
-					in, err := searchInput(c)
-					if err != nil {
-						return err
-					}
-					ws, err := env.Workspace()
+					ws, in, err := env.searchInput(c)
 					if err != nil {
 						return err
 					}
@@ -56,11 +52,7 @@ func memoryCommand(env *Env) *cli.Command {
 				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
 				BashComplete: env.completeEntry,
 				Action: func(c *cli.Context) error {
-					ws, err := env.Workspace()
-					if err != nil {
-						return err
-					}
-					ref, err := entryArgs(c, ws, "read")
+					ws, ref, err := env.entryArgs(c, "read")
 					if err != nil {
 						return err
 					}
@@ -87,11 +79,7 @@ func memoryCommand(env *Env) *cli.Command {
 					expectFlag(),
 				},
 				Action: func(c *cli.Context) error {
-					ws, err := env.Workspace()
-					if err != nil {
-						return err
-					}
-					ref, err := entryArgs(c, ws, "write")
+					ws, ref, err := env.entryArgs(c, "write")
 					if err != nil {
 						return err
 					}
@@ -135,11 +123,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if err := requireFlags(c, "old", "new"); err != nil {
 						return err
 					}
-					ws, err := env.Workspace()
-					if err != nil {
-						return err
-					}
-					ref, err := entryArgs(c, ws, "edit")
+					ws, ref, err := env.entryArgs(c, "edit")
 					if err != nil {
 						return err
 					}
@@ -172,11 +156,7 @@ func knowledgeCommand(env *Env) *cli.Command {
 				ArgsUsage: "QUERY",
 				Flags:     searchFlags(true),
 				Action: func(c *cli.Context) error {
-					in, err := searchInput(c)
-					if err != nil {
-						return err
-					}
-					ws, err := env.Workspace()
+					ws, in, err := env.searchInput(c)
 					if err != nil {
 						return err
 					}
@@ -243,10 +223,11 @@ func expectFlag() cli.Flag {
 	return &cli.StringFlag{Name: "expect-sha256", Usage: "refuse (exit 2, nothing written) unless the entry still has this sha256, as 'memory read --json' printed it"}
 }
 
-// searchInput reads the query (all positional arguments, joined by spaces) and the overrides.
-func searchInput(c *cli.Context) (memory.SearchInput, error) {
+// searchInput opens the workspace and reads the query (all positional arguments, joined by
+// spaces) and the overrides.
+func (e *Env) searchInput(c *cli.Context) (*workspace.Workspace, memory.SearchInput, error) {
 	if c.NArg() == 0 {
-		return memory.SearchInput{}, errs.Invalidf("%s needs a QUERY", c.Command.FullName())
+		return nil, memory.SearchInput{}, errs.Invalidf("%s needs a QUERY", c.Command.FullName())
 	}
 	in := memory.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
 	if c.IsSet("limit") {
@@ -257,31 +238,38 @@ func searchInput(c *cli.Context) (memory.SearchInput, error) {
 		n := c.Int("context")
 		in.Context = &n
 	}
-	return in, nil
+	ws, err := e.Workspace()
+	return ws, in, err
 }
 
-// entryArgs reads KIND [SLUG] or one ref (decision:SLUG, #SLUG, summary) from the arguments.
-func entryArgs(c *cli.Context, ws *workspace.Workspace, verb string) (memory.Ref, error) {
+// entryArgs opens the workspace and reads KIND [SLUG] or one ref (decision:SLUG, #SLUG, summary)
+// from the arguments.
+func (e *Env) entryArgs(c *cli.Context, verb string) (*workspace.Workspace, memory.Ref, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, memory.Ref{}, err
+	}
 	args := c.Args().Slice()
 	switch len(args) {
 	case 0:
-		return memory.Ref{}, errs.Invalidf("memory %s needs KIND [SLUG] or a ref such as decision:SLUG or '#SLUG' (kinds: summary, decision, request, knowledge)", verb)
+		return ws, memory.Ref{}, errs.Invalidf("memory %s needs KIND [SLUG] or a ref such as decision:SLUG or '#SLUG' (kinds: summary, decision, request, knowledge)", verb)
 	case 1:
 		if k, err := memory.ParseKind(args[0]); err == nil {
 			k, slug, _, err := memory.Address(string(k), "")
-			return memory.Ref{Kind: k, Slug: slug}, err
+			return ws, memory.Ref{Kind: k, Slug: slug}, err
 		}
 		root, err := memory.OpenRoot(ws)
 		if err != nil {
-			return memory.Ref{}, err
+			return ws, memory.Ref{}, err
 		}
 		defer root.Close()
-		return memory.ResolveRef(root, args[0])
+		ref, err := memory.ResolveRef(root, args[0])
+		return ws, ref, err
 	case 2:
 		k, slug, _, err := memory.Address(args[0], args[1])
-		return memory.Ref{Kind: k, Slug: slug}, err
+		return ws, memory.Ref{Kind: k, Slug: slug}, err
 	}
-	return memory.Ref{}, errs.Invalidf("memory %s takes KIND [SLUG] or one ref, got %d arguments", verb, len(args))
+	return ws, memory.Ref{}, errs.Invalidf("memory %s takes KIND [SLUG] or one ref, got %d arguments", verb, len(args))
 }
 
 // writeHit prints one search hit for a person: a path:line header, then the excerpt with line

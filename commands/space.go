@@ -33,6 +33,15 @@ func spaceCommand(env *Env) *cli.Command {
 	}
 }
 
+// openSpaces opens the workspace's spaces.db for one command; the caller closes it.
+func (e *Env) openSpaces(c *cli.Context) (*spaces.Store, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	return spaces.Open(c.Context, ws)
+}
+
 // progressDelay is how long a job runs before its progress bar appears.
 const progressDelay = 400 * time.Millisecond
 
@@ -109,11 +118,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 				}
 				in = f
 			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			st, err := spaces.Open(c.Context, ws)
+			st, err := env.openSpaces(c)
 			if err != nil {
 				return err
 			}
@@ -197,11 +202,7 @@ func (e *Env) spaceImportClaude(c *cli.Context) error {
 			return errs.Invalidf("space import --from claude-code reads files and folders, not standard input")
 		}
 	}
-	ws, err := e.Workspace()
-	if err != nil {
-		return err
-	}
-	st, err := spaces.Open(c.Context, ws)
+	st, err := e.openSpaces(c)
 	if err != nil {
 		return err
 	}
@@ -268,11 +269,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			if at == "" {
 				at = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			st, err := spaces.Open(c.Context, ws)
+			st, err := env.openSpaces(c)
 			if err != nil {
 				return err
 			}
@@ -312,11 +309,7 @@ func spaceReindexCommand(env *Env) *cli.Command {
 			if c.NArg() != 0 {
 				return errs.Invalidf("space reindex takes no arguments, got %d", c.NArg())
 			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			st, err := spaces.Open(c.Context, ws)
+			st, err := env.openSpaces(c)
 			if err != nil {
 				return err
 			}

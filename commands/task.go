@@ -47,16 +47,9 @@ func taskCommand(env *Env) *cli.Command {
 						return errs.Invalidf("task create needs a SUBJECT")
 					}
 					subject := strings.Join(c.Args().Slice(), " ")
-					desc := c.String("description")
-					if c.IsSet("description-file") {
-						if c.IsSet("description") {
-							return errs.Invalidf("give --description or --description-file, not both")
-						}
-						data, err := env.readInput(c.String("description-file"))
-						if err != nil {
-							return err
-						}
-						desc = string(data)
+					desc, _, err := env.description(c)
+					if err != nil {
+						return err
 					}
 					s, err := env.session()
 					if err != nil {
@@ -156,20 +149,12 @@ func taskCommand(env *Env) *cli.Command {
 						v := c.String("subject")
 						f.Subject = &v
 					}
-					if c.IsSet("description") {
-						v := c.String("description")
-						f.Description = &v
+					desc, set, err := env.description(c)
+					if err != nil {
+						return err
 					}
-					if c.IsSet("description-file") {
-						if f.Description != nil {
-							return errs.Invalidf("give --description or --description-file, not both")
-						}
-						data, err := env.readInput(c.String("description-file"))
-						if err != nil {
-							return err
-						}
-						v := string(data)
-						f.Description = &v
+					if set {
+						f.Description = &desc
 					}
 					s, err := env.session()
 					if err != nil {
@@ -207,6 +192,19 @@ func taskCommand(env *Env) *cli.Command {
 			},
 		},
 	}
+}
+
+// description reads --description or --description-file (not both); set is false when neither
+// is given.
+func (e *Env) description(c *cli.Context) (desc string, set bool, err error) {
+	if !c.IsSet("description-file") {
+		return c.String("description"), c.IsSet("description"), nil
+	}
+	if c.IsSet("description") {
+		return "", false, errs.Invalidf("give --description or --description-file, not both")
+	}
+	data, err := e.readInput(c.String("description-file"))
+	return string(data), err == nil, err
 }
 
 // completeTaskIDs offers the ids of the session's tasks (open ones first) for shell completion, or

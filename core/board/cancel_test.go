@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 // bigBoardDoc is a board of n cards, each with an event, whose plain import takes well over a
@@ -65,30 +66,6 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// cancelAfter runs fn with a context cancelled after delay, and returns fn's error and how long
-// fn took to return once the context was cancelled (-1: it returned before).
-func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- fn(ctx) }()
-	select {
-	case err := <-done:
-		cancel()
-		return err, -1
-	case <-time.After(delay):
-	}
-	at := time.Now()
-	cancel()
-	err := <-done
-	return err, time.Since(at)
-}
-
-// cancelBudget is how soon cancelled work must return. The machine is shared, so scheduling
-// noise can delay one return by much more: each case is cancelled a few times and the quickest
-// return is held to the budget (noise only ever slows a return down, and work that ignored the
-// cancel would take the rest of its second or more every time).
-const cancelBudget = 100 * time.Millisecond
-
 func TestImportCancelled(t *testing.T) {
 	ws := newBoard(t, []byte(generationDoc("alpha", 1)))
 	before := boardState(t, ws)
@@ -98,7 +75,7 @@ func TestImportCancelled(t *testing.T) {
 	for _, delay := range []time.Duration{20 * time.Millisecond, 600 * time.Millisecond, 1500 * time.Millisecond} {
 		best := time.Hour
 		for range 3 {
-			err, took := cancelAfter(delay, func(ctx context.Context) error {
+			took, err := workspacetest.CancelAfter(delay, func(ctx context.Context) error {
 				_, err := Import(ctx, ws, bytes.NewReader(doc))
 				return err
 			})
@@ -119,13 +96,13 @@ func TestImportCancelled(t *testing.T) {
 			if got := dirNames(t, ws.Root); !reflect.DeepEqual(got, files) {
 				t.Fatalf("cancelled after %s: the workspace holds %v, before %v (a staging directory left?)", delay, got, files)
 			}
-			if best < cancelBudget {
+			if best < workspacetest.CancelBudget {
 				break
 			}
 		}
 		t.Logf("cancelled after %s: returned %s after the cancel at best", delay, best)
-		if best != time.Hour && best >= cancelBudget {
-			t.Errorf("cancelled after %s: the import returned %s after the cancel at best, want < %s", delay, best, cancelBudget)
+		if best != time.Hour && best >= workspacetest.CancelBudget {
+			t.Errorf("cancelled after %s: the import returned %s after the cancel at best, want < %s", delay, best, workspacetest.CancelBudget)
 		}
 	}
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// ExportResult says what an export wrote.
-type ExportResult struct {
+// BoardCounts is a board's revision and how many records of each kind it holds: what an
+// import wrote, or an export read.
+type BoardCounts struct {
 	Revision  int64 `json:"revision"`
 	Projects  int   `json:"projects"`
 	Cards     int   `json:"cards"`
@@ -26,6 +27,9 @@ type ExportResult struct {
 	Summaries int   `json:"summaries"`
 	Memory    int   `json:"memory"`
 }
+
+// ExportResult says what an export wrote.
+type ExportResult = BoardCounts
 
 // Export writes the workspace's board to w as one board document (docs/formats.md), the input of
 // Import: every record of board.db in the order it was imported (the order of the document that
@@ -67,62 +71,34 @@ func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 			}
 			return closeList(bw, *n)
 		}
-		steps := []func() error{
+		return inOrder(
 			func() error {
-				return list("projects", `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &res.Projects, func(r *sql.Rows) (any, error) {
-					var p Project
-					return p, r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
-				})
+				return list("projects", `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &res.Projects, asRow(scanProject))
 			},
 			func() error {
-				return list("cards", `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &res.Cards, func(r *sql.Rows) (any, error) {
-					var c Card
-					var tags string
-					if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
-						return nil, err
-					}
-					if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
-						return nil, fmt.Errorf("card %s: tags: %w", c.ID, err)
-					}
+				return list("cards", `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &res.Cards, asRow(func(r *sql.Rows, c *Card) error {
+					err := scanCard(r, c)
 					if c.Tags == nil {
 						c.Tags = []string{}
 					}
-					return c, nil
-				})
+					return err
+				}))
 			},
 			func() error {
-				return list("events", `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &res.Events, func(r *sql.Rows) (any, error) {
-					var e Event
-					return e, r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.Actor, &e.At)
-				})
+				return list("events", `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &res.Events, asRow(scanEvent))
 			},
 			func() error {
-				return list("workpads", `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &res.Workpads, func(r *sql.Rows) (any, error) {
-					var w Workpad
-					return w, r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
-				})
+				return list("workpads", `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &res.Workpads, asRow(scanWorkpad))
 			},
 			func() error {
-				return list("ideas", `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &res.Ideas, func(r *sql.Rows) (any, error) {
-					var d Idea
-					return d, r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
-				})
+				return list("ideas", `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &res.Ideas, asRow(scanIdea))
 			},
 			func() error {
-				return list("artifacts", `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &res.Artifacts, func(r *sql.Rows) (any, error) {
-					var a Artifact
-					return a, r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
-				})
+				return list("artifacts", `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &res.Artifacts, asRow(scanArtifact))
 			},
 			func() error { return exportSummaries(ws, bw, res) },
 			func() error { return exportMemory(ws, bw, res) },
-		}
-		for _, s := range steps {
-			if err := s(); err != nil {
-				return err
-			}
-		}
-		return nil
+		)
 	})
 	if err != nil {
 		return nil, err

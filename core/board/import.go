@@ -21,18 +21,10 @@ import (
 
 // ImportResult says what an import wrote, for the command's output.
 type ImportResult struct {
-	Revision int64 `json:"revision"`
+	BoardCounts
 	// DocumentRevision is the revision the document gave; Revision is past it when the board
 	// already had that revision or a later one, so every import is a new revision.
 	DocumentRevision int64 `json:"-"`
-	Projects         int   `json:"projects"`
-	Cards            int   `json:"cards"`
-	Events           int   `json:"events"`
-	Workpads         int   `json:"workpads"`
-	Ideas            int   `json:"ideas"`
-	Artifacts        int   `json:"artifacts"`
-	Summaries        int   `json:"summaries"`
-	Memory           int   `json:"memory"`
 }
 
 // maxImportBytes bounds an import document so a wrong file cannot exhaust memory.
@@ -61,7 +53,7 @@ type parsedBoard struct {
 // one, never the database of one import with the JSON files of another. ctx ending before the
 // exchange stops the import with CANCELLED and leaves the board as it was.
 func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportResult, error) {
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, maxImportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(workspace.ContextReader(ctx, r), maxImportBytes+1))
 	if err := errs.Stopped(ctx, "board import"); err != nil {
 		return nil, err
 	}
@@ -81,9 +73,6 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	}
 	defer lock.Unlock()
 	step("locked")
-	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
-		return nil, err
-	}
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
@@ -91,11 +80,11 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	if err != nil {
 		return nil, err
 	}
-	return &ImportResult{
-		Revision: rev, DocumentRevision: b.revision, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
+	return &ImportResult{DocumentRevision: b.revision, BoardCounts: BoardCounts{
+		Revision: rev, Projects: len(b.projects), Cards: len(b.cards), Events: len(b.events),
 		Workpads: len(b.workpads), Ideas: len(b.ideas), Artifacts: len(b.artifacts),
 		Summaries: b.nSummary, Memory: b.nMemory,
-	}, nil
+	}}, nil
 }
 
 // replaceBoard writes b as the next generation of the board, at the revision nextRevision gives
@@ -332,20 +321,6 @@ func untilDone(ctx context.Context, what string, fn func() error) error {
 	case <-ctx.Done():
 		return errs.Stopped(ctx, what)
 	}
-}
-
-// ctxReader reads r until ctx ends, then fails with ctx's error, so reading a big document
-// stops within one read of a cancel.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // zero is a record's starting value when it has no defaults.

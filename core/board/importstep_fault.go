@@ -2,28 +2,13 @@
 
 package board
 
-import (
-	"fmt"
-	"os"
-	"syscall"
-)
+import "github.com/cairn-dev/cairn/core/workspace"
 
 // In a test binary built with -tags cairnfault, CAIRN_FAULT_BOARD_IMPORT=NAME makes an import
 // kill its own process with SIGKILL at the end of step NAME, and =trace prints each step's name
 // on stderr as it ends.
 func init() {
-	at := os.Getenv("CAIRN_FAULT_BOARD_IMPORT")
-	if at == "" {
-		return
-	}
-	step = func(name string) {
-		if at == "trace" {
-			fmt.Fprintf(os.Stderr, "board import step %s\n", name)
-			return
-		}
-		if name == at {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {}
-		}
+	if f := workspace.FaultStep("CAIRN_FAULT_BOARD_IMPORT", "board import"); f != nil {
+		step = f
 	}
 }

@@ -147,67 +147,100 @@ func eachRow(tx *sql.Tx, query string, each func(*sql.Rows) error) error {
 	return storageErr(rows.Err(), "read %s", DBPath)
 }
 
+// rowsInto appends one T per row of query to dst, each read by scan.
+func rowsInto[T any](tx *sql.Tx, query string, dst *[]T, scan func(*sql.Rows, *T) error) error {
+	return eachRow(tx, query, func(r *sql.Rows) error { return appendRow(r, dst, scan) })
+}
+
+// appendRow reads the current row into a new T with scan and appends it to dst.
+func appendRow[T any](r *sql.Rows, dst *[]T, scan func(*sql.Rows, *T) error) error {
+	var v T
+	err := scan(r, &v)
+	*dst = append(*dst, v)
+	return err
+}
+
+// asRow adapts a row scan to Export's lists, which write each row as soon as it is read.
+func asRow[T any](scan func(*sql.Rows, *T) error) func(*sql.Rows) (any, error) {
+	return func(r *sql.Rows) (any, error) {
+		var v T
+		err := scan(r, &v)
+		return v, err
+	}
+}
+
+// inOrder runs steps one after the other and stops at the first error.
+func inOrder(steps ...func() error) error {
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The scans of the rows of each table, shared by the search's load, a project import, ReadCard
+// and Export.
+
+func scanProject(r *sql.Rows, p *Project) error {
+	return r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
+}
+
+func scanCard(r *sql.Rows, c *Card) error {
+	var tags string
+	if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
+		return fmt.Errorf("card %s: tags: %w", c.ID, err)
+	}
+	return nil
+}
+
+// scanEvent reads an event whole; the search's load leaves out the actor.
+func scanEvent(r *sql.Rows, e *Event) error {
+	return r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.Actor, &e.At)
+}
+
+func scanWorkpad(r *sql.Rows, w *Workpad) error {
+	return r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
+}
+
+func scanIdea(r *sql.Rows, d *Idea) error {
+	return r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
+}
+
+func scanArtifact(r *sql.Rows, a *Artifact) error {
+	return r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
+}
+
+// readTables reads what the search uses: every row but the events that carry no searchable note.
 func readTables(db *sql.DB, l *loaded) error {
 	tx, err := db.Begin()
 	if err != nil {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
-	err = eachRow(tx, `SELECT id, title, archived, memory FROM projects`, func(r *sql.Rows) error {
-		var p Project
-		err := r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
-		l.projects = append(l.projects, p)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, func(r *sql.Rows) error {
-		var c Card
-		var tags string
-		if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
-			return err
-		}
-		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
-			return fmt.Errorf("card %s: tags: %w", c.ID, err)
-		}
-		l.cards = append(l.cards, c)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(tx, `SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, func(r *sql.Rows) error {
-		var e Event
-		err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.At)
-		l.events = append(l.events, e)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads`, func(r *sql.Rows) error {
-		var w Workpad
-		err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
-		l.workpads = append(l.workpads, w)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, func(r *sql.Rows) error {
-		var d Idea
-		err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
-		l.ideas = append(l.ideas, d)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return eachRow(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts`, func(r *sql.Rows) error {
-		var a Artifact
-		err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
-		l.artifacts = append(l.artifacts, a)
-		return err
-	})
+	return inOrder(
+		func() error {
+			return rowsInto(tx, `SELECT id, title, archived, memory FROM projects`, &l.projects, scanProject)
+		},
+		func() error {
+			return rowsInto(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, &l.cards, scanCard)
+		},
+		func() error {
+			return rowsInto(tx, `SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, &l.events, func(r *sql.Rows, e *Event) error {
+				return r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.At)
+			})
+		},
+		func() error {
+			return rowsInto(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads`, &l.workpads, scanWorkpad)
+		},
+		func() error {
+			return rowsInto(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, &l.ideas, scanIdea)
+		},
+		func() error {
+			return rowsInto(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts`, &l.artifacts, scanArtifact)
+		},
+	)
 }

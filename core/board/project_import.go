@@ -92,9 +92,6 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 	}
 	defer lock.Unlock()
 	step("locked")
-	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
-		return nil, err
-	}
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
@@ -170,68 +167,26 @@ func readAllTables(db *sql.DB, b *parsedBoard) error {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
-	steps := []func() error{
+	return inOrder(
 		func() error {
-			return eachRow(tx, `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, func(r *sql.Rows) error {
-				var p Project
-				err := r.Scan(&p.ID, &p.Title, &p.Archived, &p.Memory)
-				b.projects = append(b.projects, p)
-				return err
-			})
+			return rowsInto(tx, `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &b.projects, scanProject)
 		},
 		func() error {
-			return eachRow(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, func(r *sql.Rows) error {
-				var c Card
-				var tags string
-				if err := r.Scan(&c.ID, &c.Project, &c.Title, &c.Description, &tags, &c.Type, &c.Status, &c.Archived, &c.UpdatedAt, &c.WorkspaceID); err != nil {
-					return err
-				}
-				if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
-					return fmt.Errorf("card %s: tags: %w", c.ID, err)
-				}
-				b.cards = append(b.cards, c)
-				return nil
-			})
+			return rowsInto(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &b.cards, scanCard)
 		},
 		func() error {
-			return eachRow(tx, `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, func(r *sql.Rows) error {
-				var e Event
-				err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.Actor, &e.At)
-				b.events = append(b.events, e)
-				return err
-			})
+			return rowsInto(tx, `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &b.events, scanEvent)
 		},
 		func() error {
-			return eachRow(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, func(r *sql.Rows) error {
-				var w Workpad
-				err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
-				b.workpads = append(b.workpads, w)
-				return err
-			})
+			return rowsInto(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &b.workpads, scanWorkpad)
 		},
 		func() error {
-			return eachRow(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, func(r *sql.Rows) error {
-				var d Idea
-				err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
-				b.ideas = append(b.ideas, d)
-				return err
-			})
+			return rowsInto(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &b.ideas, scanIdea)
 		},
 		func() error {
-			return eachRow(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, func(r *sql.Rows) error {
-				var a Artifact
-				err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
-				b.artifacts = append(b.artifacts, a)
-				return err
-			})
+			return rowsInto(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &b.artifacts, scanArtifact)
 		},
-	}
-	for _, s := range steps {
-		if err := s(); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }
 
 // mergeProject is the current board with project id's records replaced by nb's. An id of the new

@@ -41,10 +41,14 @@ func boardFile(name string) bool {
 	return false
 }
 
-// checkBoardDir refuses an import over a board/ that is not a directory or a board file that is
-// not a regular file (a directory named memory.json, say): the import would replace it, so it is
-// left to the user, and nothing is changed.
+// checkBoardDir refuses an import over a board path that leads outside the workspace
+// (CheckStore), a board/ that is not a directory or a board file that is not a regular file (a
+// directory named memory.json, say): the import would replace it, so it is left to the user, and
+// nothing is changed.
 func checkBoardDir(ws *workspace.Workspace) error {
+	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
+		return err
+	}
 	fi, err := os.Stat(ws.Path(boardDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -147,48 +147,28 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
 			return fmt.Errorf("card %s: tags: %w", id, err)
 		}
-		err = scanCard(tx, id, `SELECT id, card, type, note, actor, at FROM events
+		err = eachCardRow(tx, id, `SELECT id, card, type, note, actor, at FROM events
 			WHERE card = ? AND type IN ('status_changed', 'progress_reported') AND trim(note) <> ''
 			ORDER BY at DESC, id DESC`,
-			func(r *sql.Rows) error {
-				var e Event
-				err := r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.Actor, &e.At)
-				res.Notes = append(res.Notes, e)
-				return err
-			})
+			func(r *sql.Rows) error { return appendRow(r, &res.Notes, scanEvent) })
 		if err != nil {
 			return err
 		}
-		err = scanCard(tx, id, `SELECT id, card, kind, description, command, evidence, at FROM workpads
+		err = eachCardRow(tx, id, `SELECT id, card, kind, description, command, evidence, at FROM workpads
 			WHERE card = ? ORDER BY at, id`,
-			func(r *sql.Rows) error {
-				var w Workpad
-				err := r.Scan(&w.ID, &w.Card, &w.Kind, &w.Description, &w.Command, &w.Evidence, &w.At)
-				res.Workpads = append(res.Workpads, w)
-				return err
-			})
+			func(r *sql.Rows) error { return appendRow(r, &res.Workpads, scanWorkpad) })
 		if err != nil {
 			return err
 		}
-		err = scanCard(tx, id, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas
+		err = eachCardRow(tx, id, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas
 			WHERE card = ? ORDER BY at DESC, id`,
-			func(r *sql.Rows) error {
-				var d Idea
-				err := r.Scan(&d.ID, &d.Card, &d.Title, &d.Detail, &d.Rationale, &d.Context, &d.Status, &d.At)
-				res.Ideas = append(res.Ideas, d)
-				return err
-			})
+			func(r *sql.Rows) error { return appendRow(r, &res.Ideas, scanIdea) })
 		if err != nil {
 			return err
 		}
-		err = scanCard(tx, id, `SELECT id, card, title, note, target, external_key, at FROM artifacts
+		err = eachCardRow(tx, id, `SELECT id, card, title, note, target, external_key, at FROM artifacts
 			WHERE card = ? ORDER BY at DESC, id`,
-			func(r *sql.Rows) error {
-				var a Artifact
-				err := r.Scan(&a.ID, &a.Card, &a.Title, &a.Note, &a.Target, &a.ExternalKey, &a.At)
-				res.Artifacts = append(res.Artifacts, a)
-				return err
-			})
+			func(r *sql.Rows) error { return appendRow(r, &res.Artifacts, scanArtifact) })
 		if err != nil {
 			return err
 		}
@@ -237,8 +217,8 @@ func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx) error) error {
 	return fn(tx)
 }
 
-// scanCard runs a query over one card's records and calls each for every row.
-func scanCard(tx *sql.Tx, id, query string, each func(*sql.Rows) error) error {
+// eachCardRow runs a query over one card's records and calls each for every row.
+func eachCardRow(tx *sql.Tx, id, query string, each func(*sql.Rows) error) error {
 	rows, err := tx.Query(query, id)
 	if err != nil {
 		return storageErr(err, "read the records of card %s from %s", id, DBPath)

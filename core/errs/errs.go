@@ -29,38 +29,31 @@ const (
 
 // Name is the stable name scripts match on in JSON errors.
 func (c Code) Name() string {
-	switch c {
-	case Invalid:
-		return "INVALID_INPUT"
-	case NotFound:
-		return "NOT_FOUND"
-	case Busy:
-		return "STORAGE_BUSY"
-	case Forbidden:
-		return "FORBIDDEN"
-	case Cancelled:
-		return "CANCELLED"
-	default:
-		return "INTERNAL"
-	}
+	name, _ := c.info()
+	return name
 }
 
 // ExitCode is the process exit status, the same for every command so scripts can branch on it.
 func (c Code) ExitCode() int {
+	_, exit := c.info()
+	return exit
+}
+
+// info is the code's name and exit status, side by side so they cannot drift apart.
+func (c Code) info() (string, int) {
 	switch c {
 	case Invalid:
-		return 2
+		return "INVALID_INPUT", 2
 	case NotFound:
-		return 3
+		return "NOT_FOUND", 3
 	case Busy:
-		return 4
+		return "STORAGE_BUSY", 4
 	case Forbidden:
-		return 5
+		return "FORBIDDEN", 5
 	case Cancelled:
-		// 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
-		return 130
+		return "CANCELLED", 130 // 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 	default:
-		return 1
+		return "INTERNAL", 1
 	}
 }
 

@@ -121,37 +121,21 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 		rel, lane string
 		archived  bool
 	}{{"tasks", "", false}, {"drafts", "Draft", false}, {"completed", "Done", false}, {"archive/tasks", "", true}} {
-		files, err := mdFiles(filepath.Join(root, folder.rel), false)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			fm, body, err := readMD(f)
-			if err != nil {
-				return nil, err
-			}
-			id := firstNonEmpty(strings.TrimSpace(fm.ID), idFromName(f))
-			if id == "" {
-				return nil, badf(f, 0, "field id is missing and the file name is not \"task-N - Title.md\"")
-			}
-			if prev, dup := seen[strings.ToLower(id)]; dup {
-				return nil, badf(f, 0, "task id %q is also in %s", id, prev)
-			}
-			seen[strings.ToLower(id)] = f
+		err := eachEntry(filepath.Join(root, folder.rel), false, "task", seen, func(f string, fm *blTask, body, id string) error {
 			if strings.TrimSpace(fm.Title) == "" {
-				return nil, badf(f, 2, "field title is missing")
+				return badf(f, 2, "field title is missing")
 			}
 			created, err := normTime(fm.CreatedDate)
 			if err != nil {
-				return nil, badf(f, 0, "field created_date: %v", err)
+				return badf(f, 0, "field created_date: %v", err)
 			}
 			updated, err := normTime(fm.UpdatedDate)
 			if err != nil {
-				return nil, badf(f, 0, "field updated_date: %v", err)
+				return badf(f, 0, "field updated_date: %v", err)
 			}
 			updated = firstNonEmpty(updated, created)
 			if updated == "" {
-				return nil, badf(f, 0, "field created_date is missing (a date such as 2026-10-20 08:00)")
+				return badf(f, 0, "field created_date is missing (a date such as 2026-10-20 08:00)")
 			}
 			lane := firstNonEmpty(folder.lane, strings.TrimSpace(fm.Status), defaultStatus)
 			secs := sections(body)
@@ -184,7 +168,7 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 				}
 			}
 			if !validText(append([]string{id, card.Title, card.Description, lane}, card.Tags...)...) {
-				return nil, badf(f, 0, "text is not valid UTF-8")
+				return badf(f, 0, "text is not valid UTF-8")
 			}
 			pb.Cards = append(pb.Cards, card)
 			for _, wp := range []struct{ kind, sec, id string }{{"acceptance", "Acceptance Criteria", "ac"}, {"check", "Definition of Done", "dod"}} {
@@ -200,29 +184,17 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 					pb.Events = append(pb.Events, board.Event{ID: card.ID + "/" + n.id, Card: card.ID, Type: "progress_reported", Note: n.sec + ":\n" + text, Actor: first(fm.Assignee), At: updated})
 				}
 			}
-		}
-	}
-	for _, folder := range []struct{ rel, kind string }{{"decisions", "decision"}, {"docs", "doc"}} {
-		files, err := mdFiles(filepath.Join(root, folder.rel), folder.kind == "doc")
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			fm, body, err := readMD(f)
-			if err != nil {
-				return nil, err
-			}
-			id := firstNonEmpty(strings.TrimSpace(fm.ID), idFromName(f))
-			if id == "" {
-				return nil, badf(f, 0, "field id is missing and the file name is not \"%s-N - Title.md\"", folder.kind)
-			}
-			if prev, dup := seen[strings.ToLower(id)]; dup {
-				return nil, badf(f, 0, "id %q is also in %s", id, prev)
-			}
-			seen[strings.ToLower(id)] = f
+	}
+	for _, folder := range []struct{ rel, kind string }{{"decisions", "decision"}, {"docs", "doc"}} {
+		err := eachEntry(filepath.Join(root, folder.rel), folder.kind == "doc", folder.kind, seen, func(f string, fm *blTask, body, id string) error {
 			when, err := normTime(firstNonEmpty(fm.Date, fm.UpdatedDate, fm.CreatedDate))
 			if err != nil {
-				return nil, badf(f, 0, "field date: %v", err)
+				return badf(f, 0, "field date: %v", err)
 			}
 			status := "active"
 			switch strings.ToLower(strings.TrimSpace(fm.Status)) {
@@ -241,15 +213,51 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 				}
 			}
 			if !validText(t, body) {
-				return nil, badf(f, 0, "text is not valid UTF-8")
+				return badf(f, 0, "text is not valid UTF-8")
 			}
 			pb.Memory = append(pb.Memory, board.MemoryEntry{
 				ID: pid + "/" + id, Project: pid, Kind: folder.kind, Title: t, Body: cleanBody(body),
 				Tags: tags, Status: status, ConfirmedAt: when,
 			})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return pb, nil
+}
+
+// eachEntry calls fn with every Markdown file of dir (and its subfolders when deep): its path,
+// frontmatter, body and id, from the frontmatter or the file name (kind-N - Title.md). An id
+// already in seen, in any case, is refused: ids are unique across the backlog.
+func eachEntry(dir string, deep bool, kind string, seen map[string]string, fn func(f string, fm *blTask, body, id string) error) error {
+	files, err := mdFiles(dir, deep)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fm, body, err := readMD(f)
+		if err != nil {
+			return err
+		}
+		id := firstNonEmpty(strings.TrimSpace(fm.ID), idFromName(f))
+		if id == "" {
+			return badf(f, 0, "field id is missing and the file name is not \"%s-N - Title.md\"", kind)
+		}
+		if prev, dup := seen[strings.ToLower(id)]; dup {
+			what := "id"
+			if kind == "task" {
+				what = "task id"
+			}
+			return badf(f, 0, "%s %q is also in %s", what, id, prev)
+		}
+		seen[strings.ToLower(id)] = f
+		if err := fn(f, fm, body, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func first(s []string) string {

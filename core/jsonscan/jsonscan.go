@@ -77,14 +77,7 @@ func ValueEnd(b []byte, i int) int {
 // bytes from its value on, and returns the value's length, or -1 when it is malformed. Object
 // returns the object's length, or -1.
 func Object(b []byte, fn func(key, rest []byte) int) int {
-	if len(b) == 0 || b[0] != '{' {
-		return -1
-	}
-	i := SkipWS(b, 1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for i < len(b) {
+	return members(b, '{', '}', func(i int) int {
 		if b[i] != '"' {
 			return -1
 		}
@@ -93,42 +86,37 @@ func Object(b []byte, fn func(key, rest []byte) int) int {
 			return -1
 		}
 		key := b[i+1 : end-1]
-		i = SkipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
+		j := SkipWS(b, end)
+		if j >= len(b) || b[j] != ':' {
 			return -1
 		}
-		i = SkipWS(b, i+1)
-		n := fn(key, b[i:])
-		if n <= 0 {
-			return -1
+		j = SkipWS(b, j+1)
+		if n := fn(key, b[j:]); n > 0 {
+			return j + n - i
 		}
-		if i = SkipWS(b, i+n); i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = SkipWS(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-	return -1
+		return -1
+	})
 }
 
 // Array walks the array at the start of b: fn gets the bytes from each element on and returns
 // the element's length, or -1 when it is malformed. Array returns the array's length, or -1.
 func Array(b []byte, fn func(rest []byte) int) int {
-	if len(b) == 0 || b[0] != '[' {
+	return members(b, '[', ']', func(i int) int { return fn(b[i:]) })
+}
+
+// members walks the comma-separated members between open at b[0] and its close: member reads
+// the one at b[i] and returns its length, or -1 when it is malformed. members returns the
+// length of the whole, or -1.
+func members(b []byte, open, close byte, member func(i int) int) int {
+	if len(b) == 0 || b[0] != open {
 		return -1
 	}
 	i := SkipWS(b, 1)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == close {
 		return i + 1
 	}
 	for i < len(b) {
-		n := fn(b[i:])
+		n := member(i)
 		if n <= 0 {
 			return -1
 		}
@@ -138,7 +126,7 @@ func Array(b []byte, fn func(rest []byte) int) int {
 		switch b[i] {
 		case ',':
 			i = SkipWS(b, i+1)
-		case ']':
+		case close:
 			return i + 1
 		default:
 			return -1

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 // A knowledge search cancelled by its caller stops scanning and returns CANCELLED, well before
@@ -28,17 +29,10 @@ func TestKnowledgeSearchCancelled(t *testing.T) {
 	whole := time.Since(start)
 	best := time.Hour
 	for range 3 {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
+		took, err := workspacetest.CancelAfter(whole/5, func(ctx context.Context) error {
 			_, err := KnowledgeSearch(ctx, ws, in)
-			done <- err
-		}()
-		time.Sleep(whole / 5)
-		at := time.Now()
-		cancel()
-		err := <-done
-		took := time.Since(at)
+			return err
+		})
 		if errs.CodeOf(err) != errs.Cancelled {
 			t.Fatalf("search cancelled after %s of %s: %v, want CANCELLED", whole/5, whole, err)
 		}

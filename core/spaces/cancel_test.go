@@ -9,31 +9,8 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
-
-// cancelAfter runs fn with a context cancelled after delay, and returns fn's error and how long
-// fn took to return once the context was cancelled (-1: it returned before).
-func cancelAfter(delay time.Duration, fn func(context.Context) error) (error, time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- fn(ctx) }()
-	select {
-	case err := <-done:
-		cancel()
-		return err, -1
-	case <-time.After(delay):
-	}
-	at := time.Now()
-	cancel()
-	err := <-done
-	return err, time.Since(at)
-}
-
-// cancelBudget is how soon cancelled work must return. The machine is shared, so scheduling
-// noise can delay one return by much more: a case is cancelled a few times and the quickest
-// return is held to the budget (noise only slows a return down; work that ignored the cancel
-// would take the rest of its second or more every time).
-const cancelBudget = 100 * time.Millisecond
 
 // slowSpace holds n comments of size bytes of "x" followed by terms, so that a query of all the
 // terms (each of two characters, tested with LIKE) reads every comment whole once per term, and
@@ -76,7 +53,7 @@ func TestSearchCancelled(t *testing.T) {
 	caller := Caller{User: "o", Task: "1"}
 	best := time.Hour
 	for range 3 {
-		err, took := cancelAfter(200*time.Millisecond, func(ctx context.Context) error {
+		took, err := workspacetest.CancelAfter(200*time.Millisecond, func(ctx context.Context) error {
 			_, err := SearchWorkspaceTasks(ctx, ws, caller, SearchInput{Query: query})
 			return err
 		})
@@ -86,13 +63,13 @@ func TestSearchCancelled(t *testing.T) {
 		if errs.CodeOf(err) != errs.Cancelled || !strings.Contains(err.Error(), "space search cancelled") {
 			t.Fatalf("cancelled search: %v (code %s), want CANCELLED", err, errs.CodeOf(err).Name())
 		}
-		if best = min(best, took); best < cancelBudget {
+		if best = min(best, took); best < workspacetest.CancelBudget {
 			break
 		}
 	}
 	t.Logf("the cancelled search returned %s after the cancel at best", best)
-	if best >= cancelBudget {
-		t.Errorf("the cancelled search returned %s after the cancel at best, want < %s", best, cancelBudget)
+	if best >= workspacetest.CancelBudget {
+		t.Errorf("the cancelled search returned %s after the cancel at best, want < %s", best, workspacetest.CancelBudget)
 	}
 	// uncancelled, the same search answers
 	if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != DefaultLimit {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,20 +46,5 @@ func TestSessionCancelled(t *testing.T) {
 	}
 	if res, err := s.List(bg, Stop{}, nil); err != nil || len(res.Tasks) != 3 || res.Tasks[0].Status != Pending {
 		t.Errorf("after the cancelled calls: %+v, %v", res, err)
-	}
-}
-
-// A replay reads its log through ctxReader, which fails the first read after the cancel: a
-// cancelled replay stops within one chunk of the log.
-func TestCtxReaderStopsAtCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := ctxReader{ctx, strings.NewReader(strings.Repeat("x", 100))}
-	buf := make([]byte, 10)
-	if n, err := r.Read(buf); n != 10 || err != nil {
-		t.Fatalf("read before the cancel: %d, %v", n, err)
-	}
-	cancel()
-	if n, err := r.Read(buf); n != 0 || err != context.Canceled {
-		t.Fatalf("read after the cancel: %d, %v; want 0, context.Canceled", n, err)
 	}
 }

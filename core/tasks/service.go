@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // TimeFormat stamps log entries: RFC 3339 in UTC with milliseconds, so --as-of can tell entries apart.
@@ -63,23 +64,11 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 	}
 	if format == FormatClaude {
 		subs := SubagentLogs(s.Log.Path)
-		return s.Log.ReadWithoutLock(func(log io.Reader) error { return replayClaude(ctxReader{ctx, log}, subs, r, stop, counts) })
+		return s.Log.ReadWithoutLock(func(log io.Reader) error {
+			return replayClaude(workspace.ContextReader(ctx, log), subs, r, stop, counts)
+		})
 	}
-	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(ctxReader{ctx, log}, r, stop, counts) })
-}
-
-// ctxReader reads r until ctx ends, then fails with ctx's error: the replays read their logs in
-// chunks, so a cancel stops them within one chunk.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(workspace.ContextReader(ctx, log), r, stop, counts) })
 }
 
 // update is Log.Update for cairn logs only: a Claude Code transcript is never written to. ctx
@@ -113,7 +102,7 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r := NewReplayer()
-		if err := ReplayCairn(ctxReader{ctx, log}, r, Stop{}, nil); err != nil {
+		if err := ReplayCairn(workspace.ContextReader(ctx, log), r, Stop{}, nil); err != nil {
 			return nil, err
 		}
 		if err := errs.Stopped(ctx, "session update"); err != nil {
