@@ -89,20 +89,24 @@ func Main() int {
 
 // Run is Main with explicit streams, so tests can drive the whole CLI in-process.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := newEnv(stdin, stdout, stderr)
-	app := NewApp(env)
+	return newEnv(stdin, stdout, stderr).run(args)
+}
+
+// run is Run on an Env a test may have adjusted (a terminal it pretends to have).
+func (e *Env) run(args []string) int {
+	app := NewApp(e)
 	p := parseArgs(app, args)
 	if p.complete && p.valueOf != "" {
-		env.completeFlagValue(p.valueOf)
+		e.completeFlagValue(p.valueOf)
 		return 0
 	}
 	if p.complete && p.flagPrefix != "" {
-		env.completeFlagName(p.command, app.Flags, p.flagPrefix)
+		e.completeFlagName(p.command, app.Flags, p.flagPrefix)
 		return 0
 	}
-	env.JSON = jsonRequested(app, p.args)
+	e.JSON = jsonRequested(app, p.args)
 	if p.unknownFlag != "" && !p.complete {
-		return env.fail(unknownFlag(p.unknownFlag, p.flags))
+		return e.fail(unknownFlag(p.unknownFlag, p.flags))
 	}
 	// Ctrl-C and SIGTERM cancel the command's context (c.Context), so core work stops between
 	// steps and leaves nothing half-written; a second signal kills the process as usual. The
@@ -125,7 +129,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	return env.fail(err)
+	return e.fail(err)
 }
 
 // watchSignals calls cancel at the first SIGINT or SIGTERM, after which the next one kills the

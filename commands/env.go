@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -26,14 +27,19 @@ type Env struct {
 	Color bool
 	// StderrTTY says whether progress bars may be drawn.
 	StderrTTY bool
+	// StdoutTTY makes text output terminal-safe: the control characters of stored text (a task
+	// subject, an imported issue title) are shown, not obeyed.
+	StdoutTTY bool
 	// Caller is the identity the global flags give (--session, --user, --task, ...).
 	Caller workspace.Caller
-	wsFlag string
-	wait   time.Duration
+	// terminal reports whether a stream is a terminal (isTerminal; tests pretend).
+	terminal func(io.Writer) bool
+	wsFlag   string
+	wait     time.Duration
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
-	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, terminal: isTerminal}
 }
 
 // globalFlags are accepted before the family or after the command (argv normalisation moves them).
@@ -70,8 +76,9 @@ func (e *Env) configure(c *cli.Context) error {
 		ClaudeSession: os.Getenv("CLAUDE_CODE_SESSION_ID"),
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	e.Color = !e.JSON && !noColor && isTerminal(e.Stdout)
-	e.StderrTTY = isTerminal(e.Stderr)
+	e.StdoutTTY = e.terminal(e.Stdout)
+	e.Color = !e.JSON && !noColor && e.StdoutTTY
+	e.StderrTTY = e.terminal(e.Stderr)
 	return nil
 }
 
@@ -94,12 +101,59 @@ func (e *Env) Workspace() (*workspace.Workspace, error) {
 	return ws, nil
 }
 
-// Render prints v as JSON with --json, else calls text to write the human form.
+// Render prints v as JSON with --json, else calls text to write the human form. On a terminal
+// the text goes through terminalSafe, so text read from stores (a task subject, an imported
+// issue title) cannot move the cursor, retitle the window or write the clipboard; piped output
+// keeps its bytes exactly.
 func (e *Env) Render(v any, text func(w io.Writer) error) error {
 	if e.JSON {
 		return e.writeJSON(e.Stdout, v)
 	}
-	return text(e.Stdout)
+	if !e.StdoutTTY {
+		return text(e.Stdout)
+	}
+	var buf strings.Builder
+	err := text(&buf)
+	if _, werr := io.WriteString(e.Stdout, terminalSafe(buf.String(), e.Color)); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// terminalSafe is termText for a command's whole text output: with colour on, the styles cairn
+// writes itself (Bold, Dim, Mark) pass, and every other escape is shown as \x1b.
+func terminalSafe(s string, color bool) string {
+	if !color {
+		return termText(s)
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, 0x1b)
+		if i < 0 {
+			b.WriteString(termText(s))
+			return b.String()
+		}
+		b.WriteString(termText(s[:i]))
+		s = s[i:]
+		n := ownStyle(s)
+		if n == 0 {
+			b.WriteString(`\x1b`)
+			n = 1
+		} else {
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+}
+
+// ownStyle is the length of the style sequence s starts with, when it is one style writes.
+func ownStyle(s string) int {
+	for _, code := range []string{"0", "1", "2", "1;33"} {
+		if seq := "\x1b[" + code + "m"; strings.HasPrefix(s, seq) {
+			return len(seq)
+		}
+	}
+	return 0
 }
 
 func (e *Env) writeJSON(w io.Writer, v any) error {

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,5 +58,52 @@ func TestTextModeQuotesControlCharacters(t *testing.T) {
 	_, stderr, code = run("-C", ws, "space", "import", "in\x1b[1m.jsonl")
 	if code == 0 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `in\x1b[1m.jsonl`) {
 		t.Fatalf("space import: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// On a terminal, text read from a store (a task description, an imported GitHub issue title)
+// is shown escaped, cairn's own colours pass, and the same output piped keeps its bytes.
+func TestTextOutputOnATerminalShowsEscapes(t *testing.T) {
+	dir := t.TempDir()
+	if code := Run([]string{"cairn", "init", dir}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
+		t.Fatal("init failed")
+	}
+	evil := "evil\x1b]52;c;ZXZpbA==\x07 \x1b[2J\u009b31m"
+	shown := `evil\x1b]52;c;ZXZpbA==\a \x1b[2J\u009b31m`
+	gh := filepath.Join(dir, "gh.json")
+	title, _ := json.Marshal(evil)
+	doc := `[{"number":1,"title":` + string(title) + `,"state":"OPEN","updatedAt":"2026-10-01T00:00:00Z","url":"https://github.com/o/r/issues/1"}]`
+	if err := os.WriteFile(gh, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(tty, color bool, args ...string) string {
+		var out, errOut bytes.Buffer
+		env := newEnv(strings.NewReader(""), &out, &errOut)
+		env.terminal = func(w io.Writer) bool { return tty && w == io.Writer(&out) }
+		t.Setenv("NO_COLOR", "1")
+		if color {
+			os.Unsetenv("NO_COLOR")
+		}
+		if code := env.run(append([]string{"cairn", "-C", dir}, args...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+		}
+		return out.String()
+	}
+	run(false, false, "task", "create", "plain", "--description", evil)
+	run(false, false, "board", "import", "--from", "github", gh)
+	for _, args := range [][]string{{"task", "get", "1"}, {"board", "search", "evil"}} {
+		if piped := run(false, false, args...); !strings.Contains(piped, evil) {
+			t.Errorf("%v piped: the stored text's bytes changed: %q", args, piped)
+		}
+		for _, color := range []bool{false, true} {
+			got := run(true, color, args...)
+			rest := strings.NewReplacer("\x1b[1m", "", "\x1b[2m", "", "\x1b[0m", "", "\x1b[1;33m", "").Replace(got)
+			if !strings.Contains(rest, shown) {
+				t.Errorf("%v colour %t: not shown escaped: %q", args, color, got)
+			}
+			if strings.ContainsAny(rest, "\x1b\x07\r\u009b") || (!color && rest != got) {
+				t.Errorf("%v colour %t: the terminal would obey a control character: %q", args, color, got)
+			}
+		}
 	}
 }
