@@ -553,21 +553,30 @@ func (m *matcher) markTags(cards []int32) {
 
 // narrow scans for each term in turn, rarest first, and keeps the cards that hold it in an
 // allowed field; it returns the cards that hold every term, ascending, or nil. The first term
-// scans every card of the scope (through the narrowing index when there is one) unless tag
-// filters already cut the candidates; later terms scan only the cards left.
+// scans every card of the scope unless tag filters already cut the candidates; later terms scan
+// only the cards left. With a narrowing index, a term whose list of fields is cheaper than the
+// text to scan looks only at the fields of that list.
 func (m *matcher) narrow(scope []int32) []int32 {
+	seen := make([]int32, len(m.ix.cards)) // per card: the last term number it matched
 	var cands []int32
 	if len(m.q.Tags) > 0 {
 		cands = m.candidates(scope)
+		for _, ci := range cands {
+			seen[ci] = -1 // a candidate before any term
+		}
 	}
-	seen := make([]int32, len(m.ix.cards)) // per card: the last term number it matched
+	nx := m.ix.narrow.Load()
 	var found []int32
 	for ti, term := range m.ix.termOrder(m.q.Terms) {
 		n := m.ix.newNeedle(term)
 		if ti == 0 && len(m.q.Tags) == 0 {
-			found = m.scanScope(&n, scope, found[:0])
+			found = m.scanScope(&n, scope, nx, found[:0])
 		} else {
-			found = m.ix.scanCards(&n, cands, found[:0])
+			mark := int32(ti)
+			if ti == 0 {
+				mark = -1
+			}
+			found = m.scanCandidates(&n, cands, nx, seen, mark, found[:0])
 		}
 		cands = m.keep(found, int32(ti+1), seen)
 		if len(cands) == 0 {
@@ -578,12 +587,49 @@ func (m *matcher) narrow(scope []int32) []int32 {
 }
 
 // scanScope appends every field of the scope projects' cards that holds the term, in field order.
-func (m *matcher) scanScope(n *needle, scope []int32, out []int32) []int32 {
+func (m *matcher) scanScope(n *needle, scope []int32, nx *narrowIndex, out []int32) []int32 {
+	if nx != nil {
+		size := 0
+		for _, p := range scope {
+			size += m.ix.textBytes(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
+		}
+		if nx.worthListing(n.t, size) {
+			in := make([]bool, len(m.ix.projects))
+			for _, p := range scope {
+				in[p] = true
+			}
+			return m.ix.findListed(nx, n, func(ci int32) bool { return in[m.ix.cards[ci].proj] }, out)
+		}
+	}
 	for _, p := range scope {
 		flo, fhi := m.ix.fieldRange(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
-		out = m.ix.scanNarrowed(n, flo, fhi, out)
+		out = m.ix.scanParallel(n, flo, fhi, out)
 	}
 	return out
+}
+
+// scanCandidates appends every field of the cards cands (ascending) that holds the term, in field
+// order; the cards of cands are the ones whose seen entry is mark.
+func (m *matcher) scanCandidates(n *needle, cands []int32, nx *narrowIndex, seen []int32, mark int32, out []int32) []int32 {
+	if nx != nil {
+		size := 0
+		for _, ci := range cands {
+			size += m.ix.textBytes(ci, ci+1)
+		}
+		if nx.worthListing(n.t, size) {
+			return m.ix.findListed(nx, n, func(ci int32) bool { return seen[ci] == mark }, out)
+		}
+	}
+	return m.ix.scanCards(n, cands, out)
+}
+
+// textBytes is the size of the folded text of cards[lo:hi].
+func (ix *Index) textBytes(lo, hi int32) int {
+	flo, fhi := ix.fieldRange(lo, hi)
+	if flo >= fhi {
+		return 0
+	}
+	return int(ix.fields[fhi-1].end - ix.fields[flo].start)
 }
 
 // keep marks the found fields of the allowed sources and returns their cards, each once, in field
