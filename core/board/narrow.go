@@ -7,20 +7,24 @@ import (
 
 // A narrowing index lets a long-lived process (`cairn serve`, `cairn mcp`) look only at the card
 // fields that can hold a term, instead of scanning all of the folded text. For every pair of bytes
-// it keeps the list of card fields where that pair occurs (ascending field numbers, stored as
-// gaps in varint form). A term of two bytes or more can only occur in a field that holds each of
-// its pairs, so the fields of its rarest pair's list, checked one by one, are exactly the fields
-// the full scan finds, in the same order; for a two-byte term the list is the answer itself.
+// it keeps the list of card fields where that pair occurs, and for every byte the list of fields
+// where it occurs (ascending field numbers, stored as gaps in varint form). A term of two bytes
+// or more can only occur in a field that holds each of its pairs, so the fields of its rarest
+// pair's list, checked one by one, are exactly the fields the full scan finds, in the same order;
+// for a term of one or two bytes the list is the answer itself.
 // Building it reads the whole text once, so a fresh process (one search) never builds it.
 type narrowIndex struct {
 	end   int32    // the card fields are fields[:end]; the lists hold no memory field
-	off   []uint32 // pair p's list is data[off[p]:off[p+1]]
-	count []int32  // how many fields hold pair p
+	off   []uint32 // list k is data[off[k]:off[k+1]]: pair p is list p, byte b is list pairs+b
+	count []int32  // how many fields list k holds
 	data  []byte
 }
 
-// pairs is the number of byte pairs, one list each.
-const pairs = 1 << 16
+// pairs is the number of byte pairs, one list each; lists is that and one per byte.
+const (
+	pairs = 1 << 16
+	lists = pairs + 256
+)
 
 // postingCost is roughly how many bytes of text a full scan covers in the time a list entry
 // costs (decode, owner test, check of the field): it chooses between the list and a scan.
@@ -46,35 +50,45 @@ func (ix *Index) buildNarrow() *narrowIndex {
 	if len(ix.cards) > 0 {
 		end = ix.cards[len(ix.cards)-1].fieldHi
 	}
-	nx := &narrowIndex{end: end, off: make([]uint32, pairs+1), count: make([]int32, pairs)}
-	// last[p] is 1 + the last field that holds pair p (0: none yet), so gaps start at 1.
-	last := make([]int32, pairs)
-	size := make([]uint32, pairs)
+	nx := &narrowIndex{end: end, off: make([]uint32, lists+1), count: make([]int32, lists)}
+	// last[k] is 1 + the last field that list k holds (0: none yet), so gaps start at 1.
+	last := make([]int32, lists)
+	size := make([]uint32, lists)
+	sizeList := func(k int, fi int32) {
+		if last[k] != fi+1 {
+			size[k] += uint32(uvarintLen(uint64(fi + 1 - last[k])))
+			last[k] = fi + 1
+			nx.count[k]++
+		}
+	}
 	for fi := range end {
 		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
-		for i := 0; i+1 < len(t); i++ {
-			p := int(t[i])<<8 | int(t[i+1])
-			if last[p] != fi+1 {
-				size[p] += uint32(uvarintLen(uint64(fi + 1 - last[p])))
-				last[p] = fi + 1
-				nx.count[p]++
+		for i := range len(t) {
+			sizeList(pairs+int(t[i]), fi)
+			if i+1 < len(t) {
+				sizeList(int(t[i])<<8|int(t[i+1]), fi)
 			}
 		}
 	}
-	pos := make([]uint32, pairs)
-	for p := range pairs {
-		pos[p] = nx.off[p]
-		nx.off[p+1] = nx.off[p] + size[p]
+	pos := make([]uint32, lists)
+	for k := range lists {
+		pos[k] = nx.off[k]
+		nx.off[k+1] = nx.off[k] + size[k]
 	}
-	nx.data = make([]byte, nx.off[pairs])
+	nx.data = make([]byte, nx.off[lists])
 	clear(last)
+	fill := func(k int, fi int32) {
+		if last[k] != fi+1 {
+			pos[k] += uint32(binary.PutUvarint(nx.data[pos[k]:], uint64(fi+1-last[k])))
+			last[k] = fi + 1
+		}
+	}
 	for fi := range end {
 		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
-		for i := 0; i+1 < len(t); i++ {
-			p := int(t[i])<<8 | int(t[i+1])
-			if last[p] != fi+1 {
-				pos[p] += uint32(binary.PutUvarint(nx.data[pos[p]:], uint64(fi+1-last[p])))
-				last[p] = fi + 1
+		for i := range len(t) {
+			fill(pairs+int(t[i]), fi)
+			if i+1 < len(t) {
+				fill(int(t[i])<<8|int(t[i+1]), fi)
 			}
 		}
 	}
@@ -90,8 +104,12 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
-// rarest returns the pair of t held by the fewest fields; t has at least two bytes.
+// rarest returns the list for t that holds the fewest fields: its byte when t is one byte,
+// otherwise its rarest pair.
 func (nx *narrowIndex) rarest(t string) int {
+	if len(t) == 1 {
+		return pairs + int(t[0])
+	}
 	best := int(t[0])<<8 | int(t[1])
 	for i := 1; i+1 < len(t); i++ {
 		if p := int(t[i])<<8 | int(t[i+1]); nx.count[p] < nx.count[best] {
@@ -102,12 +120,12 @@ func (nx *narrowIndex) rarest(t string) int {
 }
 
 // findListed appends, in field order, every card field that holds the term and whose card passes
-// keep. The term has at least two bytes.
+// keep.
 func (ix *Index) findListed(nx *narrowIndex, n *needle, keep func(card int32) bool, out []int32) []int32 {
 	t := n.t
 	p := nx.rarest(t)
 	list := nx.data[nx.off[p]:nx.off[p+1]]
-	exact := len(t) == 2 // the pair's list is exactly the fields holding the term
+	exact := len(t) <= 2 // the list is exactly the fields holding the term
 	fi := int32(-1)
 	for i := 0; i < len(list); {
 		// Gaps are almost always one byte.
@@ -132,7 +150,7 @@ func (ix *Index) findListed(nx *narrowIndex, n *needle, keep func(card int32) bo
 
 // worthListing says whether the term's list is cheaper to walk than scanning textBytes of text.
 func (nx *narrowIndex) worthListing(t string, textBytes int) bool {
-	return len(t) >= 2 && int(nx.count[nx.rarest(t)])*postingCost < textBytes
+	return len(t) > 0 && int(nx.count[nx.rarest(t)])*postingCost < textBytes
 }
 
 // narrowPtr is the Index field holding the narrowing index once built.
