@@ -39,7 +39,45 @@ func (q Query) HighlightTerms() []string { return highlightTerms(q) }
 
 // makeSnippet cuts the original text around the first occurrence, newlines as spaces, and
 // returns the UTF-16 ranges of every occurrence wholly inside it (overlapping ones merged).
+// Only the text near the first occurrence is read: a snippet of a long text costs no more than
+// one of a short text.
 func makeSnippet(orig string, occ []span) (string, []Range) {
+	lo, hi := 0, len(orig)
+	if len(occ) > 0 {
+		lo, hi = snippetReach(orig, occ[0])
+	}
+	if lo == 0 && hi == len(orig) {
+		return snippetOf(orig, occ)
+	}
+	local := make([]span, 0, len(occ))
+	for _, o := range occ {
+		if o.start >= lo && o.end <= hi {
+			local = append(local, span{o.start - lo, o.end - lo})
+		}
+	}
+	return snippetOf(orig[lo:hi], local)
+}
+
+// snippetReach is the part of orig a snippet around the occurrence o can take: at least
+// snippetMax characters each side of it (a character is at most 4 bytes), cut at bytes that
+// start a character however the text before them decodes (any byte but a UTF-8 continuation
+// byte). With that much text on a side that has more, the window and its "…" marks are the
+// same as with the whole text; occurrences outside it are outside the window too.
+func snippetReach(orig string, o span) (int, int) {
+	const reach = 4 * snippetMax
+	lo := max(o.start-reach, 0)
+	for lo > 0 && !utf8.RuneStart(orig[lo]) {
+		lo--
+	}
+	hi := min(o.end+reach, len(orig))
+	for hi < len(orig) && !utf8.RuneStart(orig[hi]) {
+		hi++
+	}
+	return lo, hi
+}
+
+// snippetOf is makeSnippet over the whole of orig.
+func snippetOf(orig string, occ []span) (string, []Range) {
 	// Rune boundaries of the original; invalid bytes count as one U+FFFD each.
 	starts := make([]int, 0, len(orig)+1)
 	for i := 0; i < len(orig); {
