@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -44,6 +45,8 @@ type Index struct {
 	faulted atomic.Bool
 	// narrow, once EnableNarrowing built it, narrows the first term's scan (narrow.go).
 	narrow narrowPtr
+	// scratch holds *matchScratch for searches to reuse.
+	scratch sync.Pool
 }
 
 // partialSet records which JSON files could not be read when the index was built.

@@ -473,6 +473,7 @@ func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
 // return), narrow (each term in turn keeps the cards that hold it), rank, and hits.
 func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
 	m := ix.newMatcher(q, mask, exclude)
+	defer ix.scratch.Put(m.matchScratch)
 	var cands []int32
 	if len(q.Terms) == 0 {
 		// Tags only: every allowed card matches; its tags field is the hit.
@@ -492,22 +493,38 @@ type matcher struct {
 	q       Query
 	mask    sourceMask
 	exclude int32
-	hit     []uint64 // bit per field: it holds a term
-	best    []uint8  // per card: best hit weight so far
-	latest  []int64  // per card: newest hit time so far
+	*matchScratch
+}
+
+// matchScratch is the per-search memory of a matcher, as large as the board; searches reuse it
+// (Index.scratch) so a busy daemon does not allocate and collect it for every search.
+type matchScratch struct {
+	hit    []uint64 // bit per field: it holds a term
+	best   []uint8  // per card: best hit weight so far
+	latest []int64  // per card: newest hit time so far
+	seen   []int32  // per card: the last term number it matched (narrow)
+	found  []int32  // the fields a term was found in (narrow)
 }
 
 func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
-	m := &matcher{
-		ix: ix, q: q, mask: mask, exclude: exclude,
-		hit:    make([]uint64, (len(ix.fields)+63)/64),
-		best:   make([]uint8, len(ix.cards)),
-		latest: make([]int64, len(ix.cards)),
+	s, _ := ix.scratch.Get().(*matchScratch)
+	if s == nil {
+		s = &matchScratch{
+			hit:    make([]uint64, (len(ix.fields)+63)/64),
+			best:   make([]uint8, len(ix.cards)),
+			latest: make([]int64, len(ix.cards)),
+			seen:   make([]int32, len(ix.cards)),
+		}
+	} else {
+		clear(s.hit)
+		clear(s.best)
+		clear(s.seen)
+		s.found = s.found[:0]
 	}
-	for i := range m.latest {
-		m.latest[i] = noTime
+	for i := range s.latest {
+		s.latest[i] = noTime
 	}
-	return m
+	return &matcher{ix: ix, q: q, mask: mask, exclude: exclude, matchScratch: s}
 }
 
 // allowed says whether a card may be returned: not the excluded one, and every tag filter matches.
@@ -557,7 +574,7 @@ func (m *matcher) markTags(cards []int32) {
 // only the cards left. With a narrowing index, a term whose list of fields is cheaper than the
 // text to scan looks only at the fields of that list.
 func (m *matcher) narrow(scope []int32) []int32 {
-	seen := make([]int32, len(m.ix.cards)) // per card: the last term number it matched
+	seen := m.seen
 	var cands []int32
 	if len(m.q.Tags) > 0 {
 		cands = m.candidates(scope)
@@ -566,7 +583,8 @@ func (m *matcher) narrow(scope []int32) []int32 {
 		}
 	}
 	nx := m.ix.narrow.Load()
-	var found []int32
+	found := m.found[:0]
+	defer func() { m.found = found[:0] }()
 	for ti, term := range m.ix.termOrder(m.q.Terms) {
 		n := m.ix.newNeedle(term)
 		if ti == 0 && len(m.q.Tags) == 0 {
