@@ -11,7 +11,9 @@ import (
 // where it occurs (ascending field numbers, stored as gaps in varint form). A term of two bytes
 // or more can only occur in a field that holds each of its pairs, so the fields of its rarest
 // pair's list, checked one by one, are exactly the fields the full scan finds, in the same order;
-// for a term of one or two bytes the list is the answer itself.
+// for a term of one or two bytes the list is the answer itself. A pair's entry also holds where
+// the pair first occurs in the field, so the check of a longer term starts where the term can
+// first occur, and is one comparison when that is where it is.
 // Building it reads the whole text once, so a fresh process (one search) never builds it.
 type narrowIndex struct {
 	end   int32    // the card fields are fields[:end]; the lists hold no memory field
@@ -54,9 +56,12 @@ func (ix *Index) buildNarrow() *narrowIndex {
 	// last[k] is 1 + the last field that list k holds (0: none yet), so gaps start at 1.
 	last := make([]int32, lists)
 	size := make([]uint32, lists)
-	sizeList := func(k int, fi int32) {
+	sizeList := func(k int, fi int32, at int) {
 		if last[k] != fi+1 {
 			size[k] += uint32(uvarintLen(uint64(fi + 1 - last[k])))
+			if k < pairs {
+				size[k] += uint32(uvarintLen(uint64(at)))
+			}
 			last[k] = fi + 1
 			nx.count[k]++
 		}
@@ -64,9 +69,9 @@ func (ix *Index) buildNarrow() *narrowIndex {
 	for fi := range end {
 		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
 		for i := range len(t) {
-			sizeList(pairs+int(t[i]), fi)
+			sizeList(pairs+int(t[i]), fi, i)
 			if i+1 < len(t) {
-				sizeList(int(t[i])<<8|int(t[i+1]), fi)
+				sizeList(int(t[i])<<8|int(t[i+1]), fi, i)
 			}
 		}
 	}
@@ -77,18 +82,21 @@ func (ix *Index) buildNarrow() *narrowIndex {
 	}
 	nx.data = make([]byte, nx.off[lists])
 	clear(last)
-	fill := func(k int, fi int32) {
+	fill := func(k int, fi int32, at int) {
 		if last[k] != fi+1 {
 			pos[k] += uint32(binary.PutUvarint(nx.data[pos[k]:], uint64(fi+1-last[k])))
+			if k < pairs {
+				pos[k] += uint32(binary.PutUvarint(nx.data[pos[k]:], uint64(at)))
+			}
 			last[k] = fi + 1
 		}
 	}
 	for fi := range end {
 		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
 		for i := range len(t) {
-			fill(pairs+int(t[i]), fi)
+			fill(pairs+int(t[i]), fi, i)
 			if i+1 < len(t) {
-				fill(int(t[i])<<8|int(t[i+1]), fi)
+				fill(int(t[i])<<8|int(t[i+1]), fi, i)
 			}
 		}
 	}
@@ -104,44 +112,64 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
-// rarest returns the list for t that holds the fewest fields: its byte when t is one byte,
-// otherwise its rarest pair.
-func (nx *narrowIndex) rarest(t string) int {
+// rarest returns the list for t that holds the fewest fields, and where in t its pair is: its
+// byte when t is one byte, otherwise its rarest pair.
+func (nx *narrowIndex) rarest(t string) (list, at int) {
 	if len(t) == 1 {
-		return pairs + int(t[0])
+		return pairs + int(t[0]), 0
 	}
 	best := int(t[0])<<8 | int(t[1])
 	for i := 1; i+1 < len(t); i++ {
 		if p := int(t[i])<<8 | int(t[i+1]); nx.count[p] < nx.count[best] {
-			best = p
+			best, at = p, i
 		}
 	}
-	return best
+	return best, at
+}
+
+// uvarint reads a varint of a list, most often one byte.
+func uvarint(list []byte, i int) (uint64, int) {
+	if b := list[i]; b < 0x80 {
+		return uint64(b), i + 1
+	}
+	v, n := binary.Uvarint(list[i:])
+	return v, i + n
 }
 
 // findListed appends, in field order, every card field that holds the term and whose card passes
 // keep.
 func (ix *Index) findListed(nx *narrowIndex, n *needle, keep func(card int32) bool, out []int32) []int32 {
 	t := n.t
-	p := nx.rarest(t)
-	list := nx.data[nx.off[p]:nx.off[p+1]]
-	exact := len(t) <= 2 // the list is exactly the fields holding the term
+	k, at := nx.rarest(t)
+	list := nx.data[nx.off[k]:nx.off[k+1]]
+	if len(t) == 1 {
+		// A byte's list is exactly the fields holding it.
+		fi := int32(-1)
+		for i := 0; i < len(list); {
+			var gap uint64
+			gap, i = uvarint(list, i)
+			fi += int32(gap)
+			if keep(ix.fields[fi].owner) {
+				out = append(out, fi)
+			}
+		}
+		return out
+	}
 	fi := int32(-1)
 	for i := 0; i < len(list); {
-		// Gaps are almost always one byte.
-		var gap uint64
-		if b := list[i]; b < 0x80 {
-			gap, i = uint64(b), i+1
-		} else {
-			v, n := binary.Uvarint(list[i:])
-			gap, i = v, i+n
-		}
+		var gap, first uint64
+		gap, i = uvarint(list, i)
+		first, i = uvarint(list, i)
 		fi += int32(gap)
 		f := &ix.fields[fi]
 		if !keep(f.owner) {
 			continue
 		}
-		if exact || n.find(ix.blob, int(f.start), int(f.end)) >= 0 {
+		// No occurrence of t starts before its pair's first occurrence, less the pair's place
+		// in t; a two-byte term is its pair.
+		from := int(f.start) + int(first) - at
+		if len(t) == 2 || from >= int(f.start) && from+len(t) <= int(f.end) && ix.blob[from:from+len(t)] == t ||
+			n.find(ix.blob, max(from, int(f.start)), int(f.end)) >= 0 {
 			out = append(out, fi)
 		}
 	}
@@ -150,7 +178,11 @@ func (ix *Index) findListed(nx *narrowIndex, n *needle, keep func(card int32) bo
 
 // worthListing says whether the term's list is cheaper to walk than scanning textBytes of text.
 func (nx *narrowIndex) worthListing(t string, textBytes int) bool {
-	return len(t) > 0 && int(nx.count[nx.rarest(t)])*postingCost < textBytes
+	if len(t) == 0 {
+		return false
+	}
+	k, _ := nx.rarest(t)
+	return int(nx.count[k])*postingCost < textBytes
 }
 
 // narrowPtr is the Index field holding the narrowing index once built.
