@@ -360,10 +360,7 @@ func errorBody(err error) (int, any) {
 // newline), so an answer can be compared byte for byte with cairn board search --json.
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := encodeIndented(&buf, v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
 		_ = json.NewEncoder(&buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
@@ -374,6 +371,72 @@ func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// encodeIndented writes v as a json.Encoder with SetEscapeHTML(false) and SetIndent("", "  ")
+// does, byte for byte: it encodes compactly and indents with indentJSON, a plain loop over the
+// bytes, where the Encoder's own indenting runs its JSON scanner over every byte again.
+func encodeIndented(buf *bytes.Buffer, v any) error {
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	src := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+	buf.Grow(len(src) + len(src)/2)
+	buf.Write(indentJSON(buf.AvailableBuffer(), src))
+	buf.WriteByte('\n')
+	return nil
+}
+
+// indentJSON appends src, compact JSON as encoding/json writes it (no white space outside
+// strings), indented by two spaces per level as json.Indent does: an empty object or array stays
+// "{}" or "[]", and a colon is followed by one space.
+func indentJSON(dst, src []byte) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(src)-1)
+			dst = append(dst, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, c, src[i+1])
+				i++
+				continue
+			}
+			dst = append(dst, c)
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // countsOf summarises an answer for the log: numbers only.
