@@ -136,44 +136,20 @@ func uvarint(list []byte, i int) (uint64, int) {
 	return v, i + n
 }
 
-// findListed appends, in field order, every card field that holds the term and whose card passes
-// keep.
-func (ix *Index) findListed(nx *narrowIndex, n *needle, keep func(card int32) bool, out []int32) []int32 {
+// holds says whether field f, listed under the term's rarest list, holds the term: a list of
+// one byte or a pair is exactly the fields holding it; otherwise no occurrence starts before the
+// pair's first one (first, from the list) less the pair's place in the term (at), and most often
+// the term is right there.
+func (ix *Index) holds(n *needle, f *field, first, at int) bool {
 	t := n.t
-	k, at := nx.rarest(t)
-	list := nx.data[nx.off[k]:nx.off[k+1]]
-	if len(t) == 1 {
-		// A byte's list is exactly the fields holding it.
-		fi := int32(-1)
-		for i := 0; i < len(list); {
-			var gap uint64
-			gap, i = uvarint(list, i)
-			fi += int32(gap)
-			if keep(ix.fields[fi].owner) {
-				out = append(out, fi)
-			}
-		}
-		return out
+	if len(t) <= 2 {
+		return true
 	}
-	fi := int32(-1)
-	for i := 0; i < len(list); {
-		var gap, first uint64
-		gap, i = uvarint(list, i)
-		first, i = uvarint(list, i)
-		fi += int32(gap)
-		f := &ix.fields[fi]
-		if !keep(f.owner) {
-			continue
-		}
-		// No occurrence of t starts before its pair's first occurrence, less the pair's place
-		// in t; a two-byte term is its pair.
-		from := int(f.start) + int(first) - at
-		if len(t) == 2 || from >= int(f.start) && from+len(t) <= int(f.end) && ix.blob[from:from+len(t)] == t ||
-			n.find(ix.blob, max(from, int(f.start)), int(f.end)) >= 0 {
-			out = append(out, fi)
-		}
+	from := int(f.start) + first - at
+	if from >= int(f.start) && from+len(t) <= int(f.end) && ix.blob[from:from+len(t)] == t {
+		return true
 	}
-	return out
+	return n.find(ix.blob, max(from, int(f.start)), int(f.end)) >= 0
 }
 
 // worthListing says whether the term's list is cheaper to walk than scanning textBytes of text.

@@ -587,16 +587,25 @@ func (m *matcher) narrow(scope []int32) []int32 {
 	defer func() { m.found = found[:0] }()
 	for ti, term := range m.ix.termOrder(m.q.Terms) {
 		n := m.ix.newNeedle(term)
-		if ti == 0 && len(m.q.Tags) == 0 {
-			found = m.scanScope(&n, scope, nx, found[:0])
-		} else {
-			mark := int32(ti)
-			if ti == 0 {
-				mark = -1
+		num := int32(ti + 1)
+		switch {
+		case ti == 0 && len(m.q.Tags) == 0:
+			if in := m.listScope(nx, &n, scope); in != nil {
+				cands = m.keepListed(nx, &n, in, 0, num)
+			} else {
+				found = m.scanScope(&n, scope, found[:0])
+				cands = m.keep(found, num, seen)
 			}
-			found = m.scanCandidates(&n, cands, nx, seen, mark, found[:0])
+		case m.listCandidates(nx, &n, cands):
+			prev := int32(ti)
+			if ti == 0 {
+				prev = -1
+			}
+			cands = m.keepListed(nx, &n, nil, prev, num)
+		default:
+			found = m.ix.scanCards(&n, cands, found[:0])
+			cands = m.keep(found, num, seen)
 		}
-		cands = m.keep(found, int32(ti+1), seen)
 		if len(cands) == 0 {
 			return nil
 		}
@@ -605,20 +614,7 @@ func (m *matcher) narrow(scope []int32) []int32 {
 }
 
 // scanScope appends every field of the scope projects' cards that holds the term, in field order.
-func (m *matcher) scanScope(n *needle, scope []int32, nx *narrowIndex, out []int32) []int32 {
-	if nx != nil {
-		size := 0
-		for _, p := range scope {
-			size += m.ix.textBytes(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
-		}
-		if nx.worthListing(n.t, size) {
-			in := make([]bool, len(m.ix.projects))
-			for _, p := range scope {
-				in[p] = true
-			}
-			return m.ix.findListed(nx, n, func(ci int32) bool { return in[m.ix.cards[ci].proj] }, out)
-		}
-	}
+func (m *matcher) scanScope(n *needle, scope []int32, out []int32) []int32 {
 	for _, p := range scope {
 		flo, fhi := m.ix.fieldRange(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
 		out = m.ix.scanParallel(n, flo, fhi, out)
@@ -626,19 +622,80 @@ func (m *matcher) scanScope(n *needle, scope []int32, nx *narrowIndex, out []int
 	return out
 }
 
-// scanCandidates appends every field of the cards cands (ascending) that holds the term, in field
-// order; the cards of cands are the ones whose seen entry is mark.
-func (m *matcher) scanCandidates(n *needle, cands []int32, nx *narrowIndex, seen []int32, mark int32, out []int32) []int32 {
-	if nx != nil {
-		size := 0
-		for _, ci := range cands {
-			size += m.ix.textBytes(ci, ci+1)
-		}
-		if nx.worthListing(n.t, size) {
-			return m.ix.findListed(nx, n, func(ci int32) bool { return seen[ci] == mark }, out)
+// listScope says whether the term's list is cheaper than scanning the scope, and if so returns
+// which cards are in the scope; nil means scan.
+func (m *matcher) listScope(nx *narrowIndex, n *needle, scope []int32) []bool {
+	if nx == nil {
+		return nil
+	}
+	size := 0
+	for _, p := range scope {
+		size += m.ix.textBytes(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
+	}
+	if !nx.worthListing(n.t, size) {
+		return nil
+	}
+	in := make([]bool, len(m.ix.cards))
+	for _, p := range scope {
+		for ci := m.ix.projects[p].cardLo; ci < m.ix.projects[p].cardHi; ci++ {
+			in[ci] = true
 		}
 	}
-	return m.ix.scanCards(n, cands, out)
+	return in
+}
+
+// listCandidates says whether the term's list is cheaper than scanning the cards cands.
+func (m *matcher) listCandidates(nx *narrowIndex, n *needle, cands []int32) bool {
+	if nx == nil {
+		return false
+	}
+	size := 0
+	for _, ci := range cands {
+		size += m.ix.textBytes(ci, ci+1)
+	}
+	return nx.worthListing(n.t, size)
+}
+
+// keepListed is keep over the fields of the term's list that hold it: the fields of the cards in
+// scope when in is not nil (the first term), otherwise of the cards left by the previous term
+// (seen is prev, or already term for a card this term found before). It checks a field's
+// source and card before looking at its text, and reads each field once.
+func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term int32) []int32 {
+	ix := m.ix
+	t := n.t
+	k, at := nx.rarest(t)
+	list := nx.data[nx.off[k]:nx.off[k+1]]
+	var next []int32
+	fi := int32(-1)
+	for i := 0; i < len(list); {
+		var gap, first uint64
+		gap, i = uvarint(list, i)
+		if len(t) > 1 {
+			first, i = uvarint(list, i)
+		}
+		fi += int32(gap)
+		f := &ix.fields[fi]
+		if !m.mask.hasBit(f.source) {
+			continue
+		}
+		o := f.owner
+		if in != nil {
+			if !in[o] {
+				continue
+			}
+		} else if s := m.seen[o]; s != prev && s != term {
+			continue
+		}
+		if term == 1 && !m.allowed(o) || !ix.holds(n, f, int(first), at) {
+			continue
+		}
+		m.mark(fi)
+		if m.seen[o] != term {
+			m.seen[o] = term
+			next = append(next, o)
+		}
+	}
+	return next
 }
 
 // textBytes is the size of the folded text of cards[lo:hi].
