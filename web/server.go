@@ -295,6 +295,12 @@ func decodeInput(raw json.RawMessage, v any, action string) error {
 // index returns the current board, rebuilding it first when its files changed. The stamp is
 // checked once per request; a request that finds it stale takes the reload lock and checks
 // again, so concurrent requests share one rebuild instead of each doing their own.
+//
+// Checking on every request is what makes "the next request" exact: any request that reaches the
+// daemon after `cairn board import` returned answers from the new board, with no window in which
+// it answers from the old one. The check is four stat calls (about 4 µs, under 1% of a search
+// on a scale-10 board), so it is not rate-limited: a check every N ms would save next to nothing
+// and let a request that starts after the import returned see the old board.
 func (h *Handler) index() (*board.Index, error) {
 	ix := h.cur.Load()
 	if ix != nil { // nil: the daemon started before any board was imported
