@@ -47,6 +47,21 @@ type Index struct {
 	narrow narrowPtr
 	// scratch holds *matchScratch for searches to reuse.
 	scratch sync.Pool
+	// updated is each card's update time in card order, made once by updatedTimes.
+	updated     []int64
+	updatedOnce sync.Once
+}
+
+// updatedTimes returns each card's update time, in card order (a search starts its ranking from
+// it, without reading every card).
+func (ix *Index) updatedTimes() []int64 {
+	ix.updatedOnce.Do(func() {
+		ix.updated = make([]int64, len(ix.cards))
+		for i := range ix.cards {
+			ix.updated[i] = ix.cards[i].updated
+		}
+	})
+	return ix.updated
 }
 
 // partialSet records which JSON files could not be read when the index was built.

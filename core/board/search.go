@@ -504,6 +504,9 @@ type matchScratch struct {
 	latest []int64  // per card: newest hit time so far
 	seen   []int32  // per card: the last term number it matched (narrow)
 	found  []int32  // the fields a term was found in (narrow)
+	// unmarked is set when a listed term skipped fields that could not change their card's rank
+	// (see keepListed), so hit lists come from the text instead of the hit bits.
+	unmarked bool
 }
 
 func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
@@ -520,10 +523,10 @@ func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
 		clear(s.best)
 		clear(s.seen)
 		s.found = s.found[:0]
+		s.unmarked = false
 	}
-	for i := range s.latest {
-		s.latest[i] = noTime
-	}
+	// A card ranks by its newest activity: its own update time or a newer hit.
+	copy(s.latest, ix.updatedTimes())
 	return &matcher{ix: ix, q: q, mask: mask, exclude: exclude, matchScratch: s}
 }
 
@@ -686,7 +689,16 @@ func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term i
 		} else if s := m.seen[o]; s != prev && s != term {
 			continue
 		}
-		if term == 1 && !m.allowed(o) || !ix.holds(n, f, int(first), at) {
+		if term == 1 && !m.allowed(o) {
+			continue
+		}
+		if m.seen[o] == term && f.weight <= m.best[o] && f.at <= m.latest[o] {
+			// The card already holds the term, and this field cannot raise its rank: whether it
+			// holds the term only matters if the card is shown, and attachHits finds that out.
+			m.unmarked = true
+			continue
+		}
+		if !ix.holds(n, f, int(first), at) {
 			continue
 		}
 		m.mark(fi)
@@ -731,7 +743,7 @@ func (m *matcher) rank(cands []int32, limit int) []cardMatch {
 	top := make([]cardMatch, 0, limit+1)
 	for _, ci := range cands {
 		c := &m.ix.cards[ci]
-		cm := cardMatch{card: ci, class: c.class, best: m.best[ci], latest: max(c.updated, m.latest[ci])}
+		cm := cardMatch{card: ci, class: c.class, best: m.best[ci], latest: m.latest[ci]} // latest starts at c.updated
 		if len(top) == limit && !cm.before(&top[limit-1]) {
 			continue
 		}
@@ -745,15 +757,30 @@ func (m *matcher) rank(cands []int32, limit int) []cardMatch {
 }
 
 // attachHits gives each ranked card its marked fields, in field order.
+// When fields were left unmarked (matchScratch.unmarked), a ranked card's hits are found again:
+// its fields of an allowed source that hold a term, the fields marking would have set.
 func (m *matcher) attachHits(top []cardMatch) {
 	for k := range top {
 		c := &m.ix.cards[top[k].card]
 		for fi := c.fieldLo; fi < c.fieldHi; fi++ {
-			if m.hit[fi>>6]&(1<<(fi&63)) != 0 {
+			if m.unmarked {
+				if f := &m.ix.fields[fi]; m.mask.hasBit(f.source) && holdsAny(m.ix.text(f), m.q.Terms) {
+					top[k].hits = append(top[k].hits, fi)
+				}
+			} else if m.hit[fi>>6]&(1<<(fi&63)) != 0 {
 				top[k].hits = append(top[k].hits, fi)
 			}
 		}
 	}
+}
+
+func holdsAny(text string, terms []string) bool {
+	for _, t := range terms {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanCards is scan over the given cards (ascending): cards with consecutive indices have
