@@ -58,18 +58,27 @@ func makeSnippet(orig string, occ []span) (string, []Range) {
 	return snippetOf(orig[lo:hi], local)
 }
 
-// snippetReach is the part of orig a snippet around the occurrence o can take: at least
-// snippetMax characters each side of it (a character is at most 4 bytes), cut at bytes that
-// start a character however the text before them decodes (any byte but a UTF-8 continuation
-// byte). With that much text on a side that has more, the window and its "…" marks are the
-// same as with the whole text; occurrences outside it are outside the window too.
+// snippetReach is the part of orig a snippet around the occurrence o can take: more than
+// snippetMax characters each side of it, cut at bytes that start a character however the text
+// before them decodes (any byte but a UTF-8 continuation byte; each such byte starts one
+// character, so counting them undercounts characters, never overcounts). With that much text on
+// a side that has more, the window and its "…" marks are the same as with the whole text;
+// occurrences outside it are outside the window too.
 func snippetReach(orig string, o span) (int, int) {
-	const reach = 4 * snippetMax
-	lo := max(o.start-reach, 0)
-	for lo > 0 && !utf8.RuneStart(orig[lo]) {
+	lo, n := o.start, 0
+	for lo > 0 && n <= snippetMax {
 		lo--
+		if utf8.RuneStart(orig[lo]) {
+			n++
+		}
 	}
-	hi := min(o.end+reach, len(orig))
+	hi, n := o.end, 0
+	for hi < len(orig) && n <= snippetMax+1 {
+		if utf8.RuneStart(orig[hi]) {
+			n++
+		}
+		hi++
+	}
 	for hi < len(orig) && !utf8.RuneStart(orig[hi]) {
 		hi++
 	}
