@@ -47,21 +47,38 @@ type Index struct {
 	narrow narrowPtr
 	// scratch holds *matchScratch for searches to reuse.
 	scratch sync.Pool
-	// updated is each card's update time in card order, made once by updatedTimes.
-	updated     []int64
-	updatedOnce sync.Once
+	// updated and ceilings are per-card tables made once by cardTables.
+	updated    []int64
+	ceilings   []ceiling
+	tablesOnce sync.Once
 }
 
-// updatedTimes returns each card's update time, in card order (a search starts its ranking from
-// it, without reading every card).
-func (ix *Index) updatedTimes() []int64 {
-	ix.updatedOnce.Do(func() {
+// ceiling is the most a card's fields can raise its rank: the highest weight and the newest
+// time of any of its fields, and where its fields end.
+type ceiling struct {
+	at      int64
+	fieldHi int32
+	weight  uint8
+}
+
+// cardTables returns each card's update time and ceiling, in card order, so a search reads
+// these compact tables instead of every card and field.
+func (ix *Index) cardTables() ([]int64, []ceiling) {
+	ix.tablesOnce.Do(func() {
 		ix.updated = make([]int64, len(ix.cards))
+		ix.ceilings = make([]ceiling, len(ix.cards))
 		for i := range ix.cards {
-			ix.updated[i] = ix.cards[i].updated
+			c := &ix.cards[i]
+			ix.updated[i] = c.updated
+			cl := ceiling{at: noTime, fieldHi: c.fieldHi}
+			for fi := c.fieldLo; fi < c.fieldHi; fi++ {
+				cl.weight = max(cl.weight, ix.fields[fi].weight)
+				cl.at = max(cl.at, ix.fields[fi].at)
+			}
+			ix.ceilings[i] = cl
 		}
 	})
-	return ix.updated
+	return ix.updated, ix.ceilings
 }
 
 // partialSet records which JSON files could not be read when the index was built.

@@ -526,7 +526,8 @@ func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
 		s.unmarked = false
 	}
 	// A card ranks by its newest activity: its own update time or a newer hit.
-	copy(s.latest, ix.updatedTimes())
+	updated, _ := ix.cardTables()
+	copy(s.latest, updated)
 	return &matcher{ix: ix, q: q, mask: mask, exclude: exclude, matchScratch: s}
 }
 
@@ -668,8 +669,12 @@ func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term i
 	t := n.t
 	k, at := nx.rarest(t)
 	list := nx.data[nx.off[k]:nx.off[k+1]]
+	_, ceilings := ix.cardTables()
 	var next []int32
 	fi := int32(-1)
+	// Fields before skipTo belong to a card that holds the term and that none of its fields
+	// can rank higher: they are passed without being read.
+	skipTo := int32(0)
 	for i := 0; i < len(list); {
 		var gap, first uint64
 		gap, i = uvarint(list, i)
@@ -677,6 +682,10 @@ func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term i
 			first, i = uvarint(list, i)
 		}
 		fi += int32(gap)
+		if fi < skipTo {
+			m.unmarked = true
+			continue
+		}
 		f := &ix.fields[fi]
 		if !m.mask.hasBit(f.source) {
 			continue
@@ -696,6 +705,9 @@ func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term i
 			// The card already holds the term, and this field cannot raise its rank: whether it
 			// holds the term only matters if the card is shown, and attachHits finds that out.
 			m.unmarked = true
+			if cl := &ceilings[o]; m.best[o] >= cl.weight && m.latest[o] >= cl.at {
+				skipTo = cl.fieldHi
+			}
 			continue
 		}
 		if !ix.holds(n, f, int(first), at) {
