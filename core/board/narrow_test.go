@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -166,4 +167,51 @@ func summary(r *Result) []string {
 		return nil
 	}
 	return cardIDs(r)
+}
+
+// Concurrent searches of one index (as a daemon runs them) each get their own scratch memory and
+// answer as the same searches run one at a time, while the narrowing index is built under them.
+func TestNarrowedSearchConcurrent(t *testing.T) {
+	var doc bytes.Buffer
+	if err := boardgen.Write(&doc, 1, 13); err != nil {
+		t.Fatal(err)
+	}
+	ws := newBoard(t, doc.Bytes())
+	seq := load(t, ws)
+	if err := seq.EnableNarrowing(); err != nil {
+		t.Fatal(err)
+	}
+	ix := load(t, ws)
+	cfg := workspace.BoardConfig{Ideas: true, Artifacts: true, Memory: true}
+	queries := []string{"迁移", "sqlite timeout", "a", "ログイン", "crash fix", "e 登录", "tl-4", "#perf timeout"}
+	want := make([]*Result, len(queries))
+	for i, q := range queries {
+		r, err := seq.Search(cfg, SearchInput{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = r
+	}
+	done := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for k := range 40 {
+				i := (g + k) % len(queries)
+				got, err := ix.Search(cfg, SearchInput{Query: queries[i]})
+				if err != nil || !reflect.DeepEqual(got, want[i]) {
+					done <- fmt.Errorf("query %q: got %v (%v), want %v", queries[i], summary(got), err, summary(want[i]))
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	if err := ix.EnableNarrowing(); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
