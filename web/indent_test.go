@@ -55,6 +55,31 @@ func TestEncodeIndentedSameAsEncoder(t *testing.T) {
 		[]string{"<&>", "\u2028\u2029", "\x00\x01\x1f\b\f\n\r\t", "\xff\xfe", "迁移 ログイン", ""},
 		map[string]any{"nested": map[string]any{"empty": map[string]any{}, "list": []any{nil, true, 1.5e300, -0.0}}},
 	}
+	// Hand-made results: every string field with the hard characters, nil and empty slices,
+	// omitempty fields empty and set, a workspace id and none.
+	hard := []string{"", "plain", "<&>\"\\/", "\u2028\u2029", "\x00\x01\x1f\x7f\b\f\n\r\t", "\xff\xfe ok \xe8\xbf", "迁移 ログイン 😀", "{[,:]}"}
+	for i, h := range hard {
+		ws := h
+		wsp := &ws
+		if i%2 == 1 {
+			wsp = nil
+		}
+		hit := board.Hit{Source: board.Source(h), RefID: h, Field: h, Snippet: h, Ranges: []board.Range{{0, i}, {i, i + 1}}, At: h, Status: h}
+		values = append(values,
+			&board.Result{
+				Cards: []board.CardResult{
+					{TaskID: h, ProjectID: h, ProjectTitle: h, WorkspaceID: wsp, Title: h, Status: h, Type: h, Archived: i%3 == 0, UpdatedAt: h, Hits: []board.Hit{hit, {Ranges: []board.Range{}}}},
+					{Hits: []board.Hit{}},
+					{},
+				},
+				Memory:    []board.MemoryResult{{ID: h, ProjectID: h, Kind: h, Title: h, Snippet: h, Ranges: nil}, {Ranges: []board.Range{{1, 2}}}},
+				Truncated: i%2 == 0,
+				Partial:   []string{h, "memory"},
+			},
+			&board.Result{},
+			&board.Result{Cards: []board.CardResult{}, Memory: []board.MemoryResult{}, Partial: []string{}},
+		)
+	}
 	limit := board.MaxCardLimit
 	for _, q := range []string{"迁移", "sqlite timeout", "a", "kumquat-not-there", "#perf", `"card search"`, "ログイン", "TL-4"} {
 		res, err := ix.Search(ws.Config.Board, board.SearchInput{Query: q, Limit: &limit})

@@ -11,10 +11,12 @@ import (
 	"log"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
@@ -389,6 +391,13 @@ func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 // does, byte for byte: it encodes compactly and indents with indentJSON, a plain loop over the
 // bytes, where the Encoder's own indenting runs its JSON scanner over every byte again.
 func encodeIndented(buf *bytes.Buffer, v any) error {
+	if r, ok := v.(*board.Result); ok && r != nil {
+		// The search answer, most of the daemon's traffic, is written field by field.
+		w := indentWriter{b: buf.AvailableBuffer()}
+		w.result(r)
+		buf.Write(append(w.b, '\n'))
+		return nil
+	}
 	var compact bytes.Buffer
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
@@ -400,6 +409,203 @@ func encodeIndented(buf *bytes.Buffer, v any) error {
 	buf.Write(indentJSON(buf.AvailableBuffer(), src))
 	buf.WriteByte('\n')
 	return nil
+}
+
+// indentWriter writes a board.Result as encodeIndented does, without reflection or a second
+// pass: the fields in their struct order under their JSON names, omitempty fields left out when
+// empty, a nil slice or pointer as null, an empty slice as [].
+type indentWriter struct {
+	b     []byte
+	depth int
+	first bool // nothing written yet in the current object or array
+}
+
+func (w *indentWriter) newline() {
+	w.b = append(w.b, '\n')
+	for range w.depth {
+		w.b = append(w.b, ' ', ' ')
+	}
+}
+
+func (w *indentWriter) open(c byte) {
+	w.b = append(w.b, c)
+	w.depth++
+	w.first = true
+}
+
+func (w *indentWriter) close(c byte) {
+	w.depth--
+	w.newline()
+	w.b = append(w.b, c)
+	w.first = false
+}
+
+// item starts the next member of an object or array.
+func (w *indentWriter) item() {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.newline()
+}
+
+func (w *indentWriter) key(k string) {
+	w.item()
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, '"', ':', ' ')
+}
+
+func (w *indentWriter) str(k, v string) {
+	w.key(k)
+	w.b = appendJSONString(w.b, v)
+}
+
+func (w *indentWriter) strOmitEmpty(k, v string) {
+	if v != "" {
+		w.str(k, v)
+	}
+}
+
+func (w *indentWriter) boolean(k string, v bool) {
+	w.key(k)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+// list writes a slice of n elements (nil: null, none: []) with each(i) writing element i.
+func (w *indentWriter) list(k string, isNil bool, n int, each func(i int)) {
+	w.key(k)
+	switch {
+	case isNil:
+		w.b = append(w.b, "null"...)
+	case n == 0:
+		w.b = append(w.b, '[', ']')
+	default:
+		w.open('[')
+		for i := range n {
+			w.item()
+			each(i)
+		}
+		w.close(']')
+	}
+}
+
+func (w *indentWriter) ranges(rs []board.Range) {
+	w.list("ranges", rs == nil, len(rs), func(i int) {
+		w.open('[')
+		for _, n := range rs[i] {
+			w.item()
+			w.b = strconv.AppendInt(w.b, int64(n), 10)
+		}
+		w.close(']')
+	})
+}
+
+func (w *indentWriter) result(r *board.Result) {
+	w.open('{')
+	w.list("cards", r.Cards == nil, len(r.Cards), func(i int) {
+		c := &r.Cards[i]
+		w.open('{')
+		w.str("taskId", c.TaskID)
+		w.str("projectId", c.ProjectID)
+		w.str("projectTitle", c.ProjectTitle)
+		if c.WorkspaceID == nil {
+			w.key("workspaceId")
+			w.b = append(w.b, "null"...)
+		} else {
+			w.str("workspaceId", *c.WorkspaceID)
+		}
+		w.str("title", c.Title)
+		w.str("status", c.Status)
+		w.strOmitEmpty("type", c.Type)
+		w.boolean("archived", c.Archived)
+		w.str("updatedAt", c.UpdatedAt)
+		w.list("hits", c.Hits == nil, len(c.Hits), func(j int) {
+			h := &c.Hits[j]
+			w.open('{')
+			w.str("source", string(h.Source))
+			w.strOmitEmpty("refId", h.RefID)
+			w.str("field", h.Field)
+			w.str("snippet", h.Snippet)
+			w.ranges(h.Ranges)
+			w.strOmitEmpty("at", h.At)
+			w.strOmitEmpty("status", h.Status)
+			w.close('}')
+		})
+		w.close('}')
+	})
+	w.list("memory", r.Memory == nil, len(r.Memory), func(i int) {
+		m := &r.Memory[i]
+		w.open('{')
+		w.str("id", m.ID)
+		w.str("projectId", m.ProjectID)
+		w.str("kind", m.Kind)
+		w.str("title", m.Title)
+		w.str("snippet", m.Snippet)
+		w.ranges(m.Ranges)
+		w.close('}')
+	})
+	w.boolean("truncated", r.Truncated)
+	w.list("partial", r.Partial == nil, len(r.Partial), func(i int) {
+		w.b = appendJSONString(w.b, r.Partial[i])
+	})
+	w.close('}')
+}
+
+// appendJSONString appends s quoted as encoding/json writes a string with HTML escaping off:
+// '"', '\\' and control characters escaped (\b \f \n \r \t by name, others as \u00XX),
+// each invalid UTF-8 byte as \ufffd, U+2028 and U+2029 as \u2028 and \u2029, the rest as is.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // indentJSON appends src, compact JSON as encoding/json writes it (no white space outside
