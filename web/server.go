@@ -61,6 +61,7 @@ type Handler struct {
 	reloadErrAt time.Time
 	reloads     atomic.Int64
 	cpu         chan struct{} // one slot per processor for searches
+	bufs        sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
 }
 
 // New builds the handler around an already loaded board.
@@ -373,11 +374,20 @@ func errorBody(err error) (int, any) {
 // writeJSON encodes v exactly as the CLI's --json does (indented, HTML not escaped, final
 // newline), so an answer can be compared byte for byte with cairn board search --json.
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	if err := encodeIndented(&buf, v); err != nil {
+	buf, _ := h.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = bytes.NewBuffer(make([]byte, 0, 64<<10))
+	}
+	defer func() {
+		if buf.Cap() <= MaxBodyBytes { // a rare huge answer is not kept
+			buf.Reset()
+			h.bufs.Put(buf)
+		}
+	}()
+	if err := encodeIndented(buf, v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		_ = json.NewEncoder(&buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
+		_ = json.NewEncoder(buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json; charset=utf-8")
