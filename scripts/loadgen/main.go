@@ -8,19 +8,22 @@
 // at a fixed rate (spread over the clients) and each latency counts from when its request was
 // due, so time spent waiting for a free client counts too: the latency at that offered load.
 //
-// It sends the same prepared requests again (only the body reader is new), so its own CPU stays
-// small next to the daemon's on a shared machine.
+// It shares the machine with the daemon, so it costs little: each client holds one connection
+// and writes prepared requests on it as they are, and reads each answer by its Content-Length
+// without decoding it (HTTP/1.1 keep-alive, nothing more).
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,22 +56,18 @@ func main() {
 		os.Exit(2)
 	}
 	token := strings.TrimSpace(string(tok))
-	bodies := make([][]byte, len(queries))
-	prepared := make([]*http.Request, len(queries))
-	for i, q := range queries {
-		bodies[i], _ = json.Marshal(map[string]any{"action": "search", "input": q})
-		req, err := http.NewRequest(http.MethodPost, *url+"/api", nil)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loadgen:", err)
-			os.Exit(2)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.ContentLength = int64(len(bodies[i]))
-		prepared[i] = req
+	addr, ok := strings.CutPrefix(*url, "http://")
+	if !ok {
+		fmt.Fprintln(os.Stderr, "loadgen: -url must be http://host:port")
+		os.Exit(2)
 	}
-	transport := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients, MaxConnsPerHost: *clients, IdleConnTimeout: time.Minute}
-	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	addr = strings.TrimSuffix(addr, "/")
+	// Each request is one prepared byte string: headers and body, written as is.
+	requests := make([][]byte, len(queries))
+	for i, q := range queries {
+		body, _ := json.Marshal(map[string]any{"action": "search", "input": q})
+		requests[i] = fmt.Appendf(nil, "POST /api HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, token, len(body), body)
+	}
 
 	type tally struct {
 		lat    []time.Duration
@@ -97,6 +96,14 @@ func main() {
 		go func(c int) {
 			defer wg.Done()
 			t := &tallies[c]
+			fail := func(err error) {
+				t.errors++
+				if t.first == "" {
+					t.first = err.Error()
+				}
+			}
+			var conn *keepAlive
+			defer func() { conn.close() }()
 			for i := c; ; i++ {
 				s := time.Now()
 				if due != nil {
@@ -109,25 +116,24 @@ func main() {
 				} else if !s.Before(deadline) {
 					break
 				}
-				req := new(http.Request)
-				*req = *prepared[i%len(prepared)]
-				req.Body = io.NopCloser(bytes.NewReader(bodies[i%len(bodies)]))
-				resp, err := client.Do(req)
-				if err != nil {
-					t.errors++
-					if t.first == "" {
-						t.first = err.Error()
+				if conn == nil {
+					var err error
+					if conn, err = dial(addr); err != nil {
+						fail(err)
+						time.Sleep(10 * time.Millisecond)
+						continue
 					}
+				}
+				status, err := conn.do(requests[i%len(requests)])
+				if err != nil {
+					fail(err)
+					conn.close()
+					conn = nil
 					continue
 				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
 				t.lat = append(t.lat, time.Since(s))
-				if err != nil || resp.StatusCode != http.StatusOK {
-					t.errors++
-					if t.first == "" {
-						t.first = fmt.Sprintf("status %d %v", resp.StatusCode, err)
-					}
+				if status != 200 {
+					fail(fmt.Errorf("status %d", status))
 				}
 			}
 		}(c)
@@ -163,4 +169,75 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loadgen: first error:", first)
 		os.Exit(1)
 	}
+}
+
+// keepAlive is one HTTP/1.1 connection that sends requests one after another.
+type keepAlive struct {
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func dial(addr string) (*keepAlive, error) {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &keepAlive{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
+}
+
+func (k *keepAlive) close() {
+	if k != nil {
+		k.conn.Close()
+	}
+}
+
+// do writes a request and reads its answer: the status line, the headers (Content-Length is
+// required; "Connection: close" is an error, so every request runs on a kept connection) and
+// the body, discarded.
+func (k *keepAlive) do(req []byte) (int, error) {
+	if err := k.conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return 0, err
+	}
+	if _, err := k.conn.Write(req); err != nil {
+		return 0, err
+	}
+	line, err := k.r.ReadSlice('\n')
+	if err != nil {
+		return 0, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	length := -1
+	for {
+		line, err := k.r.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		h := bytes.TrimRight(line, "\r\n")
+		if len(h) == 0 {
+			break
+		}
+		name, value, _ := bytes.Cut(h, []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil {
+				return 0, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Connection")) && bytes.EqualFold(value, []byte("close")):
+			return 0, errors.New("the daemon closed the connection")
+		}
+	}
+	if length < 0 {
+		return 0, errors.New("answer without Content-Length")
+	}
+	if _, err := k.r.Discard(length); err != nil {
+		return 0, err
+	}
+	return status, nil
 }
