@@ -54,11 +54,13 @@ type Index struct {
 }
 
 // ceiling is the most a card's fields can raise its rank: the highest weight and the newest
-// time of any of its fields, and where its fields end.
+// time of any of its fields, and where its fields end; with the card's status class, so ranking
+// reads only this table.
 type ceiling struct {
 	at      int64
 	fieldHi int32
 	weight  uint8
+	class   uint8
 }
 
 // cardTables returns each card's update time and ceiling, in card order, so a search reads
@@ -70,7 +72,7 @@ func (ix *Index) cardTables() ([]int64, []ceiling) {
 		for i := range ix.cards {
 			c := &ix.cards[i]
 			ix.updated[i] = c.updated
-			cl := ceiling{at: noTime, fieldHi: c.fieldHi}
+			cl := ceiling{at: noTime, fieldHi: c.fieldHi, class: c.class}
 			for fi := c.fieldLo; fi < c.fieldHi; fi++ {
 				cl.weight = max(cl.weight, ix.fields[fi].weight)
 				cl.at = max(cl.at, ix.fields[fi].at)

@@ -752,10 +752,10 @@ func (m *matcher) keep(found []int32, term int32, seen []int32) []int32 {
 
 // rank keeps the best limit cards of cands in order; the rest only count.
 func (m *matcher) rank(cands []int32, limit int) []cardMatch {
+	_, ceilings := m.ix.cardTables()
 	top := make([]cardMatch, 0, limit+1)
 	for _, ci := range cands {
-		c := &m.ix.cards[ci]
-		cm := cardMatch{card: ci, class: c.class, best: m.best[ci], latest: m.latest[ci]} // latest starts at c.updated
+		cm := cardMatch{card: ci, class: ceilings[ci].class, best: m.best[ci], latest: m.latest[ci]} // latest starts at c.updated
 		if len(top) == limit && !cm.before(&top[limit-1]) {
 			continue
 		}
