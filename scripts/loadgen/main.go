@@ -10,7 +10,7 @@
 //
 // It shares the machine with the daemon, so it costs little: each client holds one connection
 // and writes prepared requests on it as they are, and reads each answer by its Content-Length
-// without decoding it (HTTP/1.1 keep-alive, nothing more).
+// (or its chunks) without decoding it (HTTP/1.1 keep-alive, nothing more).
 package main
 
 import (
@@ -191,9 +191,9 @@ func (k *keepAlive) close() {
 	}
 }
 
-// do writes a request and reads its answer: the status line, the headers (Content-Length is
-// required; "Connection: close" is an error, so every request runs on a kept connection) and
-// the body, discarded.
+// do writes a request and reads its answer: the status line, the headers (Content-Length or
+// chunks; "Connection: close" is an error, so every request runs on a kept connection) and the
+// body, discarded.
 func (k *keepAlive) do(req []byte) (int, error) {
 	if err := k.conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		return 0, err
@@ -212,7 +212,7 @@ func (k *keepAlive) do(req []byte) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bad status line %q", line)
 	}
-	length := -1
+	length, chunked := -1, false
 	for {
 		line, err := k.r.ReadSlice('\n')
 		if err != nil {
@@ -229,15 +229,43 @@ func (k *keepAlive) do(req []byte) (int, error) {
 			if length, err = strconv.Atoi(string(value)); err != nil {
 				return 0, fmt.Errorf("bad Content-Length %q", value)
 			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")) && bytes.EqualFold(value, []byte("chunked")):
+			chunked = true
 		case bytes.EqualFold(name, []byte("Connection")) && bytes.EqualFold(value, []byte("close")):
 			return 0, errors.New("the daemon closed the connection")
 		}
 	}
+	if chunked {
+		return status, k.discardChunks()
+	}
 	if length < 0 {
-		return 0, errors.New("answer without Content-Length")
+		return 0, errors.New("answer without Content-Length or chunks")
 	}
 	if _, err := k.r.Discard(length); err != nil {
 		return 0, err
 	}
 	return status, nil
+}
+
+// discardChunks reads a chunked body (an answer without Content-Length, as older daemons send
+// large ones): chunks up to the empty one, then the empty trailer.
+func (k *keepAlive) discardChunks() error {
+	for {
+		line, err := k.r.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		hexSize, _, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(";"))
+		size, err := strconv.ParseInt(string(hexSize), 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad chunk size %q", line)
+		}
+		if size == 0 {
+			_, err := k.r.ReadSlice('\n') // no trailers
+			return err
+		}
+		if _, err := k.r.Discard(int(size) + 2); err != nil { // the chunk and its CRLF
+			return err
+		}
+	}
 }
