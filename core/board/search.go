@@ -589,7 +589,7 @@ func (m *matcher) narrow(scope []int32) []int32 {
 	nx := m.ix.narrow.Load()
 	found := m.found[:0]
 	defer func() { m.found = found[:0] }()
-	for ti, term := range m.ix.termOrder(m.q.Terms) {
+	for ti, term := range m.ix.termOrder(m.q.Terms, nx) {
 		n := m.ix.newNeedle(term)
 		num := int32(ti + 1)
 		switch {
@@ -847,8 +847,14 @@ func (ix *Index) scanCards(n *needle, cards []int32, out []int32) []int32 {
 
 // termOrder scans the term that is likely rarest first (the one whose rarest byte is rarest in
 // the board, longer first on ties), so later terms only look inside the cards that are left.
-func (ix *Index) termOrder(terms []string) []string {
+// With a narrowing index, the rarest term is the one with the shortest list: fewer fields to
+// check, and the later terms' lists are checked only for the cards left.
+func (ix *Index) termOrder(terms []string, nx *narrowIndex) []string {
 	rarity := func(t string) uint32 {
+		if nx != nil {
+			k, _ := nx.rarest(t)
+			return uint32(nx.count[k])
+		}
 		r := ix.freq[t[0]]
 		for k := 1; k < len(t); k++ {
 			r = min(r, ix.freq[t[k]])
