@@ -43,7 +43,8 @@ type Index struct {
 	// faulted is set when a search found them cut under it (see fault.go).
 	snap    mapRange
 	faulted atomic.Bool
-	// narrow, once EnableNarrowing built it, narrows the first term's scan (narrow.go).
+	// narrow, once EnableNarrowing built it, lets each term look only at the fields that can
+	// hold it (narrow.go).
 	narrow narrowPtr
 	// scratch holds *matchScratch for searches to reuse.
 	scratch sync.Pool
