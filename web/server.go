@@ -11,10 +11,12 @@ import (
 	"log"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
@@ -59,6 +61,7 @@ type Handler struct {
 	reloadErrAt time.Time
 	reloads     atomic.Int64
 	cpu         chan struct{} // one slot per processor for searches
+	bufs        sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
 }
 
 // New builds the handler around an already loaded board.
@@ -84,9 +87,7 @@ func New(opts Options) (*Handler, error) {
 	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0),
 		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if opts.Index != nil {
-		// A daemon searches the same board many times: narrowing its scans is worth one pass over
-		// the text (a snapshot cut under it only leaves the scans unnarrowed until the reload).
-		_ = opts.Index.EnableNarrowing()
+		narrowLater(opts.Index)
 		h.cur.Store(opts.Index)
 	}
 	if h.tc.Board == nil {
@@ -295,6 +296,12 @@ func decodeInput(raw json.RawMessage, v any, action string) error {
 // index returns the current board, rebuilding it first when its files changed. The stamp is
 // checked once per request; a request that finds it stale takes the reload lock and checks
 // again, so concurrent requests share one rebuild instead of each doing their own.
+//
+// Checking on every request is what makes "the next request" exact: any request that reaches the
+// daemon after `cairn board import` returned answers from the new board, with no window in which
+// it answers from the old one. The check is four stat calls (about 4 µs, under 1% of a search
+// on a scale-10 board), so it is not rate-limited: a check every N ms would save next to nothing
+// and let a request that starts after the import returned see the old board.
 func (h *Handler) index() (*board.Index, error) {
 	ix := h.cur.Load()
 	if ix != nil { // nil: the daemon started before any board was imported
@@ -323,12 +330,20 @@ func (h *Handler) index() (*board.Index, error) {
 		return nil, err
 	}
 	h.reloadErr = nil
-	_ = fresh.EnableNarrowing()
+	narrowLater(fresh)
 	h.cur.Store(fresh)
 	h.reloads.Add(1)
 	st := fresh.Stats()
 	h.log.Printf("board reloaded: revision %d, %d cards", fresh.Revision(), st.Cards)
 	return fresh, nil
+}
+
+// narrowLater builds the narrowing index of ix in the background. A daemon searches the same
+// board many times, so narrowing its searches is worth a pass over the text (about 150 ms of CPU
+// at scale 10); searches answer the same without it, by scanning, so no request waits for it.
+// A snapshot cut under the build only leaves the searches unnarrowed until the reload.
+func narrowLater(ix *board.Index) {
+	go func() { _ = ix.EnableNarrowing() }()
 }
 
 // httpStatus maps an error code to the HTTP status of the API.
@@ -359,21 +374,298 @@ func errorBody(err error) (int, any) {
 // writeJSON encodes v exactly as the CLI's --json does (indented, HTML not escaped, final
 // newline), so an answer can be compared byte for byte with cairn board search --json.
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	buf, _ := h.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = bytes.NewBuffer(make([]byte, 0, 64<<10))
+	}
+	defer func() {
+		if buf.Cap() <= MaxBodyBytes { // a rare huge answer is not kept
+			buf.Reset()
+			h.bufs.Put(buf)
+		}
+	}()
+	if err := encodeIndented(buf, v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		_ = json.NewEncoder(&buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
+		_ = json.NewEncoder(buf).Encode(tools.ErrorOf(fmt.Errorf("encode answer: %w", err)))
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// encodeIndented writes v as a json.Encoder with SetEscapeHTML(false) and SetIndent("", "  ")
+// does, byte for byte: it encodes compactly and indents with indentJSON, a plain loop over the
+// bytes, where the Encoder's own indenting runs its JSON scanner over every byte again.
+func encodeIndented(buf *bytes.Buffer, v any) error {
+	if r, ok := v.(*board.Result); ok && r != nil {
+		// The search answer, most of the daemon's traffic, is written field by field.
+		w := indentWriter{b: buf.AvailableBuffer()}
+		w.result(r)
+		buf.Write(append(w.b, '\n'))
+		return nil
+	}
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	src := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+	buf.Grow(len(src) + len(src)/2)
+	buf.Write(indentJSON(buf.AvailableBuffer(), src))
+	buf.WriteByte('\n')
+	return nil
+}
+
+// indentWriter writes a board.Result as encodeIndented does, without reflection or a second
+// pass: the fields in their struct order under their JSON names, omitempty fields left out when
+// empty, a nil slice or pointer as null, an empty slice as [].
+type indentWriter struct {
+	b     []byte
+	depth int
+	first bool // nothing written yet in the current object or array
+}
+
+func (w *indentWriter) newline() {
+	w.b = append(w.b, '\n')
+	for range w.depth {
+		w.b = append(w.b, ' ', ' ')
+	}
+}
+
+func (w *indentWriter) open(c byte) {
+	w.b = append(w.b, c)
+	w.depth++
+	w.first = true
+}
+
+func (w *indentWriter) close(c byte) {
+	w.depth--
+	w.newline()
+	w.b = append(w.b, c)
+	w.first = false
+}
+
+// item starts the next member of an object or array.
+func (w *indentWriter) item() {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.newline()
+}
+
+func (w *indentWriter) key(k string) {
+	w.item()
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, '"', ':', ' ')
+}
+
+func (w *indentWriter) str(k, v string) {
+	w.key(k)
+	w.b = appendJSONString(w.b, v)
+}
+
+func (w *indentWriter) strOmitEmpty(k, v string) {
+	if v != "" {
+		w.str(k, v)
+	}
+}
+
+func (w *indentWriter) boolean(k string, v bool) {
+	w.key(k)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+// list writes a slice of n elements (nil: null, none: []) with each(i) writing element i.
+func (w *indentWriter) list(k string, isNil bool, n int, each func(i int)) {
+	w.key(k)
+	switch {
+	case isNil:
+		w.b = append(w.b, "null"...)
+	case n == 0:
+		w.b = append(w.b, '[', ']')
+	default:
+		w.open('[')
+		for i := range n {
+			w.item()
+			each(i)
+		}
+		w.close(']')
+	}
+}
+
+func (w *indentWriter) ranges(rs []board.Range) {
+	w.list("ranges", rs == nil, len(rs), func(i int) {
+		w.open('[')
+		for _, n := range rs[i] {
+			w.item()
+			w.b = strconv.AppendInt(w.b, int64(n), 10)
+		}
+		w.close(']')
+	})
+}
+
+func (w *indentWriter) result(r *board.Result) {
+	w.open('{')
+	w.list("cards", r.Cards == nil, len(r.Cards), func(i int) {
+		c := &r.Cards[i]
+		w.open('{')
+		w.str("taskId", c.TaskID)
+		w.str("projectId", c.ProjectID)
+		w.str("projectTitle", c.ProjectTitle)
+		if c.WorkspaceID == nil {
+			w.key("workspaceId")
+			w.b = append(w.b, "null"...)
+		} else {
+			w.str("workspaceId", *c.WorkspaceID)
+		}
+		w.str("title", c.Title)
+		w.str("status", c.Status)
+		w.strOmitEmpty("type", c.Type)
+		w.boolean("archived", c.Archived)
+		w.str("updatedAt", c.UpdatedAt)
+		w.list("hits", c.Hits == nil, len(c.Hits), func(j int) {
+			h := &c.Hits[j]
+			w.open('{')
+			w.str("source", string(h.Source))
+			w.strOmitEmpty("refId", h.RefID)
+			w.str("field", h.Field)
+			w.str("snippet", h.Snippet)
+			w.ranges(h.Ranges)
+			w.strOmitEmpty("at", h.At)
+			w.strOmitEmpty("status", h.Status)
+			w.close('}')
+		})
+		w.close('}')
+	})
+	w.list("memory", r.Memory == nil, len(r.Memory), func(i int) {
+		m := &r.Memory[i]
+		w.open('{')
+		w.str("id", m.ID)
+		w.str("projectId", m.ProjectID)
+		w.str("kind", m.Kind)
+		w.str("title", m.Title)
+		w.str("snippet", m.Snippet)
+		w.ranges(m.Ranges)
+		w.close('}')
+	})
+	w.boolean("truncated", r.Truncated)
+	w.list("partial", r.Partial == nil, len(r.Partial), func(i int) {
+		w.b = appendJSONString(w.b, r.Partial[i])
+	})
+	w.close('}')
+}
+
+// appendJSONString appends s quoted as encoding/json writes a string with HTML escaping off:
+// '"', '\\' and control characters escaped (\b \f \n \r \t by name, others as \u00XX),
+// each invalid UTF-8 byte as \ufffd, U+2028 and U+2029 as \u2028 and \u2029, the rest as is.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// indentJSON appends src, compact JSON as encoding/json writes it (no white space outside
+// strings), indented by two spaces per level as json.Indent does: an empty object or array stays
+// "{}" or "[]", and a colon is followed by one space.
+func indentJSON(dst, src []byte) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(src)-1)
+			dst = append(dst, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, c, src[i+1])
+				i++
+				continue
+			}
+			dst = append(dst, c)
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // countsOf summarises an answer for the log: numbers only.

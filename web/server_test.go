@@ -707,3 +707,34 @@ func TestFlowlySearchUsesTheIndexInMemory(t *testing.T) {
 		t.Errorf("flowly_search over HTTP differs from tools call:\n%s\n%s", data, stdout.Bytes())
 	}
 }
+
+// Every API answer states its length, so a client reads it on a kept connection without chunked
+// decoding: a search answer, a failure, and a refused token.
+func TestAnswerContentLength(t *testing.T) {
+	srv, _, _ := newServer(t, newWorkspace(t))
+	for _, c := range []struct{ auth, body string }{
+		{"Bearer " + testToken, `{"action":"search","input":{"query":"a","limit":50}}`},
+		{"Bearer " + testToken, `{"action":"search","input":{"query":1}}`},
+		{"", `{"action":"search","input":{"query":"a"}}`},
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/api", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ContentLength != int64(len(data)) || len(resp.TransferEncoding) > 0 {
+			t.Errorf("%s: Content-Length %d, Transfer-Encoding %v, body %d bytes", c.body, resp.ContentLength, resp.TransferEncoding, len(data))
+		}
+	}
+}

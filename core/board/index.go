@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -42,8 +43,45 @@ type Index struct {
 	// faulted is set when a search found them cut under it (see fault.go).
 	snap    mapRange
 	faulted atomic.Bool
-	// narrow, once EnableNarrowing built it, narrows the first term's scan (narrow.go).
+	// narrow, once EnableNarrowing built it, lets each term look only at the fields that can
+	// hold it (narrow.go).
 	narrow narrowPtr
+	// scratch holds *matchScratch for searches to reuse.
+	scratch sync.Pool
+	// updated and ceilings are per-card tables made once by cardTables.
+	updated    []int64
+	ceilings   []ceiling
+	tablesOnce sync.Once
+}
+
+// ceiling is the most a card's fields can raise its rank: the highest weight and the newest
+// time of any of its fields, and where its fields end; with the card's status class, so ranking
+// reads only this table.
+type ceiling struct {
+	at      int64
+	fieldHi int32
+	weight  uint8
+	class   uint8
+}
+
+// cardTables returns each card's update time and ceiling, in card order, so a search reads
+// these compact tables instead of every card and field.
+func (ix *Index) cardTables() ([]int64, []ceiling) {
+	ix.tablesOnce.Do(func() {
+		ix.updated = make([]int64, len(ix.cards))
+		ix.ceilings = make([]ceiling, len(ix.cards))
+		for i := range ix.cards {
+			c := &ix.cards[i]
+			ix.updated[i] = c.updated
+			cl := ceiling{at: noTime, fieldHi: c.fieldHi, class: c.class}
+			for fi := c.fieldLo; fi < c.fieldHi; fi++ {
+				cl.weight = max(cl.weight, ix.fields[fi].weight)
+				cl.at = max(cl.at, ix.fields[fi].at)
+			}
+			ix.ceilings[i] = cl
+		}
+	})
+	return ix.updated, ix.ceilings
 }
 
 // partialSet records which JSON files could not be read when the index was built.

@@ -1,35 +1,40 @@
 package board
 
 import (
-	"math/bits"
+	"encoding/binary"
 	"sync/atomic"
 )
 
-// A narrowing index lets a long-lived process (`cairn serve`, `cairn mcp`) scan only the parts of
-// the folded text that can hold a term, instead of all of it. The card fields are cut, at field
-// boundaries, into blocks of about narrowBlockBytes; for each hash bucket of byte pairs it keeps
-// the set of blocks where a pair of that bucket occurs inside one field. A term of two bytes or
-// more can only occur in a block that has every one of its pairs, so the blocks left out cannot
-// hold it and the narrowed scan finds exactly the fields the full scan finds, in the same order.
-// Building it reads the whole text once, so a fresh process (one search) never builds it.
+// A narrowing index lets a long-lived process (`cairn serve`, `cairn mcp`) look only at the card
+// fields that can hold a term, instead of scanning all of the folded text. For every pair of bytes
+// it keeps the list of card fields where that pair occurs, and for every byte the list of fields
+// where it occurs (ascending field numbers, stored as gaps in varint form). A term of two bytes
+// or more can only occur in a field that holds each of its pairs, so the fields of its rarest
+// pair's list, checked one by one, are exactly the fields the full scan finds, in the same order;
+// for a term of one or two bytes the list is the answer itself. A pair's entry also holds where
+// the pair first occurs in the field, so the check of a longer term starts where the term can
+// first occur, and is one comparison when that is where it is.
+// Building it reads the whole text twice (about 150 ms of CPU and 21 MB at scale 10), so a fresh
+// process (one search) never builds it.
+// The lists hold card fields only (memory entries are matched apart).
 type narrowIndex struct {
-	// starts[b] is the first field of block b; starts[len-1] is the end of the card fields.
-	starts []int32
-	words  int      // uint64 words per bucket bitset
-	bits   []uint64 // bucket k's blocks: bits[k*words : (k+1)*words]
+	off   []uint32 // list k is data[off[k]:off[k+1]]: pair p is list p, byte b is list pairs+b
+	count []int32  // how many fields list k holds
+	data  []byte
 }
 
+// pairs is the number of byte pairs, one list each; lists is that and one per byte.
 const (
-	narrowBlockBytes = 8 << 10
-	narrowBuckets    = 4096
+	pairs = 1 << 16
+	lists = pairs + 256
 )
 
-func pairBucket(a, b byte) int {
-	return int((uint32(a)<<8|uint32(b))*2654435761>>20) & (narrowBuckets - 1)
-}
+// postingCost is roughly how many bytes of text a full scan covers in the time a list entry
+// costs (decode, owner test, check of the field): it chooses between the list and a scan.
+const postingCost = 24
 
-// EnableNarrowing builds the narrowing index (once) so later searches of ix scan only the blocks
-// of text that can hold their terms. Results do not change.
+// EnableNarrowing builds the narrowing index (once) so later searches of ix look only at the
+// fields that can hold their terms. Results do not change.
 func (ix *Index) EnableNarrowing() error {
 	if ix.narrow.Load() != nil {
 		return nil
@@ -41,81 +46,120 @@ func (ix *Index) EnableNarrowing() error {
 	return err
 }
 
-// buildNarrow cuts the card fields into blocks and records each block's byte-pair buckets.
+// buildNarrow lists, for every byte pair, the card fields that hold it: one pass sizes the
+// lists, a second one writes them.
 func (ix *Index) buildNarrow() *narrowIndex {
 	end := int32(0)
 	if len(ix.cards) > 0 {
 		end = ix.cards[len(ix.cards)-1].fieldHi
 	}
-	nx := &narrowIndex{starts: []int32{0}}
-	size := 0
-	for fi := int32(0); fi < end; fi++ {
-		if size >= narrowBlockBytes {
-			nx.starts = append(nx.starts, fi)
-			size = 0
+	nx := &narrowIndex{off: make([]uint32, lists+1), count: make([]int32, lists)}
+	// last[k] is 1 + the last field that list k holds (0: none yet), so gaps start at 1.
+	last := make([]int32, lists)
+	size := make([]uint32, lists)
+	sizeList := func(k int, fi int32, at int) {
+		if last[k] != fi+1 {
+			size[k] += uint32(uvarintLen(uint64(fi + 1 - last[k])))
+			if k < pairs {
+				size[k] += uint32(uvarintLen(uint64(at)))
+			}
+			last[k] = fi + 1
+			nx.count[k]++
 		}
-		size += int(ix.fields[fi].end-ix.fields[fi].start) + 1
 	}
-	nx.starts = append(nx.starts, end)
-	blocks := len(nx.starts) - 1
-	nx.words = (blocks + 63) / 64
-	nx.bits = make([]uint64, narrowBuckets*nx.words)
-	for b := range blocks {
-		w, bit := b>>6, uint64(1)<<(b&63)
-		for fi := nx.starts[b]; fi < nx.starts[b+1]; fi++ {
-			t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
-			for i := 0; i+1 < len(t); i++ {
-				nx.bits[pairBucket(t[i], t[i+1])*nx.words+w] |= bit
+	for fi := range end {
+		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
+		for i := range len(t) {
+			sizeList(pairs+int(t[i]), fi, i)
+			if i+1 < len(t) {
+				sizeList(int(t[i])<<8|int(t[i+1]), fi, i)
+			}
+		}
+	}
+	pos := make([]uint32, lists)
+	for k := range lists {
+		pos[k] = nx.off[k]
+		nx.off[k+1] = nx.off[k] + size[k]
+	}
+	nx.data = make([]byte, nx.off[lists])
+	clear(last)
+	fill := func(k int, fi int32, at int) {
+		if last[k] != fi+1 {
+			pos[k] += uint32(binary.PutUvarint(nx.data[pos[k]:], uint64(fi+1-last[k])))
+			if k < pairs {
+				pos[k] += uint32(binary.PutUvarint(nx.data[pos[k]:], uint64(at)))
+			}
+			last[k] = fi + 1
+		}
+	}
+	for fi := range end {
+		t := ix.blob[ix.fields[fi].start:ix.fields[fi].end]
+		for i := range len(t) {
+			fill(pairs+int(t[i]), fi, i)
+			if i+1 < len(t) {
+				fill(int(t[i])<<8|int(t[i+1]), fi, i)
 			}
 		}
 	}
 	return nx
 }
 
-// candidates returns the blocks that have every byte pair of t, as a bitset; nil means every block.
-func (nx *narrowIndex) candidates(t string) []uint64 {
-	if len(t) < 2 {
-		return nil
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
 	}
-	out := make([]uint64, nx.words)
-	k := pairBucket(t[0], t[1])
-	copy(out, nx.bits[k*nx.words:(k+1)*nx.words])
-	for i := 1; i+1 < len(t); i++ {
-		k := pairBucket(t[i], t[i+1])
-		row := nx.bits[k*nx.words : (k+1)*nx.words]
-		for w := range out {
-			out[w] &= row[w]
-		}
-	}
-	return out
+	return n
 }
 
-// scanNarrowed is scanParallel of fields[flo:fhi] through the narrowing index when ix has one:
-// only the candidate blocks are scanned, in field order, so the result is the same.
-func (ix *Index) scanNarrowed(n *needle, flo, fhi int32, out []int32) []int32 {
-	nx := ix.narrow.Load()
-	if nx == nil || flo >= fhi {
-		return ix.scanParallel(n, flo, fhi, out)
+// rarest returns the list for t that holds the fewest fields, and where in t its pair is: its
+// byte when t is one byte, otherwise its rarest pair.
+func (nx *narrowIndex) rarest(t string) (list, at int) {
+	if len(t) == 1 {
+		return pairs + int(t[0]), 0
 	}
-	cand := nx.candidates(n.t)
-	if cand == nil {
-		return ix.scanParallel(n, flo, fhi, out)
-	}
-	blocks := len(nx.starts) - 1
-	for w, word := range cand {
-		for word != 0 {
-			b := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			if b >= blocks {
-				break
-			}
-			lo, hi := max(flo, nx.starts[b]), min(fhi, nx.starts[b+1])
-			if lo < hi {
-				out = ix.scan(n, lo, hi, out)
-			}
+	best := int(t[0])<<8 | int(t[1])
+	for i := 1; i+1 < len(t); i++ {
+		if p := int(t[i])<<8 | int(t[i+1]); nx.count[p] < nx.count[best] {
+			best, at = p, i
 		}
 	}
-	return out
+	return best, at
+}
+
+// uvarint reads a varint of a list, most often one byte.
+func uvarint(list []byte, i int) (uint64, int) {
+	if b := list[i]; b < 0x80 {
+		return uint64(b), i + 1
+	}
+	v, n := binary.Uvarint(list[i:])
+	return v, i + n
+}
+
+// holds says whether field f, listed under the term's rarest list, holds the term: a list of
+// one byte or a pair is exactly the fields holding it; otherwise no occurrence starts before the
+// pair's first one (first, from the list) less the pair's place in the term (at), and most often
+// the term is right there.
+func (ix *Index) holds(n *needle, f *field, first, at int) bool {
+	t := n.t
+	if len(t) <= 2 {
+		return true
+	}
+	from := int(f.start) + first - at
+	if from >= int(f.start) && from+len(t) <= int(f.end) && ix.blob[from:from+len(t)] == t {
+		return true
+	}
+	return n.find(ix.blob, max(from, int(f.start)), int(f.end)) >= 0
+}
+
+// worthListing says whether the term's list is cheaper to walk than scanning textBytes of text.
+func (nx *narrowIndex) worthListing(t string, textBytes int) bool {
+	if len(t) == 0 {
+		return false
+	}
+	k, _ := nx.rarest(t)
+	return int(nx.count[k])*postingCost < textBytes
 }
 
 // narrowPtr is the Index field holding the narrowing index once built.

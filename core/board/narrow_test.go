@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -92,9 +93,125 @@ func TestNarrowedSearchEqualsFullScan(t *testing.T) {
 	}
 }
 
+// The narrowed search answers as the full scan also with what changes which cards a term's list
+// is filtered by: #tag filters (the first term looks only inside the tagged cards), one project,
+// a subset of sources, three terms, and two-byte terms (answered from their list unchecked).
+func TestNarrowedSearchEqualsFullScanFiltered(t *testing.T) {
+	var doc bytes.Buffer
+	if err := boardgen.Write(&doc, 1, 11); err != nil {
+		t.Fatal(err)
+	}
+	ws := newBoard(t, doc.Bytes())
+	full := load(t, ws)
+	narrowed := load(t, ws)
+	if err := narrowed.EnableNarrowing(); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(2))
+	words := []string{"迁移", "sqlite", "timeout", "登录", "ログイン", "crash", "migrate", "in", "te", "の", "e", "tl-4", "card search", "ss", "失败"}
+	word := func() string {
+		w := words[rng.Intn(len(words))]
+		if strings.Contains(w, " ") {
+			return `"` + w + `"`
+		}
+		return w
+	}
+	var tags []string
+	for _, c := range full.cards {
+		tags = append(tags, c.tags...)
+	}
+	if len(tags) == 0 {
+		t.Fatal("the generated board has no tags")
+	}
+	var projects []string
+	for _, p := range full.projects {
+		if !p.archived {
+			projects = append(projects, p.id)
+		}
+	}
+	sourceSets := [][]Source{nil, {SourceCard}, {SourceSummary, SourceNote}, {SourceWorkpad, SourceArtifact, SourceIdea}}
+	cfg := workspace.BoardConfig{Ideas: true, Artifacts: true, Memory: true}
+	matched, tagged := 0, 0
+	for i := range 400 {
+		terms := []string{word()}
+		for range rng.Intn(3) {
+			terms = append(terms, word())
+		}
+		if i%3 == 0 {
+			terms = append(terms, "#"+tags[rng.Intn(len(tags))])
+		}
+		lim := 1 + rng.Intn(MaxCardLimit)
+		in := SearchInput{Query: strings.Join(terms, " "), Limit: &lim, Sources: sourceSets[rng.Intn(len(sourceSets))]}
+		if i%2 == 1 {
+			in.ProjectID = &projects[rng.Intn(len(projects))]
+		}
+		want, werr := full.Search(cfg, in)
+		got, gerr := narrowed.Search(cfg, in)
+		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("query %q in %v, sources %v: narrowed %v (%v), full scan %v (%v)", in.Query, in.ProjectID, in.Sources, summary(got), gerr, summary(want), werr)
+		}
+		if want != nil && len(want.Cards) > 0 {
+			matched++
+			if i%3 == 0 {
+				tagged++
+			}
+		}
+	}
+	if matched < 100 || tagged < 20 {
+		t.Errorf("only %d of the queries found cards (%d with a tag filter): the comparison says little", matched, tagged)
+	}
+}
+
 func summary(r *Result) []string {
 	if r == nil {
 		return nil
 	}
 	return cardIDs(r)
+}
+
+// Concurrent searches of one index (as a daemon runs them) each get their own scratch memory and
+// answer as the same searches run one at a time, while the narrowing index is built under them.
+func TestNarrowedSearchConcurrent(t *testing.T) {
+	var doc bytes.Buffer
+	if err := boardgen.Write(&doc, 1, 13); err != nil {
+		t.Fatal(err)
+	}
+	ws := newBoard(t, doc.Bytes())
+	seq := load(t, ws)
+	if err := seq.EnableNarrowing(); err != nil {
+		t.Fatal(err)
+	}
+	ix := load(t, ws)
+	cfg := workspace.BoardConfig{Ideas: true, Artifacts: true, Memory: true}
+	queries := []string{"迁移", "sqlite timeout", "a", "ログイン", "crash fix", "e 登录", "tl-4", "#perf timeout"}
+	want := make([]*Result, len(queries))
+	for i, q := range queries {
+		r, err := seq.Search(cfg, SearchInput{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = r
+	}
+	done := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for k := range 40 {
+				i := (g + k) % len(queries)
+				got, err := ix.Search(cfg, SearchInput{Query: queries[i]})
+				if err != nil || !reflect.DeepEqual(got, want[i]) {
+					done <- fmt.Errorf("query %q: got %v (%v), want %v", queries[i], summary(got), err, summary(want[i]))
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	if err := ix.EnableNarrowing(); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -473,6 +473,7 @@ func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
 // return), narrow (each term in turn keeps the cards that hold it), rank, and hits.
 func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
 	m := ix.newMatcher(q, mask, exclude)
+	defer ix.scratch.Put(m.matchScratch)
 	var cands []int32
 	if len(q.Terms) == 0 {
 		// Tags only: every allowed card matches; its tags field is the hit.
@@ -492,22 +493,42 @@ type matcher struct {
 	q       Query
 	mask    sourceMask
 	exclude int32
-	hit     []uint64 // bit per field: it holds a term
-	best    []uint8  // per card: best hit weight so far
-	latest  []int64  // per card: newest hit time so far
+	*matchScratch
+}
+
+// matchScratch is the per-search memory of a matcher, as large as the board; searches reuse it
+// (Index.scratch) so a busy daemon does not allocate and collect it for every search.
+type matchScratch struct {
+	hit    []uint64 // bit per field: it holds a term
+	best   []uint8  // per card: best hit weight so far
+	latest []int64  // per card: newest hit time so far
+	seen   []int32  // per card: the last term number it matched (narrow)
+	found  []int32  // the fields a term was found in (narrow)
+	// unmarked is set when a listed term skipped fields that could not change their card's rank
+	// (see keepListed), so hit lists come from the text instead of the hit bits.
+	unmarked bool
 }
 
 func (ix *Index) newMatcher(q Query, mask sourceMask, exclude int32) *matcher {
-	m := &matcher{
-		ix: ix, q: q, mask: mask, exclude: exclude,
-		hit:    make([]uint64, (len(ix.fields)+63)/64),
-		best:   make([]uint8, len(ix.cards)),
-		latest: make([]int64, len(ix.cards)),
+	s, _ := ix.scratch.Get().(*matchScratch)
+	if s == nil {
+		s = &matchScratch{
+			hit:    make([]uint64, (len(ix.fields)+63)/64),
+			best:   make([]uint8, len(ix.cards)),
+			latest: make([]int64, len(ix.cards)),
+			seen:   make([]int32, len(ix.cards)),
+		}
+	} else {
+		clear(s.hit)
+		clear(s.best)
+		clear(s.seen)
+		s.found = s.found[:0]
+		s.unmarked = false
 	}
-	for i := range m.latest {
-		m.latest[i] = noTime
-	}
-	return m
+	// A card ranks by its newest activity: its own update time or a newer hit.
+	updated, _ := ix.cardTables()
+	copy(s.latest, updated)
+	return &matcher{ix: ix, q: q, mask: mask, exclude: exclude, matchScratch: s}
 }
 
 // allowed says whether a card may be returned: not the excluded one, and every tag filter matches.
@@ -553,23 +574,42 @@ func (m *matcher) markTags(cards []int32) {
 
 // narrow scans for each term in turn, rarest first, and keeps the cards that hold it in an
 // allowed field; it returns the cards that hold every term, ascending, or nil. The first term
-// scans every card of the scope (through the narrowing index when there is one) unless tag
-// filters already cut the candidates; later terms scan only the cards left.
+// scans every card of the scope unless tag filters already cut the candidates; later terms scan
+// only the cards left. With a narrowing index, a term whose list of fields is cheaper than the
+// text to scan looks only at the fields of that list.
 func (m *matcher) narrow(scope []int32) []int32 {
+	seen := m.seen
 	var cands []int32
 	if len(m.q.Tags) > 0 {
 		cands = m.candidates(scope)
-	}
-	seen := make([]int32, len(m.ix.cards)) // per card: the last term number it matched
-	var found []int32
-	for ti, term := range m.ix.termOrder(m.q.Terms) {
-		n := m.ix.newNeedle(term)
-		if ti == 0 && len(m.q.Tags) == 0 {
-			found = m.scanScope(&n, scope, found[:0])
-		} else {
-			found = m.ix.scanCards(&n, cands, found[:0])
+		for _, ci := range cands {
+			seen[ci] = -1 // a candidate before any term
 		}
-		cands = m.keep(found, int32(ti+1), seen)
+	}
+	nx := m.ix.narrow.Load()
+	found := m.found[:0]
+	defer func() { m.found = found[:0] }()
+	for ti, term := range m.ix.termOrder(m.q.Terms, nx) {
+		n := m.ix.newNeedle(term)
+		num := int32(ti + 1)
+		switch {
+		case ti == 0 && len(m.q.Tags) == 0:
+			if in := m.listScope(nx, &n, scope); in != nil {
+				cands = m.keepListed(nx, &n, in, 0, num)
+			} else {
+				found = m.scanScope(&n, scope, found[:0])
+				cands = m.keep(found, num, seen)
+			}
+		case m.listCandidates(nx, &n, cands):
+			prev := int32(ti)
+			if ti == 0 {
+				prev = -1
+			}
+			cands = m.keepListed(nx, &n, nil, prev, num)
+		default:
+			found = m.ix.scanCards(&n, cands, found[:0])
+			cands = m.keep(found, num, seen)
+		}
 		if len(cands) == 0 {
 			return nil
 		}
@@ -581,9 +621,114 @@ func (m *matcher) narrow(scope []int32) []int32 {
 func (m *matcher) scanScope(n *needle, scope []int32, out []int32) []int32 {
 	for _, p := range scope {
 		flo, fhi := m.ix.fieldRange(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
-		out = m.ix.scanNarrowed(n, flo, fhi, out)
+		out = m.ix.scanParallel(n, flo, fhi, out)
 	}
 	return out
+}
+
+// listScope says whether the term's list is cheaper than scanning the scope, and if so returns
+// which cards are in the scope; nil means scan.
+func (m *matcher) listScope(nx *narrowIndex, n *needle, scope []int32) []bool {
+	if nx == nil {
+		return nil
+	}
+	size := 0
+	for _, p := range scope {
+		size += m.ix.textBytes(m.ix.projects[p].cardLo, m.ix.projects[p].cardHi)
+	}
+	if !nx.worthListing(n.t, size) {
+		return nil
+	}
+	in := make([]bool, len(m.ix.cards))
+	for _, p := range scope {
+		for ci := m.ix.projects[p].cardLo; ci < m.ix.projects[p].cardHi; ci++ {
+			in[ci] = true
+		}
+	}
+	return in
+}
+
+// listCandidates says whether the term's list is cheaper than scanning the cards cands.
+func (m *matcher) listCandidates(nx *narrowIndex, n *needle, cands []int32) bool {
+	if nx == nil {
+		return false
+	}
+	size := 0
+	for _, ci := range cands {
+		size += m.ix.textBytes(ci, ci+1)
+	}
+	return nx.worthListing(n.t, size)
+}
+
+// keepListed is keep over the fields of the term's list that hold it: the fields of the cards in
+// scope when in is not nil (the first term), otherwise of the cards left by the previous term
+// (seen is prev, or already term for a card this term found before). It checks a field's
+// source and card before looking at its text, and reads each field once.
+func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term int32) []int32 {
+	ix := m.ix
+	t := n.t
+	k, at := nx.rarest(t)
+	list := nx.data[nx.off[k]:nx.off[k+1]]
+	_, ceilings := ix.cardTables()
+	var next []int32
+	fi := int32(-1)
+	// Fields before skipTo belong to a card that holds the term and that none of its fields
+	// can rank higher: they are passed without being read.
+	skipTo := int32(0)
+	for i := 0; i < len(list); {
+		var gap, first uint64
+		gap, i = uvarint(list, i)
+		if len(t) > 1 {
+			first, i = uvarint(list, i)
+		}
+		fi += int32(gap)
+		if fi < skipTo {
+			m.unmarked = true
+			continue
+		}
+		f := &ix.fields[fi]
+		if !m.mask.hasBit(f.source) {
+			continue
+		}
+		o := f.owner
+		if in != nil {
+			if !in[o] {
+				continue
+			}
+		} else if s := m.seen[o]; s != prev && s != term {
+			continue
+		}
+		if term == 1 && !m.allowed(o) {
+			continue
+		}
+		if m.seen[o] == term && f.weight <= m.best[o] && f.at <= m.latest[o] {
+			// The card already holds the term, and this field cannot raise its rank: whether it
+			// holds the term only matters if the card is shown, and attachHits finds that out.
+			m.unmarked = true
+			if cl := &ceilings[o]; m.best[o] >= cl.weight && m.latest[o] >= cl.at {
+				skipTo = cl.fieldHi
+			}
+			continue
+		}
+		if !ix.holds(n, f, int(first), at) {
+			continue
+		}
+		m.mark(fi)
+		if m.seen[o] != term {
+			m.seen[o] = term
+			next = append(next, o)
+		}
+	}
+	return next
+}
+
+// textBytes is the size of the folded text of cards[lo:hi].
+func (ix *Index) textBytes(lo, hi int32) int {
+	flo, fhi := ix.fieldRange(lo, hi)
+	if flo >= fhi {
+		return 0
+	}
+	return int(ix.fields[fhi-1].end - ix.fields[flo].start)
 }
 
 // keep marks the found fields of the allowed sources and returns their cards, each once, in field
@@ -607,10 +752,10 @@ func (m *matcher) keep(found []int32, term int32, seen []int32) []int32 {
 
 // rank keeps the best limit cards of cands in order; the rest only count.
 func (m *matcher) rank(cands []int32, limit int) []cardMatch {
+	_, ceilings := m.ix.cardTables()
 	top := make([]cardMatch, 0, limit+1)
 	for _, ci := range cands {
-		c := &m.ix.cards[ci]
-		cm := cardMatch{card: ci, class: c.class, best: m.best[ci], latest: max(c.updated, m.latest[ci])}
+		cm := cardMatch{card: ci, class: ceilings[ci].class, best: m.best[ci], latest: m.latest[ci]} // latest starts at c.updated
 		if len(top) == limit && !cm.before(&top[limit-1]) {
 			continue
 		}
@@ -624,15 +769,30 @@ func (m *matcher) rank(cands []int32, limit int) []cardMatch {
 }
 
 // attachHits gives each ranked card its marked fields, in field order.
+// When fields were left unmarked (matchScratch.unmarked), a ranked card's hits are found again:
+// its fields of an allowed source that hold a term, the fields marking would have set.
 func (m *matcher) attachHits(top []cardMatch) {
 	for k := range top {
 		c := &m.ix.cards[top[k].card]
 		for fi := c.fieldLo; fi < c.fieldHi; fi++ {
-			if m.hit[fi>>6]&(1<<(fi&63)) != 0 {
+			if m.unmarked {
+				if f := &m.ix.fields[fi]; m.mask.hasBit(f.source) && holdsAny(m.ix.text(f), m.q.Terms) {
+					top[k].hits = append(top[k].hits, fi)
+				}
+			} else if m.hit[fi>>6]&(1<<(fi&63)) != 0 {
 				top[k].hits = append(top[k].hits, fi)
 			}
 		}
 	}
+}
+
+func holdsAny(text string, terms []string) bool {
+	for _, t := range terms {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanCards is scan over the given cards (ascending): cards with consecutive indices have
@@ -687,8 +847,14 @@ func (ix *Index) scanCards(n *needle, cards []int32, out []int32) []int32 {
 
 // termOrder scans the term that is likely rarest first (the one whose rarest byte is rarest in
 // the board, longer first on ties), so later terms only look inside the cards that are left.
-func (ix *Index) termOrder(terms []string) []string {
+// With a narrowing index, the rarest term is the one with the shortest list: fewer fields to
+// check, and the later terms' lists are checked only for the cards left.
+func (ix *Index) termOrder(terms []string, nx *narrowIndex) []string {
 	rarity := func(t string) uint32 {
+		if nx != nil {
+			k, _ := nx.rarest(t)
+			return uint32(nx.count[k])
+		}
 		r := ix.freq[t[0]]
 		for k := 1; k < len(t); k++ {
 			r = min(r, ix.freq[t[k]])

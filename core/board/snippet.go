@@ -39,7 +39,54 @@ func (q Query) HighlightTerms() []string { return highlightTerms(q) }
 
 // makeSnippet cuts the original text around the first occurrence, newlines as spaces, and
 // returns the UTF-16 ranges of every occurrence wholly inside it (overlapping ones merged).
+// Only the text near the first occurrence is read: a snippet of a long text costs no more than
+// one of a short text.
 func makeSnippet(orig string, occ []span) (string, []Range) {
+	lo, hi := 0, len(orig)
+	if len(occ) > 0 {
+		lo, hi = snippetReach(orig, occ[0])
+	}
+	if lo == 0 && hi == len(orig) {
+		return snippetOf(orig, occ)
+	}
+	local := make([]span, 0, len(occ))
+	for _, o := range occ {
+		if o.start >= lo && o.end <= hi {
+			local = append(local, span{o.start - lo, o.end - lo})
+		}
+	}
+	return snippetOf(orig[lo:hi], local)
+}
+
+// snippetReach is the part of orig a snippet around the occurrence o can take: more than
+// snippetMax characters each side of it, cut at bytes that start a character however the text
+// before them decodes (any byte but a UTF-8 continuation byte; each such byte starts one
+// character, so counting them undercounts characters, never overcounts). With that much text on
+// a side that has more, the window and its "…" marks are the same as with the whole text;
+// occurrences outside it are outside the window too.
+func snippetReach(orig string, o span) (int, int) {
+	lo, n := o.start, 0
+	for lo > 0 && n <= snippetMax {
+		lo--
+		if utf8.RuneStart(orig[lo]) {
+			n++
+		}
+	}
+	hi, n := o.end, 0
+	for hi < len(orig) && n <= snippetMax+1 {
+		if utf8.RuneStart(orig[hi]) {
+			n++
+		}
+		hi++
+	}
+	for hi < len(orig) && !utf8.RuneStart(orig[hi]) {
+		hi++
+	}
+	return lo, hi
+}
+
+// snippetOf is makeSnippet over the whole of orig.
+func snippetOf(orig string, occ []span) (string, []Range) {
 	// Rune boundaries of the original; invalid bytes count as one U+FFFD each.
 	starts := make([]int, 0, len(orig)+1)
 	for i := 0; i < len(orig); {

@@ -2,17 +2,28 @@
 // -c clients, each with its own keep-alive connection, send board searches back to back for -d,
 // cycling through a fixed mix of queries, scopes and sources. It prints requests/s, errors and
 // latency percentiles; any non-200 answer or transport failure counts as an error.
+//
+// Back to back, N clients always have N requests in flight, so the mean latency is N divided by
+// the throughput (Little's law) whatever the server does. With -rate, requests are instead sent
+// at a fixed rate (spread over the clients) and each latency counts from when its request was
+// due, so time spent waiting for a free client counts too: the latency at that offered load.
+//
+// It shares the machine with the daemon, so it costs little: each client holds one connection
+// and writes prepared requests on it as they are, and reads each answer by its Content-Length
+// (or its chunks) without decoding it (HTTP/1.1 keep-alive, nothing more).
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +48,7 @@ func main() {
 	tokenFile := flag.String("token-file", "", "the daemon's .cairn/serve.token")
 	clients := flag.Int("c", 200, "concurrent clients")
 	dur := flag.Duration("d", 10*time.Second, "how long to send requests")
+	rate := flag.Float64("rate", 0, "requests per second to send in all (0: each client sends back to back)")
 	flag.Parse()
 	tok, err := os.ReadFile(*tokenFile)
 	if err != nil {
@@ -44,12 +56,18 @@ func main() {
 		os.Exit(2)
 	}
 	token := strings.TrimSpace(string(tok))
-	bodies := make([][]byte, len(queries))
-	for i, q := range queries {
-		bodies[i], _ = json.Marshal(map[string]any{"action": "search", "input": q})
+	addr, ok := strings.CutPrefix(*url, "http://")
+	if !ok {
+		fmt.Fprintln(os.Stderr, "loadgen: -url must be http://host:port")
+		os.Exit(2)
 	}
-	transport := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients, MaxConnsPerHost: *clients, IdleConnTimeout: time.Minute}
-	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	addr = strings.TrimSuffix(addr, "/")
+	// Each request is one prepared byte string: headers and body, written as is.
+	requests := make([][]byte, len(queries))
+	for i, q := range queries {
+		body, _ := json.Marshal(map[string]any{"action": "search", "input": q})
+		requests[i] = fmt.Appendf(nil, "POST /api HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, token, len(body), body)
+	}
 
 	type tally struct {
 		lat    []time.Duration
@@ -59,33 +77,63 @@ func main() {
 	tallies := make([]tally, *clients)
 	deadline := time.Now().Add(*dur)
 	start := time.Now()
+	// due hands out the send times of -rate; closed when the run is over.
+	var due chan time.Time
+	if *rate > 0 {
+		due = make(chan time.Time, *clients)
+		go func() {
+			defer close(due)
+			gap := time.Duration(float64(time.Second) / *rate)
+			for at := start; at.Before(deadline); at = at.Add(gap) {
+				time.Sleep(time.Until(at))
+				due <- at
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	for c := 0; c < *clients; c++ {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
 			t := &tallies[c]
-			for i := c; time.Now().Before(deadline); i++ {
-				req, _ := http.NewRequest(http.MethodPost, *url+"/api", bytes.NewReader(bodies[i%len(bodies)]))
-				req.Header.Set("Authorization", "Bearer "+token)
-				req.Header.Set("Content-Type", "application/json")
+			fail := func(err error) {
+				t.errors++
+				if t.first == "" {
+					t.first = err.Error()
+				}
+			}
+			var conn *keepAlive
+			defer func() { conn.close() }()
+			for i := c; ; i++ {
 				s := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					t.errors++
-					if t.first == "" {
-						t.first = err.Error()
+				if due != nil {
+					// Every request that fell due is sent, late ones too.
+					at, ok := <-due
+					if !ok {
+						break
 					}
+					s = at
+				} else if !s.Before(deadline) {
+					break
+				}
+				if conn == nil {
+					var err error
+					if conn, err = dial(addr); err != nil {
+						fail(err)
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
+				}
+				status, err := conn.do(requests[i%len(requests)])
+				if err != nil {
+					fail(err)
+					conn.close()
+					conn = nil
 					continue
 				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
 				t.lat = append(t.lat, time.Since(s))
-				if err != nil || resp.StatusCode != http.StatusOK {
-					t.errors++
-					if t.first == "" {
-						t.first = fmt.Sprintf("status %d %v", resp.StatusCode, err)
-					}
+				if status != 200 {
+					fail(fmt.Errorf("status %d", status))
 				}
 			}
 		}(c)
@@ -111,10 +159,113 @@ func main() {
 		return float64(all[i].Microseconds()) / 1000
 	}
 	n := len(all)
-	fmt.Printf("requests=%d rps=%.0f errors=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f clients=%d seconds=%.1f\n",
-		n, float64(n)/elapsed.Seconds(), errs, pct(0.50), pct(0.90), pct(0.99), pct(1), *clients, elapsed.Seconds())
+	offered := ""
+	if *rate > 0 {
+		offered = fmt.Sprintf(" offered_rps=%.0f", *rate)
+	}
+	fmt.Printf("requests=%d rps=%.0f errors=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f clients=%d seconds=%.1f%s\n",
+		n, float64(n)/elapsed.Seconds(), errs, pct(0.50), pct(0.90), pct(0.99), pct(1), *clients, elapsed.Seconds(), offered)
 	if errs > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: first error:", first)
 		os.Exit(1)
+	}
+}
+
+// keepAlive is one HTTP/1.1 connection that sends requests one after another.
+type keepAlive struct {
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func dial(addr string) (*keepAlive, error) {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &keepAlive{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
+}
+
+func (k *keepAlive) close() {
+	if k != nil {
+		k.conn.Close()
+	}
+}
+
+// do writes a request and reads its answer: the status line, the headers (Content-Length or
+// chunks; "Connection: close" is an error, so every request runs on a kept connection) and the
+// body, discarded.
+func (k *keepAlive) do(req []byte) (int, error) {
+	if err := k.conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return 0, err
+	}
+	if _, err := k.conn.Write(req); err != nil {
+		return 0, err
+	}
+	line, err := k.r.ReadSlice('\n')
+	if err != nil {
+		return 0, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	length, chunked := -1, false
+	for {
+		line, err := k.r.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		h := bytes.TrimRight(line, "\r\n")
+		if len(h) == 0 {
+			break
+		}
+		name, value, _ := bytes.Cut(h, []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil {
+				return 0, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")) && bytes.EqualFold(value, []byte("chunked")):
+			chunked = true
+		case bytes.EqualFold(name, []byte("Connection")) && bytes.EqualFold(value, []byte("close")):
+			return 0, errors.New("the daemon closed the connection")
+		}
+	}
+	if chunked {
+		return status, k.discardChunks()
+	}
+	if length < 0 {
+		return 0, errors.New("answer without Content-Length or chunks")
+	}
+	if _, err := k.r.Discard(length); err != nil {
+		return 0, err
+	}
+	return status, nil
+}
+
+// discardChunks reads a chunked body (an answer without Content-Length, as older daemons send
+// large ones): chunks up to the empty one, then the empty trailer.
+func (k *keepAlive) discardChunks() error {
+	for {
+		line, err := k.r.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		hexSize, _, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(";"))
+		size, err := strconv.ParseInt(string(hexSize), 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad chunk size %q", line)
+		}
+		if size == 0 {
+			_, err := k.r.ReadSlice('\n') // no trailers
+			return err
+		}
+		if _, err := k.r.Discard(int(size) + 2); err != nil { // the chunk and its CRLF
+			return err
+		}
 	}
 }
