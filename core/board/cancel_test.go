@@ -74,7 +74,7 @@ func TestImportCancelled(t *testing.T) {
 	// cancelled while the document is decoded, while it is checked, and while it is written
 	for _, delay := range []time.Duration{20 * time.Millisecond, 600 * time.Millisecond, 1500 * time.Millisecond} {
 		best := time.Hour
-		for range 3 {
+		for range 5 {
 			took, err := workspacetest.CancelAfter(delay, func(ctx context.Context) error {
 				_, err := Import(ctx, ws, bytes.NewReader(doc))
 				return err

@@ -851,13 +851,18 @@ func TestSearchTimeBudget(t *testing.T) {
 	caller := Caller{User: "o", Task: "1"}
 	query := strings.Repeat("A", 150) + "B" // every trigram in every comment, the term in none
 	searchBudget = time.Minute
-	start := time.Now()
-	if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != 0 {
-		t.Fatalf("hostile search found %v", got)
+	// the quickest of three whole searches: noise only slows one down, and a budget taken from a
+	// slowed one could let the next search finish within it
+	whole := time.Hour
+	for range 3 {
+		start := time.Now()
+		if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != 0 {
+			t.Fatalf("hostile search found %v", got)
+		}
+		whole = min(whole, time.Since(start))
 	}
-	whole := time.Since(start)
 	searchBudget = whole / 10
-	start = time.Now()
+	start := time.Now()
 	_, err := SearchWorkspaceTasks(context.Background(), ws, caller, SearchInput{Query: query})
 	took := time.Since(start)
 	t.Logf("the whole search took %v; with a budget of %v it stopped after %v", whole, searchBudget, took)
