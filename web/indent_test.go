@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestEncodeIndentedSameAsEncoder(t *testing.T) {
 		map[string]any{}, []any{}, nil, 0, "x", []any{[]any{}, map[string]any{}, []any{1, []any{}}},
 		map[string]any{"a\"{[,:]}\\": []string{"\\", "\"", "{}", "[]", ",", ":", "\\\"", "a\\\\"}},
 		[]string{"<&>", "\u2028\u2029", "\x00\x01\x1f\b\f\n\r\t", "\xff\xfe", "迁移 ログイン", ""},
-		map[string]any{"nested": map[string]any{"empty": map[string]any{}, "list": []any{nil, true, 1.5e300, -0.0}}},
+		map[string]any{"nested": map[string]any{"empty": map[string]any{}, "list": []any{nil, true, 1.5e300, math.Copysign(0, -1)}}},
 	}
 	// Hand-made results: every string field with the hard characters, nil and empty slices,
 	// omitempty fields empty and set, a workspace id and none.

@@ -107,7 +107,7 @@ func TestGitHubRepositoryFromFlagAndErrors(t *testing.T) {
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"3001-01-01T00:00:00Z"}]`), "o/r")
 	wantInvalid(t, err, "3001-01-01", "1900..2200")
 	pb, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"2026-10-01T00:00:00Z","closedAt":"0001-01-01T00:00:00Z"}]`), "o/r")
-	if err != nil {
+	if err != nil || pb.Cards[0].UpdatedAt != "2026-10-01T00:00:00Z" {
 		t.Fatalf("gh's zero time means never: %v", err)
 	}
 }
