@@ -349,10 +349,11 @@ func (g *gate) one(msg json.RawMessage) []byte {
 
 // paramsOf maps the methods cairn serves to the go-sdk's type for their params.
 var paramsOf = map[string]func() any{
-	"initialize":       func() any { return new(sdk.InitializeParams) },
-	"ping":             func() any { return new(sdk.PingParams) },
-	"tools/list":       func() any { return new(sdk.ListToolsParams) },
-	"tools/call":       func() any { return new(sdk.CallToolParamsRaw) },
+	"initialize": func() any { return new(sdk.InitializeParams) },
+	"ping":       func() any { return new(sdk.PingParams) },
+	"tools/list": func() any { return new(sdk.ListToolsParams) },
+	"tools/call": func() any { return new(sdk.CallToolParamsRaw) },
+	//lint:ignore SA1019 clients of protocol versions before 2026-07-28 still send it
 	"logging/setLevel": func() any { return new(sdk.SetLoggingLevelParams) },
 }
 
