@@ -1,7 +1,9 @@
 package spaces
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,8 +64,11 @@ func TestQueryPlan(t *testing.T) {
 func TestQueryPlanFromAndWindow(t *testing.T) {
 	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration", Limit: 10}, false)
 	from := p.drivenFrom("[3,17,40]")
-	if !strings.Contains(from, "FROM json_each(?5)") || !strings.Contains(from, "c.rid = f.r") || p.args[4] != "[3,17,40]" {
-		t.Errorf("driven from %q with args %v", from, p.args)
+	if !strings.Contains(from.from, "FROM json_each(?5)") || !strings.Contains(from.from, "c.rid = o.r") || p.args[4] != "[3,17,40]" {
+		t.Errorf("driven from %q with args %v", from.from, p.args)
+	}
+	if q := p.sql(from); !strings.HasSuffix(q, "ORDER BY o.a DESC, o.k DESC LIMIT ?4") {
+		t.Errorf("a driven statement is not ordered by its sorted positions:\n%s", q)
 	}
 	w := p.windowFilter(42, "n7")
 	if w != `(c.at_ns, c.idkey) >= (42, ?6)` || p.args[5] != "n7" {
@@ -73,7 +78,7 @@ func TestQueryPlanFromAndWindow(t *testing.T) {
 		t.Errorf("newest filter %q added arguments %v", nf, p.args)
 	}
 	q := p.sql(walkFrom, w)
-	for _, want := range []string{"FROM " + walkFrom, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
+	for _, want := range []string{"FROM " + walkFrom.from, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("sql lacks %q:\n%s", want, q)
 		}
@@ -98,5 +103,46 @@ func TestShortMatch(t *testing.T) {
 		if match != tc.match || ok != tc.ok {
 			t.Errorf("shortMatch(%q) = %q, %v; want %q, %v", tc.short, match, ok, tc.match, tc.ok)
 		}
+	}
+}
+
+// The statement a rare term's search runs sorts its matches by position once, in the subquery
+// that reads positions only, and reads whole rows in that order: SQLite must not sort the joined
+// rows again (that would read, test and copy every match to keep the newest few).
+func TestDrivenStatementSortsOnce(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration ab", Kind: "result", Limit: 10}, false)
+	q := p.sql(p.drivenFrom("[1,2,3]"))
+	rows, err := st.db.Query("EXPLAIN QUERY PLAN "+q, p.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sorts, sortedBeforeRows := 0, false
+	for i, d := range plan {
+		if strings.Contains(d, "TEMP B-TREE") {
+			sorts++
+			sortedBeforeRows = slices.ContainsFunc(plan[i+1:], func(d string) bool { return strings.HasPrefix(d, "SEARCH c ") })
+		}
+	}
+	if sorts != 1 || !sortedBeforeRows {
+		t.Errorf("the driven statement sorts %d times, want once, in the positions subquery before whole rows are read:\n%s", sorts, strings.Join(plan, "\n"))
 	}
 }
