@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestQueryPlan(t *testing.T) {
@@ -24,7 +25,7 @@ func TestQueryPlan(t *testing.T) {
 			in:    SearchInput{Query: "Migration ab MIGRATION", Limit: 10},
 			long:  []string{"migration"},
 			short: []string{"ab"},
-			where: []string{`instr(lower(c.itext), ?3) > 0`, `c.itext LIKE ?4 ESCAPE '\'`},
+			where: []string{`instr(c.itext, ?3) > 0`, `c.itext LIKE ?4 ESCAPE '\'`},
 			args:  []any{"s", "1", "migration", "%ab%", 11},
 		},
 		{
@@ -78,7 +79,7 @@ func TestQueryPlanFromAndWindow(t *testing.T) {
 		t.Errorf("newest filter %q added arguments %v", nf, p.args)
 	}
 	q := p.sql(walkFrom, w)
-	for _, want := range []string{"FROM " + walkFrom.from, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
+	for _, want := range []string{"FROM " + walkFrom.from, "instr(c.itext, ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("sql lacks %q:\n%s", want, q)
 		}
@@ -146,3 +147,31 @@ func TestDrivenStatementSortsOnce(t *testing.T) {
 		t.Errorf("the driven statement sorts %d times, want once, in the positions subquery before whole rows are read:\n%s", sorts, strings.Join(plan, "\n"))
 	}
 }
+
+// A long term is tested with instr, which is case-sensitive, where the all-LIKE reference
+// ignores ASCII case: they agree only while folding leaves no ASCII upper-case letter, in the
+// index text and in the terms alike. Every character, alone and after others, is checked.
+func TestFoldedHasNoASCIIUpper(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue
+		}
+		all.WriteRune(r)
+		if f := Normalize(string(r)); strings.ContainsFunc(f, isASCIIUpper) {
+			t.Errorf("Normalize(%q) = %q holds an ASCII upper-case letter", r, f)
+		}
+	}
+	if f := Normalize(all.String()); strings.ContainsFunc(f, isASCIIUpper) {
+		t.Errorf("Normalize of every character in a row holds an ASCII upper-case letter")
+	}
+	for _, q := range []string{"KUMQUAT Straße", "KK İI", "ＡＢＣ abc"} {
+		for _, term := range SplitQuery(q) {
+			if strings.ContainsFunc(term, isASCIIUpper) {
+				t.Errorf("SplitQuery(%q) gave the term %q", q, term)
+			}
+		}
+	}
+}
+
+func isASCIIUpper(r rune) bool { return r >= 'A' && r <= 'Z' }

@@ -450,12 +450,14 @@ func (p *queryPlan) arg(v any) string {
 	return fmt.Sprintf("?%d", len(p.args))
 }
 
-// termFilters requires every term of the row. A long term is tested with instr on the
-// ASCII-lowered index text (what LIKE finds, as LIKE ignores ASCII case only, in linear time
-// where LIKE '%t%' can take seconds); a short one with LIKE.
+// termFilters requires every term of the row. A long term is tested with instr on the index
+// text, in linear time where LIKE '%t%' can take seconds; a short one with LIKE. instr finds
+// what LIKE finds although LIKE ignores ASCII case: the index text and the terms are folded
+// (Normalize), which leaves no ASCII upper-case letter in either (TestFoldedHasNoASCIIUpper),
+// so the index text is not lowered again for every row tested.
 func (p *queryPlan) termFilters() {
 	for _, t := range p.long {
-		p.where = append(p.where, `instr(lower(c.itext), `+p.arg(t)+`) > 0`)
+		p.where = append(p.where, `instr(c.itext, `+p.arg(t)+`) > 0`)
 	}
 	for _, t := range p.short {
 		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t))+` ESCAPE '\'`)
