@@ -553,6 +553,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		task  string
 		atNS  int64
 		idkey string
+		dtext string // the display text, cut into an excerpt once the hits are final
 	}
 	var positions []pos
 	run := func(from source, extra ...string) error {
@@ -564,13 +565,12 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		defer rows.Close()
 		for rows.Next() {
 			var h Hit
-			var id, taskID, dtext string
+			var id, taskID string
 			var ps pos
-			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &dtext); err != nil {
+			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &ps.dtext); err != nil {
 				return s.dbErr(err, "search")
 			}
 			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, p.terms
-			h.Excerpt = Excerpt(dtext, p.terms)
 			ps.task = taskID
 			res.Hits = append(res.Hits, h)
 			positions = append(positions, ps)
@@ -595,6 +595,11 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	if len(res.Hits) > in.Limit {
 		res.Hits, positions, res.Truncated = res.Hits[:in.Limit], positions[:in.Limit], true
+	}
+	// excerpts only for the hits returned: the row past the limit, and the rows of a probe
+	// that could not answer, are never shown
+	for i := range res.Hits {
+		res.Hits[i].Excerpt = Excerpt(positions[i].dtext, p.terms)
 	}
 	if in.Context > 0 {
 		for i := range res.Hits {
