@@ -2,6 +2,8 @@ package spaces
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
 	"reflect"
 	"slices"
 	"strings"
@@ -175,3 +177,54 @@ func TestFoldedHasNoASCIIUpper(t *testing.T) {
 }
 
 func isASCIIUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
+
+// The driven plan puts every candidate in order by position and stops at the limit among those
+// that pass every filter: candidates that fail a filter read after the sort (a kind, an author,
+// a term the trigrams only suggested) must not take a place, and equal times are ordered by id.
+// Its answers equal the all-LIKE reference's for every small limit.
+func TestDrivenPlanStopsAtTheLimit(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(7))
+	bodies := []string{"kumquat pie", "kum quat", "umqua kumq", "KUMQUAT tart", "plain text", "kumquatkumquat"}
+	kinds := []string{"request", "result", "ask"}
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	for i := 0; i < 300; i++ {
+		task := 2
+		if rng.Intn(10) == 0 {
+			task = 1 // the current task: never a hit
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a%d","created_at":"2026-01-01T00:%02d:00Z","body":%q}`,
+			i, task, kinds[rng.Intn(len(kinds))], rng.Intn(3), rng.Intn(20), bodies[rng.Intn(len(bodies))]))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.probeWindow = 0 // no probe: every query is driven from the index
+	truncated := 0
+	for _, q := range []string{"kumquat", "kumq", "quat", "kumquat pie", "tart kumquat"} {
+		for limit := 1; limit <= 4; limit++ {
+			for _, in := range []SearchInput{{Query: q, Limit: limit}, {Query: q, Limit: limit, Kind: "ask"}, {Query: q, Limit: limit, Author: "a1"}} {
+				got, err := st.search(context.Background(), "o", "1", in, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := st.search(context.Background(), "o", "1", in, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%+v: driven %v (truncated %v), LIKE %v (truncated %v)", in, refs(got), got.Search.Truncated, refs(want), want.Search.Truncated)
+				}
+				if got.Search.Truncated {
+					truncated++
+				}
+			}
+		}
+	}
+	if truncated == 0 {
+		t.Fatal("no query had more hits than its limit: the space does not exercise the limit")
+	}
+}
