@@ -13,21 +13,25 @@ import (
 )
 
 // slowSpace holds n comments of size bytes of "x" followed by terms, so that a query of all the
-// terms (each of two characters, tested with LIKE) reads every comment whole once per term, and
-// after them as many short comments without the terms as a query probes first (the newest), so
-// the probe cannot answer and the search reads the long ones.
+// terms reads every comment whole once per term: the query's one long term ("slowterm") drives
+// it from the trigram index, and each of its many two-character terms is tested with LIKE. Only
+// the oldest DefaultLimit comments hold every term; the newer ones lack the last, so the search,
+// which tests the matched comments newest first until it has its hits, runs every LIKE over
+// every comment. After them come as many short comments without the terms as a query probes
+// first (the newest), so the probe cannot answer and the search reads the long ones.
 func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string) {
 	t.Helper()
-	var terms []string
+	terms := []string{"slowterm"}
 	for _, a := range "abc" {
 		for _, b := range "abcdefghijklmnopqrstuvwyz" {
-			if len(terms) < MaxQueryChars/3 {
+			if len(strings.Join(terms, " "))+3 <= MaxQueryChars {
 				terms = append(terms, string(a)+string(b))
 			}
 		}
 	}
 	query = strings.Join(terms, " ")
-	body := strings.Repeat("x", size) + " " + query
+	full := strings.Repeat("x", size) + " " + query
+	lacking := strings.Repeat("x", size) + " " + strings.Join(terms[:len(terms)-1], " ")
 	ws = newWorkspace(t)
 	lines := []string{
 		`{"type":"space","id":"s","owner":"o"}`,
@@ -35,6 +39,10 @@ func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string
 		`{"type":"task","id":2,"space":"s","title":"other"}`,
 	}
 	for i := 1; i <= n; i++ {
+		body := lacking
+		if i <= DefaultLimit {
+			body = full
+		}
 		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
 	}
 	for i := 1; i <= defaultProbeWindow; i++ {

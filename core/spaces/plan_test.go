@@ -1,9 +1,14 @@
 package spaces
 
 import (
+	"context"
+	"fmt"
+	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestQueryPlan(t *testing.T) {
@@ -22,7 +27,7 @@ func TestQueryPlan(t *testing.T) {
 			in:    SearchInput{Query: "Migration ab MIGRATION", Limit: 10},
 			long:  []string{"migration"},
 			short: []string{"ab"},
-			where: []string{`instr(lower(c.itext), ?3) > 0`, `c.itext LIKE ?4 ESCAPE '\'`},
+			where: []string{`instr(c.itext, ?3) > 0`, `c.itext LIKE ?4 ESCAPE '\'`},
 			args:  []any{"s", "1", "migration", "%ab%", 11},
 		},
 		{
@@ -62,8 +67,11 @@ func TestQueryPlan(t *testing.T) {
 func TestQueryPlanFromAndWindow(t *testing.T) {
 	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration", Limit: 10}, false)
 	from := p.drivenFrom("[3,17,40]")
-	if !strings.Contains(from, "FROM json_each(?5)") || !strings.Contains(from, "c.rid = f.r") || p.args[4] != "[3,17,40]" {
-		t.Errorf("driven from %q with args %v", from, p.args)
+	if !strings.Contains(from.from, "FROM json_each(?5)") || !strings.Contains(from.from, "c.rid = o.r") || p.args[4] != "[3,17,40]" {
+		t.Errorf("driven from %q with args %v", from.from, p.args)
+	}
+	if q := p.sql(from); !strings.HasSuffix(q, "ORDER BY o.a DESC, o.k DESC LIMIT ?4") {
+		t.Errorf("a driven statement is not ordered by its sorted positions:\n%s", q)
 	}
 	w := p.windowFilter(42, "n7")
 	if w != `(c.at_ns, c.idkey) >= (42, ?6)` || p.args[5] != "n7" {
@@ -73,7 +81,7 @@ func TestQueryPlanFromAndWindow(t *testing.T) {
 		t.Errorf("newest filter %q added arguments %v", nf, p.args)
 	}
 	q := p.sql(walkFrom, w)
-	for _, want := range []string{"FROM " + walkFrom, "instr(lower(c.itext), ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
+	for _, want := range []string{"FROM " + walkFrom.from, "instr(c.itext, ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("sql lacks %q:\n%s", want, q)
 		}
@@ -98,5 +106,125 @@ func TestShortMatch(t *testing.T) {
 		if match != tc.match || ok != tc.ok {
 			t.Errorf("shortMatch(%q) = %q, %v; want %q, %v", tc.short, match, ok, tc.match, tc.ok)
 		}
+	}
+}
+
+// The statement a rare term's search runs sorts its matches by position once, in the subquery
+// that reads positions only, and reads whole rows in that order: SQLite must not sort the joined
+// rows again (that would read, test and copy every match to keep the newest few).
+func TestDrivenStatementSortsOnce(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration ab", Kind: "result", Limit: 10}, false)
+	q := p.sql(p.drivenFrom("[1,2,3]"))
+	rows, err := st.db.Query("EXPLAIN QUERY PLAN "+q, p.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sorts, sortedBeforeRows := 0, false
+	for i, d := range plan {
+		if strings.Contains(d, "TEMP B-TREE") {
+			sorts++
+			sortedBeforeRows = slices.ContainsFunc(plan[i+1:], func(d string) bool { return strings.HasPrefix(d, "SEARCH c ") })
+		}
+	}
+	if sorts != 1 || !sortedBeforeRows {
+		t.Errorf("the driven statement sorts %d times, want once, in the positions subquery before whole rows are read:\n%s", sorts, strings.Join(plan, "\n"))
+	}
+}
+
+// A long term is tested with instr, which is case-sensitive, where the all-LIKE reference
+// ignores ASCII case: they agree only while folding leaves no ASCII upper-case letter, in the
+// index text and in the terms alike. Every character, alone and after others, is checked.
+func TestFoldedHasNoASCIIUpper(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue
+		}
+		all.WriteRune(r)
+		if f := Normalize(string(r)); strings.ContainsFunc(f, isASCIIUpper) {
+			t.Errorf("Normalize(%q) = %q holds an ASCII upper-case letter", r, f)
+		}
+	}
+	if f := Normalize(all.String()); strings.ContainsFunc(f, isASCIIUpper) {
+		t.Errorf("Normalize of every character in a row holds an ASCII upper-case letter")
+	}
+	for _, q := range []string{"KUMQUAT Straße", "KK İI", "ＡＢＣ abc"} {
+		for _, term := range SplitQuery(q) {
+			if strings.ContainsFunc(term, isASCIIUpper) {
+				t.Errorf("SplitQuery(%q) gave the term %q", q, term)
+			}
+		}
+	}
+}
+
+func isASCIIUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
+
+// The driven plan puts every candidate in order by position and stops at the limit among those
+// that pass every filter: candidates that fail a filter read after the sort (a kind, an author,
+// a term the trigrams only suggested) must not take a place, and equal times are ordered by id.
+// Its answers equal the all-LIKE reference's for every small limit.
+func TestDrivenPlanStopsAtTheLimit(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(7))
+	bodies := []string{"kumquat pie", "kum quat", "umqua kumq", "KUMQUAT tart", "plain text", "kumquatkumquat"}
+	kinds := []string{"request", "result", "ask"}
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	for i := 0; i < 300; i++ {
+		task := 2
+		if rng.Intn(10) == 0 {
+			task = 1 // the current task: never a hit
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a%d","created_at":"2026-01-01T00:%02d:00Z","body":%q}`,
+			i, task, kinds[rng.Intn(len(kinds))], rng.Intn(3), rng.Intn(20), bodies[rng.Intn(len(bodies))]))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.probeWindow = 0 // no probe: every query is driven from the index
+	truncated := 0
+	for _, q := range []string{"kumquat", "kumq", "quat", "kumquat pie", "tart kumquat"} {
+		for limit := 1; limit <= 4; limit++ {
+			for _, in := range []SearchInput{{Query: q, Limit: limit}, {Query: q, Limit: limit, Kind: "ask"}, {Query: q, Limit: limit, Author: "a1"}} {
+				got, err := st.search(context.Background(), "o", "1", in, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := st.search(context.Background(), "o", "1", in, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%+v: driven %v (truncated %v), LIKE %v (truncated %v)", in, refs(got), got.Search.Truncated, refs(want), want.Search.Truncated)
+				}
+				if got.Search.Truncated {
+					truncated++
+				}
+			}
+		}
+	}
+	if truncated == 0 {
+		t.Fatal("no query had more hits than its limit: the space does not exercise the limit")
 	}
 }

@@ -382,8 +382,20 @@ func (s *Store) searchTx(ctx context.Context, user string, task ID, in SearchInp
 	return Answer{Search: res}, nil
 }
 
+// source is where a query's rows come from (a FROM clause) and the ORDER BY that puts them
+// newest first, which names that clause's own columns when it has them in order already.
+type source struct {
+	from, order string
+}
+
+// newestFirst orders a source's rows by the comments' own position.
+const newestFirst = `c.at_ns DESC, c.idkey DESC`
+
 // walkFrom is the query plan that walks the space newest first, testing each comment.
-const walkFrom = `comments c JOIN tasks t ON t.id = c.task`
+var walkFrom = source{from: `comments c JOIN tasks t ON t.id = c.task`, order: newestFirst}
+
+// scanFrom reads the whole comments table in storage order; its few hits are sorted.
+var scanFrom = source{from: `comments c NOT INDEXED JOIN tasks t ON t.id = c.task`, order: newestFirst}
 
 // defaultWalkWindow is how many of a space's newest comments a walk tests before it reads them
 // all (Store.walkWindow; tests make it small).
@@ -438,12 +450,14 @@ func (p *queryPlan) arg(v any) string {
 	return fmt.Sprintf("?%d", len(p.args))
 }
 
-// termFilters requires every term of the row. A long term is tested with instr on the
-// ASCII-lowered index text (what LIKE finds, as LIKE ignores ASCII case only, in linear time
-// where LIKE '%t%' can take seconds); a short one with LIKE.
+// termFilters requires every term of the row. A long term is tested with instr on the index
+// text, in linear time where LIKE '%t%' can take seconds; a short one with LIKE. instr finds
+// what LIKE finds although LIKE ignores ASCII case: the index text and the terms are folded
+// (Normalize), which leaves no ASCII upper-case letter in either (TestFoldedHasNoASCIIUpper),
+// so the index text is not lowered again for every row tested.
 func (p *queryPlan) termFilters() {
 	for _, t := range p.long {
-		p.where = append(p.where, `instr(lower(c.itext), `+p.arg(t)+`) > 0`)
+		p.where = append(p.where, `instr(c.itext, `+p.arg(t)+`) > 0`)
 	}
 	for _, t := range p.short {
 		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t))+` ESCAPE '\'`)
@@ -481,12 +495,23 @@ func shortMatch(short []string) (string, bool) {
 	return strings.Join(toks, " AND "), true
 }
 
-// drivenFrom is the FROM clause that reads only the comments whose rowids a full-text table
-// (comments_fts or comments_short) matched, given as a JSON array (matchUpTo): the index is
-// asked once, not again by the statement that reads the rows.
-func (p *queryPlan) drivenFrom(rids string) string {
-	return `(SELECT value AS r FROM json_each(` + p.arg(rids) + `)) f
-				CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task`
+// drivenFrom reads only the comments whose rowids a full-text table (comments_fts or
+// comments_short) matched, given as a JSON array (matchUpTo): the index is asked once, not again
+// by the statement that reads the rows. The matched comments are first put newest first by
+// their position alone (o), and only then read whole and tested, in that order, until the
+// limit: a rare term's 200 matches cost 200 position reads and about limit full rows tested,
+// their task titles and display texts read, instead of 200 of each sorted for the 10 newest.
+// The outer ORDER BY names o's columns, so SQLite takes o's order instead of sorting again;
+// LIMIT -1 (no limit) keeps SQLite from flattening o into the outer query, which would sort
+// the joined rows instead.
+func (p *queryPlan) drivenFrom(rids string) source {
+	return source{
+		from: `(SELECT m.rid AS r, m.at_ns AS a, m.idkey AS k FROM json_each(` + p.arg(rids) + `) f
+				CROSS JOIN comments m ON m.rid = f.value WHERE m.space = ?1 AND m.task <> ?2
+				ORDER BY m.at_ns DESC, m.idkey DESC LIMIT -1) o
+				CROSS JOIN comments c ON c.rid = o.r JOIN tasks t ON t.id = c.task`,
+		order: `o.a DESC, o.k DESC`,
+	}
 }
 
 // windowFilter keeps the rows at or after a position of the newest-first order.
@@ -501,13 +526,13 @@ func (p *queryPlan) newestFilter(n int) string {
 		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET %d)`, n-1)
 }
 
-// sql is the statement reading the plan's rows from from, newest first, with extra filters.
-func (p *queryPlan) sql(from string, extra ...string) string {
+// sql is the statement reading the plan's rows from src, newest first, with extra filters.
+func (p *queryPlan) sql(src source, extra ...string) string {
 	where := append(append([]string(nil), p.where...), extra...)
 	return `SELECT c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')
-			FROM ` + from + `
+			FROM ` + src.from + `
 			WHERE ` + strings.Join(where, " AND ") + `
-			ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
+			ORDER BY ` + src.order + ` LIMIT ` + p.limit
 }
 
 // matchUpTo counts the rows of a full-text table matching match, stopping past max, and gives
@@ -528,9 +553,10 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		task  string
 		atNS  int64
 		idkey string
+		dtext string // the display text, cut into an excerpt once the hits are final
 	}
 	var positions []pos
-	run := func(from string, extra ...string) error {
+	run := func(from source, extra ...string) error {
 		res.Hits, positions = res.Hits[:0], positions[:0]
 		rows, err := tx.QueryContext(ctx, p.sql(from, extra...), p.args...)
 		if err != nil {
@@ -539,13 +565,12 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		defer rows.Close()
 		for rows.Next() {
 			var h Hit
-			var id, taskID, dtext string
+			var id, taskID string
 			var ps pos
-			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &dtext); err != nil {
+			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &ps.dtext); err != nil {
 				return s.dbErr(err, "search")
 			}
 			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, p.terms
-			h.Excerpt = Excerpt(dtext, p.terms)
 			ps.task = taskID
 			res.Hits = append(res.Hits, h)
 			positions = append(positions, ps)
@@ -571,6 +596,11 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	if len(res.Hits) > in.Limit {
 		res.Hits, positions, res.Truncated = res.Hits[:in.Limit], positions[:in.Limit], true
 	}
+	// excerpts only for the hits returned: the row past the limit, and the rows of a probe
+	// that could not answer, are never shown
+	for i := range res.Hits {
+		res.Hits[i].Excerpt = Excerpt(positions[i].dtext, p.terms)
+	}
 	if in.Context > 0 {
 		for i := range res.Hits {
 			if err := errs.Stopped(ctx, "space search"); err != nil {
@@ -588,7 +618,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 
 // planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
 // newest first) and reads them with run; hits is how many run kept.
-func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, run func(from string, extra ...string) error, hits func() int) error {
+func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, run func(from source, extra ...string) error, hits func() int) error {
 	// Two plans give the same rows. When the long terms together match few comments, the search is
 	// driven from their trigram index matches, then sorted. When they match many, it walks the
 	// space newest first through the (space, created_at) index and stops at the limit, testing each
@@ -644,7 +674,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 				return err
 			}
 			if hits() <= in.Limit {
-				if err := run(`comments c NOT INDEXED JOIN tasks t ON t.id = c.task`); err != nil {
+				if err := run(scanFrom); err != nil {
 					return err
 				}
 			}

@@ -101,10 +101,14 @@ for q in kumquat ログイン 認証 ka; do
     m=$(tri_match "$q")
     n=$(sqlite3 "$space_ws/spaces.db" "SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH '$m' LIMIT 2001)")
     if [ "$n" -le 2000 ]; then
-      same_sql="SELECT c.id, c.itext FROM (SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH '$m') f
-        CROSS JOIN comments c ON c.rid = f.r JOIN tasks t ON t.id = c.task
-        WHERE c.space = 'sp1' AND t.space = 'sp1' AND c.task <> '0' AND c.itext IS NOT NULL AND instr(lower(c.itext), '$q') > 0
-        ORDER BY c.at_ns DESC, c.idkey DESC LIMIT 11;"
+      # the matches put newest first by position alone (o), then read whole in that order until
+      # the limit (a shell before SQLite 3.46 sorts the joined rows again)
+      same_sql="SELECT c.id, c.itext FROM (SELECT m.rid AS r, m.at_ns AS a, m.idkey AS k
+          FROM (SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH '$m') f CROSS JOIN comments m ON m.rid = f.r
+          WHERE m.space = 'sp1' AND m.task <> '0' ORDER BY m.at_ns DESC, m.idkey DESC LIMIT -1) o
+        CROSS JOIN comments c ON c.rid = o.r JOIN tasks t ON t.id = c.task
+        WHERE c.space = 'sp1' AND t.space = 'sp1' AND c.task <> '0' AND c.itext IS NOT NULL AND instr(c.itext, '$q') > 0
+        ORDER BY o.a DESC, o.k DESC LIMIT 11;"
       label="$q (MATCH, sorted, $hits)"
     else
       same_sql="SELECT c.id, c.itext FROM comments c JOIN tasks t ON t.id = c.task
