@@ -272,15 +272,29 @@ func shortGramsMap(itext string) string {
 		}
 		if k := [2]rune{r, -1}; !seen[k] {
 			seen[k] = true
-			out = append(out, hex.EncodeToString([]byte(string(r))))
+			out = append(out, gramTokenBytes(string(r)))
 		}
 		if k := [2]rune{prev, r}; prev >= 0 && !seen[k] {
 			seen[k] = true
-			out = append(out, hex.EncodeToString([]byte(string(prev)+string(r))))
+			out = append(out, gramTokenBytes(string(prev)+string(r)))
 		}
 		prev = r
 	}
 	return strings.Join(out, " ")
+}
+
+// gramTokenBytes is the index token of a gram written out byte by byte, as appendToken's rule
+// says: a-z, 0-9 and bytes of characters outside ASCII kept, any other byte as '_' and hex.
+func gramTokenBytes(gram string) string {
+	var out strings.Builder
+	for _, c := range []byte(gram) {
+		if c >= 0x80 || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			out.WriteByte(c)
+		} else {
+			out.WriteString("_" + hex.EncodeToString([]byte{c}))
+		}
+	}
+	return out.String()
 }
 
 func TestShortGramsBitmaps(t *testing.T) {

@@ -2,7 +2,6 @@ package spaces
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 	"strings"
 	"sync"
 	"unicode"
@@ -11,15 +10,14 @@ import (
 	"modernc.org/sqlite"
 )
 
-// The short-term index (SPEC §5.3): the trigram index cannot match a term of one or two
-// characters, and testing every comment of a space with LIKE costs time in proportion to the
-// space. comments_short is a contentless FTS5 table with one row per comment that has an index
-// text (rowid = comments.rid). Its document is every distinct character and every distinct pair
-// of neighbouring characters of the index text, each spelt as the hex digits of its UTF-8 bytes
-// (so the ascii tokenizer keeps it whole and nothing is folded twice), pairs with white space
-// left out: a query term never holds white space. A search asks the index for the rows holding
-// the term's token and tests the term on each with the same LIKE the walk uses, so the index only
-// chooses which rows are tested, never what matches.
+// The short-term index: the trigram index cannot match a term of one or two characters, and
+// testing every comment of a space with LIKE costs time in proportion to the space.
+// comments_short is a contentless FTS5 table with one row per comment that has an index text
+// (rowid = comments.rid). Its document is every distinct character and every distinct pair of
+// neighbouring characters of the index text, pairs with white space left out (a query term never
+// holds white space), each spelt as one token of the table's tokenizer (gramToken). A search asks
+// the index for the rows holding the term's token and tests the term on each with the same LIKE
+// the walk uses, so the index only chooses which rows are tested, never what matches.
 
 // shortGramsFunc is the SQL name of shortGrams, registered for every connection.
 const shortGramsFunc = "cairn_short_grams"
@@ -74,7 +72,7 @@ func (g *gramSet) add(a, b rune) bool {
 var gramSets = sync.Pool{New: func() any { return &gramSet{other: map[uint64]struct{}{}} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
-// distinct pairs of characters (without white space), as space-separated tokens (shortToken).
+// distinct pairs of characters (without white space), as space-separated tokens (appendToken).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
 	defer func() {
@@ -83,16 +81,14 @@ func shortGrams(itext string) string {
 		gramSets.Put(seen)
 	}()
 	var b strings.Builder
-	b.Grow(len(itext) * 3)
+	b.Grow(len(itext) * 2)
 	var buf [2 * utf8.UTFMax]byte
-	var h [4 * utf8.UTFMax]byte
 	prev, prevSize := rune(-1), 0
 	write := func(gram []byte) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		n := hex.Encode(h[:], gram)
-		b.Write(h[:n])
+		appendToken(&b, gram)
 	}
 	for _, r := range itext {
 		if unicode.IsSpace(r) {
@@ -119,5 +115,28 @@ func shortToken(term string) (string, bool) {
 	if n < 1 || n > 2 || strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
 		return "", false
 	}
-	return hex.EncodeToString([]byte(term)), true
+	var b strings.Builder
+	b.Grow(3 * len(term))
+	appendToken(&b, []byte(term))
+	return b.String(), true
+}
+
+// appendToken writes the index token of gram, the UTF-8 of one or two characters, as the table's
+// tokenizer (ascii, with '_' a token character) keeps it whole and unchanged: the bytes of a
+// character outside ASCII and of a-z and 0-9 as they are, every other ASCII byte as '_' and its
+// two hex digits. Distinct grams have distinct tokens ('_' is always followed by two digits, and
+// UTF-8 sequences are self-delimiting), and a character of CJK text costs 3 bytes instead of the
+// 6 hex digits of its bytes, so the index tokenizes and hashes half as much.
+func appendToken(b *strings.Builder, gram []byte) {
+	const digits = "0123456789abcdef"
+	for _, c := range gram {
+		switch {
+		case c >= utf8.RuneSelf, 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('_')
+			b.WriteByte(digits[c>>4])
+			b.WriteByte(digits[c&15])
+		}
+	}
 }
