@@ -344,3 +344,75 @@ func TestParseLineShortcut(t *testing.T) {
 		}
 	}
 }
+
+// plainCommentLines are comment lines plainComment takes and lines it must leave to
+// encoding/json: other spellings, escapes, control characters, bad UTF-8, numbers that are not
+// int64 integers, nulls, repeated keys, attachments, malformed objects.
+var plainCommentLines = []string{
+	`{"type":"comment","id":1,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x 稀有"}`,
+	`{ "body" : "b" , "id" : "c-1" , "task" : -0 , "kind":"progress","progress_type":"tool","tool_name":"Bash","created_at":"t", "type":"comment" }`,
+	`{"type":"comment","id":9223372036854775807,"task":-9223372036854775808}`,
+	`{"type":"comment","id":9223372036854775808,"task":1}`,
+	`{"type":"comment","id":01,"task":1}`,
+	`{"type":"comment","id":1.0,"task":1}`,
+	`{"type":"comment","id":1e3,"task":1}`,
+	`{"type":"comment","id":-,"task":1}`,
+	`{"type":"comment","id":1x,"task":1}`,
+	`{"type":"comment","id":null,"task":1}`,
+	`{"type":"comment","id":1,"body":null}`,
+	`{"type":"comment","id":1,"body":7}`,
+	`{"type":"comment","id":1,"body":"a\nb"}`,
+	`{"type":"comment","id":1,"body":"a\u00e9"}`,
+	"{\"type\":\"comment\",\"id\":1,\"body\":\"a\x01\"}",
+	"{\"type\":\"comment\",\"id\":1,\"body\":\"a\xff\"}",
+	`{"type":"comment","id":1,"Body":"x"}`,
+	`{"type":"comment","id":1,"body":"x","body":"y"}`,
+	`{"type":"comment","id":1,"attachments":["a"]}`,
+	`{"type":"comment","id":1,"extra":true}`,
+	`{"type":"comment","id":1,}`,
+	`{"type":"comment","id":1} x`,
+	`{"type":"comment","id":1`,
+	`{}`,
+}
+
+// plainComment gives exactly the comment encoding/json gives, for every line it takes.
+func checkPlainComment(t *testing.T, line string) bool {
+	t.Helper()
+	got, ok := plainComment([]byte(line))
+	if !ok {
+		return false
+	}
+	var want Comment
+	if err := json.Unmarshal([]byte(line), &want); err != nil {
+		t.Fatalf("plainComment took %q, which encoding/json refuses: %v", line, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plainComment(%q) = %+v, encoding/json gives %+v", line, got, want)
+	}
+	return true
+}
+
+func TestPlainComment(t *testing.T) {
+	taken := 0
+	for _, l := range plainCommentLines {
+		if checkPlainComment(t, l) {
+			taken++
+		}
+	}
+	if taken != 4 { // the first three and {}
+		t.Errorf("plainComment took %d of the lines, want the 4 plain ones", taken)
+	}
+	// the lines of a generated import are plain
+	for _, l := range strings.Split(genSpace(200, 12, 9), "\n") {
+		if strings.Contains(l, `"type":"comment"`) && !checkPlainComment(t, l) {
+			t.Errorf("plainComment did not take %s", l)
+		}
+	}
+}
+
+func FuzzPlainComment(f *testing.F) {
+	for _, l := range plainCommentLines {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) { checkPlainComment(t, line) })
+}

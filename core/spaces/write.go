@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -181,7 +182,10 @@ func parseTyped(kind string, line []byte) (record, error) {
 			}
 		}
 	case "comment":
-		if err = json.Unmarshal(line, &rec.comment); err == nil {
+		if c, ok := plainComment(line); ok {
+			rec.comment = c
+			rec.at, err = rec.comment.validate()
+		} else if err = json.Unmarshal(line, &rec.comment); err == nil {
 			rec.at, err = rec.comment.validate()
 		}
 	default:
@@ -195,6 +199,105 @@ func parseTyped(kind string, line []byte) (record, error) {
 		return record{}, fmt.Errorf("%s: %v", rec.kind, jsonMsg(err))
 	}
 	return rec, nil
+}
+
+// plainComment decodes a comment line of the plain shape most lines have, without reflection:
+// one object whose keys are spelt exactly as the format names them, each once, with no
+// attachments, string values without escapes or control characters, and ids that are such a
+// string or an integer in the int64 range. ok is false for any other line, which
+// encoding/json then decodes; for the lines it takes, the comment is the one encoding/json gives.
+func plainComment(line []byte) (c Comment, ok bool) {
+	var seen uint16
+	ok = true
+	n := jsonscan.Object(line, func(key, rest []byte) int {
+		var dst *string
+		var id *ID
+		var bit uint16
+		switch string(key) {
+		case "type":
+			bit = 1 << 0
+		case "id":
+			bit, id = 1<<1, &c.ID
+		case "task":
+			bit, id = 1<<2, &c.Task
+		case "kind":
+			bit, dst = 1<<3, &c.Kind
+		case "progress_type":
+			bit, dst = 1<<4, &c.ProgressType
+		case "tool_name":
+			bit, dst = 1<<5, &c.ToolName
+		case "author":
+			bit, dst = 1<<6, &c.Author
+		case "created_at":
+			bit, dst = 1<<7, &c.CreatedAt
+		case "body":
+			bit, dst = 1<<8, &c.Body
+		}
+		if bit == 0 || seen&bit != 0 {
+			ok = false
+			return -1
+		}
+		seen |= bit
+		if len(rest) > 0 && rest[0] == '"' {
+			str, end := plainString(rest)
+			if end < 0 {
+				ok = false
+				return -1
+			}
+			if dst != nil {
+				*dst = str
+			} else if id != nil {
+				*id = ID(str)
+			}
+			return end
+		}
+		if id == nil {
+			ok = false
+			return -1
+		}
+		end := 0
+		if end < len(rest) && rest[end] == '-' {
+			end++
+		}
+		digits := end
+		for end < len(rest) && '0' <= rest[end] && rest[end] <= '9' {
+			end++
+		}
+		if end == digits || (rest[digits] == '0' && end > digits+1) {
+			ok = false
+			return -1
+		}
+		if end < len(rest) && strings.IndexByte(",} \t\r\n", rest[end]) < 0 {
+			ok = false // a fraction, an exponent or another literal
+			return -1
+		}
+		v, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+		if err != nil {
+			ok = false
+			return -1
+		}
+		*id = ID(strconv.FormatInt(v, 10))
+		return end
+	})
+	return c, ok && n == len(line)
+}
+
+// plainString is the string that opens b when it holds no escape, no control character and
+// only valid UTF-8 (so encoding/json would give its bytes as they are), and the index just past
+// its closing quote; end is -1 for any other string.
+func plainString(b []byte) (s string, end int) {
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			if !utf8.Valid(b[1:i]) {
+				return "", -1
+			}
+			return string(b[1:i]), i + 1
+		case c == '\\' || c < 0x20:
+			return "", -1
+		}
+	}
+	return "", -1
 }
 
 // idField names the first id field of a line that holds neither a string nor an integer; it runs
