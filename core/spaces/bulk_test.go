@@ -416,3 +416,69 @@ func FuzzPlainComment(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) { checkPlainComment(t, line) })
 }
+
+// Lines parsed on several goroutines are written and reported in input order: the last of a
+// repeated id wins, rows are numbered in order of first appearance, and bad lines are listed
+// by number in order, across many chunks.
+func TestImportKeepsInputOrder(t *testing.T) {
+	const n, ids = 5 * chunkLines * parseWorkers, 500
+	var b strings.Builder
+	b.WriteString(`{"type":"space","id":"s","owner":"o"}` + "\n" + `{"type":"task","id":1,"space":"s","title":"t"}` + "\n")
+	line := 2
+	var wantBad []int
+	var order []string          // ids in order of first appearance
+	last := map[string]string{} // id → body of its last line
+	for i := 0; i < n; i++ {
+		line++
+		if i%37 == 5 {
+			b.WriteString("{oops\n")
+			wantBad = append(wantBad, line)
+			continue
+		}
+		id := fmt.Sprint(i % ids)
+		if _, ok := last[id]; !ok {
+			order = append(order, id)
+		}
+		last[id] = fmt.Sprintf("v%d", i)
+		fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":1,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"v%d"}`+"\n", i%ids, i)
+	}
+	for _, empty := range []bool{true, false} {
+		ws := newWorkspace(t)
+		if !empty {
+			importText(t, ws, `{"type":"space","id":"s","owner":"o"}`+"\n"+`{"type":"task","id":1,"space":"s","title":"t"}`+"\n"+
+				`{"type":"comment","id":"first","task":1,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`)
+		}
+		rep := importText(t, ws, b.String())
+		var gotBad []int
+		for _, bl := range rep.BadLines {
+			gotBad = append(gotBad, bl.Line)
+		}
+		if !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("bad lines %v, want %v", gotBad, wantBad)
+		}
+		st, err := Open(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.db.Query(`SELECT id, body FROM comments WHERE id <> 'first' ORDER BY rid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				t.Fatal(err)
+			}
+			if body != last[id] {
+				t.Fatalf("comment %s: body %s, want %s", id, body, last[id])
+			}
+			got = append(got, id)
+		}
+		rows.Close()
+		st.Close()
+		if !reflect.DeepEqual(got, order) {
+			t.Fatalf("rows in order %v, want %v", got, order)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -333,8 +334,9 @@ func jsonMsg(err error) string {
 // upserted by id, so importing the same file twice changes nothing; they may come in any order.
 // A bad line is reported by number and the others still load.
 //
-// Lines are read, parsed, folded and redacted on one goroutine while another writes the
-// previous batch, so the two cores work at once. Everything is written in one transaction, so
+// Lines are read on one goroutine, parsed, folded and redacted on parseWorkers others (in
+// chunks, put back in input order) while another writes the previous batch, so every core
+// works at once. Everything is written in one transaction, so
 // a failed, cancelled or killed import leaves the store as it was. Into a store with comments,
 // each batch of BatchSize records keeps both search indexes in step as it goes. Into a store with
 // no comments yet (a first import, the common case of a large one) the search indexes are built
@@ -396,27 +398,65 @@ type readReport struct {
 	err   error
 }
 
-// readBatches reads, parses and prepares the texts of every line of r, sending them in batches
-// until r ends or ctx is cancelled.
+// parseWorkers is how many goroutines parse lines and prepare their texts: parsing, folding and
+// redacting a line take longer than writing it, and each line's work is its own.
+const parseWorkers = 2
+
+// chunkLines is how many lines are handed to a parsing goroutine at a time.
+const chunkLines = 256
+
+// lineChunk is a run of consecutive lines of the input and, once ready is closed, what parsing
+// them gave.
+type lineChunk struct {
+	first int      // the line number of lines[0]
+	lines [][]byte // as read, with their line ends
+	done  int64    // bytes read through the chunk's last line
+	recs  []record
+	bad   []BadLine
+	err   error
+	ready chan struct{}
+}
+
+// readBatches reads every line of r, has them parsed and their texts prepared by parseWorkers
+// goroutines, and sends the records in input order, in batches of BatchSize, until r ends or
+// ctx is cancelled. It returns once every goroutine it started has stopped.
 func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedBatch) (rr readReport) {
+	work := make(chan *lineChunk, parseWorkers)
+	ordered := make(chan *lineChunk, 4*parseWorkers) // in input order: bounds the chunks in flight
+	var wg sync.WaitGroup
+	for range parseWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				s.parseChunk(ctx, c)
+				close(c.ready)
+			}
+		}()
+	}
+	collected := make(chan readReport, 1)
+	go func() { collected <- s.collectBatches(ctx, ordered, out) }()
+
 	br := bufio.NewReaderSize(r, 1<<20)
-	var batch []record
 	var done int64
+	chunk := &lineChunk{first: 1, ready: make(chan struct{})}
 	send := func() bool {
-		if len(batch) == 0 {
+		if len(chunk.lines) == 0 {
 			return true
 		}
+		chunk.done = done
 		select {
-		case out <- parsedBatch{recs: batch, done: done}:
-			batch = make([]record, 0, BatchSize)
-			return true
+		case ordered <- chunk:
 		case <-ctx.Done():
 			return false
 		}
+		work <- chunk // a worker takes it: workers never wait on anything but work
+		chunk = &lineChunk{first: rr.lines + 1, ready: make(chan struct{})}
+		return true
 	}
 	for {
 		if rr.lines%256 == 0 && ctx.Err() != nil {
-			return rr // the writer stopped: no more batches are taken
+			break // the writer stopped: no more batches are taken
 		}
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -425,31 +465,95 @@ func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedB
 			if rr.lines == 1 {
 				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
 			}
-			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-				rec, perr := parseLine(trimmed)
-				if perr != nil {
-					rr.bad = append(rr.bad, BadLine{Line: rr.lines, Message: perr.Error()})
-				} else {
-					if perr := s.prepareTexts(&rec); perr != nil {
-						rr.err = perr
-						return rr
-					}
-					batch = append(batch, rec)
-					if len(batch) >= BatchSize && !send() {
-						return rr
-					}
-				}
+			chunk.lines = append(chunk.lines, line)
+			if len(chunk.lines) >= chunkLines && !send() {
+				break
 			}
 		}
 		if err == io.EOF {
+			send()
 			break
 		}
 		if err != nil {
 			rr.err = fmt.Errorf("read line %d: %w", rr.lines+1, err)
-			return rr
+			break
 		}
 	}
-	send()
+	close(work)
+	close(ordered)
+	wg.Wait()
+	got := <-collected
+	rr.bad = got.bad
+	if rr.err == nil {
+		rr.err = got.err
+	}
+	return rr
+}
+
+// parseChunk parses the lines of c and prepares the texts of their records; a cancelled ctx
+// leaves the rest unparsed (nothing more is written then).
+func (s *Store) parseChunk(ctx context.Context, c *lineChunk) {
+	for i, line := range c.lines {
+		if i%64 == 0 && ctx.Err() != nil {
+			return
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		rec, err := parseLine(trimmed)
+		if err != nil {
+			c.bad = append(c.bad, BadLine{Line: c.first + i, Message: err.Error()})
+			continue
+		}
+		if err := s.prepareTexts(&rec); err != nil {
+			c.err = err
+			return
+		}
+		c.recs = append(c.recs, rec)
+	}
+	c.lines = nil
+}
+
+// collectBatches takes the parsed chunks in input order and sends their records in batches of
+// BatchSize; it reads ordered to its end even after ctx is cancelled or a chunk failed, so the
+// reader never waits on it. Its report holds the bad lines and the first error.
+func (s *Store) collectBatches(ctx context.Context, ordered <-chan *lineChunk, out chan<- parsedBatch) (rr readReport) {
+	batch := make([]record, 0, BatchSize)
+	var done int64
+	sending := true
+	send := func() {
+		if len(batch) == 0 || !sending {
+			return
+		}
+		select {
+		case out <- parsedBatch{recs: batch, done: done}:
+			batch = make([]record, 0, BatchSize)
+		case <-ctx.Done():
+			sending = false
+		}
+	}
+	for c := range ordered {
+		<-c.ready
+		if !sending {
+			continue
+		}
+		if c.err != nil && rr.err == nil {
+			rr.err, sending = c.err, false
+			continue
+		}
+		rr.bad = append(rr.bad, c.bad...)
+		done = c.done // progress counts a chunk's bytes with its first batch
+		for _, rec := range c.recs {
+			batch = append(batch, rec)
+			if len(batch) >= BatchSize {
+				send()
+			}
+		}
+	}
+	if rr.err == nil && ctx.Err() == nil {
+		send()
+	}
 	return rr
 }
 
