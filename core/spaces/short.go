@@ -129,14 +129,16 @@ func shortToken(term string) (string, bool) {
 // 6 hex digits of its bytes, so the index tokenizes and hashes half as much.
 func appendToken(b *strings.Builder, gram []byte) {
 	const digits = "0123456789abcdef"
-	for _, c := range gram {
-		switch {
-		case c >= utf8.RuneSelf, 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('_')
-			b.WriteByte(digits[c>>4])
-			b.WriteByte(digits[c&15])
+	kept := 0 // gram[kept:i] is written as it is
+	for i, c := range gram {
+		if c >= utf8.RuneSelf || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			continue
 		}
+		b.Write(gram[kept:i])
+		b.WriteByte('_')
+		b.WriteByte(digits[c>>4])
+		b.WriteByte(digits[c&15])
+		kept = i + 1
 	}
+	b.Write(gram[kept:])
 }

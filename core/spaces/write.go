@@ -210,6 +210,7 @@ func parseTyped(kind string, line []byte) (record, error) {
 func plainComment(line []byte) (c Comment, ok bool) {
 	var seen uint16
 	ok = true
+	text := "" // the line as a string once something is taken from it: the fields share it
 	n := jsonscan.Object(line, func(key, rest []byte) int {
 		var dst *string
 		var id *ID
@@ -240,11 +241,16 @@ func plainComment(line []byte) (c Comment, ok bool) {
 		}
 		seen |= bit
 		if len(rest) > 0 && rest[0] == '"' {
-			str, end := plainString(rest)
+			end := plainString(rest)
 			if end < 0 {
 				ok = false
 				return -1
 			}
+			if text == "" {
+				text = string(line)
+			}
+			at := len(line) - len(rest)
+			str := text[at+1 : at+end-1]
 			if dst != nil {
 				*dst = str
 			} else if id != nil {
@@ -283,22 +289,22 @@ func plainComment(line []byte) (c Comment, ok bool) {
 	return c, ok && n == len(line)
 }
 
-// plainString is the string that opens b when it holds no escape, no control character and
-// only valid UTF-8 (so encoding/json would give its bytes as they are), and the index just past
-// its closing quote; end is -1 for any other string.
-func plainString(b []byte) (s string, end int) {
+// plainString is the index just past the string that opens b when it holds no escape, no
+// control character and only valid UTF-8 (so encoding/json gives its bytes as they are), and -1
+// for any other string.
+func plainString(b []byte) (end int) {
 	for i := 1; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			if !utf8.Valid(b[1:i]) {
-				return "", -1
+				return -1
 			}
-			return string(b[1:i]), i + 1
+			return i + 1
 		case c == '\\' || c < 0x20:
-			return "", -1
+			return -1
 		}
 	}
-	return "", -1
+	return -1
 }
 
 // idField names the first id field of a line that holds neither a string nor an integer; it runs
