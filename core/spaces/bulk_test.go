@@ -310,6 +310,23 @@ func TestShortGramsBitmaps(t *testing.T) {
 			t.Fatalf("shortGrams(%q) = %q, want %q", s, got, want)
 		}
 	}
+	// long texts of many distinct characters outside ASCII grow the table of other grams, and
+	// short texts after them find it holding nothing of theirs
+	for i := 0; i < 40; i++ {
+		var b strings.Builder
+		for n := r.IntN(3000); n > 0; n-- {
+			if r.IntN(8) == 0 {
+				b.WriteRune(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteRune(0x4e00 + rune(r.IntN(300)))
+			}
+		}
+		for _, s := range []string{b.String(), "稀有", "a稀"} {
+			if got, want := shortGrams(s), shortGramsMap(s); got != want {
+				t.Fatalf("shortGrams of a text of %d bytes differs", len(s))
+			}
+		}
+	}
 }
 
 // parseLine's structural scan for the type gives what decoding the type gives, for good lines and

@@ -38,10 +38,30 @@ func init() {
 }
 
 // gramSet is a reusable set of the grams already written for one text: characters and pairs of
-// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in a map.
+// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in an
+// open-addressed table whose slots count as empty unless stamped with the current text's gen,
+// so starting the next text clears nothing there.
 type gramSet struct {
 	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
-	other map[uint64]struct{}
+	slots []gramSlot             // a power of two of them, at most half in use
+	used  int                    // slots of this gen
+	gen   uint32
+}
+
+// gramSlot is one slot of gramSet's table: key is in the set when gen is the set's.
+type gramSlot struct {
+	key uint64
+	gen uint32
+}
+
+// next readies g for another text.
+func (g *gramSet) next() {
+	g.ascii = [len(g.ascii)]uint64{}
+	g.used = 0
+	if g.gen++; g.gen == 0 { // after 2^32 texts: stamps of old texts would look current
+		clear(g.slots)
+		g.gen = 1
+	}
 }
 
 // add reports whether the gram of (a, b) was new, adding it; b < 0 is the single character a.
@@ -62,22 +82,44 @@ func (g *gramSet) add(a, b rune) bool {
 	if b >= 0 {
 		key = uint64(a)<<32 | uint64(b)
 	}
-	if _, ok := g.other[key]; ok {
-		return false
+	if 2*(g.used+1) > len(g.slots) {
+		g.grow()
 	}
-	g.other[key] = struct{}{}
-	return true
+	mask := uint64(len(g.slots) - 1)
+	for i := (key * 0x9e3779b97f4a7c15 >> 32) & mask; ; i = (i + 1) & mask {
+		s := &g.slots[i]
+		if s.gen != g.gen {
+			s.key, s.gen = key, g.gen
+			g.used++
+			return true
+		}
+		if s.key == key {
+			return false
+		}
+	}
 }
 
-var gramSets = sync.Pool{New: func() any { return &gramSet{other: map[uint64]struct{}{}} }}
+// grow doubles the table (256 slots at first), keeping the keys of this gen.
+func (g *gramSet) grow() {
+	old := g.slots
+	g.slots = make([]gramSlot, max(256, 2*len(old)))
+	g.used = 0
+	gen := g.gen
+	for _, s := range old {
+		if s.gen == gen {
+			g.add(rune(s.key>>32), rune(int32(uint32(s.key))))
+		}
+	}
+}
+
+var gramSets = sync.Pool{New: func() any { return &gramSet{gen: 1} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
 // distinct pairs of characters (without white space), as space-separated tokens (appendToken).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
 	defer func() {
-		seen.ascii = [len(seen.ascii)]uint64{}
-		clear(seen.other)
+		seen.next()
 		gramSets.Put(seen)
 	}()
 	var b strings.Builder
