@@ -573,11 +573,14 @@ func (s *Store) prepareTexts(rec *record) error {
 		if att == nil {
 			att = []string{}
 		}
-		attJSON, err := json.Marshal(att)
-		if err != nil {
-			return fmt.Errorf("encode attachments: %w", err)
+		rec.attJSON = "[]" // what json.Marshal gives for none, the common case
+		if len(att) > 0 {
+			attJSON, err := json.Marshal(att)
+			if err != nil {
+				return fmt.Errorf("encode attachments: %w", err)
+			}
+			rec.attJSON = string(attJSON)
 		}
-		rec.attJSON = string(attJSON)
 		if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
 			rec.itext = sql.NullString{String: t, Valid: true}
 			rec.dtext = sql.NullString{String: d, Valid: true}
