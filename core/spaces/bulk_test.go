@@ -272,15 +272,29 @@ func shortGramsMap(itext string) string {
 		}
 		if k := [2]rune{r, -1}; !seen[k] {
 			seen[k] = true
-			out = append(out, hex.EncodeToString([]byte(string(r))))
+			out = append(out, gramTokenBytes(string(r)))
 		}
 		if k := [2]rune{prev, r}; prev >= 0 && !seen[k] {
 			seen[k] = true
-			out = append(out, hex.EncodeToString([]byte(string(prev)+string(r))))
+			out = append(out, gramTokenBytes(string(prev)+string(r)))
 		}
 		prev = r
 	}
 	return strings.Join(out, " ")
+}
+
+// gramTokenBytes is the index token of a gram written out byte by byte, as appendToken's rule
+// says: a-z, 0-9 and bytes of characters outside ASCII kept, any other byte as '_' and hex.
+func gramTokenBytes(gram string) string {
+	var out strings.Builder
+	for _, c := range []byte(gram) {
+		if c >= 0x80 || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			out.WriteByte(c)
+		} else {
+			out.WriteString("_" + hex.EncodeToString([]byte{c}))
+		}
+	}
+	return out.String()
 }
 
 func TestShortGramsBitmaps(t *testing.T) {
@@ -294,6 +308,23 @@ func TestShortGramsBitmaps(t *testing.T) {
 		s := b.String()
 		if got, want := shortGrams(s), shortGramsMap(s); got != want {
 			t.Fatalf("shortGrams(%q) = %q, want %q", s, got, want)
+		}
+	}
+	// long texts of many distinct characters outside ASCII grow the table of other grams, and
+	// short texts after them find it holding nothing of theirs
+	for i := 0; i < 40; i++ {
+		var b strings.Builder
+		for n := r.IntN(3000); n > 0; n-- {
+			if r.IntN(8) == 0 {
+				b.WriteRune(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteRune(0x4e00 + rune(r.IntN(300)))
+			}
+		}
+		for _, s := range []string{b.String(), "稀有", "a稀"} {
+			if got, want := shortGrams(s), shortGramsMap(s); got != want {
+				t.Fatalf("shortGrams of a text of %d bytes differs", len(s))
+			}
 		}
 	}
 }
@@ -327,6 +358,144 @@ func TestParseLineShortcut(t *testing.T) {
 		want, werr := parseLineDecoded([]byte(l))
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v, %v\nwant %+v, %v", l, got, gerr, want, werr)
+		}
+	}
+}
+
+// plainCommentLines are comment lines plainComment takes and lines it must leave to
+// encoding/json: other spellings, escapes, control characters, bad UTF-8, numbers that are not
+// int64 integers, nulls, repeated keys, attachments, malformed objects.
+var plainCommentLines = []string{
+	`{"type":"comment","id":1,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x 稀有"}`,
+	`{ "body" : "b" , "id" : "c-1" , "task" : -0 , "kind":"progress","progress_type":"tool","tool_name":"Bash","created_at":"t", "type":"comment" }`,
+	`{"type":"comment","id":9223372036854775807,"task":-9223372036854775808}`,
+	`{"type":"comment","id":9223372036854775808,"task":1}`,
+	`{"type":"comment","id":01,"task":1}`,
+	`{"type":"comment","id":1.0,"task":1}`,
+	`{"type":"comment","id":1e3,"task":1}`,
+	`{"type":"comment","id":-,"task":1}`,
+	`{"type":"comment","id":1x,"task":1}`,
+	`{"type":"comment","id":null,"task":1}`,
+	`{"type":"comment","id":1,"body":null}`,
+	`{"type":"comment","id":1,"body":7}`,
+	`{"type":"comment","id":1,"body":"a\nb"}`,
+	`{"type":"comment","id":1,"body":"a\u00e9"}`,
+	"{\"type\":\"comment\",\"id\":1,\"body\":\"a\x01\"}",
+	"{\"type\":\"comment\",\"id\":1,\"body\":\"a\xff\"}",
+	`{"type":"comment","id":1,"Body":"x"}`,
+	`{"type":"comment","id":1,"body":"x","body":"y"}`,
+	`{"type":"comment","id":1,"attachments":["a"]}`,
+	`{"type":"comment","id":1,"extra":true}`,
+	`{"type":"comment","id":1,}`,
+	`{"type":"comment","id":1} x`,
+	`{"type":"comment","id":1`,
+	`{}`,
+}
+
+// plainComment gives exactly the comment encoding/json gives, for every line it takes.
+func checkPlainComment(t *testing.T, line string) bool {
+	t.Helper()
+	got, ok := plainComment([]byte(line))
+	if !ok {
+		return false
+	}
+	var want Comment
+	if err := json.Unmarshal([]byte(line), &want); err != nil {
+		t.Fatalf("plainComment took %q, which encoding/json refuses: %v", line, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plainComment(%q) = %+v, encoding/json gives %+v", line, got, want)
+	}
+	return true
+}
+
+func TestPlainComment(t *testing.T) {
+	taken := 0
+	for _, l := range plainCommentLines {
+		if checkPlainComment(t, l) {
+			taken++
+		}
+	}
+	if taken != 4 { // the first three and {}
+		t.Errorf("plainComment took %d of the lines, want the 4 plain ones", taken)
+	}
+	// the lines of a generated import are plain
+	for _, l := range strings.Split(genSpace(200, 12, 9), "\n") {
+		if strings.Contains(l, `"type":"comment"`) && !checkPlainComment(t, l) {
+			t.Errorf("plainComment did not take %s", l)
+		}
+	}
+}
+
+func FuzzPlainComment(f *testing.F) {
+	for _, l := range plainCommentLines {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) { checkPlainComment(t, line) })
+}
+
+// Lines parsed on several goroutines are written and reported in input order: the last of a
+// repeated id wins, rows are numbered in order of first appearance, and bad lines are listed
+// by number in order, across many chunks.
+func TestImportKeepsInputOrder(t *testing.T) {
+	const n, ids = 5 * chunkLines * parseWorkers, 500
+	var b strings.Builder
+	b.WriteString(`{"type":"space","id":"s","owner":"o"}` + "\n" + `{"type":"task","id":1,"space":"s","title":"t"}` + "\n")
+	line := 2
+	var wantBad []int
+	var order []string          // ids in order of first appearance
+	last := map[string]string{} // id → body of its last line
+	for i := 0; i < n; i++ {
+		line++
+		if i%37 == 5 {
+			b.WriteString("{oops\n")
+			wantBad = append(wantBad, line)
+			continue
+		}
+		id := fmt.Sprint(i % ids)
+		if _, ok := last[id]; !ok {
+			order = append(order, id)
+		}
+		last[id] = fmt.Sprintf("v%d", i)
+		fmt.Fprintf(&b, `{"type":"comment","id":%d,"task":1,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"v%d"}`+"\n", i%ids, i)
+	}
+	for _, empty := range []bool{true, false} {
+		ws := newWorkspace(t)
+		if !empty {
+			importText(t, ws, `{"type":"space","id":"s","owner":"o"}`+"\n"+`{"type":"task","id":1,"space":"s","title":"t"}`+"\n"+
+				`{"type":"comment","id":"first","task":1,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"x"}`)
+		}
+		rep := importText(t, ws, b.String())
+		var gotBad []int
+		for _, bl := range rep.BadLines {
+			gotBad = append(gotBad, bl.Line)
+		}
+		if !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("bad lines %v, want %v", gotBad, wantBad)
+		}
+		st, err := Open(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.db.Query(`SELECT id, body FROM comments WHERE id <> 'first' ORDER BY rid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				t.Fatal(err)
+			}
+			if body != last[id] {
+				t.Fatalf("comment %s: body %s, want %s", id, body, last[id])
+			}
+			got = append(got, id)
+		}
+		rows.Close()
+		st.Close()
+		if !reflect.DeepEqual(got, order) {
+			t.Fatalf("rows in order %v, want %v", got, order)
 		}
 	}
 }

@@ -202,6 +202,9 @@ func Normalize(s string) string { return collapseSpace(textmatch.Fold(s)) }
 
 // collapseSpace turns every run of white space into one space and drops it at both ends.
 func collapseSpace(f string) string {
+	if collapsed(f) {
+		return f // most texts: no copy
+	}
 	var b strings.Builder
 	b.Grow(len(f))
 	space := false
@@ -218,3 +221,36 @@ func collapseSpace(f string) string {
 	}
 	return b.String()
 }
+
+// collapsed reports whether collapseSpace would give f back unchanged: valid UTF-8 whose only
+// white space is single ' ' between other characters.
+func collapsed(f string) bool {
+	prevSpace := true // a space at the start is dropped
+	for i := 0; i < len(f); {
+		c := f[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' {
+				if prevSpace {
+					return false
+				}
+				prevSpace = true
+			} else if asciiSpace(c) {
+				return false
+			} else {
+				prevSpace = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(f[i:])
+		if r == utf8.RuneError && size == 1 || unicode.IsSpace(r) {
+			return false // collapseSpace spells a bad byte U+FFFD, and turns this space into ' '
+		}
+		prevSpace = false
+		i += size
+	}
+	return !prevSpace || f == ""
+}
+
+// asciiSpace reports whether the ASCII byte c is white space other than ' ' (unicode.IsSpace).
+func asciiSpace(c byte) bool { return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }

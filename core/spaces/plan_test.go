@@ -98,8 +98,9 @@ func TestShortMatch(t *testing.T) {
 		ok    bool
 	}{
 		{nil, "", false},
-		{[]string{"a"}, `"61"`, true},
-		{[]string{"ab", "認"}, `"6162" AND "e8aa8d"`, true},
+		{[]string{"a"}, `"a"`, true},
+		{[]string{"ab", "認"}, `"ab" AND "認"`, true},
+		{[]string{`"`, "A"}, `"_22" AND "_41"`, true},
 		{[]string{"ab", "abc"}, "", false}, // a term of three characters has no short token
 	} {
 		match, ok := shortMatch(tc.short)

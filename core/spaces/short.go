@@ -2,7 +2,6 @@ package spaces
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 	"strings"
 	"sync"
 	"unicode"
@@ -11,15 +10,14 @@ import (
 	"modernc.org/sqlite"
 )
 
-// The short-term index (SPEC §5.3): the trigram index cannot match a term of one or two
-// characters, and testing every comment of a space with LIKE costs time in proportion to the
-// space. comments_short is a contentless FTS5 table with one row per comment that has an index
-// text (rowid = comments.rid). Its document is every distinct character and every distinct pair
-// of neighbouring characters of the index text, each spelt as the hex digits of its UTF-8 bytes
-// (so the ascii tokenizer keeps it whole and nothing is folded twice), pairs with white space
-// left out: a query term never holds white space. A search asks the index for the rows holding
-// the term's token and tests the term on each with the same LIKE the walk uses, so the index only
-// chooses which rows are tested, never what matches.
+// The short-term index: the trigram index cannot match a term of one or two characters, and
+// testing every comment of a space with LIKE costs time in proportion to the space.
+// comments_short is a contentless FTS5 table with one row per comment that has an index text
+// (rowid = comments.rid). Its document is every distinct character and every distinct pair of
+// neighbouring characters of the index text, pairs with white space left out (a query term never
+// holds white space), each spelt as one token of the table's tokenizer (gramToken). A search asks
+// the index for the rows holding the term's token and tests the term on each with the same LIKE
+// the walk uses, so the index only chooses which rows are tested, never what matches.
 
 // shortGramsFunc is the SQL name of shortGrams, registered for every connection.
 const shortGramsFunc = "cairn_short_grams"
@@ -40,10 +38,30 @@ func init() {
 }
 
 // gramSet is a reusable set of the grams already written for one text: characters and pairs of
-// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in a map.
+// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in an
+// open-addressed table whose slots count as empty unless stamped with the current text's gen,
+// so starting the next text clears nothing there.
 type gramSet struct {
 	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
-	other map[uint64]struct{}
+	slots []gramSlot             // a power of two of them, at most half in use
+	used  int                    // slots of this gen
+	gen   uint32
+}
+
+// gramSlot is one slot of gramSet's table: key is in the set when gen is the set's.
+type gramSlot struct {
+	key uint64
+	gen uint32
+}
+
+// next readies g for another text.
+func (g *gramSet) next() {
+	g.ascii = [len(g.ascii)]uint64{}
+	g.used = 0
+	if g.gen++; g.gen == 0 { // after 2^32 texts: stamps of old texts would look current
+		clear(g.slots)
+		g.gen = 1
+	}
 }
 
 // add reports whether the gram of (a, b) was new, adding it; b < 0 is the single character a.
@@ -64,35 +82,55 @@ func (g *gramSet) add(a, b rune) bool {
 	if b >= 0 {
 		key = uint64(a)<<32 | uint64(b)
 	}
-	if _, ok := g.other[key]; ok {
-		return false
+	if 2*(g.used+1) > len(g.slots) {
+		g.grow()
 	}
-	g.other[key] = struct{}{}
-	return true
+	mask := uint64(len(g.slots) - 1)
+	for i := (key * 0x9e3779b97f4a7c15 >> 32) & mask; ; i = (i + 1) & mask {
+		s := &g.slots[i]
+		if s.gen != g.gen {
+			s.key, s.gen = key, g.gen
+			g.used++
+			return true
+		}
+		if s.key == key {
+			return false
+		}
+	}
 }
 
-var gramSets = sync.Pool{New: func() any { return &gramSet{other: map[uint64]struct{}{}} }}
+// grow doubles the table (256 slots at first), keeping the keys of this gen.
+func (g *gramSet) grow() {
+	old := g.slots
+	g.slots = make([]gramSlot, max(256, 2*len(old)))
+	g.used = 0
+	gen := g.gen
+	for _, s := range old {
+		if s.gen == gen {
+			g.add(rune(s.key>>32), rune(int32(uint32(s.key))))
+		}
+	}
+}
+
+var gramSets = sync.Pool{New: func() any { return &gramSet{gen: 1} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
-// distinct pairs of characters (without white space), as space-separated tokens (shortToken).
+// distinct pairs of characters (without white space), as space-separated tokens (appendToken).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
 	defer func() {
-		seen.ascii = [len(seen.ascii)]uint64{}
-		clear(seen.other)
+		seen.next()
 		gramSets.Put(seen)
 	}()
 	var b strings.Builder
-	b.Grow(len(itext) * 3)
+	b.Grow(len(itext) * 2)
 	var buf [2 * utf8.UTFMax]byte
-	var h [4 * utf8.UTFMax]byte
 	prev, prevSize := rune(-1), 0
 	write := func(gram []byte) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		n := hex.Encode(h[:], gram)
-		b.Write(h[:n])
+		appendToken(&b, gram)
 	}
 	for _, r := range itext {
 		if unicode.IsSpace(r) {
@@ -119,5 +157,30 @@ func shortToken(term string) (string, bool) {
 	if n < 1 || n > 2 || strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
 		return "", false
 	}
-	return hex.EncodeToString([]byte(term)), true
+	var b strings.Builder
+	b.Grow(3 * len(term))
+	appendToken(&b, []byte(term))
+	return b.String(), true
+}
+
+// appendToken writes the index token of gram, the UTF-8 of one or two characters, as the table's
+// tokenizer (ascii, with '_' a token character) keeps it whole and unchanged: the bytes of a
+// character outside ASCII and of a-z and 0-9 as they are, every other ASCII byte as '_' and its
+// two hex digits. Distinct grams have distinct tokens ('_' is always followed by two digits, and
+// UTF-8 sequences are self-delimiting), and a character of CJK text costs 3 bytes instead of the
+// 6 hex digits of its bytes, so the index tokenizes and hashes half as much.
+func appendToken(b *strings.Builder, gram []byte) {
+	const digits = "0123456789abcdef"
+	kept := 0 // gram[kept:i] is written as it is
+	for i, c := range gram {
+		if c >= utf8.RuneSelf || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			continue
+		}
+		b.Write(gram[kept:i])
+		b.WriteByte('_')
+		b.WriteByte(digits[c>>4])
+		b.WriteByte(digits[c&15])
+		kept = i + 1
+	}
+	b.Write(gram[kept:])
 }

