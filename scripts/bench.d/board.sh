@@ -64,4 +64,10 @@ done <"$BENCH_DIR/.board-mem"
 
 echo "  narrowing index of cairn serve / cairn mcp (go test -bench BenchmarkSearchNarrowed, full scan and narrowed alternating):"
 CAIRN_BENCH_SCALE=$BOARD_SCALE go test ./core/board -run '^$' -bench '^BenchmarkSearchNarrowed$' -benchtime 200x 2>&1 |
-  awk '/^BenchmarkSearchNarrowed\// { name = $1; sub(/^BenchmarkSearchNarrowed\//, "", name); sub(/-[0-9]+$/, "", name); printf "  %-52s %9.2f ms %9.2f ms CPU\n", name, $3 / 1e6, $5 / 1e6 }'
+  awk '/^BenchmarkSearchNarrowed\// { name = $1; sub(/^BenchmarkSearchNarrowed\//, "", name); sub(/-[0-9]+$/, "", name); printf "  %-52s %9.2f ms %9.2f ms CPU\n", name, $3 / 1e6, $5 / 1e6; print name "\t" $3 / 1e6 > "'"$BENCH_DIR"'/.board-narrow" }'
+# one row per query: the narrowed search (what cairn serve and cairn mcp run) beside the full scan
+while IFS=$'\t' read -r name ms; do
+  case $name in */narrowed) q=${name%/narrowed} ;; *) continue ;; esac
+  scan=$(awk -F'\t' -v n="$q/scan" '$1 == n { print $2 }' "$BENCH_DIR/.board-narrow")
+  record "board search in memory, narrowed (serve, mcp), $q, scale $BOARD_SCALE" "Index.Search, narrowing index" "$(printf '%.2f' "$ms")" "full scan, same run" "$(printf '%.2f' "$scan")" "-" "<= 1 ms"
+done <"$BENCH_DIR/.board-narrow"

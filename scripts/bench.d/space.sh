@@ -59,7 +59,8 @@ if [ ${#imp_p[@]} -gt 0 ]; then
   space_record "space import, $SPACE_N comments of 40 words" "cairn space import" "$c_ms" "python3 sqlite3, one insert per row + FTS5 trigram" "$p_ms" "-" ">= 1.0x the peer's rate"
   space_record "space import, $SPACE_N comments of 40 words, CPU time (user + sys)" "cairn space import" "$c_cpu" "python3 sqlite3, one insert per row + FTS5 trigram" "$p_cpu" "-" ">= 1.0x the peer's CPU rate"
 fi
-echo "  index sizes: $(sqlite3 "$w40_ws/spaces.db" "SELECT 'trigram ' || (SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_fts\_%' ESCAPE '\') / 1048576 || ' MiB, short-term ' || (SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_short\_%' ESCAPE '\') / 1048576 || ' MiB, spaces.db ' || (SELECT sum(pgsize) FROM dbstat) / 1048576 || ' MiB'" 2>/dev/null || echo "sqlite3 has no dbstat")"
+# (|| binds tighter than / in SQL: each size in parentheses)
+echo "  index sizes: $(sqlite3 -readonly "$w40_ws/spaces.db" "SELECT 'trigram ' || ((SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_fts\_%' ESCAPE '\') / 1048576) || ' MiB, short-term ' || ((SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_short\_%' ESCAPE '\') / 1048576) || ' MiB, spaces.db ' || ((SELECT sum(pgsize) FROM dbstat) / 1048576) || ' MiB'" 2>/dev/null || echo "sqlite3 has no dbstat")"
 
 # Short terms (one or two characters) from the short-term index: a rare one (稀有, 1 in 1,000
 # comments), a rare single character (稀) and one that occurs nowhere (zq), at 20,000 comments and
