@@ -24,7 +24,7 @@ func TestInterruptedImportExits130(t *testing.T) {
 	ws := newWorkspace(t, bin)
 	var b bytes.Buffer
 	b.WriteString(`{"revision": 1, "projects": [{"id": "p1", "title": "Project"}], "cards": [`)
-	for i := range 60000 {
+	for i := range 150000 { // an import of seconds: the signals below land well inside it
 		if i > 0 {
 			b.WriteByte(',')
 		}
