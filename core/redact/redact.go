@@ -37,12 +37,31 @@ type Rule struct {
 	// scan, when set, replaces Pattern: it calls add for every secret's byte range in s and
 	// returns how many bytes it examined.
 	scan func(s string, add func(start, end int)) int
+	// needs is what a text must hold for the rule to find anything in it, beyond its hints.
+	needs trigger
 }
+
+// trigger is a set of things a text must hold for a rule to match in it; screen checks them in
+// the same pass that looks for hints.
+type trigger uint8
+
+const (
+	// needsOperator: an = or a : (every assignment has one).
+	needsOperator trigger = 1 << iota
+	// needsBase64Run: a run of at least minBase64Run base64 characters.
+	needsBase64Run
+)
+
+// minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
+// wants 12 characters with at most 2 of padding.
+const minBase64Run = 10
 
 // Redactor applies a rule table; it holds no mutable state and is safe for concurrent use.
 type Redactor struct {
 	rules []Rule
 	hints hintIndex
+	// operatorRules and base64Rules are the rules that need an operator or a base64 run.
+	operatorRules, base64Rules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -167,8 +186,8 @@ func New() *Redactor {
 		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
 		// raw @, so it runs to the last @ before the path
 		rx("url_credentials", `[a-z][a-z0-9+.-]*://[^\s/?#:]*:([^\s/?#]*)@`, 1, "://"),
-		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments},
-		{Name: "base64_credentials", scan: scanBase64Credentials},
+		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		{Name: "base64_credentials", scan: scanBase64Credentials, needs: needsBase64Run},
 	}
 	for _, p := range providers {
 		rules = append(rules, rx(p.name, p.pattern, 0, p.hints...))
@@ -178,7 +197,16 @@ func New() *Redactor {
 
 // newRedactor indexes the hints of rules once, so Text finds the rules to run in one pass.
 func newRedactor(rules []Rule) *Redactor {
-	return &Redactor{rules: rules, hints: newHintIndex(rules)}
+	r := &Redactor{rules: rules, hints: newHintIndex(rules)}
+	for i, rule := range rules {
+		if rule.needs&needsOperator != 0 {
+			r.operatorRules.set(i)
+		}
+		if rule.needs&needsBase64Run != 0 {
+			r.base64Rules.set(i)
+		}
+	}
+	return r
 }
 
 // Rules returns a copy of the rule table, for tests and documentation.
@@ -197,11 +225,17 @@ func (r *Redactor) Text(s string) string {
 
 // TextStats is Text that also reports its work.
 func (r *Redactor) TextStats(s string) (string, Stats) {
+	return r.textStats(s, true)
+}
+
+// textStats is TextStats; without screen every pass folds its text and looks for hints in the
+// fold, which tests compare with the screened passes.
+func (r *Redactor) textStats(s string, screen bool) (string, Stats) {
 	var st Stats
 	// A text changed by a pass is passed again, in case a replacement made a new match; the passes
 	// are bounded, each linear.
 	for range 4 {
-		out := r.pass(s, &st)
+		out := r.pass(s, &st, screen)
 		if out == s {
 			break
 		}
@@ -214,11 +248,24 @@ func (r *Redactor) TextStats(s string) (string, Stats) {
 type span struct{ start, end int }
 
 // pass runs every hinted rule once over s (and its folded form) and replaces the union of matches.
-func (r *Redactor) pass(s string, st *Stats) string {
+// With screen, a text that screen finds nothing to look for in (most texts) is returned as it
+// is, after one pass over it and without allocating.
+func (r *Redactor) pass(s string, st *Stats, screen bool) string {
 	st.Passes++
-	f := textmatch.FoldMap(s)
 	st.Bytes += len(s)
-	hinted := r.hints.rules(f.Text)
+	var hinted ruleSet
+	screened := false
+	if screen {
+		hinted, screened = r.screen(s)
+	}
+	if screened && hinted == (ruleSet{}) {
+		return s
+	}
+	f := textmatch.FoldMap(s)
+	if !screened {
+		st.Bytes += len(s)
+		hinted = r.hints.rules(f.Text)
+	}
 	var spans []span
 	add := func(start, end int) {
 		if end > start {
@@ -583,15 +630,90 @@ func credentialBlob(b64 string) bool {
 	return colon > 0 && colon < len(dec)-3
 }
 
+// screen finds, in one pass over s, the rules that can match in s or in its folded form, when
+// folding s only lowers its ASCII letters: s holds nothing but ASCII and runes that fold to
+// themselves (textmatch.FoldsToItself). Then the folded text is s in lower case, byte for byte,
+// so the hints are looked for in s with its letters lowered as they are read, and so are the
+// operators and base64 runs the scanners need (case changes neither). ok is false for any other
+// text: its rules are the hinted ones of its folded form.
+func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
+	x := &r.hints
+	set := x.always
+	operator, base64Run := false, false
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			size := textmatch.SelfFoldingLen(s[i:])
+			if size == 0 {
+				return ruleSet{}, false
+			}
+			run = 0
+			i += size - 1
+			continue
+		}
+		switch {
+		case isB64(c):
+			run++
+			base64Run = base64Run || run >= minBase64Run
+		case c == '=' || c == ':':
+			operator = true
+			run = 0
+		default:
+			run = 0
+		}
+		if i+1 == len(s) || !x.first[c] || set.equal(x.all) {
+			continue
+		}
+		g := x.pair[uint16(lowerASCII(c))<<8|uint16(lowerASCII(s[i+1]))]
+		if g == 0 {
+			continue
+		}
+		for _, h := range x.groups[g-1] {
+			if h.rules.andNot(set) && hasLowerPrefix(s[i:], h.hint) {
+				set = set.or(h.rules)
+			}
+		}
+	}
+	if !operator {
+		set = set.minus(r.operatorRules)
+	}
+	if !base64Run {
+		set = set.minus(r.base64Rules)
+	}
+	return set, true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasLowerPrefix reports whether s with its ASCII letters lowered starts with lower.
+func hasLowerPrefix(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		if lowerASCII(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // ruleSet is a set of rule indexes, one bit per rule.
 type ruleSet [2]uint64
 
-func (s ruleSet) has(i int) bool        { return s[i>>6]&(1<<(i&63)) != 0 }
-func (s *ruleSet) set(i int)            { s[i>>6] |= 1 << (i & 63) }
-func (s ruleSet) or(t ruleSet) ruleSet  { return ruleSet{s[0] | t[0], s[1] | t[1]} }
-func (s ruleSet) andNot(t ruleSet) bool { return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 }
-func (s ruleSet) equal(t ruleSet) bool  { return s == t }
-func bit(i int) (s ruleSet)             { s.set(i); return s }
+func (s ruleSet) has(i int) bool          { return s[i>>6]&(1<<(i&63)) != 0 }
+func (s *ruleSet) set(i int)              { s[i>>6] |= 1 << (i & 63) }
+func (s ruleSet) or(t ruleSet) ruleSet    { return ruleSet{s[0] | t[0], s[1] | t[1]} }
+func (s ruleSet) andNot(t ruleSet) bool   { return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 }
+func (s ruleSet) minus(t ruleSet) ruleSet { return ruleSet{s[0] &^ t[0], s[1] &^ t[1]} }
+func (s ruleSet) equal(t ruleSet) bool    { return s == t }
+func bit(i int) (s ruleSet)               { s.set(i); return s }
 
 // hintIndex finds in one pass over a folded text the rules whose hints it holds, which is what
 // checking every hint of every rule with strings.Contains would give, without a pass per hint.
@@ -600,6 +722,7 @@ func bit(i int) (s ruleSet)             { s.set(i); return s }
 type hintIndex struct {
 	always ruleSet      // rules without hints: run on every text
 	all    ruleSet      // every rule
+	first  [256]bool    // the first bytes of hints, in either case
 	pair   []uint16     // by the first two bytes of a hint: 1 + its index in groups, or 0
 	groups [][]hintRule // hints sharing their first two bytes
 }
@@ -621,9 +744,11 @@ func newHintIndex(rules []Rule) hintIndex {
 			x.always = x.always.or(b)
 		}
 		for _, h := range rule.Hints {
-			if len(h) < 2 || h != strings.ToLower(h) {
-				panic("redact: hint " + strconv.Quote(h) + " of " + rule.Name + " is not lower case of at least 2 bytes")
+			if len(h) < 2 || h != strings.ToLower(h) || !isASCII(h) {
+				panic("redact: hint " + strconv.Quote(h) + " of " + rule.Name + " is not lower-case ASCII of at least 2 bytes")
 			}
+			x.first[h[0]] = true
+			x.first[strings.ToUpper(h[:1])[0]] = true
 			k := uint16(h[0])<<8 | uint16(h[1])
 			if x.pair[k] == 0 {
 				x.groups = append(x.groups, nil)

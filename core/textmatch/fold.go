@@ -31,9 +31,14 @@ func FoldMap(s string) Folded { return fold(s, true) }
 // fold is FoldMap; without keepMap it leaves out the map from folded bytes back to s (four bytes
 // for each byte of s), which Fold never reads.
 func fold(s string, keepMap bool) Folded {
-	if isPlainLower(s) {
-		return Folded{Text: s, src: s}
+	if lowered, ok := lowerOnly(s); ok {
+		return Folded{Text: lowered, src: s} // as long as s: the map is the identity
 	}
+	return foldRunes(s, keepMap)
+}
+
+// foldRunes is fold rune by rune, for any text.
+func foldRunes(s string, keepMap bool) Folded {
 	var caser cases.Caser
 	haveCaser := false
 	var b strings.Builder
@@ -149,15 +154,63 @@ func runeAt(s string, i int) (int, int) {
 	return i, i + 1
 }
 
-// isPlainLower reports whether s is ASCII with no upper-case letter, so folding is the identity.
-func isPlainLower(s string) bool {
+// FoldsToItself reports whether r is one of the runes that neither width nor case folding
+// changes, and that are common enough in text to check for: CJK punctuation, kana and ideographs
+// (U+3001 to U+9FFF; not U+3000, the ideographic space, which folds to a space) and Hangul
+// syllables. A text of ASCII and such runes folds by lowering its ASCII letters alone.
+func FoldsToItself(r rune) bool {
+	return r >= 0x3001 && r <= 0x9FFF || r >= 0xAC00 && r <= 0xD7A3
+}
+
+// SelfFoldingLen is the length in bytes of the rune s starts with when that rune folds to itself
+// (FoldsToItself), read from its three bytes without decoding it in full; 0 for any other start.
+func SelfFoldingLen(s string) int {
+	if len(s) < 3 || s[1]&0xC0 != 0x80 || s[2]&0xC0 != 0x80 {
+		return 0
+	}
+	c := s[0]
+	if c < 0xE3 || c > 0xED {
+		return 0 // lead bytes E3 to ED start U+3000 to U+DFFF, with no overlong forms
+	}
+	r := rune(c&0x0F)<<12 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F)
+	if !FoldsToItself(r) {
+		return 0
+	}
+	return 3
+}
+
+// lowerOnly is the fold of s when s holds only ASCII and runes that fold to themselves
+// (FoldsToItself): s with its ASCII letters lowered, s itself when it has none in upper case.
+// ok is false for any other text.
+func lowerOnly(s string) (folded string, ok bool) {
+	upper := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return false
+		if c < utf8.RuneSelf {
+			upper = upper || 'A' <= c && c <= 'Z'
+			continue
+		}
+		size := SelfFoldingLen(s[i:])
+		if size == 0 {
+			return "", false
+		}
+		i += size - 1
+	}
+	if !upper {
+		return s, true
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b.WriteString(s[last:i])
+			b.WriteByte(c + 'a' - 'A')
+			last = i + 1
 		}
 	}
-	return true
+	b.WriteString(s[last:])
+	return b.String(), true
 }
 
 // isCherokee reports Cherokee letters, whose Unicode case folding goes to the capital form; the

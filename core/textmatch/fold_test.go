@@ -93,3 +93,44 @@ func TestSpanSameLengthFold(t *testing.T) {
 		t.Errorf("stray continuation byte: %d, %d", a, b)
 	}
 }
+
+// TestFoldsToItself: every rune FoldsToItself names folds to itself, so a text of them and ASCII
+// folds by lowering its ASCII letters; the fast path gives what folding rune by rune gives.
+func TestFoldsToItself(t *testing.T) {
+	for r := rune(0); r <= 0x10FFFF; r++ {
+		if FoldsToItself(r) && (r < 0x80 || Fold(string(r)) != string(r) || foldRunes(string(r), false).Text != string(r)) {
+			t.Fatalf("%U is said to fold to itself", r)
+		}
+	}
+	if FoldsToItself('\u3000') || FoldsToItself('Ａ') || FoldsToItself('ſ') {
+		t.Fatal("a rune that folding changes is said to fold to itself")
+	}
+	for _, s := range []string{"", "abc", "ABC def", "認証 API フロー Token", "データ", "x\u3000y", "ＡＢＣ", "Straße", "a\xffB", "稀有 KUMQUAT", "한국어 Text"} {
+		fast, slow := FoldMap(s), foldRunes(s, true)
+		if fast.Text != slow.Text || (fast.orig == nil) != (slow.orig == nil) {
+			t.Errorf("%q: fast fold %q (map %v), rune by rune %q (map %v)", s, fast.Text, fast.orig != nil, slow.Text, slow.orig != nil)
+		}
+		if _, ok := lowerOnly(s); ok && fast.Text != strings.ToLower(s) {
+			t.Errorf("%q: fast fold %q is not its lower case", s, fast.Text)
+		}
+	}
+}
+
+// TestSelfFoldingLen: reading three bytes gives what decoding the rune and FoldsToItself give.
+func TestSelfFoldingLen(t *testing.T) {
+	for r := rune(0); r <= 0x10FFFF; r++ {
+		s := string(r) + "x"
+		want := 0
+		if FoldsToItself(r) {
+			want = 3
+		}
+		if got := SelfFoldingLen(s); got != want {
+			t.Fatalf("%U: %d, want %d", r, got, want)
+		}
+	}
+	for _, s := range []string{"", "\xe3", "\xe3\x81", "\xe3\x81x", "\xe3x\x81", "\xe0\x83\x81", "\xed\xa0\x80", "\xee\x80\x80"} {
+		if got := SelfFoldingLen(s); got != 0 {
+			t.Errorf("%q: %d, want 0", s, got)
+		}
+	}
+}
