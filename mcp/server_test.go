@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -80,4 +81,31 @@ func TestMCPRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
 		t.Fatal("MCP create did not reach the session log")
 	}
+}
+
+// A server raises the garbage collector's target while it runs, and leaves a GOGC set by the
+// user as it is.
+func TestServeRaisesTheGCTarget(t *testing.T) {
+	gcPercent := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	restore := raiseGC()
+	if p := gcPercent(); p != servingGC {
+		t.Fatalf("while serving the GC target is %d, want %d", p, servingGC)
+	}
+	restore()
+	if p := gcPercent(); p != 100 {
+		t.Fatalf("after serving the GC target is %d, want 100 back", p)
+	}
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50)
+	restore = raiseGC()
+	if p := gcPercent(); p != 50 {
+		t.Fatalf("with GOGC=50 the GC target is %d", p)
+	}
+	restore()
 }
