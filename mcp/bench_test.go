@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,11 +17,23 @@ import (
 
 // BenchmarkServeCall measures one warm tools/call through Serve over a pipe, the go-sdk client at
 // the other end, as `cairn mcp` runs it: profile it (-cpuprofile) to see what a call costs
-// besides the tool itself.
+// besides the tool itself. By default it searches the demo workspace's memory; CAIRN_BENCH_WS (a
+// workspace), CAIRN_BENCH_TOOL, CAIRN_BENCH_INPUT, CAIRN_BENCH_TASK and CAIRN_BENCH_CARD call another tool, as
+// scripts/bench.d/mcp.sh does through the binary.
 func BenchmarkServeCall(b *testing.B) {
-	root := b.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "fixtures", "demo"))); err != nil {
-		b.Fatal(err)
+	root := os.Getenv("CAIRN_BENCH_WS")
+	if root == "" {
+		root = b.TempDir()
+		if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "fixtures", "demo"))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	name, args := "MemorySearch", map[string]any{"query": "session"}
+	if t := os.Getenv("CAIRN_BENCH_TOOL"); t != "" {
+		name, args = t, map[string]any{}
+		if err := json.Unmarshal([]byte(os.Getenv("CAIRN_BENCH_INPUT")), &args); err != nil {
+			b.Fatalf("CAIRN_BENCH_INPUT: %v", err)
+		}
 	}
 	ws, err := workspace.Open(root, root)
 	if err != nil {
@@ -34,7 +47,7 @@ func BenchmarkServeCall(b *testing.B) {
 	go func() {
 		// the server's goroutines carry the label: -tagfocus side=server shows its share alone
 		pprof.Do(ctx, pprof.Labels("side", "server"), func(ctx context.Context) {
-			done <- Serve(ctx, tools.New(), "bench", tools.Context{Workspace: ws, Cache: tools.NewCache()}, inR, outW)
+			done <- Serve(ctx, tools.New(), "bench", tools.Context{Workspace: ws, Caller: workspace.Caller{User: "bench", Task: os.Getenv("CAIRN_BENCH_TASK"), Card: os.Getenv("CAIRN_BENCH_CARD")}, Cache: tools.NewCache()}, inR, outW)
 		})
 	}()
 	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
@@ -42,11 +55,11 @@ func BenchmarkServeCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	params := &sdk.CallToolParams{Name: "MemorySearch", Arguments: map[string]any{"query": "session"}}
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	call := func() {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {
-			b.Fatalf("MemorySearch: %v %+v", err, res)
+			b.Fatalf("%s: %v %+v", name, err, res)
 		}
 	}
 	for range 20 {

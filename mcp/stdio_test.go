@@ -152,3 +152,44 @@ func FuzzGateInbound(f *testing.F) {
 		}
 	})
 }
+
+// A successful answer has its id replaced in place, and the line is the one decoding and
+// encoding it again would give; other lines take the long way.
+func TestResultLineInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		clientID string
+		line     string
+		fast     bool
+	}{
+		{`"two"`, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"a\":\"<b> & 迁移\"}"}],"structuredContent":{"a":"\u003cb\u003e"}}}`, true},
+		{`1.5`, `{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{`7`, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"method \"tools/call\" is invalid during session initialization"}}`, false},
+		{`7`, `{"jsonrpc":"2.0","id":1,"result":{"x":1}`, false},
+	} {
+		mk := func() *gate {
+			g := &gate{ctx: context.Background(), out: io.Discard}
+			g.cond = sync.NewCond(&g.mu)
+			g.register(json.RawMessage(tc.clientID), "tools/call")
+			return g
+		}
+		_, fast := mk().resultLine([]byte(tc.line))
+		if fast != tc.fast {
+			t.Errorf("%s: in place %v, want %v", tc.line, fast, tc.fast)
+		}
+		if !fast {
+			continue
+		}
+		got := string(mk().outbound([]byte(tc.line)))
+		var m wire
+		json.Unmarshal([]byte(tc.line), &m)
+		m.ID = json.RawMessage(tc.clientID)
+		if want := strings.TrimSuffix(string(encode(m)), "\n"); got != want {
+			t.Errorf("answer line\n%s\nwant\n%s", got, want)
+		}
+	}
+	g := &gate{ctx: context.Background(), out: io.Discard}
+	g.cond = sync.NewCond(&g.mu)
+	if got, _ := g.resultLine([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); string(got) != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("an answer to no request of the client's = %s, want it as it is", got)
+	}
+}
