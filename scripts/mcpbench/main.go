@@ -3,8 +3,8 @@
 // calls the tool -warmup times, then -n times one after the other, and prints p50, p99 and max,
 // the size of the answer's text block, and the CPU time per call of the server and of this
 // client (on Linux), and the server's peak resident memory: on a busy machine the CPU figures
-// vary much less than the wall times, and
-// the client's share is a floor no server change can lower.
+// vary much less than the wall times, and the client's share is a floor no server change can
+// lower.
 //
 //	go run ./scripts/mcpbench -cairn .bench/cairn -label "space search, rare term" \
 //	  -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C ws --user bench --task 0
