@@ -11,7 +11,7 @@ go build -o "$mcpbench" ./scripts/mcpbench
 # "(before)" at the end of its label column.
 mcp_before() {
   [ -n "${MCP_BEFORE:-}" ] || return 0
-  "$mcpbench" -cairn "$MCP_BEFORE" "$@" | sed -E 's/^  (.{36}).{9}/  \1 (before)/'
+  "$mcpbench" -cairn "$MCP_BEFORE" "$@" | sed -E 's/^  (.{35}).{9}/  \1 (before)/'
 }
 mcp_face() { mcp_before -n "$MCP_N" "$@"; "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
 # mcp_record LINES: prints mcpbench lines and records the last as a row of docs/benchmarks.md (p50 as
