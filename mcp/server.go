@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,11 +62,23 @@ func answerJSON(out any) ([]byte, error) {
 	if e, ok := out.(tools.Encoded); ok {
 		return e.JSON, nil
 	}
-	return json.Marshal(out)
+	return marshal(out)
+}
+
+// marshal is json.Marshal without HTML escaping: <, > and & are written as they are, not as
+// \u003c (six bytes, seven once the text block quotes it again); the JSON value is the same.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func errorResult(err error) *sdk.CallToolResult {
-	body, _ := json.Marshal(tools.ErrorOf(err))
+	body, _ := marshal(tools.ErrorOf(err))
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
 }
 

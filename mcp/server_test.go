@@ -109,3 +109,34 @@ func TestServeRaisesTheGCTarget(t *testing.T) {
 	}
 	restore()
 }
+
+// Answers and errors are written without HTML escaping: <, > and & as they are, not \u003c.
+func TestAnswersKeepAngleBrackets(t *testing.T) {
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := NewServer(tools.New(), "test", newContext(t)).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, tc := range []struct {
+		tool      string
+		args      map[string]any
+		want      string
+		wantError bool
+	}{
+		{"TaskCreate", map[string]any{"subject": "<b> & </b>"}, `"subject":"<b> & </b>"`, false},
+		{"TaskUpdate", map[string]any{"taskid": 1, "status": "<done>"}, `\"<done>\"`, true},
+	} {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil || res.IsError != tc.wantError {
+			t.Fatalf("%s: %v %+v", tc.tool, err, res)
+		}
+		if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, tc.want) || strings.Contains(text, `\u003c`) {
+			t.Errorf("%s answer = %s, want %s in it as it is", tc.tool, text, tc.want)
+		}
+	}
+}
