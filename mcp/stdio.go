@@ -420,11 +420,12 @@ func (g *gate) outbound(line []byte) []byte {
 // resultPrefix is how the go-sdk begins the line of a successful answer, before its id.
 var resultPrefix = []byte(`{"jsonrpc":"2.0","id":`)
 
-// resultLine is outbound for the usual line, a successful answer under an id the gate gave:
-// only the id is replaced, without decoding and encoding the line again. ok is false for any
-// other line.
+// resultLine is outbound for the usual line, a successful answer under an id the gate gave,
+// {"jsonrpc":"2.0","id":N,"result":VALUE} and nothing else: only the id is replaced, without
+// decoding and encoding the line again (which would give the same message). ok is false for
+// any other line.
 func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
-	if !bytes.HasPrefix(line, resultPrefix) {
+	if !bytes.HasPrefix(line, resultPrefix) || !bytes.HasSuffix(line, []byte("}")) {
 		return nil, false
 	}
 	rest := line[len(resultPrefix):]
@@ -432,7 +433,11 @@ func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
-	if n == 0 || !bytes.HasPrefix(rest[n:], []byte(`,"result":`)) || !json.Valid(line) {
+	if n == 0 || (n > 1 && rest[0] == '0') || !bytes.HasPrefix(rest[n:], []byte(`,"result":`)) {
+		return nil, false
+	}
+	value := bytes.TrimSpace(rest[n+len(`,"result":`) : len(rest)-1])
+	if bytes.Equal(value, null) || !json.Valid(value) {
 		return nil, false
 	}
 	id, err := strconv.ParseInt(string(rest[:n]), 10, 64)

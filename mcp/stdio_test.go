@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -192,4 +194,45 @@ func TestResultLineInPlace(t *testing.T) {
 	if got, _ := g.resultLine([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); string(got) != `{"jsonrpc":"2.0","id":3,"result":{}}` {
 		t.Errorf("an answer to no request of the client's = %s, want it as it is", got)
 	}
+}
+
+// Whatever the server writes, an answer given its id back in place is the line the long way
+// (decoding and encoding it again) would give, but for the long way's compaction: the go-sdk
+// writes compact JSON.
+func FuzzResultLine(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}]}}`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"a":"<b> & \u2028"} }`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":1,"message":"x"}}`)
+	f.Add(`{"jsonrpc":"2.0","id":01,"result":1}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		mk := func() *gate {
+			g := &gate{ctx: context.Background(), out: io.Discard}
+			g.cond = sync.NewCond(&g.mu)
+			g.register(json.RawMessage(`"c"`), "tools/call")
+			return g
+		}
+		fast, ok := mk().resultLine([]byte(line))
+		if !ok {
+			return
+		}
+		g := mk()
+		var m wire
+		if json.Unmarshal([]byte(line), &m) != nil || m.Method != "" || len(m.ID) == 0 {
+			t.Fatalf("%q answered in place, but the long way passes it on as it is", line)
+		}
+		id, err := strconv.ParseInt(string(m.ID), 10, 64)
+		c, found := g.answered(id)
+		if err != nil || !found {
+			if string(fast) != line {
+				t.Fatalf("%q, an answer to no request, became %q", line, fast)
+			}
+			return
+		}
+		m.ID = c.raw
+		var compact bytes.Buffer
+		json.Compact(&compact, fast)
+		if want := strings.TrimSuffix(string(encode(m)), "\n"); compact.String() != want {
+			t.Fatalf("%q in place is\n%s\nthe long way\n%s", line, fast, want)
+		}
+	})
 }
