@@ -3,11 +3,14 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,17 +62,30 @@ func answerJSON(out any) ([]byte, error) {
 	if e, ok := out.(tools.Encoded); ok {
 		return e.JSON, nil
 	}
-	return json.Marshal(out)
+	return marshal(out)
+}
+
+// marshal is json.Marshal without HTML escaping: <, > and & are written as they are, not as
+// \u003c (six bytes, seven once the text block quotes it again); the JSON value is the same.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func errorResult(err error) *sdk.CallToolResult {
-	body, _ := json.Marshal(tools.ErrorOf(err))
+	body, _ := marshal(tools.ErrorOf(err))
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
 }
 
 // Serve runs the tools of r over MCP on in and out until the client's input ends or ctx is done;
 // the end of the input is the normal end of a session, not an error.
 func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer) error {
+	defer raiseGC()()
 	b := newBodies()
 	err := newServer(r, version, c, b).Run(ctx, newStdioTransport(ctx, in, out, b))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
@@ -81,6 +97,27 @@ func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Conte
 // isClosed recognises the end of the client's input, the normal way an stdio session ends.
 func isClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, sdk.ErrConnectionClosed)
+}
+
+// servingGC is the garbage collector's target while Serve runs (GOGC=200): each message costs
+// the go-sdk about 160 kB of short-lived buffers (32 kB per JSON decoding), on a small live
+// heap, so at the default target a warm call spent about a third of the server's CPU (0.44 ms
+// of a memory search's; 0.30 at 200, 0.28 at 400). 200 keeps most of that for less memory: a
+// server answering a list of 10,000 tasks peaks at about 75 MiB (50 at 100, 95 at 400).
+const servingGC = 200
+
+// raiseGC raises the garbage collector's target to servingGC for a long-lived server, unless
+// GOGC is set or the target is higher already, and returns what puts it back.
+func raiseGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(servingGC)
+	if old < 0 || old > servingGC {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 func boolPtr(b bool) *bool { return &b }

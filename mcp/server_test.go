@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -79,5 +80,63 @@ func TestMCPRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
 		t.Fatal("MCP create did not reach the session log")
+	}
+}
+
+// A server raises the garbage collector's target while it runs, and leaves a GOGC set by the
+// user as it is.
+func TestServeRaisesTheGCTarget(t *testing.T) {
+	gcPercent := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	restore := raiseGC()
+	if p := gcPercent(); p != servingGC {
+		t.Fatalf("while serving the GC target is %d, want %d", p, servingGC)
+	}
+	restore()
+	if p := gcPercent(); p != 100 {
+		t.Fatalf("after serving the GC target is %d, want 100 back", p)
+	}
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50)
+	restore = raiseGC()
+	if p := gcPercent(); p != 50 {
+		t.Fatalf("with GOGC=50 the GC target is %d", p)
+	}
+	restore()
+}
+
+// Answers and errors are written without HTML escaping: <, > and & as they are, not \u003c.
+func TestAnswersKeepAngleBrackets(t *testing.T) {
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := NewServer(tools.New(), "test", newContext(t)).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, tc := range []struct {
+		tool      string
+		args      map[string]any
+		want      string
+		wantError bool
+	}{
+		{"TaskCreate", map[string]any{"subject": "<b> & </b>"}, `"subject":"<b> & </b>"`, false},
+		{"TaskUpdate", map[string]any{"taskid": 1, "status": "<done>"}, `\"<done>\"`, true},
+	} {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil || res.IsError != tc.wantError {
+			t.Fatalf("%s: %v %+v", tc.tool, err, res)
+		}
+		if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, tc.want) || strings.Contains(text, `\u003c`) {
+			t.Errorf("%s answer = %s, want %s in it as it is", tc.tool, text, tc.want)
+		}
 	}
 }

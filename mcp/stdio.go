@@ -385,6 +385,9 @@ func checkParams(method string, params json.RawMessage) string {
 // outbound turns one line from the server (without its newline) into the line the client gets: an answer goes back
 // under the id the client wrote, and the go-sdk's code-0 errors get their JSON-RPC codes.
 func (g *gate) outbound(line []byte) []byte {
+	if out, ok := g.resultLine(line); ok {
+		return out
+	}
 	var m wire
 	if json.Unmarshal(line, &m) != nil || m.Method != "" || len(m.ID) == 0 {
 		g.mu.Lock()
@@ -412,6 +415,42 @@ func (g *gate) outbound(line []byte) []byte {
 		}
 	}
 	return bytes.TrimRight(encode(m), "\n")
+}
+
+// resultPrefix is how the go-sdk begins the line of a successful answer, before its id.
+var resultPrefix = []byte(`{"jsonrpc":"2.0","id":`)
+
+// resultLine is outbound for the usual line, a successful answer under an id the gate gave,
+// {"jsonrpc":"2.0","id":N,"result":VALUE} and nothing else: only the id is replaced, without
+// decoding and encoding the line again (which would give the same message). ok is false for
+// any other line.
+func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
+	if !bytes.HasPrefix(line, resultPrefix) || !bytes.HasSuffix(line, []byte("}")) {
+		return nil, false
+	}
+	rest := line[len(resultPrefix):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || (n > 1 && rest[0] == '0') || !bytes.HasPrefix(rest[n:], []byte(`,"result":`)) {
+		return nil, false
+	}
+	value := bytes.TrimSpace(rest[n+len(`,"result":`) : len(rest)-1])
+	if bytes.Equal(value, null) || !json.Valid(value) {
+		return nil, false
+	}
+	id, err := strconv.ParseInt(string(rest[:n]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	c, ok := g.answered(id)
+	if !ok {
+		return line, true
+	}
+	out = make([]byte, 0, len(line)-n+len(c.raw))
+	out = append(append(append(out, resultPrefix...), c.raw...), rest[n:]...)
+	return out, true
 }
 
 // gateReader passes the client's messages on, checked and renumbered, and holds back the end

@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -149,6 +151,88 @@ func FuzzGateInbound(f *testing.F) {
 			if a != "" && (json.Unmarshal([]byte(a), &w) != nil || w.Error == nil || w.Error.Code > -32000) {
 				t.Fatalf("answered %q", a)
 			}
+		}
+	})
+}
+
+// A successful answer has its id replaced in place, and the line is the one decoding and
+// encoding it again would give; other lines take the long way.
+func TestResultLineInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		clientID string
+		line     string
+		fast     bool
+	}{
+		{`"two"`, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"a\":\"<b> & 迁移\"}"}],"structuredContent":{"a":"\u003cb\u003e"}}}`, true},
+		{`1.5`, `{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{`7`, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"method \"tools/call\" is invalid during session initialization"}}`, false},
+		{`7`, `{"jsonrpc":"2.0","id":1,"result":{"x":1}`, false},
+	} {
+		mk := func() *gate {
+			g := &gate{ctx: context.Background(), out: io.Discard}
+			g.cond = sync.NewCond(&g.mu)
+			g.register(json.RawMessage(tc.clientID), "tools/call")
+			return g
+		}
+		_, fast := mk().resultLine([]byte(tc.line))
+		if fast != tc.fast {
+			t.Errorf("%s: in place %v, want %v", tc.line, fast, tc.fast)
+		}
+		if !fast {
+			continue
+		}
+		got := string(mk().outbound([]byte(tc.line)))
+		var m wire
+		json.Unmarshal([]byte(tc.line), &m)
+		m.ID = json.RawMessage(tc.clientID)
+		if want := strings.TrimSuffix(string(encode(m)), "\n"); got != want {
+			t.Errorf("answer line\n%s\nwant\n%s", got, want)
+		}
+	}
+	g := &gate{ctx: context.Background(), out: io.Discard}
+	g.cond = sync.NewCond(&g.mu)
+	if got, _ := g.resultLine([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); string(got) != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("an answer to no request of the client's = %s, want it as it is", got)
+	}
+}
+
+// Whatever the server writes, an answer given its id back in place is the line the long way
+// (decoding and encoding it again) would give, but for the long way's compaction: the go-sdk
+// writes compact JSON.
+func FuzzResultLine(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}]}}`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"a":"<b> & \u2028"} }`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":1,"message":"x"}}`)
+	f.Add(`{"jsonrpc":"2.0","id":01,"result":1}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		mk := func() *gate {
+			g := &gate{ctx: context.Background(), out: io.Discard}
+			g.cond = sync.NewCond(&g.mu)
+			g.register(json.RawMessage(`"c"`), "tools/call")
+			return g
+		}
+		fast, ok := mk().resultLine([]byte(line))
+		if !ok {
+			return
+		}
+		g := mk()
+		var m wire
+		if json.Unmarshal([]byte(line), &m) != nil || m.Method != "" || len(m.ID) == 0 {
+			t.Fatalf("%q answered in place, but the long way passes it on as it is", line)
+		}
+		id, err := strconv.ParseInt(string(m.ID), 10, 64)
+		c, found := g.answered(id)
+		if err != nil || !found {
+			if string(fast) != line {
+				t.Fatalf("%q, an answer to no request, became %q", line, fast)
+			}
+			return
+		}
+		m.ID = c.raw
+		var compact bytes.Buffer
+		json.Compact(&compact, fast)
+		if want := strings.TrimSuffix(string(encode(m)), "\n"); compact.String() != want {
+			t.Fatalf("%q in place is\n%s\nthe long way\n%s", line, fast, want)
 		}
 	})
 }

@@ -43,7 +43,6 @@ type Tool struct {
 	// ReadOnly tools never change the workspace; MCP clients may call them without asking.
 	ReadOnly bool
 	Schema   *jsonschema.Schema
-	resolved *jsonschema.Resolved
 	run      func(ctx context.Context, c Context, raw json.RawMessage) (any, error)
 }
 
@@ -59,12 +58,14 @@ func define[In any](name, command, description string, readOnly bool, fix func(*
 	if fix != nil {
 		fix(schema)
 	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
+	if _, err := schema.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
 	}
+	if err := checkable(schema); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
 	return &Tool{
-		Name: name, Command: command, Description: description, ReadOnly: readOnly, Schema: schema, resolved: resolved,
+		Name: name, Command: command, Description: description, ReadOnly: readOnly, Schema: schema,
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
@@ -76,13 +77,15 @@ func define[In any](name, command, description string, readOnly bool, fix func(*
 	}
 }
 
-// Call validates input against the tool's schema and runs it. Empty input means {}.
+// Call validates input against the tool's schema and runs it. Empty input means {}. Every
+// keyword of the schema is checked here by hand (checkable holds each schema to the keywords
+// check knows, when the tool is defined), so no general JSON Schema validation runs per call.
 func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any, error) {
 	input = bytes.TrimSpace(input)
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	var instance any
+	var instance any // only to find numbers past float64 anywhere, as encoding/json reports them
 	if err := json.Unmarshal(input, &instance); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) { // valid JSON, but a number past float64
@@ -102,11 +105,54 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	if problem := t.check(exact); problem != "" {
 		return nil, errs.Invalidf("%s input: %s", t.Name, problem)
 	}
-	if err := t.resolved.Validate(instance); err != nil {
-		// check above covers every keyword the tool schemas use; this is a backstop.
-		return nil, errs.Invalidf("%s input does not fit its schema: %v", t.Name, err)
-	}
 	return t.run(ctx, c, input)
+}
+
+// checkable fails for a schema using a keyword Call does not check: the schema is an object of
+// properties (additionalProperties false, required), each property limited by type, enum,
+// minimum, maximum and items, and the items of an array by type and enum.
+func checkable(s *jsonschema.Schema) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	if ap, ok := top["additionalProperties"]; !ok || string(ap) != "false" {
+		return fmt.Errorf("schema: unknown fields must be refused (additionalProperties false)")
+	}
+	if err := onlyKeywords("the schema", top, "type", "properties", "required", "additionalProperties"); err != nil {
+		return err
+	}
+	var props map[string]map[string]json.RawMessage
+	json.Unmarshal(top["properties"], &props)
+	for name, p := range props {
+		if err := onlyKeywords("property "+name, p, "type", "description", "enum", "minimum", "maximum", "items"); err != nil {
+			return err
+		}
+		if raw, ok := p["items"]; ok {
+			var items map[string]json.RawMessage
+			if json.Unmarshal(raw, &items) != nil {
+				return fmt.Errorf("schema: property %s: items is not one schema", name)
+			}
+			if err := onlyKeywords("the items of "+name, items, "type", "description", "enum"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// onlyKeywords fails for a keyword of schema not among allowed.
+func onlyKeywords(what string, schema map[string]json.RawMessage, allowed ...string) error {
+	for k := range schema {
+		if !slices.Contains(allowed, k) {
+			return fmt.Errorf("schema: %s uses %q, which tool input checking does not know", what, k)
+		}
+	}
+	return nil
 }
 
 // check says what is wrong with the input's fields, the way a model can act on: the field,

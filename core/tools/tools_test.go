@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
@@ -213,5 +216,40 @@ func TestDefinitionsMatchGolden(t *testing.T) {
 	}
 	if string(bytes.TrimSpace(got)) != string(bytes.TrimSpace(want)) {
 		t.Fatalf("tool definitions differ from testdata/tools.json:\n%s", got)
+	}
+}
+
+// Call checks tool input by hand, without a general JSON Schema validator: a schema using a
+// keyword that checking does not know is refused when its tool is defined.
+func TestSchemasUseOnlyCheckedKeywords(t *testing.T) {
+	for _, tool := range New().List() {
+		if err := checkable(tool.Schema); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+	}
+	type in struct {
+		Name string   `json:"name"`
+		Tags []string `json:"tags"`
+	}
+	for message, fix := range map[string]func(*jsonschema.Schema){
+		`property name uses "pattern"`: func(s *jsonschema.Schema) { s.Properties["name"].Pattern = "^a" },
+		`the items of tags uses "minLength"`: func(s *jsonschema.Schema) {
+			n := 1
+			s.Properties["tags"].Items.MinLength = &n
+		},
+		`the schema uses "minProperties"`: func(s *jsonschema.Schema) {
+			n := 1
+			s.MinProperties = &n
+		},
+		"unknown fields must be refused": func(s *jsonschema.Schema) { s.AdditionalProperties = nil },
+	} {
+		func() {
+			defer func() {
+				if r := fmt.Sprint(recover()); !strings.Contains(r, message) {
+					t.Errorf("define with %s: panic %q", message, r)
+				}
+			}()
+			define("Probe", "probe", "", true, fix, func(context.Context, Context, in) (any, error) { return nil, nil })
+		}()
 	}
 }

@@ -2,18 +2,27 @@
 # process, through the go-sdk MCP client spawning it as a command transport (scripts/mcpbench):
 # space search for a rare term (200,000 comments), memory search on the demo workspace, task list
 # on a log of 10,000 tasks, flowly_search on a board of scale 10. Target: p50 <= 1 ms, p99 <= 5 ms.
+# MCP_BEFORE=path/to/an/older/cairn measures that build too, each face right before this one, in
+# the same run (its rows are printed, not recorded).
 MCP_N=${MCP_N:-1000}  # calls per face (MCP_TASK_N for the task list)
 mcpbench="$BENCH_DIR/mcpbench"
 go build -o "$mcpbench" ./scripts/mcpbench
-mcp_face() { "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
-# mcp_record LINE: prints an mcpbench line and records it as a row of docs/benchmarks.md (p50 as
+# mcp_before ARGS...: the row of the MCP_BEFORE build for one face, when one is given, marked
+# "(before)" at the end of its label column.
+mcp_before() {
+  [ -n "${MCP_BEFORE:-}" ] || return 0
+  "$mcpbench" -cairn "$MCP_BEFORE" "$@" | sed -E 's/^  (.{35}).{9}/  \1 (before)/'
+}
+mcp_face() { mcp_before -n "$MCP_N" "$@"; "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
+# mcp_record LINES: prints mcpbench lines and records the last as a row of docs/benchmarks.md (p50 as
 # cairn's figure, p99 beside it).
 mcp_record() {
   echo "$1"
-  local label p50 p99
-  label=$(sed -E 's/^ +(.*[^ ]) +p50 .*/\1/' <<<"$1")
-  p50=$(sed -E 's/.* p50 +([0-9.]+) ms.*/\1/' <<<"$1")
-  p99=$(sed -E 's/.* p99 +([0-9.]+) ms.*/\1/' <<<"$1")
+  local label p50 p99 last
+  last=$(tail -1 <<<"$1")
+  label=$(sed -E 's/^ +(.*[^ ]) +p50 .*/\1/' <<<"$last")
+  p50=$(sed -E 's/.* p50 +([0-9.]+) ms.*/\1/' <<<"$last")
+  p99=$(sed -E 's/.* p99 +([0-9.]+) ms.*/\1/' <<<"$last")
   if type record >/dev/null 2>&1; then
     record "cairn mcp, warm call: $label" "tools/call p50" "$p50" "same, p99" "$p99" "-" "p50 <= 1 ms, p99 <= 5 ms"
   fi
@@ -46,5 +55,6 @@ mcp_record "$(mcp_face -label "space search, rare term" -tool SearchWorkspaceTas
 mcp_record "$(mcp_face -label "memory search, demo workspace" -tool MemorySearch -input '{"query":"session"}' -- -C "$mcp_demo")"
 # The whole list is the answer (2.2 MB of JSON, sent as text and as structured content: a line of
 # 4.6 MB): the go-sdk client's decoding of it alone takes most of a call, so fewer calls.
-mcp_record "$("$mcpbench" -cairn "$CAIRN" -n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log")"
+mcp_task=(-n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log")
+mcp_record "$(mcp_before "${mcp_task[@]}"; "$mcpbench" -cairn "$CAIRN" "${mcp_task[@]}")"
 mcp_record "$(mcp_face -label "flowly_search, scale 10" -tool flowly_search -input '{"query":"迁移"}' -- -C "$mcp_board" --card c1)"

@@ -2,8 +2,9 @@
 // runtime sees it: it spawns `cairn [ARGS...] mcp` as a command transport of the go-sdk client,
 // calls the tool -warmup times, then -n times one after the other, and prints p50, p99 and max,
 // the size of the answer's text block, and the CPU time per call of the server and of this
-// client (on Linux): on a busy machine the CPU figures vary much less than the wall times, and
-// the client's share is a floor no server change can lower.
+// client (on Linux), and the server's peak resident memory: on a busy machine the CPU figures
+// vary much less than the wall times, and the client's share is a floor no server change can
+// lower.
 //
 //	go run ./scripts/mcpbench -cairn .bench/cairn -label "space search, rare term" \
 //	  -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C ws --user bench --task 0
@@ -94,8 +95,8 @@ func main() {
 		clientCPU = -1
 	}
 	slices.Sort(times)
-	fmt.Printf("  %-44s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d calls)  answer %s  cpu/call server %s client %s\n", *label,
-		ms(pct(times, 50)), ms(pct(times, 99)), ms(times[len(times)-1]), *n, size(answer), perCall(serverCPU, *n), perCall(clientCPU, *n))
+	fmt.Printf("  %-44s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d calls)  answer %s  cpu/call server %s client %s  server peak %s\n", *label,
+		ms(pct(times, 50)), ms(pct(times, 99)), ms(times[len(times)-1]), *n, size(answer), perCall(serverCPU, *n), perCall(clientCPU, *n), peakRSS(cmd.Process.Pid))
 }
 
 // processCPU is the user and system CPU time pid has used so far, from /proc (-1 elsewhere).
@@ -112,6 +113,21 @@ func processCPU(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// peakRSS is the largest resident set pid has had so far, from /proc ("?" elsewhere).
+func peakRSS(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+		}
+	}
+	return "?"
 }
 
 // selfCPU is the user and system CPU time this process has used so far.
