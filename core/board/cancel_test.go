@@ -80,7 +80,7 @@ func TestImportCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := time.Since(start)
-	for _, frac := range []float64{0.01, 0.15, 0.6} {
+	for _, frac := range []float64{0.01, 0.1, 0.4} {
 		delay := time.Duration(float64(whole) * frac)
 		best := time.Hour
 		for range 5 {
