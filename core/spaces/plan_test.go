@@ -21,29 +21,33 @@ func TestQueryPlan(t *testing.T) {
 		long, short []string
 		where       []string
 		args        []any
+		limit       string
 	}{
 		{
 			name:  "long and short terms, folded and without duplicates",
 			in:    SearchInput{Query: "Migration ab MIGRATION", Limit: 10},
 			long:  []string{"migration"},
 			short: []string{"ab"},
-			where: []string{`instr(c.itext, ?3) > 0`, `c.itext LIKE ?4 ESCAPE '\'`},
-			args:  []any{"s", "1", "migration", "%ab%", 11},
+			where: []string{`instr(c.itext, ?3) > 0`, `c.itext LIKE +?4 ESCAPE '\'`},
+			args:  []any{"s", "1", "migration", "%ab%"},
+			limit: "11",
 		},
 		{
 			name:    "the all-LIKE reference sends every term through LIKE, wildcards escaped",
 			in:      SearchInput{Query: "50%_off x", Limit: 3},
 			allLike: true,
 			short:   []string{"50%_off", "x"},
-			where:   []string{`c.itext LIKE ?3 ESCAPE '\'`, `c.itext LIKE ?4 ESCAPE '\'`},
-			args:    []any{"s", "1", `%50\%\_off%`, "%x%", 4},
+			where:   []string{`c.itext LIKE +?3 ESCAPE '\'`, `c.itext LIKE +?4 ESCAPE '\'`},
+			args:    []any{"s", "1", `%50\%\_off%`, "%x%"},
+			limit:   "4",
 		},
 		{
 			name:  "filters follow the terms",
 			in:    SearchInput{Query: "認証", Limit: 30, Kind: "result", Author: "bob", TaskID: "task:16"},
 			short: []string{"認証"},
-			where: []string{`c.itext LIKE ?3 ESCAPE '\'`, `c.kind = ?4`, `c.author = ?5`, `c.task = ?6`},
-			args:  []any{"s", "1", "%認証%", "result", "bob", "16", 31},
+			where: []string{`c.itext LIKE +?3 ESCAPE '\'`, `c.kind = ?4`, `c.author = ?5`, `c.task = ?6`},
+			args:  []any{"s", "1", "%認証%", "result", "bob", "16"},
+			limit: "31",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,8 +61,8 @@ func TestQueryPlan(t *testing.T) {
 			if !reflect.DeepEqual(p.args, tc.args) {
 				t.Errorf("args %#v, want %#v", p.args, tc.args)
 			}
-			if want := "?" + string(rune('0'+len(tc.args))); p.limit != want {
-				t.Errorf("limit %s, want %s", p.limit, want)
+			if p.limit != tc.limit {
+				t.Errorf("limit %s, want %s", p.limit, tc.limit)
 			}
 		})
 	}
@@ -67,21 +71,21 @@ func TestQueryPlan(t *testing.T) {
 func TestQueryPlanFromAndWindow(t *testing.T) {
 	p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: "migration", Limit: 10}, false)
 	from := p.drivenFrom("[3,17,40]")
-	if !strings.Contains(from.from, "FROM json_each(?5)") || !strings.Contains(from.from, "c.rid = o.r") || p.args[4] != "[3,17,40]" {
+	if !strings.Contains(from.from, "FROM json_each(?4)") || !strings.Contains(from.from, "c.rid = o.r") || p.args[3] != "[3,17,40]" {
 		t.Errorf("driven from %q with args %v", from.from, p.args)
 	}
-	if q := p.sql(from); !strings.HasSuffix(q, "ORDER BY o.a DESC, o.k DESC LIMIT ?4") {
+	if q := p.sql(from); !strings.HasSuffix(q, "ORDER BY o.a DESC, o.k DESC LIMIT 11") {
 		t.Errorf("a driven statement is not ordered by its sorted positions:\n%s", q)
 	}
 	w := p.windowFilter(42, "n7")
-	if w != `(c.at_ns, c.idkey) >= (42, ?6)` || p.args[5] != "n7" {
+	if w != `(c.at_ns, c.idkey) >= (42, ?5)` || p.args[4] != "n7" {
 		t.Errorf("window %q with args %v", w, p.args)
 	}
-	if nf := p.newestFilter(100); !strings.Contains(nf, "space = ?1") || !strings.Contains(nf, "OFFSET 99") || len(p.args) != 6 {
+	if nf := p.newestFilter(100); !strings.Contains(nf, "space = ?1") || !strings.Contains(nf, "OFFSET 99") || len(p.args) != 5 {
 		t.Errorf("newest filter %q added arguments %v", nf, p.args)
 	}
 	q := p.sql(walkFrom, w)
-	for _, want := range []string{"FROM " + walkFrom.from, "instr(c.itext, ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ?4"} {
+	for _, want := range []string{"FROM " + walkFrom.from, "instr(c.itext, ?3) > 0 AND " + w, "ORDER BY c.at_ns DESC, c.idkey DESC LIMIT 11"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("sql lacks %q:\n%s", want, q)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -416,7 +417,7 @@ type queryPlan struct {
 	short []string // shorter terms (every term, for the all-LIKE reference): LIKE
 	where []string
 	args  []any
-	limit string // the placeholder of the row limit, one past the hits asked for
+	limit string // the row limit, one past the hits asked for, as a literal (see sqlLimit)
 }
 
 // newQueryPlan plans a validated query in its scope: ?1 is the space and ?2 the current task,
@@ -426,7 +427,7 @@ func newQueryPlan(sc scope, in SearchInput, allLike bool) *queryPlan {
 	p.long, p.short = classifyTerms(p.terms, allLike)
 	p.termFilters()
 	p.fieldFilters(in)
-	p.limit = p.arg(in.Limit + 1)
+	p.limit = sqlLimit(in.Limit + 1)
 	p.where = append([]string{`c.space = ?1`, `t.space = ?1`, `c.task <> ?2`, `c.itext IS NOT NULL`}, p.where...)
 	return p
 }
@@ -444,6 +445,14 @@ func classifyTerms(terms []string, allLike bool) (long, short []string) {
 	return long, short
 }
 
+// sqlLimit writes a LIMIT or OFFSET count into the SQL text instead of binding it. SQLite plans a
+// statement whose LIMIT is a bound parameter (or whose LIKE pattern is one) for the value bound:
+// binding it marks the statement expired, and its first step prepares it a second time. A
+// search's counts are integers of its own (never text from the caller), so the literal is safe,
+// and each statement is prepared once: about a tenth of a fresh rare-term search was spent
+// preparing statements again.
+func sqlLimit(n int) string { return strconv.Itoa(n) }
+
 // arg adds a parameter and returns its placeholder.
 func (p *queryPlan) arg(v any) string {
 	p.args = append(p.args, v)
@@ -460,7 +469,10 @@ func (p *queryPlan) termFilters() {
 		p.where = append(p.where, `instr(c.itext, `+p.arg(t)+`) > 0`)
 	}
 	for _, t := range p.short {
-		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t))+` ESCAPE '\'`)
+		// +?N (unary plus, which leaves a text as it is): a bare parameter as the pattern
+		// would make SQLite prepare the statement again for the pattern bound (sqlLimit); the
+		// pattern can use no index of itext, which has none.
+		p.where = append(p.where, `c.itext LIKE +`+p.arg(likePattern(t))+` ESCAPE '\'`)
 	}
 }
 
@@ -538,7 +550,7 @@ func (p *queryPlan) sql(src source, extra ...string) string {
 // matchUpTo counts the rows of a full-text table matching match, stopping past max, and gives
 // their rowids as a JSON array, built inside SQLite so they are not read one by one.
 func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) (n int, rids string, err error) {
-	err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT rowid AS r FROM `+table+` WHERE `+table+` MATCH ? LIMIT ?)`, match, max+1).Scan(&n, &rids)
+	err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT rowid AS r FROM `+table+` WHERE `+table+` MATCH ? LIMIT `+sqlLimit(max+1)+`)`, match).Scan(&n, &rids)
 	return n, rids, s.dbErr(err, "search")
 }
 
@@ -687,7 +699,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 // the space has fewer comments.
 func (s *Store) windowEdge(ctx context.Context, tx querier, space ID, w int) (atNS int64, idkey string, ok bool, err error) {
 	err = tx.QueryRowContext(ctx, `SELECT at_ns, idkey FROM comments WHERE space = ?1
-		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET ?2`, string(space), w-1).Scan(&atNS, &idkey)
+		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET `+sqlLimit(w-1), string(space)).Scan(&atNS, &idkey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", false, nil
 	}
@@ -700,7 +712,7 @@ func (s *Store) windowEdge(ctx context.Context, tx querier, space ID, w int) (at
 // neighbours are up to n comments of the task just before and just after a position, oldest first.
 func (s *Store) neighbours(ctx context.Context, tx querier, task ID, atNS int64, idkey string, n int) (before, after []Entry, err error) {
 	before, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
-		WHERE task = ? AND (at_ns, idkey) < (?, ?) ORDER BY at_ns DESC, idkey DESC LIMIT ?`, string(task), atNS, idkey, n)
+		WHERE task = ? AND (at_ns, idkey) < (?, ?) ORDER BY at_ns DESC, idkey DESC LIMIT `+sqlLimit(n), string(task), atNS, idkey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -708,7 +720,7 @@ func (s *Store) neighbours(ctx context.Context, tx querier, task ID, atNS int64,
 		before[i], before[j] = before[j], before[i]
 	}
 	after, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
-		WHERE task = ? AND (at_ns, idkey) > (?, ?) ORDER BY at_ns, idkey LIMIT ?`, string(task), atNS, idkey, n)
+		WHERE task = ? AND (at_ns, idkey) > (?, ?) ORDER BY at_ns, idkey LIMIT `+sqlLimit(n), string(task), atNS, idkey)
 	if err != nil {
 		return nil, nil, err
 	}

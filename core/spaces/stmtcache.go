@@ -14,8 +14,10 @@ const stmtCacheSize = 32
 // stmtCache keeps a reader connection's prepared statements by their SQL text, so a store kept
 // open between searches (Readers) does not parse and plan the same statements on every call:
 // about a quarter of a warm rare-term search was SQLite preparing them. A statement whose
-// schema changed meanwhile is prepared again by SQLite itself when it is stepped. A statement
-// still being read (its rows open) is not shared: the query runs once, uncached.
+// schema changed meanwhile is prepared again by SQLite itself when it is stepped, and so is one
+// whose plan depends on a bound value (a bound LIMIT or LIKE pattern), which is why a search
+// binds neither (sqlLimit). A statement still being read (its rows open) is not shared: the
+// query runs once, uncached.
 type stmtCache struct {
 	driver.Conn
 	stmts map[string]*cachedStmt
