@@ -41,16 +41,28 @@ func version() string {
 	if !ok {
 		return Release
 	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return strings.TrimPrefix(v, "v")
-	}
+	return versionOf(info.Main.Version, info.Settings)
+}
+
+// versionOf is the version a build reports from its stamped module version and VCS settings.
+func versionOf(mainVersion string, settings []debug.BuildSetting) string {
 	rev, dirty := "", false
-	for _, s := range info.Settings {
+	if v := mainVersion; v != "" && v != "(devel)" {
+		// An untagged tree is stamped v0.0.0-<time>-<revision>[+dirty]: the release in the
+		// source says more than 0.0.0.
+		pseudo, ok := strings.CutPrefix(v, "v0.0.0-")
+		if !ok {
+			return strings.TrimPrefix(v, "v")
+		}
+		pseudo, dirty = strings.CutSuffix(pseudo, "+dirty")
+		rev = pseudo[strings.LastIndexByte(pseudo, '-')+1:]
+	}
+	for _, s := range settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
 		case "vcs.modified":
-			dirty = s.Value == "true"
+			dirty = dirty || s.Value == "true"
 		}
 	}
 	if len(rev) > 12 {

@@ -3,6 +3,7 @@ package commands
 import (
 	"io"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -121,6 +122,26 @@ func TestManPageSectionsAndPlaceholders(t *testing.T) {
 	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q", want)
+		}
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "2264c81c3f75aaaabbbb"}, {Key: "vcs.modified", Value: "false"}}
+	for _, c := range []struct {
+		main     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"v1.2.3", nil, "1.2.3"},
+		{"(devel)", nil, Release},
+		{"", rev, Release + "+2264c81c3f75"},
+		{"v0.0.0-20261201120924-2264c81c3f75", nil, Release + "+2264c81c3f75"},
+		{"v0.0.0-20261201120924-2264c81c3f75+dirty", nil, Release + "+2264c81c3f75.dirty"},
+		{"(devel)", []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}, Release + "+abc.dirty"},
+	} {
+		if got := versionOf(c.main, c.settings); got != c.want {
+			t.Errorf("versionOf(%q, %v) = %q, want %q", c.main, c.settings, got, c.want)
 		}
 	}
 }
