@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"strconv"
 	"sync"
 )
@@ -50,7 +51,7 @@ func (b *bodies) put(body []byte) (text string, structured json.RawMessage) {
 	}
 	textKey, structuredKey := key(), key()
 	if len(body) == 0 || len(body) != len(b.lastBody) || &body[0] != &b.lastBody[0] {
-		b.lastBody, b.lastText = body, quote(body)
+		b.lastBody, b.lastText = body, jsonscan.AppendString(nil, string(body))
 	}
 	b.m[textKey] = b.lastText
 	b.m[structuredKey] = body
@@ -102,34 +103,4 @@ func (b *bodies) splice(line []byte) []byte {
 		last = s.end
 	}
 	return append(append(out, line[last:]...), '\n')
-}
-
-// quote returns s as a JSON string. s is valid UTF-8: only quotes, backslashes and control
-// characters need escaping.
-func quote(s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	out := make([]byte, 0, len(s)+len(s)/8+2)
-	out = append(out, '"')
-	last := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		out = append(out, s[last:i]...)
-		switch c {
-		case '"', '\\':
-			out = append(out, '\\', c)
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\r':
-			out = append(out, '\\', 'r')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		last = i + 1
-	}
-	return append(append(out, s[last:]...), '"')
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"io"
 	"log"
 	"net/http"
@@ -16,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
@@ -469,7 +469,7 @@ func (w *indentWriter) key(k string) {
 
 func (w *indentWriter) str(k, v string) {
 	w.key(k)
-	w.b = appendJSONString(w.b, v)
+	w.b = jsonscan.AppendString(w.b, v)
 }
 
 func (w *indentWriter) strOmitEmpty(k, v string) {
@@ -558,65 +558,9 @@ func (w *indentWriter) result(r *board.Result) {
 	})
 	w.boolean("truncated", r.Truncated)
 	w.list("partial", r.Partial == nil, len(r.Partial), func(i int) {
-		w.b = appendJSONString(w.b, r.Partial[i])
+		w.b = jsonscan.AppendString(w.b, r.Partial[i])
 	})
 	w.close('}')
-}
-
-// appendJSONString appends s quoted as encoding/json writes a string with HTML escaping off:
-// '"', '\\' and control characters escaped (\b \f \n \r \t by name, others as \u00XX),
-// each invalid UTF-8 byte as \ufffd, U+2028 and U+2029 as \u2028 and \u2029, the rest as is.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // indentJSON appends src, compact JSON as encoding/json writes it (no white space outside

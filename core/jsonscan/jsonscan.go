@@ -2,6 +2,7 @@
 // bytes.IndexByte and nested values skipped by their depth, so a transcript line whose bulk is a
 // long tool output costs a few passes of memchr, not a full decode. It checks the structure
 // (strings, nesting, separators), not every literal; callers decode for real what they keep.
+// AppendString is the one hand-written JSON string writer, for faces that write answers directly.
 package jsonscan
 
 import "bytes"
