@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"math"
@@ -30,37 +29,18 @@ type family struct {
 // readGrowth reads the rows growth_record writes: family, size, size label, point, cairn label,
 // cairn ms, peer label, peer ms, cairn peak MiB, peer peak MiB, load average, runs.
 func readGrowth(path string) ([]growthRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var rows []growthRow
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		p := strings.Split(sc.Text(), "\t")
-		if len(p) != 12 {
-			return nil, fmt.Errorf("%s:%d: want 12 tab-separated fields, got %d", path, n, len(p))
-		}
+	err := readTSV(path, 12, func(n int, p []string) error {
 		size, err := strconv.ParseFloat(strings.TrimSpace(p[1]), 64)
 		if err != nil || size <= 0 {
-			return nil, fmt.Errorf("%s:%d: size %q is not a positive number", path, n, p[1])
-		}
-		num := func(s string) float64 {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				return math.NaN()
-			}
-			return v
+			return fmt.Errorf("%s:%d: size %q is not a positive number", path, n, p[1])
 		}
 		runs, _ := strconv.Atoi(strings.TrimSpace(p[11]))
 		rows = append(rows, growthRow{family: p[0], size: size, sizeLabel: p[2], point: p[3], cairnLabel: p[4], cairnMS: num(p[5]),
 			peerLabel: p[6], peerMS: num(p[7]), cairnMiB: num(p[8]), peerMiB: num(p[9]), load: num(p[10]), runs: runs})
-	}
-	return rows, sc.Err()
+		return nil
+	})
+	return rows, err
 }
 
 // readNotes reads the hand-written reading of each family (family, tab, text); a missing file

@@ -90,28 +90,45 @@ func writeGrowth(in, md, svg, notesPath, machine, date string) error {
 }
 
 func read(path string) ([]row, error) {
+	var rows []row
+	err := readTSV(path, 7, func(_ int, p []string) error {
+		rows = append(rows, row{bench: p[0], cairnLabel: p[1], cairnMS: num(p[2]), peerLabel: p[3], peerMS: num(p[4]), peakMiB: num(p[5]), target: p[6]})
+		return nil
+	})
+	return rows, err
+}
+
+// readTSV calls fn with each non-blank line of path split at tabs, after checking it has the
+// number of fields bench.sh writes.
+func readTSV(path string, fields int, fn func(line int, p []string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	var rows []row
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
-		parts := strings.Split(sc.Text(), "\t")
-		if len(parts) < 7 {
-			return nil, fmt.Errorf("%s:%d: want 7 tab-separated fields, got %d", path, n, len(parts))
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
 		}
-		num := func(s string) float64 {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				return math.NaN()
-			}
-			return v
+		p := strings.Split(sc.Text(), "\t")
+		if len(p) != fields {
+			return fmt.Errorf("%s:%d: want %d tab-separated fields, got %d", path, n, fields, len(p))
 		}
-		rows = append(rows, row{bench: parts[0], cairnLabel: parts[1], cairnMS: num(parts[2]), peerLabel: parts[3], peerMS: num(parts[4]), peakMiB: num(parts[5]), target: parts[6]})
+		if err := fn(n, p); err != nil {
+			return err
+		}
 	}
-	return rows, sc.Err()
+	return sc.Err()
+}
+
+// num reads a figure; anything else (a "-" for a figure that does not apply) is NaN.
+func num(s string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 func fmtMS(v float64) string {
