@@ -148,7 +148,7 @@ func terminalSafe(s string, color bool) string {
 
 // ownStyle is the length of the style sequence s starts with, when it is one style writes.
 func ownStyle(s string) int {
-	for _, code := range []string{"0", "1", "2", "1;33"} {
+	for _, code := range []string{sgrReset, sgrBold, sgrDim, sgrMark} {
 		if seq := "\x1b[" + code + "m"; strings.HasPrefix(s, seq) {
 			return len(seq)
 		}
@@ -169,19 +169,27 @@ func (e *Env) writeJSON(w io.Writer, v any) error {
 }
 
 // Bold, Dim and Mark style text for a terminal; they return s unchanged when colour is off.
-func (e *Env) Bold(s string) string { return e.style("1", s) }
+func (e *Env) Bold(s string) string { return e.style(sgrBold, s) }
 
 // Dim is for secondary details such as ids and times.
-func (e *Env) Dim(s string) string { return e.style("2", s) }
+func (e *Env) Dim(s string) string { return e.style(sgrDim, s) }
 
 // Mark highlights a matched term.
-func (e *Env) Mark(s string) string { return e.style("1;33", s) }
+func (e *Env) Mark(s string) string { return e.style(sgrMark, s) }
+
+// The SGR codes style writes (and sgrReset after each); terminalSafe lets exactly these pass.
+const (
+	sgrBold  = "1"
+	sgrDim   = "2"
+	sgrMark  = "1;33"
+	sgrReset = "0"
+)
 
 func (e *Env) style(code, s string) string {
 	if !e.Color || s == "" {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return "\x1b[" + code + "m" + s + "\x1b[" + sgrReset + "m"
 }
 
 // readInput reads a file argument, or standard input for "-".
