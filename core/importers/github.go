@@ -22,7 +22,7 @@ type ghItem struct {
 	Body        string  `json:"body"`
 	URL         string  `json:"url"`
 	State       string  `json:"state"`       // OPEN, CLOSED; MERGED for pull requests
-	StateReason string  `json:"stateReason"` // COMPLETED, NOT_PLANNED, REOPENED
+	StateReason string  `json:"stateReason"` // COMPLETED, NOT_PLANNED, DUPLICATE, REOPENED
 	CreatedAt   string  `json:"createdAt"`
 	UpdatedAt   string  `json:"updatedAt"`
 	ClosedAt    *string `json:"closedAt"`
@@ -171,7 +171,7 @@ func GitHubFiles(files []File, repo string) (*board.ProjectBoard, error) {
 			card.Status = "Done"
 		case "CLOSED":
 			card.Status = "Done"
-			if (isPR && mergedAt == "") || strings.EqualFold(it.StateReason, "NOT_PLANNED") {
+			if (isPR && mergedAt == "") || strings.EqualFold(it.StateReason, "NOT_PLANNED") || strings.EqualFold(it.StateReason, "DUPLICATE") {
 				card.Status = "Cancelled"
 			}
 		default:

@@ -284,3 +284,57 @@ func TestGitHubFilesReadAsOneList(t *testing.T) {
 	_, err = GitHubFiles([]File{{"prs.json", prs}, {"other.json", []byte(`[{"number":9,"title":"t","updatedAt":"2026-10-01T00:00:00Z","url":"https://github.com/x/y/issues/9"}]`)}}, "")
 	wantInvalid(t, err, "other.json:1", "repository x/y", "tinylink/tinylink")
 }
+
+// Backlog.md writes a Final Summary section when a task is finished, and a document's tags under
+// "tags" (decisions and tasks use "labels"): both are searched like the rest of the task.
+func TestBacklogMDFinalSummaryAndDocumentTags(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "kumo", "backlog")
+	for _, sub := range []string{"tasks", "docs"} {
+		if err := os.MkdirAll(filepath.Join(root, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"tasks/task-3 - Login.md": "---\nid: task-3\ntitle: Login\nstatus: Done\ncreated_date: '2026-05-01 10:00'\n---\n\n" +
+			"## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\nNew login screen.\n<!-- SECTION:DESCRIPTION:END -->\n\n" +
+			"## Final Summary\n\n<!-- SECTION:FINAL_SUMMARY:BEGIN -->\nShipped with Google OAuth; magic links stay behind a flag.\n<!-- SECTION:FINAL_SUMMARY:END -->\n",
+		"docs/doc-1 - Runbook.md": "---\nid: doc-1\ntitle: Runbook\ntype: guide\ncreated_date: '2026-04-05 09:00'\ntags: [ops, oncall]\n---\n\nRestart with systemctl.\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pb, err := BacklogMD(filepath.Join(dir, "kumo"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid(t, pb)
+	var notes []string
+	for _, e := range pb.Events {
+		notes = append(notes, e.ID+"="+e.Note)
+	}
+	if want := "backlog-kumo/task-3/summary=Final Summary:\nShipped with Google OAuth; magic links stay behind a flag."; strings.Join(notes, "|") != want {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	if len(pb.Memory) != 1 || strings.Join(pb.Memory[0].Tags, ",") != "ops,oncall" {
+		t.Errorf("document tags: %+v", pb.Memory)
+	}
+}
+
+// GitHub closes an issue as completed, not planned or a duplicate; a duplicate is not work done.
+func TestGitHubClosedAsDuplicateIsCancelled(t *testing.T) {
+	pb, err := GitHub("x.json", []byte(`[
+{"number":1,"title":"a","state":"CLOSED","stateReason":"DUPLICATE","updatedAt":"2026-10-01T00:00:00Z"},
+{"number":2,"title":"b","state":"CLOSED","stateReason":"COMPLETED","updatedAt":"2026-10-01T00:00:00Z"},
+{"number":3,"title":"c","state":"CLOSED","stateReason":"NOT_PLANNED","updatedAt":"2026-10-01T00:00:00Z"}]`), "o/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"#1": "Cancelled", "#2": "Done", "#3": "Cancelled"} {
+		if got := cardByID(t, pb, "gh-o-r/"+id).Status; got != want {
+			t.Errorf("%s: status %q, want %q", id, got, want)
+		}
+	}
+}
