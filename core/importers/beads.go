@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/formats"
@@ -57,9 +58,10 @@ var beadsLanes = map[string]string{
 // Beads converts a beads issues.jsonl file into the project named name (the folder that holds
 // .beads/); the project id is "beads-" and its slug, card ids that id, "/" and the beads id.
 // Statuses become lanes (open Todo, in_progress In Progress, blocked Blocked, deferred Deferred,
-// closed Done), labels and the priority (priority/P0..P4) tags, acceptance criteria workpad
-// acceptance items (one per line), notes and comments notes, the close reason a status note,
-// dependencies and the design part of the description, an external_ref an artifact.
+// closed Done, a custom status a lane of its own name), labels and the priority (priority/P0..P4)
+// tags, acceptance criteria workpad acceptance items (one per line), notes and comments notes,
+// the close reason a status note, dependencies and the design part of the description, an
+// external_ref an artifact.
 func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 	if slug(name) == "" || !validText(name) {
 		return nil, badf(file, 0, "cannot name the project from %q; pass --project NAME", name)
@@ -95,7 +97,12 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		}
 		lane, ok := beadsLanes[is.Status]
 		if !ok {
-			return nil, badf(file, line, "issue %s: field status: %q is not one of open, in_progress, blocked, deferred, closed, pinned, hooked, tombstone", is.ID, is.Status)
+			// beads takes custom statuses (bd config set status.custom "review,qa"): each is a
+			// lane of its own name.
+			if !customStatus(is.Status) {
+				return nil, badf(file, line, "issue %s: field status: %q is not one of open, in_progress, blocked, deferred, closed, pinned, hooked, tombstone, nor a custom status (up to 100 bytes of text without control characters or white space at either end)", is.ID, is.Status)
+			}
+			lane = is.Status
 		}
 		if strings.TrimSpace(is.Title) == "" {
 			return nil, badf(file, line, "issue %s: field title is missing", is.ID)
@@ -183,6 +190,12 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		}
 	}
 	return pb, nil
+}
+
+// customStatus reports whether s can be a custom beads status and so a lane name: valid UTF-8 of
+// at most 100 bytes, no control characters, no white space at either end.
+func customStatus(s string) bool {
+	return len(s) <= 100 && validText(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // checkItem is the text of one criterion line: bullets, numbers and [ ]/[x] boxes removed, a

@@ -154,11 +154,12 @@ func TestBeads(t *testing.T) {
 func TestBeadsErrorsNameTheLine(t *testing.T) {
 	ok := `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`
 	for in, want := range map[string][]string{
-		ok + "\n" + `{"id":"b","title":"t","status":"done","created_at":"2026-01-01T00:00:00Z"}`: {"f.jsonl:2", "field status", "in_progress"},
-		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:               {"f.jsonl:3", `id "a" is also on line 1`},
-		`{"id":"a","title":"t","created_at":"yesterday"}`:                                        {"f.jsonl:1", "field created_at"},
-		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field priority: 9"},
-		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field labels"},
+		ok + "\n" + `{"id":"b","title":"t","status":" done","created_at":"2026-01-01T00:00:00Z"}`:      {"f.jsonl:2", "field status", `" done"`, "in_progress", "custom status"},
+		ok + "\n" + `{"id":"b","title":"t","status":"do\u0007ne","created_at":"2026-01-01T00:00:00Z"}`: {"f.jsonl:2", "field status", "in_progress"},
+		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:                     {"f.jsonl:3", `id "a" is also on line 1`},
+		`{"id":"a","title":"t","created_at":"yesterday"}`:                                              {"f.jsonl:1", "field created_at"},
+		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field priority: 9"},
+		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field labels"},
 		`{"title":"t"}`: {"f.jsonl:1", "field id is missing"},
 		`not json`:      {"f.jsonl:1", "not a beads issue"},
 	} {
@@ -336,5 +337,19 @@ func TestGitHubClosedAsDuplicateIsCancelled(t *testing.T) {
 		if got := cardByID(t, pb, "gh-o-r/"+id).Status; got != want {
 			t.Errorf("%s: status %q, want %q", id, got, want)
 		}
+	}
+}
+
+// beads accepts custom statuses (bd config set status.custom "review,qa"); each is a lane of its
+// own name, so a file that uses them imports.
+func TestBeadsCustomStatusIsALane(t *testing.T) {
+	pb, err := Beads("f.jsonl", []byte(`{"id":"a","title":"t","status":"review","created_at":"2026-01-01T00:00:00Z"}
+{"id":"b","title":"u","status":"QA 検証","created_at":"2026-01-01T00:00:00Z"}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid(t, pb)
+	if a, b := cardByID(t, pb, "beads-x/a").Status, cardByID(t, pb, "beads-x/b").Status; a != "review" || b != "QA 検証" {
+		t.Errorf("custom statuses became lanes %q and %q", a, b)
 	}
 }
