@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 )
 
 func fixture(t *testing.T, rel ...string) string {
@@ -49,7 +50,7 @@ func wantInvalid(t *testing.T, err error, parts ...string) {
 	if errs.CodeOf(err) != errs.Invalid {
 		t.Fatalf("want INVALID_INPUT, got %v", err)
 	}
-	for _, p := range parts {
+	for _, p := range append(parts, formats.Doc) {
 		if !strings.Contains(err.Error(), p) {
 			t.Fatalf("error %q does not say %q", err, p)
 		}
