@@ -78,9 +78,12 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		if err := json.Unmarshal(raw, &is); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
+				if te.Field == "" {
+					return nil, badf(file, line, "a JSON %s where beads writes an issue, one JSON object a line", te.Value)
+				}
 				return nil, badf(file, line, "field %s: a JSON %s where beads writes %s", te.Field, te.Value, formats.TypeName(te.Type))
 			}
-			return nil, badf(file, line, "not a beads issue (one JSON object per line): %v", err)
+			return nil, badf(file, line, "not a beads issue (one JSON object per line): %s", formats.Message(err, nil))
 		}
 		if is.ID == "" {
 			return nil, badf(file, line, "field id is missing")

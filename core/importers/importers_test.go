@@ -101,6 +101,10 @@ func TestGitHubRepositoryFromFlagAndErrors(t *testing.T) {
 	wantInvalid(t, err, "x.json:3", "item 1", "field number")
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"2026-10-01T00:00:00Z"},{"number":1,"title":"u","updatedAt":"2026-10-01T00:00:00Z"}]`), "o/r")
 	wantInvalid(t, err, "number 1 is also item 0")
+	_, err = GitHub("x.json", []byte("[\n{\"number\":1,"), "o/r")
+	wantInvalid(t, err, "x.json:2", "item 0", "the JSON ends too early", "a JSON array of objects")
+	_, err = GitHub("x.json", []byte("[{\"number\":1,\"title\":\"t\"},\n7]"), "o/r")
+	wantInvalid(t, err, "x.json:2", "item 1: a JSON number where gh prints an issue or pull request, a JSON object")
 	_, err = GitHub("x.json", []byte(`{"number":1}`), "o/r")
 	wantInvalid(t, err, "expected the JSON array")
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t"}]`), "o/r")
@@ -161,8 +165,9 @@ func TestBeadsErrorsNameTheLine(t *testing.T) {
 		`{"id":"a","title":"t","created_at":"yesterday"}`:                                              {"f.jsonl:1", "field created_at"},
 		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field priority: 9"},
 		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field labels"},
-		`{"title":"t"}`: {"f.jsonl:1", "field id is missing"},
-		`not json`:      {"f.jsonl:1", "not a beads issue"},
+		`{"title":"t"}`:     {"f.jsonl:1", "field id is missing"},
+		`not json`:          {"f.jsonl:1", "not a beads issue"},
+		ok + "\n" + `["a"]`: {"f.jsonl:2", "a JSON array where beads writes an issue"},
 	} {
 		_, err := Beads("f.jsonl", []byte(in), "x")
 		wantInvalid(t, err, want...)
