@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairn-dev/cairn/core/board"
@@ -201,6 +203,9 @@ func customStatus(s string) bool {
 	return len(s) <= 100 && validText(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
+// listNumber matches the number of a numbered list item ("1. ", "2) ").
+var listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,4}[.)]\s+`) })
+
 // checkItem is the text of one criterion line: bullets, numbers and [ ]/[x] boxes removed, a
 // checked box kept as "[x] " so the state is not lost.
 func checkItem(s string) string {
@@ -208,6 +213,7 @@ func checkItem(s string) string {
 	for _, p := range []string{"- ", "* ", "+ "} {
 		s = strings.TrimSpace(strings.TrimPrefix(s, p))
 	}
+	s = strings.TrimSpace(listNumber().ReplaceAllString(s, ""))
 	done := false
 	switch {
 	case strings.HasPrefix(s, "[x]"), strings.HasPrefix(s, "[X]"):
@@ -215,6 +221,7 @@ func checkItem(s string) string {
 	case strings.HasPrefix(s, "[ ]"):
 		s = strings.TrimSpace(s[3:])
 	}
+	s = strings.TrimSpace(listNumber().ReplaceAllString(s, ""))
 	if s == "" {
 		return ""
 	}

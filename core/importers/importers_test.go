@@ -359,3 +359,18 @@ func TestBeadsCustomStatusIsALane(t *testing.T) {
 		t.Errorf("custom statuses became lanes %q and %q", a, b)
 	}
 }
+
+// Acceptance criteria written as a numbered list lose their numbers like bullets lose theirs.
+func TestBeadsNumberedAcceptanceCriteria(t *testing.T) {
+	pb, err := Beads("f.jsonl", []byte(`{"id":"a","title":"t","acceptance_criteria":"1. backoff doubles\n2) gives up after 5 tries\n- [x] 3. logged\n2026 is the year","created_at":"2026-01-01T00:00:00Z"}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range pb.Workpads {
+		got = append(got, w.Description)
+	}
+	if want := "backoff doubles|gives up after 5 tries|[x] logged|2026 is the year"; strings.Join(got, "|") != want {
+		t.Errorf("criteria %q, want %q", got, want)
+	}
+}
