@@ -45,7 +45,8 @@ func boardImportCommand(env *Env) *cli.Command {
 			"              project gh-OWNER-REPO, from the items' url or --project OWNER/REPO\n" +
 			"  beads       a .beads/issues.jsonl file (or the folder holding .beads/); project beads-FOLDER\n" +
 			"  backlog-md  a Backlog.md backlog/ folder (or the folder holding it); project backlog-FOLDER\n" +
-			"--project names the source where its own name is missing or wrong.",
+			"--project names the source where its own name is missing or wrong.\n" +
+			"The fields each --from reads, and the board document: docs/formats.md.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of the board document and import nothing"},
 			&cli.StringFlag{Name: "from", Usage: "import one project from another tracker: " + strings.Join(importers.Formats(), ", ")},

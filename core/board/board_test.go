@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/textmatch"
 	"github.com/cairn-dev/cairn/core/workspace"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
@@ -500,6 +501,10 @@ func TestImportValidation(t *testing.T) {
 		_, err := Import(context.Background(), ws, strings.NewReader(doc))
 		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s:\n got %v\nwant %s", doc, err, want)
+		}
+		// every refusal points at the page that describes the format
+		if err != nil && !strings.Contains(err.Error(), formats.Doc) {
+			t.Errorf("%s: %v does not name %s", doc, err, formats.Doc)
 		}
 	}
 	after, _ := os.ReadFile(ws.Path(SummariesPath))

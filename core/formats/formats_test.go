@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/formats"
+	"github.com/cairn-dev/cairn/core/importers"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -139,6 +140,55 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 			t.Errorf("export of %s does not match the board schema: %v", f, err)
 		}
 	}
+}
+
+// TestSchemaMatchesImportedTrackers: a board holding the projects of every --from fixture exports
+// a document the board schema accepts (their empty lists, null keywords and converted times too).
+func TestSchemaMatchesImportedTrackers(t *testing.T) {
+	rs := resolve(t, formats.BoardSchema)
+	ws := newWorkspace(t)
+	ctx := context.Background()
+	gh := append(readFile(t, repo("fixtures/importers/github/issues.json")), readFile(t, repo("fixtures/importers/github/prs.json"))...)
+	var pbs []*board.ProjectBoard
+	pb, err := importers.GitHub("gh.json", gh, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pbs = append(pbs, pb)
+	if pb, err = importers.Beads("issues.jsonl", readFile(t, repo("fixtures/importers/beads/tinylink/.beads/issues.jsonl")), "tinylink"); err != nil {
+		t.Fatal(err)
+	}
+	pbs = append(pbs, pb)
+	if pb, err = importers.BacklogMD(repo("fixtures/importers/backlog-md/tinylink"), ""); err != nil {
+		t.Fatal(err)
+	}
+	pbs = append(pbs, pb)
+	cards := 0
+	for _, pb := range pbs {
+		if _, err := board.ImportProject(ctx, ws, pb); err != nil {
+			t.Fatal(err)
+		}
+		cards += len(pb.Cards)
+	}
+	var out bytes.Buffer
+	if _, err := board.Export(ws, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(out.Bytes(), []byte(`"updated_at"`)); n != cards {
+		t.Fatalf("the export holds %d cards, the imports %d", n, cards)
+	}
+	if err := rs.Validate(instance(t, out.Bytes())); err != nil {
+		t.Errorf("the export of the imported trackers does not match the board schema: %v", err)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // TestSpaceSchemaAgreesWithImport: a line the importer refuses is refused by the schema too, and a

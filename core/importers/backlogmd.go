@@ -54,6 +54,7 @@ type blTask struct {
 	Milestone    string `yaml:"milestone"`
 	Parent       string `yaml:"parent_task_id"`
 	Type         string `yaml:"type"` // documents
+	Tags         blList `yaml:"tags"` // documents
 }
 
 type blConfig struct {
@@ -69,10 +70,10 @@ type blConfig struct {
 // them), completed/ tasks are Done, drafts/ are in the Draft lane, archive/tasks/ are archived
 // cards; card ids are the project id, "/" and the task id. Labels, priority and milestone are
 // tags; the Description section is the description; acceptance criteria are workpad acceptance
-// items and Definition of Done items checks; the implementation plan and notes are notes.
-// Decisions (decisions/) and documents (docs/) become project memory entries of kind decision and
-// doc: accepted decisions and documents are active, proposed ones candidates, rejected ones
-// rejected, superseded ones archived.
+// items and Definition of Done items checks; the implementation plan, notes and final summary are
+// notes. Decisions (decisions/) and documents (docs/) become project memory entries of kind
+// decision and doc, their labels or tags as tags: accepted decisions and documents are active,
+// proposed ones candidates, rejected ones rejected, superseded ones archived.
 func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 	root := dir
 	if fi, err := os.Stat(filepath.Join(dir, "backlog")); err == nil && fi.IsDir() {
@@ -179,7 +180,7 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 					})
 				}
 			}
-			for _, n := range []struct{ sec, id string }{{"Implementation Plan", "plan"}, {"Implementation Notes", "notes"}} {
+			for _, n := range []struct{ sec, id string }{{"Implementation Plan", "plan"}, {"Implementation Notes", "notes"}, {"Final Summary", "summary"}} {
 				if text := secs.get(n.sec); text != "" {
 					pb.Events = append(pb.Events, board.Event{ID: card.ID + "/" + n.id, Card: card.ID, Type: "progress_reported", Note: n.sec + ":\n" + text, Actor: first(fm.Assignee), At: updated})
 				}
@@ -207,12 +208,12 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 			}
 			t := firstNonEmpty(strings.TrimSpace(fm.Title), titleFromName(f))
 			var tags []string
-			for _, l := range fm.Labels {
+			for _, l := range append(fm.Labels, fm.Tags...) {
 				if l = strings.TrimSpace(l); l != "" {
 					tags = append(tags, l)
 				}
 			}
-			if !validText(t, body) {
+			if !validText(append([]string{t, body}, tags...)...) {
 				return badf(f, 0, "text is not valid UTF-8")
 			}
 			pb.Memory = append(pb.Memory, board.MemoryEntry{

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
+	"unicode"
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/formats"
@@ -57,9 +60,10 @@ var beadsLanes = map[string]string{
 // Beads converts a beads issues.jsonl file into the project named name (the folder that holds
 // .beads/); the project id is "beads-" and its slug, card ids that id, "/" and the beads id.
 // Statuses become lanes (open Todo, in_progress In Progress, blocked Blocked, deferred Deferred,
-// closed Done), labels and the priority (priority/P0..P4) tags, acceptance criteria workpad
-// acceptance items (one per line), notes and comments notes, the close reason a status note,
-// dependencies and the design part of the description, an external_ref an artifact.
+// closed Done, a custom status a lane of its own name), labels and the priority (priority/P0..P4)
+// tags, acceptance criteria workpad acceptance items (one per line), notes and comments notes,
+// the close reason a status note, dependencies and the design part of the description, an
+// external_ref an artifact.
 func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 	if slug(name) == "" || !validText(name) {
 		return nil, badf(file, 0, "cannot name the project from %q; pass --project NAME", name)
@@ -76,9 +80,12 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		if err := json.Unmarshal(raw, &is); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
+				if te.Field == "" {
+					return nil, badf(file, line, "a JSON %s where beads writes an issue, one JSON object a line", te.Value)
+				}
 				return nil, badf(file, line, "field %s: a JSON %s where beads writes %s", te.Field, te.Value, formats.TypeName(te.Type))
 			}
-			return nil, badf(file, line, "not a beads issue (one JSON object per line): %v", err)
+			return nil, badf(file, line, "not a beads issue (one JSON object per line): %s", formats.Message(err, nil))
 		}
 		if is.ID == "" {
 			return nil, badf(file, line, "field id is missing")
@@ -95,7 +102,12 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 		}
 		lane, ok := beadsLanes[is.Status]
 		if !ok {
-			return nil, badf(file, line, "issue %s: field status: %q is not one of open, in_progress, blocked, deferred, closed, pinned, hooked, tombstone", is.ID, is.Status)
+			// beads takes custom statuses (bd config set status.custom "review,qa"): each is a
+			// lane of its own name.
+			if !customStatus(is.Status) {
+				return nil, badf(file, line, "issue %s: field status: %q is not one of open, in_progress, blocked, deferred, closed, pinned, hooked, tombstone, nor a custom status (up to 100 bytes of text without control characters or white space at either end)", is.ID, is.Status)
+			}
+			lane = is.Status
 		}
 		if strings.TrimSpace(is.Title) == "" {
 			return nil, badf(file, line, "issue %s: field title is missing", is.ID)
@@ -185,6 +197,15 @@ func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 	return pb, nil
 }
 
+// customStatus reports whether s can be a custom beads status and so a lane name: valid UTF-8 of
+// at most 100 bytes, no control characters, no white space at either end.
+func customStatus(s string) bool {
+	return len(s) <= 100 && validText(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// listNumber matches the number of a numbered list item ("1. ", "2) ").
+var listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,4}[.)]\s+`) })
+
 // checkItem is the text of one criterion line: bullets, numbers and [ ]/[x] boxes removed, a
 // checked box kept as "[x] " so the state is not lost.
 func checkItem(s string) string {
@@ -192,6 +213,7 @@ func checkItem(s string) string {
 	for _, p := range []string{"- ", "* ", "+ "} {
 		s = strings.TrimSpace(strings.TrimPrefix(s, p))
 	}
+	s = strings.TrimSpace(listNumber().ReplaceAllString(s, ""))
 	done := false
 	switch {
 	case strings.HasPrefix(s, "[x]"), strings.HasPrefix(s, "[X]"):
@@ -199,6 +221,7 @@ func checkItem(s string) string {
 	case strings.HasPrefix(s, "[ ]"):
 		s = strings.TrimSpace(s[3:])
 	}
+	s = strings.TrimSpace(listNumber().ReplaceAllString(s, ""))
 	if s == "" {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 )
 
 // Formats lists the --from values, in the order help shows them.
@@ -43,9 +44,10 @@ func at(file string, line int) string {
 	return file
 }
 
-// badf is an INVALID_INPUT error naming the file, line and what was wrong.
+// badf is an INVALID_INPUT error naming the file, line and what was wrong, and the page that says
+// what each --from reads.
 func badf(file string, line int, format string, args ...any) error {
-	return errs.Invalidf("%s: %s (nothing was changed)", at(file, line), fmt.Sprintf(format, args...))
+	return errs.Invalidf("%s: %s (nothing was changed; what --from reads: %s)", at(file, line), fmt.Sprintf(format, args...), formats.Doc)
 }
 
 // normTime turns a time of the source into RFC 3339 UTC; "" stays "". Besides RFC 3339 it takes

@@ -22,7 +22,7 @@ type ghItem struct {
 	Body        string  `json:"body"`
 	URL         string  `json:"url"`
 	State       string  `json:"state"`       // OPEN, CLOSED; MERGED for pull requests
-	StateReason string  `json:"stateReason"` // COMPLETED, NOT_PLANNED, REOPENED
+	StateReason string  `json:"stateReason"` // COMPLETED, NOT_PLANNED, DUPLICATE, REOPENED
 	CreatedAt   string  `json:"createdAt"`
 	UpdatedAt   string  `json:"updatedAt"`
 	ClosedAt    *string `json:"closedAt"`
@@ -171,7 +171,7 @@ func GitHubFiles(files []File, repo string) (*board.ProjectBoard, error) {
 			card.Status = "Done"
 		case "CLOSED":
 			card.Status = "Done"
-			if (isPR && mergedAt == "") || strings.EqualFold(it.StateReason, "NOT_PLANNED") {
+			if (isPR && mergedAt == "") || strings.EqualFold(it.StateReason, "NOT_PLANNED") || strings.EqualFold(it.StateReason, "DUPLICATE") {
 				card.Status = "Cancelled"
 			}
 		default:
@@ -252,7 +252,7 @@ func ghItems(file string, data []byte) ([]ghItem, []int, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, badf(file, lineAt(data, int(dec.InputOffset())), "not the JSON array gh prints with --json: %v", err)
+			return nil, nil, badf(file, lineAt(data, int(dec.InputOffset())), "not the JSON array gh prints with --json: %s", formats.Message(err, nil))
 		}
 		if d, ok := tok.(json.Delim); !ok || d != '[' {
 			return nil, nil, badf(file, lineAt(data, int(dec.InputOffset())), "expected the JSON array (a list of issues or pull requests) that gh prints with --json, found %v", tok)
@@ -261,12 +261,15 @@ func ghItems(file string, data []byte) ([]ghItem, []int, error) {
 			line := lineAt(data, skipSep(data, int(dec.InputOffset())))
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return nil, nil, badf(file, line, "item %d: %v", len(items), err)
+				return nil, nil, badf(file, line, "item %d: %s (gh prints a JSON array of objects)", len(items), formats.Message(err, nil))
 			}
 			var it ghItem
 			if err := json.Unmarshal(raw, &it); err != nil {
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
+					if te.Field == "" {
+						return nil, nil, badf(file, line, "item %d: a JSON %s where gh prints an issue or pull request, a JSON object", len(items), te.Value)
+					}
 					return nil, nil, badf(file, line, "item %d: field %s: a JSON %s where gh prints %s", len(items), te.Field, te.Value, formats.TypeName(te.Type))
 				}
 				return nil, nil, badf(file, line, "item %d: %v", len(items), err)
@@ -275,7 +278,7 @@ func ghItems(file string, data []byte) ([]ghItem, []int, error) {
 			lines = append(lines, line)
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, nil, badf(file, lineAt(data, int(dec.InputOffset())), "%v", err)
+			return nil, nil, badf(file, lineAt(data, int(dec.InputOffset())), "%s (gh prints a JSON array of objects)", formats.Message(err, nil))
 		}
 	}
 	if items == nil && len(bytes.TrimSpace(data)) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/formats"
 )
 
 func fixture(t *testing.T, rel ...string) string {
@@ -49,7 +50,7 @@ func wantInvalid(t *testing.T, err error, parts ...string) {
 	if errs.CodeOf(err) != errs.Invalid {
 		t.Fatalf("want INVALID_INPUT, got %v", err)
 	}
-	for _, p := range parts {
+	for _, p := range append(parts, formats.Doc) {
 		if !strings.Contains(err.Error(), p) {
 			t.Fatalf("error %q does not say %q", err, p)
 		}
@@ -100,6 +101,10 @@ func TestGitHubRepositoryFromFlagAndErrors(t *testing.T) {
 	wantInvalid(t, err, "x.json:3", "item 1", "field number")
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t","updatedAt":"2026-10-01T00:00:00Z"},{"number":1,"title":"u","updatedAt":"2026-10-01T00:00:00Z"}]`), "o/r")
 	wantInvalid(t, err, "number 1 is also item 0")
+	_, err = GitHub("x.json", []byte("[\n{\"number\":1,"), "o/r")
+	wantInvalid(t, err, "x.json:2", "item 0", "the JSON ends too early", "a JSON array of objects")
+	_, err = GitHub("x.json", []byte("[{\"number\":1,\"title\":\"t\"},\n7]"), "o/r")
+	wantInvalid(t, err, "x.json:2", "item 1: a JSON number where gh prints an issue or pull request, a JSON object")
 	_, err = GitHub("x.json", []byte(`{"number":1}`), "o/r")
 	wantInvalid(t, err, "expected the JSON array")
 	_, err = GitHub("x.json", []byte(`[{"number":1,"title":"t"}]`), "o/r")
@@ -154,13 +159,15 @@ func TestBeads(t *testing.T) {
 func TestBeadsErrorsNameTheLine(t *testing.T) {
 	ok := `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`
 	for in, want := range map[string][]string{
-		ok + "\n" + `{"id":"b","title":"t","status":"done","created_at":"2026-01-01T00:00:00Z"}`: {"f.jsonl:2", "field status", "in_progress"},
-		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:               {"f.jsonl:3", `id "a" is also on line 1`},
-		`{"id":"a","title":"t","created_at":"yesterday"}`:                                        {"f.jsonl:1", "field created_at"},
-		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field priority: 9"},
-		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                {"f.jsonl:1", "field labels"},
-		`{"title":"t"}`: {"f.jsonl:1", "field id is missing"},
-		`not json`:      {"f.jsonl:1", "not a beads issue"},
+		ok + "\n" + `{"id":"b","title":"t","status":" done","created_at":"2026-01-01T00:00:00Z"}`:      {"f.jsonl:2", "field status", `" done"`, "in_progress", "custom status"},
+		ok + "\n" + `{"id":"b","title":"t","status":"do\u0007ne","created_at":"2026-01-01T00:00:00Z"}`: {"f.jsonl:2", "field status", "in_progress"},
+		ok + "\n\n" + `{"id":"a","title":"t","created_at":"2026-01-01T00:00:00Z"}`:                     {"f.jsonl:3", `id "a" is also on line 1`},
+		`{"id":"a","title":"t","created_at":"yesterday"}`:                                              {"f.jsonl:1", "field created_at"},
+		`{"id":"a","title":"t","priority":9,"created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field priority: 9"},
+		`{"id":"a","title":"t","labels":"x","created_at":"2026-01-01T00:00:00Z"}`:                      {"f.jsonl:1", "field labels"},
+		`{"title":"t"}`:     {"f.jsonl:1", "field id is missing"},
+		`not json`:          {"f.jsonl:1", "not a beads issue"},
+		ok + "\n" + `["a"]`: {"f.jsonl:2", "a JSON array where beads writes an issue"},
 	} {
 		_, err := Beads("f.jsonl", []byte(in), "x")
 		wantInvalid(t, err, want...)
@@ -283,4 +290,87 @@ func TestGitHubFilesReadAsOneList(t *testing.T) {
 	wantInvalid(t, err, "again.json:2", "number 42 is also item 0 of prs.json")
 	_, err = GitHubFiles([]File{{"prs.json", prs}, {"other.json", []byte(`[{"number":9,"title":"t","updatedAt":"2026-10-01T00:00:00Z","url":"https://github.com/x/y/issues/9"}]`)}}, "")
 	wantInvalid(t, err, "other.json:1", "repository x/y", "tinylink/tinylink")
+}
+
+// Backlog.md writes a Final Summary section when a task is finished, and a document's tags under
+// "tags" (decisions and tasks use "labels"): both are searched like the rest of the task.
+func TestBacklogMDFinalSummaryAndDocumentTags(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "kumo", "backlog")
+	for _, sub := range []string{"tasks", "docs"} {
+		if err := os.MkdirAll(filepath.Join(root, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"tasks/task-3 - Login.md": "---\nid: task-3\ntitle: Login\nstatus: Done\ncreated_date: '2026-05-01 10:00'\n---\n\n" +
+			"## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\nNew login screen.\n<!-- SECTION:DESCRIPTION:END -->\n\n" +
+			"## Final Summary\n\n<!-- SECTION:FINAL_SUMMARY:BEGIN -->\nShipped with Google OAuth; magic links stay behind a flag.\n<!-- SECTION:FINAL_SUMMARY:END -->\n",
+		"docs/doc-1 - Runbook.md": "---\nid: doc-1\ntitle: Runbook\ntype: guide\ncreated_date: '2026-04-05 09:00'\ntags: [ops, oncall]\n---\n\nRestart with systemctl.\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pb, err := BacklogMD(filepath.Join(dir, "kumo"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid(t, pb)
+	var notes []string
+	for _, e := range pb.Events {
+		notes = append(notes, e.ID+"="+e.Note)
+	}
+	if want := "backlog-kumo/task-3/summary=Final Summary:\nShipped with Google OAuth; magic links stay behind a flag."; strings.Join(notes, "|") != want {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	if len(pb.Memory) != 1 || strings.Join(pb.Memory[0].Tags, ",") != "ops,oncall" {
+		t.Errorf("document tags: %+v", pb.Memory)
+	}
+}
+
+// GitHub closes an issue as completed, not planned or a duplicate; a duplicate is not work done.
+func TestGitHubClosedAsDuplicateIsCancelled(t *testing.T) {
+	pb, err := GitHub("x.json", []byte(`[
+{"number":1,"title":"a","state":"CLOSED","stateReason":"DUPLICATE","updatedAt":"2026-10-01T00:00:00Z"},
+{"number":2,"title":"b","state":"CLOSED","stateReason":"COMPLETED","updatedAt":"2026-10-01T00:00:00Z"},
+{"number":3,"title":"c","state":"CLOSED","stateReason":"NOT_PLANNED","updatedAt":"2026-10-01T00:00:00Z"}]`), "o/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"#1": "Cancelled", "#2": "Done", "#3": "Cancelled"} {
+		if got := cardByID(t, pb, "gh-o-r/"+id).Status; got != want {
+			t.Errorf("%s: status %q, want %q", id, got, want)
+		}
+	}
+}
+
+// beads accepts custom statuses (bd config set status.custom "review,qa"); each is a lane of its
+// own name, so a file that uses them imports.
+func TestBeadsCustomStatusIsALane(t *testing.T) {
+	pb, err := Beads("f.jsonl", []byte(`{"id":"a","title":"t","status":"review","created_at":"2026-01-01T00:00:00Z"}
+{"id":"b","title":"u","status":"QA 検証","created_at":"2026-01-01T00:00:00Z"}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid(t, pb)
+	if a, b := cardByID(t, pb, "beads-x/a").Status, cardByID(t, pb, "beads-x/b").Status; a != "review" || b != "QA 検証" {
+		t.Errorf("custom statuses became lanes %q and %q", a, b)
+	}
+}
+
+// Acceptance criteria written as a numbered list lose their numbers like bullets lose theirs.
+func TestBeadsNumberedAcceptanceCriteria(t *testing.T) {
+	pb, err := Beads("f.jsonl", []byte(`{"id":"a","title":"t","acceptance_criteria":"1. backoff doubles\n2) gives up after 5 tries\n- [x] 3. logged\n2026 is the year","created_at":"2026-01-01T00:00:00Z"}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range pb.Workpads {
+		got = append(got, w.Description)
+	}
+	if want := "backoff doubles|gives up after 5 tries|[x] logged|2026 is the year"; strings.Join(got, "|") != want {
+		t.Errorf("criteria %q, want %q", got, want)
+	}
 }
