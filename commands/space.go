@@ -61,10 +61,13 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+	// The bar's clock starts now, with the job, not at its first frame: otherwise the first
+	// frame divides the bytes already done by the microseconds since that frame began.
+	bar.StartWithoutRender()
 	start := time.Now()
 	return func(done, max int64) {
 		// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
-		// rate is over a real interval rather than the microseconds since the bar was made.
+		// rate is over a real interval.
 		if time.Since(start) < progressDelay {
 			return
 		}
