@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -80,7 +81,9 @@ func addHelp(c *cli.Command, path string) {
 			statuses = hookExitStatus
 		}
 		for _, s := range statuses {
-			b.WriteString("  " + s + "\n")
+			// codes right-aligned, so 0 and 130 start their text in one column
+			code, text, _ := strings.Cut(s, "  ")
+			fmt.Fprintf(&b, "  %3s  %s\n", code, text)
 		}
 	}
 	c.Description = strings.TrimRight(b.String(), "\n")
@@ -99,6 +102,8 @@ func quietSwitches(flags []cli.Flag) {
 // environment lists the variables cairn reads besides the global flags' own.
 var environment = [][2]string{
 	{"NO_COLOR", "when set, text output has no colour (colour is only ever used on a terminal)"},
+	{"CLAUDE_CODE_SESSION_ID", "set by Claude Code in its hooks and tools: the session log is sessions/<id>.jsonl, one task list per Claude Code session (--session and CAIRN_SESSION win)"},
+	{"CLAUDE_CONFIG_DIR", "where Claude Code keeps its state (default ~/.claude): setup claude-code edits its .claude.json and settings.json there, and session check compares a transcript with its task store"},
 }
 
 // workspaceFiles is the workspace layout, for the man page's FILES section.

@@ -99,6 +99,16 @@ func TestHelpShowsExamplesExitStatusAndOneDefault(t *testing.T) {
 				t.Errorf("%v: help lacks %q:\n%s", args, want, help)
 			}
 		}
+		// the exit statuses' texts start in one column, whatever the width of the code
+		col := -1
+		for _, line := range strings.Split(help, "\n") {
+			if m := regexp.MustCompile(`^\s+\d+  \S`).FindString(line); m != "" {
+				if col >= 0 && len(m) != col {
+					t.Errorf("%v: exit status text not aligned: %q", args, line)
+				}
+				col = len(m)
+			}
+		}
 		// a flag line never states two defaults, nor "(default: false)" for a switch
 		for _, line := range strings.Split(help, "\n") {
 			if strings.Count(line, "default") > 1 && regexp.MustCompile(`\(default: `).MatchString(line) && regexp.MustCompile(`default \d`).MatchString(line) && !strings.Contains(line, "with --card") {
@@ -119,7 +129,7 @@ func TestManPageSectionsAndPlaceholders(t *testing.T) {
 	if !strings.HasPrefix(page, ".nh\n.TH cairn 1") {
 		t.Errorf("man page title is not cairn(1): %q", page[:min(len(page), 40)])
 	}
-	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
+	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q", want)
 		}
