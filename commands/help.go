@@ -10,6 +10,17 @@ import (
 // examples are a command's typical uses, shown in its --help and the man page. A test parses
 // each one, so an example can never name a flag or command that does not exist.
 var examples = map[string][]string{
+	// a family's help shows the first steps with its commands
+	"task":      {"cairn task create 'Write the migration'", "cairn task list"},
+	"session":   {"cairn session brief", "cairn session check"},
+	"memory":    {"cairn memory search token", "cairn memory read summary"},
+	"knowledge": {"cairn knowledge search oauth"},
+	"space":     {"cairn space import space.jsonl", "cairn --user alice --task 7 space search 認証"},
+	"board":     {"cairn board import board.json", "cairn board search 'rate limit'"},
+	"tools":     {"cairn tools list", `cairn tools call TaskList '{}'`},
+	"setup":     {"cairn setup claude-code --dry-run"},
+	"hook":      {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
+	// a command's help shows its typical uses
 	"init":                    {"cairn init", "cairn init ~/work/demo"},
 	"task create":             {"cairn task create 'Write the migration' -d 'users table first'", "cairn --json task create 'Review the PR'"},
 	"task list":               {"cairn task list", "cairn task list --status pending,inprogress", "cairn task list --as-of 120"},
