@@ -95,8 +95,10 @@ func boardImportCommand(env *Env) *cli.Command {
 					// a re-import: the stored revision moves past the board it replaced
 					rev = fmt.Sprintf("%d (the document says %d: the revision only moves forward)", res.Revision, res.DocumentRevision)
 				}
-				fmt.Fprintf(w, "imported board revision %s: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries\n",
-					rev, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory)
+				fmt.Fprintf(w, "imported board revision %s: %s, %s, %s, %s, %s, %s, summaries of %s, %s\n",
+					rev, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
+					count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
+					count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"))
 				return nil
 			})
 		},
@@ -131,8 +133,10 @@ func boardExportCommand(env *Env) *cli.Command {
 				return err
 			}
 			return env.Render(res, func(w io.Writer) error {
-				fmt.Fprintf(w, "exported board revision %d: %d projects, %d cards, %d events, %d workpad items, %d ideas, %d artifacts, summaries of %d cards, %d memory entries to %s\n",
-					res.Revision, res.Projects, res.Cards, res.Events, res.Workpads, res.Ideas, res.Artifacts, res.Summaries, res.Memory, termName(out))
+				fmt.Fprintf(w, "exported board revision %d: %s, %s, %s, %s, %s, %s, summaries of %s, %s to %s\n",
+					res.Revision, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
+					count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
+					count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"), termName(out))
 				return nil
 			})
 		},
@@ -199,8 +203,9 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 		if res.Replaced {
 			verb = "replaced"
 		}
-		fmt.Fprintf(w, "%s project %s (%s): %d cards, %d notes, %d workpad items, %d artifacts, %d memory entries; board revision %d, %d projects\n",
-			verb, res.Project, res.Title, res.Cards, res.Events, res.Workpads, res.Artifacts, res.Memory, res.Revision, res.Projects)
+		fmt.Fprintf(w, "%s project %s (%s): %s, %s, %s, %s, %s; board revision %d, %s\n",
+			verb, res.Project, res.Title, count(res.Cards, "card", "cards"), count(res.Events, "note", "notes"), count(res.Workpads, "workpad item", "workpad items"),
+			count(res.Artifacts, "artifact", "artifacts"), count(res.Memory, "memory entry", "memory entries"), res.Revision, count(res.Projects, "project", "projects"))
 		return nil
 	})
 }

@@ -32,7 +32,13 @@ _cairn() {
   local n=$((CURRENT - 2))
   [[ "${words[CURRENT]}" == -* ]] && n=$((CURRENT - 1))
   opts=("${(@f)$(${words[1]} ${words[@]:1:$n} --generate-bash-completion 2>/dev/null)}")
-  _describe 'values' opts
+  opts=(${opts:#})
+  # cairn's words where it has some; file names where it has none (FILE arguments)
+  if (( ${#opts} )); then
+    _describe 'values' opts
+  else
+    _files
+  fi
 }
 compdef _cairn cairn
 `
@@ -41,13 +47,20 @@ const fishCompletion = `# fish completion for cairn; load with: cairn completion
 function __cairn_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
+    set -l opts
     if string match -q -- '-*' $cur
-        $words[1] $words[2..-1] $cur --generate-bash-completion 2>/dev/null
+        set opts ($words[1] $words[2..-1] $cur --generate-bash-completion 2>/dev/null)
     else
-        $words[1] $words[2..-1] --generate-bash-completion 2>/dev/null
+        set opts ($words[1] $words[2..-1] --generate-bash-completion 2>/dev/null)
+    end
+    # cairn's words where it has some; file names where it has none (FILE arguments)
+    if set -q opts[1]
+        string join \n -- $opts
+    else
+        __fish_complete_path $cur
     end
 end
-complete -c cairn -a '(__cairn_complete)'
+complete -c cairn -f -a '(__cairn_complete)'
 `
 
 // shells are the shells cairn writes a completion script for, in the order help names them.

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,17 @@ import (
 // examples are a command's typical uses, shown in its --help and the man page. A test parses
 // each one, so an example can never name a flag or command that does not exist.
 var examples = map[string][]string{
+	// a family's help shows the first steps with its commands
+	"task":      {"cairn task create 'Write the migration'", "cairn task list"},
+	"session":   {"cairn session brief", "cairn session check"},
+	"memory":    {"cairn memory search token", "cairn memory read summary"},
+	"knowledge": {"cairn knowledge search oauth"},
+	"space":     {"cairn space import space.jsonl", "cairn --user alice --task 7 space search 認証"},
+	"board":     {"cairn board import board.json", "cairn board search 'rate limit'"},
+	"tools":     {"cairn tools list", `cairn tools call TaskList '{}'`},
+	"setup":     {"cairn setup claude-code --dry-run"},
+	"hook":      {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
+	// a command's help shows its typical uses
 	"init":                    {"cairn init", "cairn init ~/work/demo"},
 	"task create":             {"cairn task create 'Write the migration' -d 'users table first'", "cairn --json task create 'Review the PR'"},
 	"task list":               {"cairn task list", "cairn task list --status pending,inprogress", "cairn task list --as-of 120"},
@@ -80,7 +92,9 @@ func addHelp(c *cli.Command, path string) {
 			statuses = hookExitStatus
 		}
 		for _, s := range statuses {
-			b.WriteString("  " + s + "\n")
+			// codes right-aligned, so 0 and 130 start their text in one column
+			code, text, _ := strings.Cut(s, "  ")
+			fmt.Fprintf(&b, "  %3s  %s\n", code, text)
 		}
 	}
 	c.Description = strings.TrimRight(b.String(), "\n")
@@ -99,6 +113,8 @@ func quietSwitches(flags []cli.Flag) {
 // environment lists the variables cairn reads besides the global flags' own.
 var environment = [][2]string{
 	{"NO_COLOR", "when set, text output has no colour (colour is only ever used on a terminal)"},
+	{"CLAUDE_CODE_SESSION_ID", "set by Claude Code in its hooks and tools: the session log is sessions/<id>.jsonl, one task list per Claude Code session (--session and CAIRN_SESSION win)"},
+	{"CLAUDE_CONFIG_DIR", "where Claude Code keeps its state (default ~/.claude): setup claude-code edits its .claude.json and settings.json there, and session check compares a transcript with its task store"},
 }
 
 // workspaceFiles is the workspace layout, for the man page's FILES section.

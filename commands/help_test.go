@@ -28,23 +28,46 @@ func TestExamplesParse(t *testing.T) {
 			if p.unknownFlag != "" {
 				t.Errorf("%s: example %q uses unknown flag --%s", path, ex, p.unknownFlag)
 			}
-			if p.command == nil || !strings.HasSuffix(" "+path, " "+p.command.Name) {
+			if p.command == nil || !strings.HasSuffix(" "+path, " "+p.command.Name) && !isSubcommand(app, path, p.command) {
 				t.Errorf("example %q is listed for %q but runs %v", ex, path, p.command)
 			}
 		}
 	}
-	// and every leaf command has examples
+	// and every command has examples, a family (cairn task) as well as its commands
 	var walk func(prefix string, cmds []*cli.Command)
 	walk = func(prefix string, cmds []*cli.Command) {
 		for _, c := range cmds {
-			if len(c.Subcommands) > 0 {
-				walk(prefix+c.Name+" ", c.Subcommands)
-			} else if len(examples[prefix+c.Name]) == 0 {
+			if len(examples[prefix+c.Name]) == 0 {
 				t.Errorf("cairn %s%s has no examples", prefix, c.Name)
 			}
+			walk(prefix+c.Name+" ", c.Subcommands)
 		}
 	}
 	walk("", app.Commands)
+}
+
+// isSubcommand tells whether cmd is one of the commands of the family at path ("task").
+func isSubcommand(app *cli.App, path string, cmd *cli.Command) bool {
+	cmds := app.Commands
+	var family *cli.Command
+	for _, name := range strings.Fields(path) {
+		family = nil
+		for _, c := range cmds {
+			if c.Name == name {
+				family = c
+			}
+		}
+		if family == nil {
+			return false
+		}
+		cmds = family.Subcommands
+	}
+	for _, c := range cmds {
+		if c == cmd {
+			return true
+		}
+	}
+	return false
 }
 
 func indexOf(words []string, w string) int {
@@ -99,6 +122,16 @@ func TestHelpShowsExamplesExitStatusAndOneDefault(t *testing.T) {
 				t.Errorf("%v: help lacks %q:\n%s", args, want, help)
 			}
 		}
+		// the exit statuses' texts start in one column, whatever the width of the code
+		col := -1
+		for _, line := range strings.Split(help, "\n") {
+			if m := regexp.MustCompile(`^\s+\d+  \S`).FindString(line); m != "" {
+				if col >= 0 && len(m) != col {
+					t.Errorf("%v: exit status text not aligned: %q", args, line)
+				}
+				col = len(m)
+			}
+		}
 		// a flag line never states two defaults, nor "(default: false)" for a switch
 		for _, line := range strings.Split(help, "\n") {
 			if strings.Count(line, "default") > 1 && regexp.MustCompile(`\(default: `).MatchString(line) && regexp.MustCompile(`default \d`).MatchString(line) && !strings.Contains(line, "with --card") {
@@ -119,7 +152,7 @@ func TestManPageSectionsAndPlaceholders(t *testing.T) {
 	if !strings.HasPrefix(page, ".nh\n.TH cairn 1") {
 		t.Errorf("man page title is not cairn(1): %q", page[:min(len(page), 40)])
 	}
-	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
+	for _, want := range []string{".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", "CAIRN_WORKSPACE", "NO_COLOR", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "comment:<id> and its neighbours", "task:<id> or <id>", `memory/decisions/*\&.md`, "cairn board search"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q", want)
 		}

@@ -88,8 +88,9 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	default:
 		st := ix.Stats()
 		// Stats counts what a search reaches: archived projects and their cards are left out.
-		fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %d projects, %d cards, %d memory entries to search, loaded in %s\n",
-			ix.Revision(), st.Projects, st.Cards, st.Memory, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(env.Stderr, "cairn serve: board revision %d: %s, %s, %s to search, loaded in %s\n",
+			ix.Revision(), count(st.Projects, "project", "projects"), count(st.Cards, "card", "cards"), count(st.Memory, "memory entry", "memory entries"),
+			time.Since(start).Round(time.Millisecond))
 	}
 	token, err := web.NewToken()
 	if err != nil {

@@ -61,10 +61,13 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+	// The bar's clock starts now, with the job, not at its first frame: otherwise the first
+	// frame divides the bytes already done by the microseconds since that frame began.
+	bar.StartWithoutRender()
 	start := time.Now()
 	return func(done, max int64) {
 		// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
-		// rate is over a real interval rather than the microseconds since the bar was made.
+		// rate is over a real interval.
 		if time.Since(start) < progressDelay {
 			return
 		}
@@ -131,8 +134,9 @@ func spaceImportCommand(env *Env) *cli.Command {
 			}
 			if !env.JSON || len(rep.BadLines) == 0 {
 				err = env.Render(rep, func(w io.Writer) error {
-					fmt.Fprintf(w, "imported %s: %d spaces, %d members, %d tasks, %d comments (%d lines)\n",
-						termName(name), rep.Spaces, rep.Members, rep.Tasks, rep.Comments, rep.Lines)
+					fmt.Fprintf(w, "imported %s: %s, %s, %s, %s (%s)\n",
+						termName(name), count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"), count(rep.Tasks, "task", "tasks"),
+						count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
 					if rep.OrphanComments > 0 {
 						fmt.Fprintf(w, "%d comments belong to tasks not imported yet; they are found once their task is imported\n", rep.OrphanComments)
 					}
@@ -185,7 +189,8 @@ func spaceExportCommand(env *Env) *cli.Command {
 				return err
 			}
 			return env.Render(rep, func(w io.Writer) error {
-				fmt.Fprintf(w, "exported %d spaces, %d members, %d tasks, %d comments to %s\n", rep.Spaces, rep.Members, rep.Tasks, rep.Comments, termName(out))
+				fmt.Fprintf(w, "exported %s, %s, %s, %s to %s\n", count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"),
+					count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), termName(out))
 				return nil
 			})
 		},
@@ -214,8 +219,9 @@ func (e *Env) spaceImportClaude(c *cli.Context) error {
 		return err
 	}
 	err = e.Render(rep, func(w io.Writer) error {
-		fmt.Fprintf(w, "imported %d Claude Code transcripts: %d read, %d resumed, %d unchanged; %d spaces, %d tasks, %d comments (%d lines)\n",
-			rep.Files, rep.Read, rep.Resumed, rep.Unchanged, rep.Spaces, rep.Tasks, rep.Comments, rep.Lines)
+		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
+			count(rep.Files, "Claude Code transcript", "Claude Code transcripts"), rep.Read, rep.Resumed, rep.Unchanged,
+			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
 		for _, bl := range rep.BadLines {
 			if bl.Line > 0 {
 				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)

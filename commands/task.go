@@ -267,6 +267,15 @@ func parseAsOf(v string, set bool) (tasks.Stop, error) {
 
 func statusLabel(s string) string { return "[" + s + "]" }
 
+// count writes n with its noun, singular for 1 ("1 card", "2 cards"), so a summary line reads
+// as English for any count.
+func count[T ~int | ~int64](n T, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func countsLine(s tasks.Summary) string {
 	return fmt.Sprintf("%s: %d pending, %d inprogress, %d completed, %d deleted", tasks.Count(s.Total), s.Pending, s.InProgress, s.Completed, s.Deleted)
 }

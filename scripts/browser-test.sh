@@ -6,7 +6,8 @@
 # at 1280×900 and 390×844 in light and dark. A second daemon serves a small board with a
 # 300-character unbroken title (no horizontal overflow at 390 px) and a card found by strasse
 # and file through Straße and ﬁle (the card panel marks them), and is stopped to check what the
-# page says then. Installs Debian's chromium with apt-get when it is missing, and axe-core
+# page says then; a third serves a workspace without a board, which gets one before Retry.
+# Installs Debian's chromium with apt-get when it is missing, and axe-core
 # with npm into the temporary directory. Not part of `go test` (which must pass without a browser).
 #   scripts/browser-test.sh                  # generated scale-1 board
 #   BOARD=fixtures/board/board.json QUERY=迁移 PROJECT=p1 scripts/browser-test.sh
@@ -82,20 +83,29 @@ ws2="$work/ws-long"
 "$work/cairn" init "$ws2" >/dev/null
 "$work/cairn" -C "$ws2" board import "$work/long.json" >/dev/null
 
+# a workspace without a board: the daemon starts, the page says how to import one
+ws3="$work/ws-empty"
+"$work/cairn" init "$ws3" >/dev/null
+
 start_serve "$ws2" "$work/serve-long.log"
 long_pid=$serve_pid long_url=$url
 trap 'kill "$long_pid" 2>/dev/null || true' EXIT
+start_serve "$ws3" "$work/serve-empty.log"
+empty_pid=$serve_pid empty_url=$url
+trap 'kill "$long_pid" "$empty_pid" 2>/dev/null || true' EXIT
 start_serve "$ws" "$work/serve.log"
-trap 'kill "$serve_pid" "$long_pid" 2>/dev/null || true' EXIT
+trap 'kill "$serve_pid" "$long_pid" "$empty_pid" 2>/dev/null || true' EXIT
 
 [ -n "${PROJECT:-}" ] && url="$url&project=$PROJECT"
 echo "== browser test against ${url%%\?*} ($("$chromium" --version 2>/dev/null || echo chromium))"
 status=0
 "$work/browser" -url "$url" -out "$shots" -chromium "$chromium" -query "$query" -corrupt "$ws/board/memory.json" \
-  -axe "$axe" -long-url "$long_url" -long-pid "$long_pid" || status=$?
-kill -TERM "$serve_pid" "$long_pid" 2>/dev/null || true
+  -axe "$axe" -long-url "$long_url" -long-pid "$long_pid" \
+  -empty-url "$empty_url" -empty-import "$work/cairn -C $ws3 board import $work/long.json" || status=$?
+kill -TERM "$serve_pid" "$long_pid" "$empty_pid" 2>/dev/null || true
 wait "$serve_pid" || true
 wait "$long_pid" || true
+wait "$empty_pid" || true
 trap - EXIT
 if grep -q -- "$query" "$work/serve.log"; then
   echo "FAIL: the query text reached the daemon's log" >&2

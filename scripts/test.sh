@@ -12,20 +12,34 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
   exit 1
 fi
+echo "gofmt: ok"
 go vet ./...
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+echo "go vet: ok"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# One go test per package, as many at a time as there are cores (what go test ./... runs at
+# once), and each package's line printed when it finishes: go test ./... prints in package order,
+# so the slowest package (commands, first in that order) held every line back for minutes.
+# The full verbose log of each package goes to $logs; PKGS narrows the packages (default ./...).
+export logs
 set +e
-# the full verbose log goes to $log; the package lines and failures stream as they come
-go test -count=1 -v ./... 2>&1 | tee "$log" | grep --line-buffered -E '^(ok|FAIL|panic)|^\s*--- FAIL'
-status=${PIPESTATUS[0]}
+# shellcheck disable=SC2086
+go list ${PKGS:-./...} | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
+  f="$logs/$(printf %s "$1" | tr / _).log"
+  go test -count=1 -v "$1" >"$f" 2>&1
+  rc=$?
+  grep -E "^(ok|FAIL|panic)|^\s*--- FAIL" "$f"
+  exit $rc' _ {}
+status=$?
 set -e
-passed=$(grep -cE '^\s*--- PASS' "$log" || true)
-failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
+passed=$(cat "$logs"/*.log | grep -cE '^\s*--- PASS' || true)
+failed=$(cat "$logs"/*.log | grep -cE '^\s*--- FAIL' || true)
 if [ "$status" -ne 0 ]; then
-  grep -B40 -A40 -E '^\s*--- FAIL' "$log" | head -400
+  for f in "$logs"/*.log; do
+    if grep -qE '^\s*--- FAIL|^FAIL|^panic' "$f"; then grep -B40 -A40 -E '^\s*--- FAIL|^FAIL|^panic' "$f" | head -400; fi
+  done
   echo "tests: $passed passed, $failed failed"
-  exit "$status"
+  exit 1
 fi
 # fresh fuzzing of every target, only when asked (FUZZTIME=20000x scripts/test.sh)
 if [ -n "${FUZZTIME:-}" ] && [ "$FUZZTIME" != "0" ]; then

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,6 +35,8 @@ func main() {
 	longURL := flag.String("long-url", "", "URL of a second daemon serving the small board with a 300-character unbroken title")
 	longQuery := flag.String("long-query", "overflow", "a query that finds the long-title card on that board")
 	longPID := flag.Int("long-pid", 0, "process id of that second daemon: stopped at the end to check the page's answer")
+	emptyURL := flag.String("empty-url", "", "URL of a daemon serving a workspace without a board")
+	emptyImport := flag.String("empty-import", "", "command line (cairn -C WS board import FILE) that gives that workspace a board, run before Retry")
 	flag.Parse()
 	if *url == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: browser -url URL -out DIR [-query Q] [-corrupt FILE] [-axe axe.min.js] [-long-url URL -long-pid PID]")
@@ -49,6 +52,7 @@ func main() {
 		r.axeSrc = string(src)
 	}
 	r.longURL, r.longQuery, r.longPID = *longURL, *longQuery, *longPID
+	r.emptyURL, r.emptyImport = *emptyURL, strings.Fields(*emptyImport)
 	if err := r.main(*url, *chromium, *corrupt); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		os.Exit(1)
@@ -68,6 +72,9 @@ type run struct {
 	// the second daemon (see long)
 	longURL, longQuery string
 	longPID            int
+	// a daemon without a board (see noBoard), and the import that gives it one
+	emptyURL    string
+	emptyImport []string
 }
 
 func (r *run) main(url, chromium, corrupt string) error {
@@ -373,10 +380,41 @@ func (r *run) main(url, chromium, corrupt string) error {
 		time.Sleep(300 * time.Millisecond)
 		r.shot("partial")
 	}
+	if r.emptyURL != "" {
+		if err := r.noBoard(r.emptyURL, r.emptyImport); err != nil {
+			return err
+		}
+	}
 	if r.longURL != "" {
 		return r.long(r.longURL, r.longQuery, r.longPID)
 	}
 	return nil
+}
+
+// noBoard opens the page of a daemon whose workspace has no board: it says so and how to import
+// one (not "Search failed", as nothing was searched), with Retry; after the import, Retry loads
+// the projects and the start page.
+func (r *run) noBoard(url string, importCmd []string) error {
+	if err := chromedp.Do(r.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#q"))); err != nil {
+		return fmt.Errorf("open the page of the daemon without a board: %w", err)
+	}
+	if err := r.waitFor("no board: the page says so and names the import", `(() => { const n = document.querySelector(".notice.error"); return n && n.textContent.includes("No board in this workspace yet") && n.textContent.includes("cairn board import") && !document.body.textContent.includes("Search failed") && n.querySelector(".notice-action"); })()`); err != nil {
+		return err
+	}
+	if err := r.axe("no-board notice"); err != nil {
+		return err
+	}
+	r.shot("no-board")
+	if len(importCmd) == 0 {
+		return nil
+	}
+	if out, err := exec.Command(importCmd[0], importCmd[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("import a board for the daemon without one: %v %s", err, out)
+	}
+	if err := r.click(`.notice-action`); err != nil {
+		return err
+	}
+	return r.waitFor("no board: after an import, Retry loads the projects and the start page", `document.querySelectorAll("#project option").length > 0 && !document.querySelector(".notice.error") && /\d+ cards? in /.test(document.querySelector("#start-count").textContent)`)
 }
 
 // dialogChecks: the open side panel holds the focus (Tab and Shift+Tab stay inside, the page

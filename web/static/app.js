@@ -200,15 +200,21 @@
   function errorText(err) {
     if (err.status === 401 || !token) return t("error.token");
     if (err.status === 0) return t("error.offline");
+    if (noBoard(err)) return t("error.noBoard");
     return t("error.failed", { message: err.message });
+  }
+  // noBoard: the projects could not be listed because the workspace has no board yet (the
+  // daemon runs without one and answers once a board is imported): nothing was searched.
+  function noBoard(err) {
+    return err.status === 404 && !state.projects.length;
   }
   function showError(err) {
     state.lastError = err;
     if (err.status === 401) forgetToken();
-    if (err.status === 0) {
+    if (err.status === 0 || noBoard(err)) {
       // The results on screen may be out of date: dim them and take them out of reach until
       // an answer arrives again.
-      setStale(true);
+      if (err.status === 0) setStale(true);
       showNotices([[errorText(err), "error", { label: t("error.retry"), run: () => retry() }]]);
       return;
     }
