@@ -593,14 +593,29 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// of the space are walked first, and with more hits there than the limit, those are the
 	// newest hits of all (the same reasoning as the walk's window below). Counting a common
 	// term's index matches to choose a plan cost more than this whole answer.
-	probed := false
+	answered := false
 	if !allLike && in.TaskID == "" && s.probeWindow > 0 {
 		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
 			return nil, err
 		}
-		probed = len(res.Hits) > in.Limit
+		answered = len(res.Hits) > in.Limit
 	}
-	if !probed {
+	// Then the index's matches, newest rowid first, until no match left can be newer than the
+	// limit's worth found (newestMatches): comments arrive in about time order, so a rare term
+	// reads about as many matches as it answers instead of sorting every match by its date.
+	if !answered && !allLike && in.TaskID == "" {
+		rids, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := run(p.drivenFrom(rids)); err != nil {
+				return nil, err
+			}
+			answered = true
+		}
+	}
+	if !answered {
 		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(res.Hits) }); err != nil {
 			return nil, err
 		}

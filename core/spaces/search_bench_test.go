@@ -23,14 +23,22 @@ func benchWorkspace(b *testing.B) *workspace.Workspace {
 	return ws
 }
 
+// benchQuery is CAIRN_SPACE_BENCH_QUERY, or a rare term of the generated space.
+func benchQuery() string {
+	if q := os.Getenv("CAIRN_SPACE_BENCH_QUERY"); q != "" {
+		return q
+	}
+	return "kumquat"
+}
+
 // benchCaller searches the generated space as scripts/bench.d/space.sh does.
 var benchCaller = Caller{User: "bench", Task: "0"}
 
-// BenchmarkSearchRareFresh is a rare term's search with spaces.db opened for each search, as a
+// BenchmarkSearchRareFresh is a rare term's search (or CAIRN_SPACE_BENCH_QUERY's) with spaces.db opened for each search, as a
 // CLI process does.
 func BenchmarkSearchRareFresh(b *testing.B) {
 	ws := benchWorkspace(b)
-	in := SearchInput{Query: "kumquat"}
+	in := SearchInput{Query: benchQuery()}
 	for b.Loop() {
 		a, err := SearchWorkspaceTasks(context.Background(), ws, benchCaller, in)
 		if err != nil || a.Search == nil || len(a.Search.Hits) == 0 {
@@ -39,11 +47,11 @@ func BenchmarkSearchRareFresh(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchRareWarm is a rare term's search through a store kept open (Readers), as
+// BenchmarkSearchRareWarm is a rare term's search (or CAIRN_SPACE_BENCH_QUERY's) through a store kept open (Readers), as
 // `cairn mcp` does.
 func BenchmarkSearchRareWarm(b *testing.B) {
 	ws := benchWorkspace(b)
-	in := SearchInput{Query: "kumquat"}
+	in := SearchInput{Query: benchQuery()}
 	var r Readers
 	defer r.Close()
 	for b.Loop() {

@@ -459,7 +459,29 @@ func TestMatchEqualsLike(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("query %q: MATCH %v != LIKE %v", q, refs(got), refs(want))
 		}
-		// the other plan: walk the space newest first, checking index membership
+		// the index's matches read newest rowid first until none left can be newer (the
+		// comments' dates are in no relation to their rowids here), or given up after a few
+		small := in
+		small.Limit = 1 + rng.Intn(3)
+		st.streamMax = 1 + rng.Intn(30)
+		streamed, err := st.search(context.Background(), "o", "1", in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamedSmall, err := st.search(context.Background(), "o", "1", small, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSmall, err := st.search(context.Background(), "o", "1", small, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(streamed, want) || !reflect.DeepEqual(streamedSmall, wantSmall) {
+			t.Fatalf("query %q (stream of %d): %v / %v != LIKE %v / %v", q, st.streamMax, refs(streamed), refs(streamedSmall), refs(want), refs(wantSmall))
+		}
+		// the other plans, with no stream first
+		st.streamMax = 0
+		// walk the space newest first, checking index membership
 		st.ftsDriveMax = 0
 		walked, err := st.search(context.Background(), "o", "1", in, false)
 		st.ftsDriveMax = defaultFTSDriveMax
@@ -471,12 +493,6 @@ func TestMatchEqualsLike(t *testing.T) {
 		}
 		// a walk that tries only the newest few comments first gives the same hits, whether
 		// that window held enough of them (small limits) or the whole space was read after
-		small := in
-		small.Limit = 1 + rng.Intn(3)
-		wantSmall, err := st.search(context.Background(), "o", "1", small, true)
-		if err != nil {
-			t.Fatal(err)
-		}
 		st.walkWindow = 1 + rng.Intn(8)
 		windowed, err := st.search(context.Background(), "o", "1", small, true)
 		st.walkWindow = defaultWalkWindow
@@ -494,7 +510,7 @@ func TestMatchEqualsLike(t *testing.T) {
 			t.Fatal(err)
 		}
 		probed, err := st.search(context.Background(), "o", "1", in, false)
-		st.probeWindow = defaultProbeWindow
+		st.probeWindow, st.streamMax = defaultProbeWindow, defaultStreamMax
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,6 +42,11 @@ type Store struct {
 	walkWindow int
 	// probeWindow is how many newest comments a query tests before it chooses a plan.
 	probeWindow int
+	// streamMax is the most matches newestMatches reads before the other plans answer; 0 turns
+	// it off, so tests can exercise those plans.
+	streamMax int
+	// streamed counts the searches newestMatches answered, for tests.
+	streamed int
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven int
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
@@ -145,6 +150,9 @@ var migrations = []string{
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
 	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
+	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
+	// reads a term's matches newest rowid first and stops once no match left can be newer.
+	blocksSchema + rebuildBlocks,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -237,7 +245,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax}
 	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
@@ -280,7 +288,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	}
 	db := sql.OpenDB(persistWAL{Connector: base, cacheStmts: !writer})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax}
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}

@@ -675,6 +675,7 @@ func (s *Store) buildIndexes(ctx context.Context, tx *sql.Tx, bulk *bulkComments
 		args []any
 	}{
 		{sql: commentIndexes},
+		{sql: rebuildBlocks},
 		// the comments of tasks written after them, with another space, through comments_task_at
 		{sql: `UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task
 			AND comments.task IN (SELECT value FROM json_each(?)) AND comments.space <> t.space`, args: []any{string(stale)}},
@@ -708,6 +709,7 @@ type ftsSync struct {
 	deletes []any          // [rid, old itext] pairs as FTS5 'delete' needs them
 	pending map[int64]bool // rids whose current text is added at the end
 	order   []int64
+	blocks  blockChanges // the newest position written to each block of rowids (comment_blocks)
 }
 
 // note records that comment rid went from old (ok: it existed and is in the index) to itext.
@@ -761,6 +763,9 @@ func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
 			SELECT rid, `+shortGramsFunc+`(itext) FROM comments WHERE rid IN (SELECT value FROM json_each(?)) AND itext IS NOT NULL ORDER BY rid`, string(doc)); err != nil {
 			return err
 		}
+	}
+	if err := f.blocks.flush(ctx, tx); err != nil {
+		return err
 	}
 	*f = ftsSync{}
 	return nil
@@ -836,6 +841,7 @@ func putPrepared(ctx context.Context, w *writer, rec *record) error {
 		return err
 	}
 	w.fts.note(rid, existed, old, rec.itext)
+	w.fts.blocks.note(rid, rec.at.UnixNano())
 	return nil
 }
 
@@ -1138,8 +1144,30 @@ func retitle(ctx context.Context, db execer, r *redact.Redactor) error {
 	return nil
 }
 
-// IntegrityCheck runs FTS5's integrity-check against the content table, for tests and doctors.
+// IntegrityCheck runs FTS5's integrity-check against the content table and checks that
+// comment_blocks bounds every block of comments, for tests and doctors.
 func (s *Store) IntegrityCheck() error {
-	_, err := s.db.Exec(`INSERT INTO comments_fts(comments_fts, rank) VALUES ('integrity-check', 1)`)
-	return s.dbErr(err, "integrity-check")
+	if _, err := s.db.Exec(`INSERT INTO comments_fts(comments_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		return s.dbErr(err, "integrity-check")
+	}
+	// comment_blocks bounds every block's comments, and upto is the running maximum of max_at
+	var block, bound, newest int64
+	err := s.db.QueryRow(`SELECT c.b, coalesce(k.max_at, -1), c.m FROM
+		(SELECT rid >> `+blockShiftText+` AS b, max(at_ns) AS m FROM comments GROUP BY 1) c
+		LEFT JOIN comment_blocks k ON k.block = c.b WHERE k.max_at IS NULL OR k.max_at < c.m LIMIT 1`).Scan(&block, &bound, &newest)
+	if err == nil {
+		return fmt.Errorf("integrity-check %s: comment_blocks gives block %d the newest position %d, older than its comment at %d", s.path, block, bound, newest)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return s.dbErr(err, "integrity-check")
+	}
+	err = s.db.QueryRow(`SELECT block, upto, u FROM (SELECT block, upto, max(max_at) OVER (ORDER BY block) AS u FROM comment_blocks)
+		WHERE upto <> u LIMIT 1`).Scan(&block, &bound, &newest)
+	if err == nil {
+		return fmt.Errorf("integrity-check %s: comment_blocks gives block %d upto %d, not the running maximum %d", s.path, block, bound, newest)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return s.dbErr(err, "integrity-check")
+	}
+	return nil
 }

@@ -1,0 +1,175 @@
+package spaces
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// blockShift groups comment rowids into blocks of 64 (rid >> blockShift) for comment_blocks:
+// a search reads every match of the block where it stops, so a block is small (a term in every
+// comment costs the limit and at most 64 more rows), and the table still small: 3,125 rows of a
+// few bytes for 200,000 comments.
+const blockShift = 6
+
+// blocksSchema is comment_blocks: for each block of comment rowids, the newest position (at_ns)
+// of its comments, and the newest of that block and every block below it (upto). A search that
+// reads a full-text index's matches newest rowid first (newestMatches) can stop as soon as the
+// matches it kept are all newer than upto of the block it reached: no match left to read can be
+// newer. Comments arrive roughly in time order, so rowid order is nearly date order and a rare
+// term's search reads about as many matches as it returns, where sorting every match by date
+// read each one's row first. max_at is never lowered (a comment moved to an older time leaves
+// it high), which keeps it an upper bound; it is exact after a rebuild.
+const blocksSchema = `CREATE TABLE comment_blocks (
+		block  INTEGER PRIMARY KEY,
+		max_at INTEGER NOT NULL,
+		upto   INTEGER NOT NULL
+	);`
+
+// rebuildBlocks fills comment_blocks from the comments, through the covering (space, at_ns)
+// index rather than the rows: a migration and a first (bulk) import build it this way.
+const rebuildBlocks = `DELETE FROM comment_blocks;
+	INSERT INTO comment_blocks(block, max_at, upto)
+		SELECT b, m, max(m) OVER (ORDER BY b) FROM
+			(SELECT rid >> ` + blockShiftText + ` AS b, max(at_ns) AS m FROM comments INDEXED BY comments_space_at GROUP BY 1);`
+
+// blockShiftText is blockShift as SQL text.
+const blockShiftText = "6"
+
+// blockChanges collects the newest position written to each block in one transaction.
+type blockChanges map[int64]int64
+
+// note records that comment rid was written with position atNS.
+func (b *blockChanges) note(rid, atNS int64) {
+	if *b == nil {
+		*b = blockChanges{}
+	}
+	k := rid >> blockShift
+	if old, ok := (*b)[k]; !ok || atNS > old {
+		(*b)[k] = atNS
+	}
+}
+
+// flush raises the blocks' max_at to what was written and recomputes upto, inside tx.
+func (b *blockChanges) flush(ctx context.Context, tx execer) error {
+	if len(*b) == 0 {
+		return nil
+	}
+	pairs := make([][2]int64, 0, len(*b))
+	for k, v := range *b {
+		pairs = append(pairs, [2]int64{k, v})
+	}
+	slices.SortFunc(pairs, func(x, y [2]int64) int { return int(x[0] - y[0]) })
+	doc, err := json.Marshal(pairs)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO comment_blocks(block, max_at, upto)
+		SELECT j.value ->> 0, j.value ->> 1, j.value ->> 1 FROM json_each(?) j WHERE true
+		ON CONFLICT(block) DO UPDATE SET max_at = max(max_at, excluded.max_at)`, string(doc)); err != nil {
+		return err
+	}
+	// upto of every block at or above the lowest one changed: a running maximum from there,
+	// started at the upto of the block below it (an append changes only the newest blocks)
+	if _, err := tx.ExecContext(ctx, `UPDATE comment_blocks SET upto = w.u FROM
+		(SELECT block AS b, max(max(max_at) OVER (ORDER BY block),
+			coalesce((SELECT upto FROM comment_blocks WHERE block < ?1 ORDER BY block DESC LIMIT 1), max_at)) AS u
+			FROM comment_blocks WHERE block >= ?1) w
+		WHERE w.b = comment_blocks.block AND comment_blocks.upto <> w.u`, pairs[0][0]); err != nil {
+		return err
+	}
+	*b = nil
+	return nil
+}
+
+// defaultStreamMax is how many index matches newestMatches reads before it leaves the query to
+// the other plans (Store.streamMax; tests change it): matches out of date order, or of other
+// spaces, or failing the filters, can make the stream long, and the other plans bound that work.
+const defaultStreamMax = 300
+
+// matchCandidate is one full-text match read by newestMatches: its position, and whether the
+// row passes every filter of the query.
+type matchCandidate struct {
+	rid, atNS int64
+	idkey     string
+}
+
+// newer orders candidates as the answers are ordered: newest position first, then larger idkey.
+func (c matchCandidate) newer(o matchCandidate) bool {
+	return c.atNS > o.atNS || (c.atNS == o.atNS && c.idkey > o.idkey)
+}
+
+// newestMatches reads the matches of the plan's full-text query newest rowid first, testing
+// each row, and keeps the want newest that pass; it stops when comment_blocks shows that no
+// match left can be newer than all of them. It gives their rowids as a JSON array (the input of
+// drivenFrom), and false when the plan has no full-text query or more than streamMax matches
+// were read first: then the other plans answer.
+func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int) (string, bool, error) {
+	table, match := "", ""
+	if len(p.long) > 0 {
+		table, match = "comments_fts", trigramMatch(p.long)
+	} else if m, ok := shortMatch(p.short); ok {
+		table, match = "comments_short", m
+	}
+	if table == "" || s.streamMax <= 0 {
+		return "", false, nil
+	}
+	args := append(slices.Clone(p.args), match)
+	rows, err := tx.QueryContext(ctx, `SELECT c.rid, c.at_ns, c.idkey, CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
+		COALESCE((SELECT upto FROM comment_blocks WHERE block <= f.rowid >> `+blockShiftText+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`)
+		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
+		WHERE `+table+` MATCH ?`+strconv.Itoa(len(args))+` ORDER BY f.rowid DESC`, args...)
+	if err != nil {
+		return "", false, s.dbErr(err, "search")
+	}
+	defer rows.Close()
+	kept := make([]matchCandidate, 0, want)
+	read := 0
+	for rows.Next() {
+		var c matchCandidate
+		var ok int
+		var upto int64
+		if err := rows.Scan(&c.rid, &c.atNS, &c.idkey, &ok, &upto); err != nil {
+			return "", false, s.dbErr(err, "search")
+		}
+		if len(kept) == want && kept[want-1].atNS > upto {
+			break // this match and every one after it are older than all kept
+		}
+		if read++; read > s.streamMax {
+			return "", false, nil
+		}
+		if ok == 0 || (len(kept) == want && !c.newer(kept[want-1])) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(kept, c, func(k, c matchCandidate) int {
+			if k.newer(c) {
+				return -1
+			}
+			return 1
+		})
+		if len(kept) == want {
+			kept = kept[:want-1]
+		}
+		kept = slices.Insert(kept, i, c)
+	}
+	if err := rows.Err(); err != nil {
+		return "", false, s.dbErr(err, "search")
+	}
+	rids := make([]int64, len(kept))
+	for i, c := range kept {
+		rids[i] = c.rid
+	}
+	doc, err := json.Marshal(rids)
+	if err != nil {
+		return "", false, err
+	}
+	s.streamed++
+
+	if table == "comments_short" {
+		s.shortDriven++
+	}
+	return string(doc), true, nil
+}

@@ -1,0 +1,189 @@
+package spaces
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// streamSpace imports n comments over several blocks of rowids into two spaces, their dates
+// mostly rising with the rowid (as comments arrive) but with a share out of order, from a
+// small vocabulary so terms range from common to rare.
+func streamSpace(t *testing.T, rng *rand.Rand, n int, vocab []string) string {
+	t.Helper()
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"space","id":"x","owner":"o"}`,
+		`{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`, `{"type":"task","id":3,"space":"x","title":"elsewhere"}`}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []string{"request", "result", "ask"}
+	for i := 0; i < n; i++ {
+		at := base.Add(time.Duration(i) * time.Minute)
+		switch rng.Intn(20) {
+		case 0:
+			at = base.Add(time.Duration(rng.Intn(n)) * time.Minute) // any time at all
+		case 1:
+			at = base.Add(time.Duration(i-rng.Intn(3000)) * time.Minute) // late arrival
+		case 2:
+			at = base.Add(time.Duration(i-i%7) * time.Minute) // the same minute as its neighbours
+		}
+		task := []int{2, 2, 2, 1, 3}[rng.Intn(5)]
+		words := make([]string, 1+rng.Intn(4))
+		for j := range words {
+			// a skewed pick: the first words are common, the last rare
+			words[j] = vocab[min(len(vocab)-1, int(rng.ExpFloat64()*3))]
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a%d","created_at":%q,"body":%q}`,
+			i, task, kinds[rng.Intn(len(kinds))], rng.Intn(2), at.Format(time.RFC3339), strings.Join(words, " ")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Reading the index's matches newest rowid first and stopping at comment_blocks' bound gives
+// what the LIKE walk gives, over several blocks of rowids whose dates are partly out of order,
+// after a first (bulk) import, then after comments were added and moved in time by later
+// writes; and on comments in time order it reads about as many matches as it answers.
+func TestStreamEqualsLike(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(11))
+	vocab := []string{"deploy", "cache", "ログイン", "認証", "kumquat", "ab", "x", "migrate", "稀有", "zebra", "quince"}
+	n := 4000 // about 60 blocks of rowids
+	importText(t, ws, streamSpace(t, rng, n, vocab))
+	check := func(stage string) {
+		t.Helper()
+		st, err := OpenRead(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.IntegrityCheck(); err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		for i := 0; i < 120; i++ {
+			q := vocab[rng.Intn(len(vocab))]
+			if rng.Intn(3) == 0 {
+				q += " " + vocab[rng.Intn(len(vocab))]
+			}
+			in := SearchInput{Query: q, Limit: 1 + rng.Intn(MaxLimit)}
+			switch rng.Intn(4) {
+			case 0:
+				in.Kind = "ask"
+			case 1:
+				in.Author = "a1"
+			}
+			if err := in.validate(); err != nil {
+				t.Fatal(err)
+			}
+			want, err := st.search(context.Background(), "o", "1", in, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.streamMax = []int{defaultStreamMax, 1 << 20, 1 + rng.Intn(50)}[rng.Intn(3)]
+			st.probeWindow = []int{defaultProbeWindow, 0}[rng.Intn(2)]
+			got, err := st.search(context.Background(), "o", "1", in, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %+v (stream of %d): %v, LIKE %v", stage, in, st.streamMax, refs(got), refs(want))
+			}
+		}
+		if st.streamed == 0 {
+			t.Fatalf("%s: no search was answered by reading matches newest first", stage)
+		}
+	}
+	check("first import")
+
+	// later writes: new comments at any time, and stored comments moved older and newer
+	st, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		id := ID(fmt.Sprint(n + i))
+		if i%3 == 0 {
+			id = ID(fmt.Sprint(rng.Intn(n))) // an existing comment, rewritten with another time
+		}
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.Intn(2*n)) * time.Minute)
+		c := Comment{ID: id, Task: ID(fmt.Sprint([]int{1, 2, 3}[rng.Intn(3)])), Kind: "ask", Author: "a1",
+			CreatedAt: at.Format(time.RFC3339), Body: vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]}
+		if _, err := st.AddComment(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	check("after add-comment")
+
+	// a re-import (upserts through the one-row writer) of the same ids with other times
+	importText(t, ws, streamSpace(t, rand.New(rand.NewSource(12)), n, vocab))
+	check("after re-import")
+}
+
+// On comments in time order, a term common enough to fill the limit many times over is
+// answered from the newest few of its matches: the stream never reads more than it may.
+func TestStreamStopsEarly(t *testing.T) {
+	ws := newWorkspace(t)
+	var lines []string
+	lines = append(lines, `{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 3000
+	for i := 0; i < n; i++ {
+		body := "plain words"
+		if i%10 == 0 {
+			body = "a kumquat here"
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":%q,"body":%q}`,
+			i, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// the limit's rows and the one past it, the rest of the block where they end (a match in
+	// 10 of its 64 comments), and the first match of the block below it
+	st.streamMax = 11 + 7 + 1
+	in := SearchInput{Query: "kumquat", Limit: 10}
+	in.validate()
+	a, err := st.search(context.Background(), "o", "1", in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.streamed != 1 || len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
+		t.Fatalf("streamed %d, hits %v (truncated %v)", st.streamed, refs(a), a.Search.Truncated)
+	}
+}
+
+// Comments of the same time are ordered by id: a stream that met the bound's time exactly must
+// read on, since a match of an older block may have the larger id (here the file lists ids
+// downward, so the lowest rowids hold the largest ids).
+func TestStreamTies(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	for i := 200; i > 0; i-- {
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"kumquat %d"}`, i, i))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.probeWindow = 0 // every comment matches: the newest would answer
+	in := SearchInput{Query: "kumquat", Limit: 3}
+	in.validate()
+	want, err := st.search(context.Background(), "o", "1", in, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.search(context.Background(), "o", "1", in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || st.streamed != 1 {
+		t.Fatalf("streamed %d: %v, LIKE %v", st.streamed, refs(got), refs(want))
+	}
+}
