@@ -14,9 +14,11 @@ mcp_before() {
   "$mcpbench" -cairn "$MCP_BEFORE" "$@" | sed -E 's/^  (.{35}).{9}/  \1 (before)/'
 }
 mcp_face() { mcp_before -n "$MCP_N" "$@"; "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
-# mcp_record LINES: prints mcpbench lines and records the last as a row of docs/benchmarks.md (p50 as
-# cairn's figure, p99 beside it).
+# mcp_record LINES [CLIENT]: prints mcpbench lines and records the last as a row of
+# docs/benchmarks.md (p50 as cairn's figure, p99 beside it); CLIENT names a client other than the
+# go-sdk's in the row.
 mcp_record() {
+  local via=${2:+ ($2)}
   echo "$1"
   local label p50 p99 last
   last=$(tail -1 <<<"$1")
@@ -24,7 +26,7 @@ mcp_record() {
   p50=$(sed -E 's/.* p50 +([0-9.]+) ms.*/\1/' <<<"$last")
   p99=$(sed -E 's/.* p99 +([0-9.]+) ms.*/\1/' <<<"$last")
   if type record >/dev/null 2>&1; then
-    record "cairn mcp, warm call: $label" "tools/call p50" "$p50" "same, p99" "$p99" "-" "p50 <= 1 ms, p99 <= 5 ms"
+    record "cairn mcp, warm call$via: $label" "tools/call p50" "$p50" "same, p99" "$p99" "-" "p50 <= 1 ms, p99 <= 5 ms"
   fi
 }
 
@@ -58,3 +60,22 @@ mcp_record "$(mcp_face -label "memory search, demo workspace" -tool MemorySearch
 mcp_task=(-n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log")
 mcp_record "$(mcp_before "${mcp_task[@]}"; "$mcpbench" -cairn "$CAIRN" "${mcp_task[@]}")"
 mcp_record "$(mcp_face -label "flowly_search, scale 10" -tool flowly_search -input '{"query":"迁移"}' -- -C "$mcp_board" --card c1)"
+
+# The same faces through the official TypeScript MCP client, the SDK Node agent runtimes (Claude
+# Code among them) are built on (scripts/mcpbench-ts, installed from npm into $BENCH_DIR): the
+# go-sdk client above spends most of a call decoding the answer (0.7 ms of a flowly_search's
+# 1.1), so this is the server as an agent runtime sees it. Skipped without node and npm.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  ts="$BENCH_DIR/mcpbench-ts"
+  mkdir -p "$ts"
+  cp scripts/mcpbench-ts/package.json scripts/mcpbench-ts/package-lock.json scripts/mcpbench-ts/bench.mjs "$ts/"
+  if (cd "$ts" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1); then
+    ts_face() { node "$ts/bench.mjs" "$1" "$2" 20 "$CAIRN" "${@:3}"; }
+    mcp_record "$(ts_face "space search, rare term" "$MCP_N" SearchWorkspaceTasks '{"query":"kumquat"}' -C "$mcp_space" --user bench --task 0)" "TypeScript SDK client"
+    mcp_record "$(ts_face "memory search, demo workspace" "$MCP_N" MemorySearch '{"query":"session"}' -C "$mcp_demo")" "TypeScript SDK client"
+    mcp_record "$(ts_face "task list, 10,000 tasks" "${MCP_TASK_N:-50}" TaskList '{}' -C "$mcp_demo" --session "$mcp_log")" "TypeScript SDK client"
+    mcp_record "$(ts_face "flowly_search, scale 10" "$MCP_N" flowly_search '{"query":"迁移"}' -C "$mcp_board" --card c1)" "TypeScript SDK client"
+  else
+    echo "  TypeScript SDK client: npm install failed, rows skipped"
+  fi
+fi
