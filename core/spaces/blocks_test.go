@@ -41,6 +41,20 @@ func streamSpace(t *testing.T, rng *rand.Rand, n int, vocab []string) string {
 	return strings.Join(lines, "\n")
 }
 
+// searchBoth answers in with st's plans and with the LIKE walk the tests compare them with, as
+// the search of task 1 by user o.
+func searchBoth(t *testing.T, st *Store, in SearchInput) (got, want Answer) {
+	t.Helper()
+	var err error
+	if want, err = st.search(context.Background(), "o", "1", in, true); err != nil {
+		t.Fatalf("%+v (LIKE): %v", in, err)
+	}
+	if got, err = st.search(context.Background(), "o", "1", in, false); err != nil {
+		t.Fatalf("%+v: %v", in, err)
+	}
+	return got, want
+}
+
 // Reading the index's matches newest rowid first and stopping at comment_blocks' bound gives
 // what the LIKE walk gives, over several blocks of rowids whose dates are partly out of order,
 // after a first (bulk) import, then after comments were added and moved in time by later
@@ -76,17 +90,9 @@ func TestStreamEqualsLike(t *testing.T) {
 			if err := in.validate(); err != nil {
 				t.Fatal(err)
 			}
-			want, err := st.search(context.Background(), "o", "1", in, true)
-			if err != nil {
-				t.Fatal(err)
-			}
 			st.streamMax = []int{defaultStreamMax, 1 << 20, 1 + rng.Intn(50)}[rng.Intn(3)]
 			st.probeWindow = []int{defaultProbeWindow, 0}[rng.Intn(2)]
-			got, err := st.search(context.Background(), "o", "1", in, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
+			if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: %+v (stream of %d): %v, LIKE %v", stage, in, st.streamMax, refs(got), refs(want))
 			}
 		}
@@ -175,15 +181,7 @@ func TestStreamTies(t *testing.T) {
 	st.probeWindow = 0 // every comment matches: the newest would answer
 	in := SearchInput{Query: "kumquat", Limit: 3}
 	in.validate()
-	want, err := st.search(context.Background(), "o", "1", in, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.search(context.Background(), "o", "1", in, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) || st.streamed != 1 {
+	if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) || st.streamed != 1 {
 		t.Fatalf("streamed %d: %v, LIKE %v", st.streamed, refs(got), refs(want))
 	}
 }

@@ -464,18 +464,8 @@ func TestMatchEqualsLike(t *testing.T) {
 		small := in
 		small.Limit = 1 + rng.Intn(3)
 		st.streamMax = 1 + rng.Intn(30)
-		streamed, err := st.search(context.Background(), "o", "1", in, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		streamedSmall, err := st.search(context.Background(), "o", "1", small, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantSmall, err := st.search(context.Background(), "o", "1", small, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		streamed, _ := searchBoth(t, st, in)
+		streamedSmall, wantSmall := searchBoth(t, st, small)
 		if !reflect.DeepEqual(streamed, want) || !reflect.DeepEqual(streamedSmall, wantSmall) {
 			t.Fatalf("query %q (stream of %d): %v / %v != LIKE %v / %v", q, st.streamMax, refs(streamed), refs(streamedSmall), refs(want), refs(wantSmall))
 		}
