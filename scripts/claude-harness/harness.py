@@ -192,6 +192,9 @@ SCENARIOS = {
         "cairn": True,
         "script": {"conversations": [
             {"match": "SCENARIO-F use", "replies": [
+                # MCP tools are deferred: load them first (the server may also still be connecting
+                # when the first request goes out, and a direct call then finds no such tool)
+                [{"tool": "ToolSearch", "input": {"query": "select:mcp__cairn__TaskCreate,mcp__cairn__TaskUpdate,mcp__cairn__TaskList"}}],
                 [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "From MCP", "description": "Created through cairn mcp"}}],
                 [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "Second"}}],
                 [{"tool": "mcp__cairn__TaskUpdate", "input": {"taskid": 1, "status": "inprogress"}}],
