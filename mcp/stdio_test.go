@@ -295,3 +295,47 @@ func TestSubscriptionIDGoesBackAsTheClientWroteIt(t *testing.T) {
 		t.Errorf("due %d with only listen:0 open", g.due())
 	}
 }
+
+// Claude Code 2.1.332's opening, as it sent it to cairn mcp (protocol 2026-07-28): discover,
+// subscriptions/listen, and, once acknowledged, tools/list. The acknowledgement names the
+// subscription by the client's own id, so the client goes on at once; the listen request it
+// cancels later gets no answer.
+func TestClaudeCodeOpening(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.332"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	var out workspacetest.Buffer
+	server := NewServer(tools.New(), "test", newContext(t))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		server.Run(ctx, NewStdioTransport(ctx, pr, &out))
+	}()
+	waitFor := func(s string) {
+		t.Helper()
+		for !strings.Contains(out.String(), s) {
+			if ctx.Err() != nil {
+				t.Fatalf("no %s in the output:\n%s", s, out.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":"server-discover-probe-1","method":"server/discover","params":{`+meta+`}}`+"\n")
+	waitFor(`"id":"server-discover-probe-1","result"`)
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{`+meta+`,"notifications":{"toolsListChanged":true}}}`+"\n")
+	waitFor(`"io.modelcontextprotocol/subscriptionId":"listen:0"`)
+	io.WriteString(pw, `{"method":"tools/list","jsonrpc":"2.0","id":0,"params":{`+meta+`}}`+"\n")
+	waitFor(`"id":0,"result"`)
+	io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:0",`+meta+`}}`+"\n")
+	pw.Close()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the server did not end with its input")
+	}
+	got := out.String()
+	if strings.Contains(got, `"id":"listen:0"`) || !strings.Contains(got, `"name":"TaskCreate"`) {
+		t.Fatalf("output:\n%s", got)
+	}
+}
