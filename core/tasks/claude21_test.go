@@ -302,3 +302,29 @@ func TestCompactionFollowsPreservedTail(t *testing.T) {
 		t.Fatalf("tasks = %v (skips %+v)", got, r.Skips)
 	}
 }
+
+// A subagent's call that replay refuses (an unknown task, no subject) is named with its subagent
+// file and line, as every other skip of a subagent call is.
+func TestSubagentSkipNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(main, []byte(rec("assistant", "g1", "", use("toolu_a", "Agent", `{"description":"d","prompt":"p"}`), nil)), 0o644)
+	sub := filepath.Join(dir, "s", "subagents")
+	os.MkdirAll(sub, 0o755)
+	side := map[string]any{"isSidechain": true, "agentId": "x"}
+	os.WriteFile(filepath.Join(sub, "agent-x.jsonl"), []byte(rec("assistant", "y1", "", use("t1", "TaskUpdate", `{"taskId":"9","status":"completed"}`), side)+
+		rec("assistant", "y2", "y1", use("t2", "TaskCreate", `{"description":"no subject"}`), side)), 0o644)
+	os.WriteFile(filepath.Join(sub, "agent-x.meta.json"), []byte(`{"toolUseId":"toolu_a"}`), 0o644)
+	chk, err := NewSession(main, time.Second).Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chk.Skipped) != 2 {
+		t.Fatalf("skipped = %+v", chk.Skipped)
+	}
+	for i, want := range []string{"(subagent agent-x.jsonl line 1)", "(subagent agent-x.jsonl line 2)"} {
+		if !strings.Contains(chk.Skipped[i].Reason, want) {
+			t.Errorf("skip %d = %q, want %s in it", i, chk.Skipped[i].Reason, want)
+		}
+	}
+}
