@@ -57,6 +57,11 @@ func TestTranscriptWithHousekeepingPreamble(t *testing.T) {
 			t.Errorf("opening with %.40s...: detected as %s", first, got)
 		}
 	}
+	// lines neither format claims (blank, torn, a record type of a newer version) are passed over
+	odd := "\n" + `{"type":"some-newer-housekeeping","value":1}` + "\n" + `{"type":"user","mess` + "\n"
+	if got := DetectFormat(strings.NewReader(strings.Repeat(odd, 40) + `{"parentUuid":null,"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")); got != FormatClaude {
+		t.Errorf("opening with lines of no known format: detected as %s", got)
+	}
 }
 
 func TestNeverWritesToAFileHoldingATranscriptRecord(t *testing.T) {
