@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,6 +17,12 @@ import (
 // maxHookInput bounds what a hook reads from standard input; Claude Code's hook input is a few
 // hundred bytes.
 const maxHookInput = 1 << 20
+
+// hookBudget bounds a hook's work: Claude Code waits for it (up to 60 s by default) before it
+// compacts or resumes, and a 100 MB transcript takes about 0.1 s, so past this the transcript is
+// not one worth waiting for (a device, a file still growing without end) and the hook answers
+// nothing.
+const hookBudget = 5 * time.Second
 
 func hookCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -59,8 +68,13 @@ func claudeHook(env *Env, c *cli.Context) error {
 	if len(input) > maxHookInput {
 		return errs.Invalidf("hook input is over %d bytes", maxHookInput)
 	}
-	out, err := tasks.ClaudeHook(c.Context, input, env.wsFlag, env.wait)
+	ctx, cancel := context.WithTimeout(c.Context, hookBudget)
+	defer cancel()
+	out, err := tasks.ClaudeHook(ctx, input, env.wsFlag, env.wait)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("gave up after %s, so the session goes on without the task list: %w", hookBudget, err)
+		}
 		return err
 	}
 	_, err = io.WriteString(env.Stdout, out)

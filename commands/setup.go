@@ -149,6 +149,8 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 			fmt.Fprintf(w, "try it: claude --plugin-dir %s\n", plugin)
 		case scope == "project":
 			fmt.Fprintln(w, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
+		case scope == "user" && wsPin == "":
+			fmt.Fprintln(w, "cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list")
 		default:
 			fmt.Fprintln(w, "check with: claude mcp list")
 		}

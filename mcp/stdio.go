@@ -93,11 +93,12 @@ func (g *gate) wake() {
 	g.cond.Broadcast()
 }
 
-// due counts the requests still waiting for an answer.
+// due counts the requests still waiting for an answer. A subscriptions/listen request is not
+// one: it stays open as long as the client wants its notifications.
 func (g *gate) due() int {
 	n := 0
 	for _, c := range g.pending {
-		if !c.cancelled {
+		if !c.cancelled && c.method != "subscriptions/listen" {
 			n++
 		}
 	}
@@ -383,7 +384,9 @@ func checkParams(method string, params json.RawMessage) string {
 }
 
 // outbound turns one line from the server (without its newline) into the line the client gets: an answer goes back
-// under the id the client wrote, and the go-sdk's code-0 errors get their JSON-RPC codes.
+// under the id the client wrote, and the go-sdk's code-0 errors get their JSON-RPC codes. The
+// answer to a request the client cancelled is nil: none is due (MCP), and a client may take one
+// for an id it has forgotten as a broken connection (Claude Code 2.1 drops the server).
 func (g *gate) outbound(line []byte) []byte {
 	if out, ok := g.resultLine(line); ok {
 		return out
@@ -393,6 +396,12 @@ func (g *gate) outbound(line []byte) []byte {
 		g.mu.Lock()
 		g.lastWrite = time.Now()
 		g.mu.Unlock()
+		if m.Method != "" {
+			if params, ok := g.subscription(m.Params, nil); ok {
+				m.Params = params
+				return bytes.TrimRight(encode(m), "\n")
+			}
+		}
 		return line
 	}
 	id, err := strconv.ParseInt(string(m.ID), 10, 64)
@@ -402,6 +411,12 @@ func (g *gate) outbound(line []byte) []byte {
 	c, ok := g.answered(id)
 	if !ok {
 		return line
+	}
+	if c.cancelled {
+		return nil
+	}
+	if result, ok := g.subscription(m.Result, c); ok {
+		m.Result = result
 	}
 	m.ID = c.raw
 	if e := m.Error; e != nil && e.Code == 0 {
@@ -417,13 +432,53 @@ func (g *gate) outbound(line []byte) []byte {
 	return bytes.TrimRight(encode(m), "\n")
 }
 
+// subscriptionKey names, in a message's _meta, the subscriptions/listen request it belongs to
+// by that request's id (protocol 2026-07-28).
+const subscriptionKey = "io.modelcontextprotocol/subscriptionId"
+
+// subscription gives back obj (a notification's params or an answer's result) with the
+// subscription id in its _meta turned from the id the gate gave the listen request into the id
+// the client wrote: the request answered (answer), else one still in flight. ok is false when
+// there is nothing to change.
+func (g *gate) subscription(obj json.RawMessage, answer *inflight) (json.RawMessage, bool) {
+	if !bytes.Contains(obj, []byte(subscriptionKey)) {
+		return nil, false
+	}
+	var o map[string]json.RawMessage
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(obj, &o) != nil || json.Unmarshal(o["_meta"], &meta) != nil {
+		return nil, false
+	}
+	id, err := strconv.ParseInt(string(meta[subscriptionKey]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	var raw json.RawMessage
+	if answer != nil {
+		raw = answer.raw
+	} else {
+		g.mu.Lock()
+		if c := g.pending[id]; c != nil {
+			raw = c.raw
+		}
+		g.mu.Unlock()
+	}
+	if raw == nil {
+		return nil, false
+	}
+	meta[subscriptionKey] = raw
+	o["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(o)
+	return out, err == nil
+}
+
 // resultPrefix is how the go-sdk begins the line of a successful answer, before its id.
 var resultPrefix = []byte(`{"jsonrpc":"2.0","id":`)
 
 // resultLine is outbound for the usual line, a successful answer under an id the gate gave,
 // {"jsonrpc":"2.0","id":N,"result":VALUE} and nothing else: only the id is replaced, without
-// decoding and encoding the line again (which would give the same message). ok is false for
-// any other line.
+// decoding and encoding the line again (which would give the same message); out is nil for
+// the answer to a cancelled request. ok is false for any other line.
 func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 	if !bytes.HasPrefix(line, resultPrefix) || !bytes.HasSuffix(line, []byte("}")) {
 		return nil, false
@@ -437,7 +492,7 @@ func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 		return nil, false
 	}
 	value := bytes.TrimSpace(rest[n+len(`,"result":`) : len(rest)-1])
-	if bytes.Equal(value, null) || !json.Valid(value) {
+	if bytes.Equal(value, null) || !json.Valid(value) || bytes.Contains(value, []byte(subscriptionKey)) {
 		return nil, false
 	}
 	id, err := strconv.ParseInt(string(rest[:n]), 10, 64)
@@ -447,6 +502,9 @@ func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 	c, ok := g.answered(id)
 	if !ok {
 		return line, true
+	}
+	if c.cancelled {
+		return nil, true
 	}
 	out = make([]byte, 0, len(line)-n+len(c.raw))
 	out = append(append(append(out, resultPrefix...), c.raw...), rest[n:]...)
@@ -497,7 +555,13 @@ func (w *gateWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		line := w.g.bodies.splice(w.g.outbound(w.partial[:i]))
+		out := w.g.outbound(w.partial[:i])
+		if out == nil {
+			w.g.bodies.splice(w.partial[:i]) // a cancelled call's answer: its bodies go too
+			w.partial = w.partial[i+1:]
+			continue
+		}
+		line := w.g.bodies.splice(out)
 		w.partial = w.partial[i+1:]
 		if err := w.g.writeLine(line); err != nil {
 			return 0, err

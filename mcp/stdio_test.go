@@ -236,3 +236,106 @@ func FuzzResultLine(f *testing.F) {
 		}
 	})
 }
+
+// A request the client cancelled gets no answer, even when the server still sends one: MCP says
+// none is due, and Claude Code 2.1 takes an answer to an id it no longer knows for a broken
+// connection and drops the server (it cancels its subscriptions/listen right after sending it).
+func TestCancelledRequestGetsNoAnswer(t *testing.T) {
+	var out bytes.Buffer
+	g := &gate{ctx: context.Background(), out: &out}
+	g.cond = sync.NewCond(&g.mu)
+	w := &gateWriter{g: g}
+	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{}}`))
+	g.inbound([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/list","params":{}}`))
+	g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:0"}}`))
+	w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}` + "\n"))
+	want := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}` + "\n" +
+		`{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}` + "\n"
+	if out.String() != want {
+		t.Fatalf("the client got\n%s\nwant\n%s", out.String(), want)
+	}
+	if g.due() != 0 {
+		t.Fatalf("due %d", g.due())
+	}
+}
+
+// A subscriptions/listen request (protocol 2026-07-28) is named in the notifications that belong
+// to it by its id, in _meta "io.modelcontextprotocol/subscriptionId": the client must get its own
+// id there, not the one the gate gave the request. Claude Code 2.1 otherwise never sees its
+// subscription acknowledged and waits 27 s before it lists the tools.
+func TestSubscriptionIDGoesBackAsTheClientWroteIt(t *testing.T) {
+	var out bytes.Buffer
+	g := &gate{ctx: context.Background(), out: &out}
+	g.cond = sync.NewCond(&g.mu)
+	w := &gateWriter{g: g}
+	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`))
+	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:1","method":"subscriptions/listen","params":{}}`))
+	w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"data":"x"}}` + "\n"))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{`"io.modelcontextprotocol/subscriptionId":"listen:0"`, `"io.modelcontextprotocol/subscriptionId":"listen:1"`,
+		`"io.modelcontextprotocol/subscriptionId":"listen:1"`, `"io.modelcontextprotocol/subscriptionId":7`}
+	if len(lines) != len(want) {
+		t.Fatalf("the client got %q", lines)
+	}
+	for i, l := range lines {
+		if !strings.Contains(l, want[i]) || !json.Valid([]byte(l)) {
+			t.Errorf("line %d: %s, want %s in it", i, l, want[i])
+		}
+	}
+	if !strings.Contains(lines[2], `"id":"listen:1"`) || !strings.Contains(lines[0], `"toolsListChanged":true`) {
+		t.Errorf("lines %q", lines)
+	}
+	// a subscription open until the client leaves is no answer the end of the input waits for
+	if g.due() != 0 {
+		t.Errorf("due %d with only listen:0 open", g.due())
+	}
+}
+
+// Claude Code 2.1.332's opening, as it sent it to cairn mcp (protocol 2026-07-28): discover,
+// subscriptions/listen, and, once acknowledged, tools/list. The acknowledgement names the
+// subscription by the client's own id, so the client goes on at once; the listen request it
+// cancels later gets no answer.
+func TestClaudeCodeOpening(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.332"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	var out workspacetest.Buffer
+	server := NewServer(tools.New(), "test", newContext(t))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		server.Run(ctx, NewStdioTransport(ctx, pr, &out))
+	}()
+	waitFor := func(s string) {
+		t.Helper()
+		for !strings.Contains(out.String(), s) {
+			if ctx.Err() != nil {
+				t.Fatalf("no %s in the output:\n%s", s, out.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":"server-discover-probe-1","method":"server/discover","params":{`+meta+`}}`+"\n")
+	waitFor(`"id":"server-discover-probe-1","result"`)
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{`+meta+`,"notifications":{"toolsListChanged":true}}}`+"\n")
+	waitFor(`"io.modelcontextprotocol/subscriptionId":"listen:0"`)
+	io.WriteString(pw, `{"method":"tools/list","jsonrpc":"2.0","id":0,"params":{`+meta+`}}`+"\n")
+	waitFor(`"id":0,"result"`)
+	io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:0",`+meta+`}}`+"\n")
+	pw.Close()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the server did not end with its input")
+	}
+	got := out.String()
+	if strings.Contains(got, `"id":"listen:0"`) || !strings.Contains(got, `"name":"TaskCreate"`) {
+		t.Fatalf("output:\n%s", got)
+	}
+}

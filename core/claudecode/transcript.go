@@ -26,8 +26,16 @@ const (
 // only shown raw by a drill-down, and a Write or Edit input can be a whole file.
 const MaxToolBody = 2000
 
-// TitleRunes bounds a session title taken from its first prompt.
+// TitleRunes bounds a session title taken from its first prompt (see Title).
 const TitleRunes = 80
+
+// TitleLineBytes bounds the first line a title is taken from, before it is redacted and cut to
+// TitleRunes: far more than a title needs, so a secret that a TitleRunes cut would break is whole.
+const TitleLineBytes = 4096
+
+// Title cuts a title line to TitleRunes runes, marking the cut with "…". Call it on a redacted
+// line: a secret cut first would no longer look like one and a fragment of it would remain.
+func Title(line string) string { return clip(line, TitleRunes*4, TitleRunes) }
 
 // Comment is one comment of a session, in the comment kinds of a space (docs/formats.md).
 type Comment struct {
@@ -53,9 +61,9 @@ type Info struct {
 	// (a torn last line, still being written, is left for the next read).
 	Lines  int
 	Offset int64
-	// FirstPrompt is the first user prompt of the part read (its first line, at most TitleRunes
-	// runes); Summary the first summary line's text; CreatedAt the first timestamp; CWD the first
-	// working directory a line names.
+	// FirstPrompt is the first user prompt of the part read (its first line, at most
+	// TitleLineBytes, not yet cut to a title); Summary the first summary line's text (the same);
+	// CreatedAt the first timestamp; CWD the first working directory a line names.
 	FirstPrompt string
 	Summary     string
 	CreatedAt   string
@@ -367,11 +375,11 @@ func timestamp(s string) (string, bool) {
 	return t.UTC().Format(time.RFC3339Nano), true
 }
 
-// firstLine is the first non-empty line of s, at most TitleRunes runes.
+// firstLine is the first non-empty line of s, at most TitleLineBytes.
 func firstLine(s string) string {
 	for _, ln := range strings.Split(s, "\n") {
 		if ln = strings.TrimSpace(ln); ln != "" {
-			return clip(ln, TitleRunes*4, TitleRunes)
+			return clip(ln, TitleLineBytes)
 		}
 	}
 	return ""

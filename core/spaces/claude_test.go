@@ -384,3 +384,34 @@ func TestImportClaudeResumedSession(t *testing.T) {
 		t.Fatalf("resumed import differs from a fresh one:\n%s\n---\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A session title is cut to claudecode.TitleRunes after redaction: a secret that straddles the cut
+// is still recognised, so no fragment of it reaches the title shown or kept.
+func TestClaudeTitleRedactedBeforeCut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "-home-me-src-keys")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prompt := strings.Repeat("deploy ", 9) + "with AKIAIOSFODNN7EXAMPLE and ghp_abcdefghijklmnopqrstuvwxyz0123456789 today"
+	line := `{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"aaaaaaaa-0000-4000-8000-000000000001","sessionId":"aaaaaaaa-1111-4000-8000-000000000001","cwd":"/home/me/src/keys","timestamp":"2026-11-01T10:00:00Z","message":{"role":"user","content":"` + prompt + `"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "aaaaaaaa-1111-4000-8000-000000000001.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t)
+	importClaude(t, ws, dir)
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var title, dtitle string
+	if err := st.db.QueryRow(`SELECT title, COALESCE(dtitle, '') FROM tasks`).Scan(&title, &dtitle); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{title, dtitle} {
+		if strings.Contains(s, "AKIA") || strings.Contains(s, "ghp_") || !strings.Contains(s, "[REDACTED]") ||
+			!strings.HasPrefix(s, "deploy deploy") {
+			t.Errorf("title %q", s)
+		}
+	}
+}

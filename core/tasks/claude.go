@@ -514,7 +514,11 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 			if ev.Kind == Create && ev.TaskID == 0 {
 				r.note(c.line, "call %s%s: no \"Task #N created\" answer found, so the task was numbered by replay (%d)", c.toolID, where, r.Store.NextID())
 			}
+			skips := len(r.Skips)
 			r.Apply(ev)
+			for i := skips; i < len(r.Skips) && where != ""; i++ {
+				r.Skips[i].Reason += where // what replay refused of a subagent's call: say where it is
+			}
 		}
 	}
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })

@@ -57,6 +57,11 @@ func TestTranscriptWithHousekeepingPreamble(t *testing.T) {
 			t.Errorf("opening with %.40s...: detected as %s", first, got)
 		}
 	}
+	// lines neither format claims (blank, torn, a record type of a newer version) are passed over
+	odd := "\n" + `{"type":"some-newer-housekeeping","value":1}` + "\n" + `{"type":"user","mess` + "\n"
+	if got := DetectFormat(strings.NewReader(strings.Repeat(odd, 40) + `{"parentUuid":null,"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n")); got != FormatClaude {
+		t.Errorf("opening with lines of no known format: detected as %s", got)
+	}
 }
 
 func TestNeverWritesToAFileHoldingATranscriptRecord(t *testing.T) {
@@ -300,5 +305,31 @@ func TestCompactionFollowsPreservedTail(t *testing.T) {
 	ReplayClaude(strings.NewReader(log), r, Stop{}, nil)
 	if got := subjects(r.Store.Tasks()); !reflect.DeepEqual(got, map[int]string{1: "pending kept"}) {
 		t.Fatalf("tasks = %v (skips %+v)", got, r.Skips)
+	}
+}
+
+// A subagent's call that replay refuses (an unknown task, no subject) is named with its subagent
+// file and line, as every other skip of a subagent call is.
+func TestSubagentSkipNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(main, []byte(rec("assistant", "g1", "", use("toolu_a", "Agent", `{"description":"d","prompt":"p"}`), nil)), 0o644)
+	sub := filepath.Join(dir, "s", "subagents")
+	os.MkdirAll(sub, 0o755)
+	side := map[string]any{"isSidechain": true, "agentId": "x"}
+	os.WriteFile(filepath.Join(sub, "agent-x.jsonl"), []byte(rec("assistant", "y1", "", use("t1", "TaskUpdate", `{"taskId":"9","status":"completed"}`), side)+
+		rec("assistant", "y2", "y1", use("t2", "TaskCreate", `{"description":"no subject"}`), side)), 0o644)
+	os.WriteFile(filepath.Join(sub, "agent-x.meta.json"), []byte(`{"toolUseId":"toolu_a"}`), 0o644)
+	chk, err := NewSession(main, time.Second).Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chk.Skipped) != 2 {
+		t.Fatalf("skipped = %+v", chk.Skipped)
+	}
+	for i, want := range []string{"(subagent agent-x.jsonl line 1)", "(subagent agent-x.jsonl line 2)"} {
+		if !strings.Contains(chk.Skipped[i].Reason, want) {
+			t.Errorf("skip %d = %q, want %s in it", i, chk.Skipped[i].Reason, want)
+		}
 	}
 }

@@ -201,3 +201,47 @@ func TestRealMCPTranscriptEqualsCairnLog(t *testing.T) {
 		}
 	}
 }
+
+// One real session through everything at once (fixtures/claude-code/README.txt, mixed/): three
+// TaskCreate blocks in one reply, a subagent's task, a deletion, two compactions and a rewind
+// (--resume-session-at) that takes back task 7 and the start of task 4. Claude Code's store keeps
+// what the rewound branch did; the replay shows the branch the session is on and check names the
+// two differences.
+func TestRealMixedSession(t *testing.T) {
+	s := NewSession(realTranscript(t, "mixed"), time.Second)
+	s.ClaudeConfig = filepath.Join(realDir, "mixed")
+	res, err := s.List(context.Background(), Stop{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{1: "completed Bump version", 2: "completed Update deps", 3: "deleted Drop old flag",
+		4: "pending Write changelog", 5: "completed Sub: audit deps", 6: "completed Tag release", 8: "pending Announce"}
+	if got := subjects(res.Tasks); !reflect.DeepEqual(got, want) {
+		t.Errorf("tasks = %v, want %v", got, want)
+	}
+	chk, err := s.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs := []string{
+		"task 4: status inprogress in the store, pending in the replay",
+		`task 7 (pending, "Mistake") is in Claude Code's store but not in the replay`,
+	}
+	if chk.ClaudeStore == nil || chk.ClaudeStore.Tasks != 7 || !reflect.DeepEqual(chk.ClaudeStore.Differences, diffs) {
+		t.Errorf("store comparison = %+v", chk.ClaudeStore)
+	}
+	if len(chk.Skipped) != 2 || !strings.Contains(chk.Skipped[0].Reason, "abandoned branch") || !strings.Contains(chk.Skipped[1].Reason, "abandoned branch") {
+		t.Errorf("skipped = %+v", chk.Skipped)
+	}
+	cwd := t.TempDir()
+	out, err := ClaudeHook(context.Background(), realHookInput(t, "mixed", "PreCompact", "", cwd), "", time.Second)
+	if err != nil || !strings.Contains(out, "7 tasks — 2 pending, 0 inprogress, 4 completed, 1 deleted") ||
+		!strings.Contains(out, "- #8 [pending] Announce") || strings.Contains(out, "Mistake") {
+		t.Errorf("PreCompact: %q, %v", out, err)
+	}
+	out, err = ClaudeHook(context.Background(), realHookInput(t, "mixed", "SessionStart", "compact", cwd), "", time.Second)
+	if err != nil || !strings.Contains(out, `- #4 [pending] Write changelog\n`) ||
+		strings.Index(out, "#8 [pending]") > strings.Index(out, "#1 [completed]") || strings.Contains(out, "Mistake") {
+		t.Errorf("SessionStart compact: %q, %v", out, err)
+	}
+}

@@ -48,6 +48,9 @@ func hookReplay(ctx context.Context, in HookInput, wsFlag string, wait time.Dura
 		transcript = r
 	}
 	if in.SessionID != "" && in.Cwd != "" && (transcript == nil || transcript.MCPCalls == 0) {
+		if !safeSegment(in.SessionID) {
+			return nil, errs.Invalidf("the hook input's session_id %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", in.SessionID)
+		}
 		ws, err := workspace.Open(wsFlag, in.Cwd)
 		switch {
 		case err == nil:

@@ -138,11 +138,63 @@ SCENARIOS = {
         ]},
         "steps": [{"prompt": "SCENARIO-E keep a todo list"}],
     },
+    "mixed": {
+        "about": "One session through everything at once: 3 TaskCreate blocks in one reply and a 4th, a foreground subagent that creates and completes task 5, a deletion, a manual /compact, more updates after it, a wrong turn (task 7, task 4 started) undone by a rewind (--resume-session-at the reply before it), a new task after the rewind (Claude's id 8), a second /compact and a last update.",
+        "script": {"conversations": [
+            {"match": "SCENARIO-H plan", "replies": [
+                [{"text": "Planning the release."}, tc("Bump version", "Set the version in main.go", "Bumping version"),
+                 tc("Update deps", "go get -u and tidy"), tc("Drop old flag", "Remove --legacy")],
+                [tc("Write changelog", "Collect the entries since the last tag", "Writing changelog")],
+                [tu("1", status="in_progress")],
+                [{"tool": "Agent", "input": {"description": "Audit dependencies",
+                                              "prompt": "SUBAGENT-H audit the dependencies and report",
+                                              "subagent_type": "general-purpose", "run_in_background": False}}],
+                [tu("1", status="completed")],
+                [tu("3", status="deleted")],
+                [{"text": "CHECKPOINT-H1 planned."}],
+            ]},
+            {"match": "SUBAGENT-H", "replies": [
+                [tc("Sub: audit deps", "List outdated modules")],
+                [tu("5", status="completed")],
+                [{"text": "Two modules are outdated."}],
+            ]},
+            {"match": "SCENARIO-H continue", "replies": [
+                [tc("Tag release", "git tag the version", "Tagging")],
+                [tu("2", status="in_progress", owner="main")],
+                [tu("6", addBlockedBy=["2"])],
+                [{"text": "CHECKPOINT-H2 continued."}],
+            ]},
+            {"match": "SCENARIO-H wrong", "replies": [
+                [tc("Mistake", "A task that the rewind takes back")],
+                [tu("4", status="in_progress")],
+                [{"text": "CHECKPOINT-H3 wrong turn."}],
+            ]},
+            {"match": "SCENARIO-H redo", "replies": [
+                [tu("2", status="completed")],
+                [tc("Announce", "Post the release notes", "Announcing")],
+                [{"text": "CHECKPOINT-H4 redone."}],
+            ]},
+            {"match": "SCENARIO-H finish", "replies": [
+                [tu("6", status="completed")],
+                [{"text": "Finished."}],
+            ]},
+        ], "summary": "Summary: a release is being prepared as tasks (Bump version done, Update deps, Write changelog, Tag release, Announce)."},
+        "steps": [{"prompt": "SCENARIO-H plan the release"},
+                  {"prompt": "/compact", "resume": True},
+                  {"prompt": "SCENARIO-H continue the release", "resume": True},
+                  {"prompt": "SCENARIO-H wrong turn", "resume": True},
+                  {"prompt": "SCENARIO-H redo after the rewind", "resume": True, "rewind_to": "CHECKPOINT-H2"},
+                  {"prompt": "/compact", "resume": True},
+                  {"prompt": "SCENARIO-H finish the release", "resume": True}],
+    },
     "mcp": {
         "about": "cairn registered with `cairn setup claude-code --scope local`; the model calls mcp__cairn__TaskCreate (x2), mcp__cairn__TaskUpdate and mcp__cairn__TaskList; then /compact and a resumed prompt, so cairn's SessionStart (compact, resume) and PreCompact hooks fire.",
         "cairn": True,
         "script": {"conversations": [
             {"match": "SCENARIO-F use", "replies": [
+                # MCP tools are deferred: load them first (the server may also still be connecting
+                # when the first request goes out, and a direct call then finds no such tool)
+                [{"tool": "ToolSearch", "input": {"query": "select:mcp__cairn__TaskCreate,mcp__cairn__TaskUpdate,mcp__cairn__TaskList"}}],
                 [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "From MCP", "description": "Created through cairn mcp"}}],
                 [{"tool": "mcp__cairn__TaskCreate", "input": {"subject": "Second"}}],
                 [{"tool": "mcp__cairn__TaskUpdate", "input": {"taskid": 1, "status": "inprogress"}}],
@@ -230,6 +282,23 @@ class Scrubber:
                                    separators=(",", ":")) + "\n")
 
 
+def rewind_point(cfg, session, marker):
+    """The uuid of the newest assistant line whose text holds marker: a rewind to it."""
+    found = None
+    for p in glob.glob(os.path.join(cfg, "projects", "*", session + ".jsonl")):
+        with open(p) as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("type") != "assistant":
+                    continue
+                for b in (rec.get("message") or {}).get("content") or []:
+                    if b.get("type") == "text" and marker in b.get("text", ""):
+                        found = rec["uuid"]
+    if not found:
+        raise SystemExit("no assistant line holds %r" % marker)
+    return found
+
+
 def run(name, sc, claude, out, keep, cairn_bin, register=None):
     root = tempfile.mkdtemp(prefix="cc-harness-")
     home = os.path.join(root, "home")
@@ -283,6 +352,8 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         cmd = [claude, "-p", step["prompt"], "--dangerously-skip-permissions", "--output-format", "json"]
         if step.get("resume"):
             cmd += ["--resume", session]
+        if step.get("rewind_to"):
+            cmd += ["--resume-session-at", rewind_point(cfg, session, step["rewind_to"])]
         if sc.get("plugin"):
             cmd += ["--plugin-dir", os.path.join(root, "plugin")]
         r = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=300)

@@ -54,8 +54,9 @@ def user_text(msg):
 
 
 def is_compaction(body):
-    """A compaction request: the last user message asks for a <summary> of the conversation."""
-    msgs = body.get("messages") or []
+    """A compaction request: the last user message asks for a <summary> of the conversation
+    (a system message may follow it)."""
+    msgs = [m for m in body.get("messages") or [] if m.get("role") != "system"]
     if not msgs or msgs[-1].get("role") != "user":
         return False
     c = msgs[-1].get("content")
