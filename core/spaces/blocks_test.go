@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -183,5 +184,47 @@ func TestStreamTies(t *testing.T) {
 	in.validate()
 	if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) || st.streamed != 1 {
 		t.Fatalf("streamed %d: %v, LIKE %v", st.streamed, refs(got), refs(want))
+	}
+}
+
+// A file of schema version 6 that cannot be written (opened as immutable, as a read-only
+// workspace opens one without its -shm) is searched as it is, without comment_blocks; a file
+// that can be written gains comment_blocks when first opened.
+func TestSchema6ReadOnly(t *testing.T) {
+	ws := newWorkspace(t)
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:6], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'a kumquat tart', 'a kumquat tart', 'a kumquat tart');
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	os.Remove(Path(ws) + "-wal")
+	os.Remove(Path(ws) + "-shm")
+	in := SearchInput{Query: "kumquat"}
+	in.validate()
+	ro, err := openImmutable(context.Background(), Path(ws), time.Second)
+	if err != nil {
+		t.Fatalf("a read-only schema 6 file: %v", err)
+	}
+	a, err := ro.search(context.Background(), "o", "1", in, false)
+	ro.Close()
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("read-only schema 6 search: %v %v", refs(a), err)
+	}
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed != 1 {
+		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed)
 	}
 }

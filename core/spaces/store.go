@@ -336,6 +336,23 @@ func (s *Store) Close() error {
 	return err
 }
 
+// searchableFrom is the oldest schema version a reader can search as it is when it cannot bring
+// the file up to date: version 7 only adds comment_blocks, which a search can do without.
+const searchableFrom = 6
+
+// readOnly reports whether err is SQLite refusing a write to a file it may only read.
+func readOnly(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
+		return true
+	}
+	return false
+}
+
 // hasFTS5 reports whether the linked SQLite can build the trigram index; the store read it when
 // it opened (the linked SQLite does not change while the process runs).
 func (s *Store) hasFTS5(ctx context.Context) (bool, error) { return s.fts5, nil }
@@ -367,6 +384,12 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 	defer conn.Close()
 	for v := version; v < want; v++ {
 		if err := migrateOne(ctx, conn, v, migs[v]); err != nil {
+			if s.redactor == nil && v >= searchableFrom && readOnly(err) {
+				// a reader where nothing can be written (a read-only workspace, or a file
+				// opened as immutable) searches the file as it is, without comment_blocks
+				s.streamMax = 0
+				return nil
+			}
 			return s.dbErr(err, fmt.Sprintf("migrate from schema version %d to %d", v, v+1))
 		}
 	}
