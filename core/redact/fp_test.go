@@ -105,6 +105,17 @@ func TestOrdinaryTextKept(t *testing.T) {
 		"see https://example.com:8443/path@v2",
 		"git@github.com:cairn-dev/cairn.git",
 		"TestHintIndexMatchesContains and ExcerptKeepsOriginalCase",
+		"run mysql -u root -p shop and type the password when asked",
+		"pass --token $GITHUB_TOKEN, or --password <your password>",
+		"docker login --password-stdin reads it from standard input",
+		"the live_reload flag and sandbox_mode stay off",
+		"re_match and re_search are different functions",
+		"see RFC 6749 about ?code= in the redirect",
+		"the machine room password policy changed",
+		"vault login -method=oidc",
+		"curl -u admin https://api.example.com asks for the password",
+		"the pattern of path_pattern: glob",
+		"the Aaaa record and akid are not keys",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
