@@ -602,6 +602,8 @@ func secretValue(key, v string) bool {
 	switch {
 	case digits:
 		return password
+	case letters && len(v) < 4 && !password:
+		return false // a word after a short key in prose (one pass: a ..., pass: the ...)
 	case letters && len(v) <= 8:
 		return password || strings.Contains(key, "pass") || strings.HasSuffix(key, "pw")
 	}
@@ -619,16 +621,17 @@ var commandLine = sync.OnceValue(func() *regexp.Regexp {
 		`|\bmysql(?:dump|admin|sh)?[ \t][^\n]*?[ \t]-p([^\s"'-][^\s"',;&` + "`" + `]*)` +
 		`|\bsshpass[ \t]+-p[ \t]*["']?([^\s"',;&` + "`" + `]+)` +
 		`|\bvault[ \t]+login[ \t]+(?:-[^\s]+[ \t]+)*([^\s"'=-][^\s"',;&` + "`" + `]*)` +
-		`|(?:^|[ \t])(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"'@]+)`)
+		`|(?:^|[ \t])(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"'@,;&` + "`" + `]+)`)
 })
 
-// scanCommandLine reports the secrets commandLine finds, leaving out placeholders ($PW, <token>).
+// scanCommandLine reports the secrets commandLine finds, leaving out placeholders ($PW, <token>,
+// a letter such as X in a usage line).
 func scanCommandLine(s string, add func(start, end int)) int {
 	for _, loc := range commandLine().FindAllStringSubmatchIndex(s, -1) {
 		for g := 1; 2*g < len(loc); g++ {
 			start, end := loc[2*g], loc[2*g+1]
 			if start >= 0 {
-				if secretValue("password", s[start:end]) {
+				if end-start >= 4 && secretValue("password", s[start:end]) {
 					add(start, end)
 				}
 				break
