@@ -114,6 +114,8 @@ func TestOrdinaryTextKept(t *testing.T) {
 		"see RFC 6749 about ?code= in the redirect",
 		"the machine room password policy changed",
 		"vault login -method=oidc",
+		"vault login -method=oidc worked after the VPN reconnect",
+		"vault login worked",
 		"curl -u admin https://api.example.com asks for the password",
 		"the pattern of path_pattern: glob",
 		"the Aaaa record and akid are not keys",

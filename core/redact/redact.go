@@ -614,13 +614,13 @@ func secretValue(key, v string) bool {
 var commandLineHints = []string{"--pass", "--token", "--secret", "--api", "--auth", "--access-token", "--client-secret", "mysql", "sshpass", "vault", "-u ", "--user"}
 
 // commandLine finds a secret given as a command's argument; the first group that matched is the
-// secret: --password X, --token X (and the other flags), mysql -pX, sshpass -p X, vault login X,
-// curl -u user:X.
+// secret: --password X, --token X (and the other flags), mysql -pX, sshpass -p X, curl -u user:X,
+// and a legacy Vault token (s. and 24 characters) after vault login.
 var commandLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)--(?:password|passwd|pass|token|secret|api-key|apikey|api-token|auth-token|authkey|access-token|client-secret)(?:=|[ \t]+)["']?([^\s"'=-][^\s"',;&` + "`" + `]*)` +
 		`|\bmysql(?:dump|admin|sh)?[ \t][^\n]*?[ \t]-p([^\s"'-][^\s"',;&` + "`" + `]*)` +
 		`|\bsshpass[ \t]+-p[ \t]*["']?([^\s"',;&` + "`" + `]+)` +
-		`|\bvault[ \t]+login[ \t]+(?:-[^\s]+[ \t]+)*([^\s"'=-][^\s"',;&` + "`" + `]*)` +
+		`|\bvault[ \t]+login[ \t]+(?:-[^\s]+[ \t]+)*(s\.[0-9a-z]{24})\b` +
 		`|(?:^|[ \t])(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"'@,;&` + "`" + `]+)`)
 })
 
