@@ -196,7 +196,7 @@ func decodeRequest(w http.ResponseWriter, r *http.Request) (*request, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, errs.Invalidf("request body must be {\"action\": NAME, \"input\": {...}}: %v", err)
+		return nil, errs.Invalidf("request body must be {\"action\": NAME, \"input\": {...}}: %s", tools.DecodeProblem(err))
 	}
 	if dec.More() {
 		return nil, errs.Invalidf("request body must hold one JSON object")
@@ -288,7 +288,7 @@ func decodeInput(raw json.RawMessage, v any, action string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errs.Invalidf("%s input: %v", action, err)
+		return errs.Invalidf("%s input: %s", action, tools.DecodeProblem(err))
 	}
 	return nil
 }

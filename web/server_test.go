@@ -180,6 +180,9 @@ func TestCodes(t *testing.T) {
 		if status != c.status || errorCode(t, data) != c.code {
 			t.Errorf("%s: %d %s, want %d %s", c.name, status, data, c.status, c.code)
 		}
+		if strings.Contains(string(data), "json: ") || strings.Contains(string(data), "Go ") {
+			t.Errorf("%s: the message names Go's decoder: %s", c.name, data)
+		}
 	}
 
 	// A body over 1 MiB is refused before it is decoded.

@@ -129,6 +129,24 @@ func article(v string) string {
 	return "a " + v
 }
 
+// GivenKind names encoding/json's description of a value it could not store (the Value of a
+// json.UnmarshalTypeError: "string", "number 1.5"), so messages speak of JSON, not Go.
+func GivenKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "bool":
+		return "a boolean"
+	case v == "string":
+		return "a string"
+	case v == "object":
+		return "an object"
+	case v == "array":
+		return "an array"
+	}
+	return "a value of the wrong type"
+}
+
 // TypeName names the JSON a Go type is decoded from ("a string", "true or false", "a list of
 // strings", "an object"), so that every decoding message speaks of JSON and never of Go types.
 func TypeName(t reflect.Type) string {

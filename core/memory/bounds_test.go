@@ -149,12 +149,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// A write killed between its temp file and the rename leaves the temp behind; the next write of
-// the same entry, under the memory lock, removes it.
+// A write killed between its temp file and the rename leaves the temp behind; the next write in
+// the same folder, under the memory lock, removes it, whichever entry left it (a killed first
+// write of an entry never written again).
 func TestWriteRemovesStaleTemps(t *testing.T) {
 	ws := fixtureWorkspace(t)
 	stale := ws.Path("memory/decisions/.x.md.tmp-00112233aabb")
 	writeFile(t, ws, "memory/decisions/.x.md.tmp-00112233aabb", strings.Repeat("half-written ", 1000))
+	writeFile(t, ws, "memory/decisions/.never-again.md.tmp-00112233aabb", strings.Repeat("half-written ", 1000))
+	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "other", Content: "first\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(ws.Path("memory/decisions/.never-again.md.tmp-00112233aabb")); !os.IsNotExist(err) {
+		t.Errorf("stale temp file of another entry left: %v", err)
+	}
 	writeFile(t, ws, "memory/decisions/.x.md.tmp-mine", "a user's file")
 	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "x", Content: "done\n"}); err != nil {
 		t.Fatal(err)

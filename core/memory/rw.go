@@ -209,6 +209,9 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 		if isNotExist(err) {
 			return nil, false, nil
 		}
+		if dir := escapingParent(root, rel, wsRoot); dir != "" {
+			return nil, false, errs.Invalidf("%s cannot be used: %s is a symlink that leads outside the workspace; cairn keeps memory and knowledge inside it — replace the link with a folder", rel, dir)
+		}
 		return nil, false, errs.Wrap(errs.Invalid, err, "%s cannot be used", rel)
 	}
 	if st.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, rel, wsRoot) {
@@ -248,6 +251,23 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 		return nil, false, tooBig(rel+" grew while it was read, to more than", MaxFileSize)
 	}
 	return data, true, nil
+}
+
+// escapingParent is the first folder on rel's path that is a symlink leading outside the
+// workspace, or "" when there is none.
+func escapingParent(root *os.Root, rel, wsRoot string) string {
+	parts := strings.Split(path.Dir(rel), "/")
+	for i := range parts {
+		dir := path.Join(parts[:i+1]...)
+		st, err := root.Lstat(dir)
+		if err != nil {
+			return ""
+		}
+		if st.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(root, dir, wsRoot) {
+			return dir
+		}
+	}
+	return ""
 }
 
 // tooBig is the INVALID_INPUT for an entry over MaxFileSize, read or about to be written; what

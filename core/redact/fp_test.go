@@ -45,7 +45,8 @@ func ordinaryText(t *testing.T) map[string]string {
 
 // plantedSecrets are the secrets the demo data and docs hold on purpose, to show redaction.
 var plantedSecrets = []string{"pg-s3cret-2026", "hunter2redis", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "Sup3rS3cret!",
-	"AKIAIOSFODNN7EXAMPLE", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "?token=56c2c2703ac309f3927e58c09367b78c60e847cd999a741ce502ea058064d8e8"}
+	"AKIAIOSFODNN7EXAMPLE", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "?token=56c2c2703ac309f3927e58c09367b78c60e847cd999a741ce502ea058064d8e8",
+	"sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij", "password=hunter2 "}
 
 // TestFalsePositives counts what the rules hide in ordinary text, line by line as comments
 // would carry it. Each replacement that is not a planted secret is a false positive.
@@ -77,8 +78,8 @@ func TestFalsePositives(t *testing.T) {
 		t.Fatalf("only %d files, %d lines of ordinary text found", len(files), lines)
 	}
 	t.Logf("%d false positives in %d lines (%d bytes) of %d files", fp, lines, bytes, len(files))
-	if fp > 5 {
-		t.Errorf("%d false positives, want at most 5", fp)
+	if fp > 1 {
+		t.Errorf("%d false positives, want at most 1", fp)
 	}
 }
 
@@ -105,6 +106,21 @@ func TestOrdinaryTextKept(t *testing.T) {
 		"see https://example.com:8443/path@v2",
 		"git@github.com:cairn-dev/cairn.git",
 		"TestHintIndexMatchesContains and ExcerptKeepsOriginalCase",
+		"run mysql -u root -p shop and type the password when asked",
+		"pass --token $GITHUB_TOKEN, or --password <your password>",
+		"docker login --password-stdin reads it from standard input",
+		"the live_reload flag and sandbox_mode stay off",
+		"re_match and re_search are different functions",
+		"see RFC 6749 about ?code= in the redirect",
+		"the machine room password policy changed",
+		"vault login -method=oidc",
+		"vault login -method=oidc worked after the VPN reconnect",
+		"vault login worked",
+		"curl -u admin https://api.example.com asks for the password",
+		"the pattern of path_pattern: glob",
+		"the Aaaa record and akid are not keys",
+		"one pass: a one-byte anchor, and the second pass: the rest",
+		"give a password on the command line (`--password X`, `mysql -pX`, `curl -u user:X`)",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)

@@ -29,6 +29,10 @@ var hostile = []struct {
 	{"aaaa", "a"},
 	{"ghp_", "ghp_0123456789"},
 	{"full-width", "ｐａｓｓｗｏｒｄ＝"},
+	{"--token", "--token "},
+	{"mysql", "mysql -u "},
+	{"netrc", "machine h login u password "},
+	{"?code=", "?code="},
 }
 
 func repeatTo(unit string, n int) string {

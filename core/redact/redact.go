@@ -166,6 +166,29 @@ var providers = []provider{
 	{"figma_token", `\bfigd_[0-9a-z_-]{40}`, []string{"figd_"}},
 	{"notion_token", `\bntn_[0-9a-z]{46}\b|\bsecret_[0-9a-z]{43}\b`, []string{"ntn_", "secret_"}},
 	{"airtable_token", `\bpat[0-9a-z]{14}\.[0-9a-f]{64}\b`, []string{"pat"}},
+	{"adobe_client_secret", `\bp8e-[0-9a-z]{32}\b`, []string{"p8e-"}},
+	{"clickhouse_key", `\b4b1d[0-9a-z]{38}\b`, []string{"4b1d"}},
+	{"authress_key", `\b(?:sc|ext|scauth|authress)_[0-9a-z]{5,30}\.[0-9a-z]{4,6}\.acc[_-][0-9a-z-]{10,32}\.[0-9a-z+/_=-]{30,120}`, []string{".acc_", ".acc-"}},
+	{"plaid_token", `\b(?:access|public|link)-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, []string{"-sandbox-", "-development-", "-production-"}},
+	{"defined_networking_key", `\bdnkey-[0-9a-z=_-]{26}-[0-9a-z=_-]{52}`, []string{"dnkey-"}},
+	{"packagist_token", `\bpackagist_[a-z]{3}_[0-9a-f]{68}\b`, []string{"packagist_"}},
+	{"intra42_secret", `\bs-s4t2(?:ud|af)-[0-9a-f]{64}\b`, []string{"s-s4t2"}},
+	{"settlemint_token", `\bsm_(?:pat|aat|sat)_[0-9a-z]{16}\b`, []string{"sm_pat_", "sm_aat_", "sm_sat_"}},
+	{"dockerhub_token", `\bdckr_(?:pat|oat)_[0-9a-z_-]{27,}`, []string{"dckr_"}},
+	{"bitbucket_token", `\b(?:atbb|atctt3)[0-9a-z_=-]{28,}`, []string{"atbb", "atctt3"}},
+	{"grafana_api_key", `\beyjrijoi[0-9a-z+/]{60,400}={0,3}`, []string{"eyjrijoi"}},
+	{"sonarqube_token", `\bsq[upa]_[0-9a-f]{40}\b`, []string{"squ_", "sqp_", "sqa_"}},
+	{"google_oauth_token", `\bya29\.[0-9a-z_-]{20,}|\b1//0[0-9a-z_-]{40,}`, []string{"ya29.", "1//0"}},
+	{"firebase_fcm_key", `\baaaa[0-9a-z_-]{7}:apa91b[0-9a-z_-]{100,}`, []string{":apa91b"}},
+	{"tencent_key", `\bakid[0-9a-z]{32}\b`, []string{"akid"}},
+	{"aws_bedrock_key", `\babskqmvkcm9ja0fqsutles[0-9a-z+/]{20,}={0,2}|\bbedrock-api-key-[0-9a-z+/]{20,}={0,2}`, []string{"absk", "bedrock-api-key-"}},
+	{"resend_key", `\bre_[0-9a-z]{8}_[0-9a-z]{24}\b`, []string{"re_"}},
+	{"pinecone_key", `\bpcsk_[0-9a-z]{5}_[0-9a-z]{50,}`, []string{"pcsk_"}},
+	{"neon_key", `\bnapi_[0-9a-z]{64}\b`, []string{"napi_"}},
+	{"adafruit_key", `\baio_[0-9a-z]{28}\b`, []string{"aio_"}},
+	{"gocardless_token", `\b(?:live|sandbox)_[0-9a-z_=-]{40}\b`, []string{"live_", "sandbox_"}},
+	{"openshift_token", `\bsha256~[0-9a-z_-]{43}\b`, []string{"sha256~"}},
+	{"braintree_token", `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}`, []string{"access_token$"}},
 	{"jwt", `\beyj[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}`, []string{"eyj"}},
 }
 
@@ -186,6 +209,20 @@ func New() *Redactor {
 		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
 		// raw @, so it runs to the last @ before the path
 		rx("url_credentials", `[a-z][a-z0-9+.-]*://[^\s/?#:]*:([^\s/?#]*)@`, 1, "://"),
+		rx("openvpn_static_key", `(?s)-----begin openvpn static key v1-----.*?(?:-----end openvpn static key v1-----|\z)`, 0, "openvpn static key"),
+		// base64 key material in a kubeconfig (client-key-data:) and the like
+		rx("key_data", `\bkey-data["']?\s*:\s*["']?([a-z0-9+/]{20,}={0,2})`, 1, "key-data"),
+		// kaggle.json: {"username": "...", "key": "<32 hex>"}
+		rx("kaggle_key", `"username"\s*:\s*"[^"]*"\s*,\s*"key"\s*:\s*"([0-9a-f]{32})"`, 1, `"key"`),
+		// Sidekiq Enterprise's bundler credentials
+		rx("sidekiq_credentials", `\bbundle_(?:enterprise|gems)__contribsys__com["']?\s*[:=]\s*["']?([0-9a-f]{8}:[0-9a-f]{8})`, 1, "contribsys"),
+		// a function key or an authorization code in a URL's query
+		rx("url_code", `[?&]code=([0-9a-z_-]{40,}={0,2})`, 1, "code="),
+		// .netrc: machine HOST login USER password SECRET
+		rx("netrc_password", `\b(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
+		// passwords and tokens given on a command line: --password X, --token X, mysql -pX,
+		// sshpass -p X, curl -u user:X
+		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
 		{Name: "base64_credentials", scan: scanBase64Credentials, needs: needsBase64Run},
 	}
@@ -336,18 +373,18 @@ func isASCII(s string) bool {
 
 // An assignment key (DB_PASSWORD=, "SessionToken": , _authToken=, x-api-key:, AccountKey=) is an
 // identifier that ends in a long key word (POSTGRES_PASSWORD, clientSecret, HEROKU_API_KEY),
-// or is a short one or ends in one after a separator (pass, DB_PASS, _auth, db-pwd), so
+// or is a short one or ends in one after a separator (pass, DB_PASS, _auth, db-pwd, ..._PAT), so
 // compass= and author: are no keys; sig (a SAS signature) counts only alone. A _base or _value
 // may follow (SECRET_KEY_BASE). The operator is =, :, := or =>, with an optional quote and blanks
 // before it.
 var (
 	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials"}
 	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root"}
-	shortKeyWords = []string{"pass", "pwd", "pw", "auth"}
+	shortKeyWords = []string{"pass", "pwd", "pw", "auth", "pat"}
 )
 
 // assignmentHints: every key contains one of them.
-var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig"}
+var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig", "pat"}
 
 // maxKeyTail is how much of an identifier's end is read to recognise it: more than the longest
 // key word with its qualifier and suffix.
@@ -565,10 +602,43 @@ func secretValue(key, v string) bool {
 	switch {
 	case digits:
 		return password
+	case letters && len(v) < 4 && !password:
+		return false // a word after a short key in prose (one pass: a ..., pass: the ...)
 	case letters && len(v) <= 8:
 		return password || strings.Contains(key, "pass") || strings.HasSuffix(key, "pw")
 	}
 	return true
+}
+
+// commandLineHints: every password or token given on a command line holds one of them.
+var commandLineHints = []string{"--pass", "--token", "--secret", "--api", "--auth", "--access-token", "--client-secret", "mysql", "sshpass", "vault", "-u ", "--user"}
+
+// commandLine finds a secret given as a command's argument; the first group that matched is the
+// secret: --password X, --token X (and the other flags), mysql -pX, sshpass -p X, curl -u user:X,
+// and a legacy Vault token (s. and 24 characters) after vault login.
+var commandLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)--(?:password|passwd|pass|token|secret|api-key|apikey|api-token|auth-token|authkey|access-token|client-secret)(?:=|[ \t]+)["']?([^\s"'=-][^\s"',;&` + "`" + `]*)` +
+		`|\bmysql(?:dump|admin|sh)?[ \t][^\n]*?[ \t]-p([^\s"'-][^\s"',;&` + "`" + `]*)` +
+		`|\bsshpass[ \t]+-p[ \t]*["']?([^\s"',;&` + "`" + `]+)` +
+		`|\bvault[ \t]+login[ \t]+(?:-[^\s]+[ \t]+)*(s\.[0-9a-z]{24})\b` +
+		`|(?:^|[ \t])(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"'@,;&` + "`" + `]+)`)
+})
+
+// scanCommandLine reports the secrets commandLine finds, leaving out placeholders ($PW, <token>,
+// a letter such as X in a usage line).
+func scanCommandLine(s string, add func(start, end int)) int {
+	for _, loc := range commandLine().FindAllStringSubmatchIndex(s, -1) {
+		for g := 1; 2*g < len(loc); g++ {
+			start, end := loc[2*g], loc[2*g+1]
+			if start >= 0 {
+				if end-start >= 4 && secretValue("password", s[start:end]) {
+					add(start, end)
+				}
+				break
+			}
+		}
+	}
+	return len(s)
 }
 
 // scanBase64Credentials finds base64 runs of 12 or more characters that decode to user:password

@@ -333,3 +333,21 @@ func TestSubagentSkipNamesItsFile(t *testing.T) {
 		}
 	}
 }
+
+// A skipped call says what its field holds and what it needs in JSON's words, never a Go type.
+func TestReplaySkipNamesJSONTypes(t *testing.T) {
+	log := call("c1", "TaskCreate", `{"subject":"one"}`) +
+		call("c2", "TaskUpdate", `{"taskid":"1","status":"completed"}`) +
+		call("c3", "TaskCreate", `{"subject":["x"]}`)
+	r := NewReplayer()
+	ReplayCairn(strings.NewReader(log), r, Stop{}, nil)
+	want := []string{`taskid: a string given, an integer is needed`, `subject: an array given, a string is needed`}
+	if len(r.Skips) != len(want) {
+		t.Fatalf("skips %+v", r.Skips)
+	}
+	for i, s := range r.Skips {
+		if !strings.HasSuffix(s.Reason, want[i]) || strings.Contains(s.Reason, "Go struct") {
+			t.Errorf("skip %d: %q, want it to end in %q", i, s.Reason, want[i])
+		}
+	}
+}

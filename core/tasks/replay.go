@@ -3,12 +3,14 @@ package tasks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/sessionlog"
 	"github.com/cairn-dev/cairn/core/strictjson"
 )
@@ -113,6 +115,10 @@ func exactKeys(obj map[string]json.RawMessage, known []string, strict bool) erro
 // decodeArgs decodes call arguments with exact-case keys and no unknown field.
 func decodeArgs(args json.RawMessage, known []string, v any) error {
 	if err := strictjson.Decode(args, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("%s: %s given, %s is needed", te.Field, formats.GivenKind(te.Value), formats.TypeName(te.Type))
+		}
 		return err
 	}
 	// strictjson refuses unknown keys but, like encoding/json, matches known ones in any case

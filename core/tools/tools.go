@@ -331,7 +331,7 @@ func DecodeProblem(err error) string {
 		if field == "" {
 			field = "the input"
 		}
-		return fmt.Sprintf("%s: %s given, %s is needed", field, givenKind(te.Value), formats.TypeName(te.Type))
+		return fmt.Sprintf("%s: %s given, %s is needed", field, formats.GivenKind(te.Value), formats.TypeName(te.Type))
 	case errors.As(err, &se):
 		return syntaxProblem(err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -521,23 +521,6 @@ func JSONKind(raw []byte) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// givenKind names encoding/json's description of the value it could not store.
-func givenKind(v string) string {
-	switch {
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	case v == "bool":
-		return "a boolean"
-	case v == "string":
-		return "a string"
-	case v == "object":
-		return "an object"
-	case v == "array":
-		return "an array"
-	}
-	return "a value of the wrong type"
 }
 
 // ErrorBody is the JSON every face uses for a failed call: {"error": {"code", "message"}}.

@@ -43,11 +43,12 @@ func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 
 // WriteFileAtomicRoot is WriteFileAtomic for a slash path inside root, so the write cannot
 // escape the root through "..", an absolute path or a symlink. Callers hold the lock that
-// serialises every writer of rel: temp files it finds for rel (".NAME.tmp-" and 12 hex digits,
-// the names it creates) were left by a writer that was killed or failed, and are removed first.
+// serialises every writer in rel's folder: temp files it finds there (".NAME.tmp-" and 12 hex
+// digits, the names it creates, for any NAME) were left by a writer that was killed or failed,
+// and are removed first, so a killed first write of an entry never written again leaves nothing.
 func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMode) error {
 	dir := path.Dir(rel)
-	removeStaleTemps(root, dir, path.Base(rel))
+	removeStaleTemps(root, dir)
 	var suffix [tempSuffixBytes]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
@@ -83,19 +84,22 @@ func WriteFileAtomicRoot(root *os.Root, rel string, data []byte, perm os.FileMod
 const tempSuffixBytes = 6
 
 // removeStaleTemps removes the regular files in dir named like WriteFileAtomicRoot's temp files
-// for base; anything else (a user's ".NAME.tmp-notes", a directory, a link) is left alone.
-// Failing to clean is not failing to write.
-func removeStaleTemps(root *os.Root, dir, base string) {
+// (".NAME.tmp-" and 12 lower-case hex digits); anything else (a user's ".NAME.tmp-notes", a
+// directory, a link) is left alone. Failing to clean is not failing to write.
+func removeStaleTemps(root *os.Root, dir string) {
 	d, err := root.Open(dir)
 	if err != nil {
 		return
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	prefix := "." + base + ".tmp-"
 	for _, name := range names {
-		suffix, ok := strings.CutPrefix(name, prefix)
-		if !ok || len(suffix) != 2*tempSuffixBytes || strings.Trim(suffix, "0123456789abcdef") != "" {
+		i := strings.LastIndex(name, ".tmp-")
+		if i < 2 || name[0] != '.' {
+			continue
+		}
+		suffix := name[i+len(".tmp-"):]
+		if len(suffix) != 2*tempSuffixBytes || strings.Trim(suffix, "0123456789abcdef") != "" {
 			continue
 		}
 		p := path.Join(dir, name)

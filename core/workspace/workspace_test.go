@@ -265,8 +265,9 @@ func TestWriteFileAtomicRootRemovesStaleTemps(t *testing.T) {
 	}
 	defer root.Close()
 	os.Mkdir(filepath.Join(dir, "d"), 0o755)
-	stale := []string{".a.md.tmp-0123456789ab", ".a.md.tmp-ffffffffffff"}
-	kept := []string{".a.md.tmp-notes", ".a.md.tmp-0123456789abc", ".b.md.tmp-0123456789ab", "a.md.tmp-0123456789ab", ".a.md.tmp-ABCDEF012345"}
+	// a temp of another entry in the folder is stale too: the caller's lock covers the folder
+	stale := []string{".a.md.tmp-0123456789ab", ".a.md.tmp-ffffffffffff", ".b.md.tmp-0123456789ab"}
+	kept := []string{".a.md.tmp-notes", ".a.md.tmp-0123456789abc", "a.md.tmp-0123456789ab", ".a.md.tmp-ABCDEF012345", ".tmp-0123456789ab"}
 	for _, n := range append(append([]string{}, stale...), kept...) {
 		os.WriteFile(filepath.Join(dir, "d", n), []byte("x"), 0o644)
 	}
