@@ -228,3 +228,50 @@ func TestSchema6ReadOnly(t *testing.T) {
 		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed)
 	}
 }
+
+// Opening a file of schema version 6 redacts its texts again with this build's rules: a secret
+// of a shape an earlier build did not know is no longer found by a fragment nor shown, the
+// comment is still found by its other words, and the search indexes agree with the texts.
+func TestMigration7RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:6], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "dckr_pat_Zq3xVb7Kp2Lm9Nw4Rt6Ys8Ua1Cd"
+	body := "docker login with " + secret + " worked"
+	// the texts as a build without the Docker Hub rule wrote them: the secret in both
+	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1),
+			('6', 'n6', '2', 's', 'request', '2026-01-01T00:00:01Z', 1, 'plain words', 'plain words', 'plain words');
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments`, body); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"zq3xvb7kp2", "7Kp2Lm9N", "dckr_pat_Zq"} {
+		in := SearchInput{Query: q}
+		in.validate()
+		if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || len(refs(a)) != 0 {
+			t.Errorf("%q after migration: %v %v", q, refs(a), err)
+		}
+	}
+	in := SearchInput{Query: "docker login"}
+	in.validate()
+	a, err := st.search(context.Background(), "o", "1", in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("docker login after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "Zq3x") || !strings.Contains(ex, "[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}

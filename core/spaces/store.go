@@ -151,7 +151,8 @@ var migrations = []string{
 	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
-	// reads a term's matches newest rowid first and stops once no match left can be newer.
+	// reads a term's matches newest rowid first and stops once no match left can be newer; and
+	// the texts redacted again (migrationFills).
 	blocksSchema + rebuildBlocks,
 }
 
@@ -160,6 +161,13 @@ var migrations = []string{
 var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	3: func(ctx context.Context, db execer) error {
 		_, err := reindex(ctx, db, redact.New(), nil)
+		return err
+	},
+	// 7: the texts redacted again with this build's rules, so a secret of a shape an earlier
+	// build did not know is neither found nor shown by the first search after the upgrade;
+	// only the comments whose texts change leave and re-enter the search indexes.
+	7: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},
 }

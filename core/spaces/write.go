@@ -735,7 +735,7 @@ func (f *ftsSync) note(rid int64, existed bool, old, itext sql.NullString) {
 }
 
 // flush applies the collected changes inside tx.
-func (f *ftsSync) flush(ctx context.Context, tx *sql.Tx) error {
+func (f *ftsSync) flush(ctx context.Context, tx execer) error {
 	if len(f.deletes) > 0 {
 		doc, err := json.Marshal(f.deletes)
 		if err != nil {
@@ -1004,6 +1004,12 @@ func (s *Store) Reindex(ctx context.Context, progress Progress) (rep ReindexRepo
 
 // reindex is Reindex inside a transaction the caller owns (a command's, or a migration's).
 func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progress) (ReindexReport, error) {
+	return reindexTexts(ctx, db, r, progress, true)
+}
+
+// reindexTexts is reindex; with rebuild false, only the comments whose texts changed are taken
+// out of both search indexes and put back, instead of both indexes built again.
+func reindexTexts(ctx context.Context, db execer, r *redact.Redactor, progress Progress, rebuild bool) (ReindexReport, error) {
 	var rep ReindexReport
 	var rids []int64
 	rows, err := db.QueryContext(ctx, `SELECT rid FROM comments ORDER BY rid`)
@@ -1023,6 +1029,7 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 		return rep, fmt.Errorf("list comments: %w", err)
 	}
 	total := int64(len(rids))
+	var fts ftsSync // the index changes, when the indexes are not built again
 	upd, err := db.PrepareContext(ctx, `UPDATE comments SET itext = ?, dtext = ? WHERE rid = ?`)
 	if err != nil {
 		return rep, fmt.Errorf("prepare reindex: %w", err)
@@ -1038,8 +1045,8 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 			return rep, fmt.Errorf("read comments: %w", err)
 		}
 		type change struct {
-			rid         int64
-			text, dtext sql.NullString
+			rid              int64
+			text, dtext, old sql.NullString
 		}
 		var changes []change
 		for rows.Next() {
@@ -1062,7 +1069,7 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 			}
 			rep.Comments++
 			if nt != old || nd != oldD {
-				changes = append(changes, change{rid, nt, nd})
+				changes = append(changes, change{rid, nt, nd, old})
 			}
 		}
 		rows.Close()
@@ -1073,6 +1080,9 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 			if _, err := upd.ExecContext(ctx, c.text, c.dtext, c.rid); err != nil {
 				return rep, fmt.Errorf("update index text: %w", err)
 			}
+			if !rebuild {
+				fts.note(c.rid, true, c.old, c.text)
+			}
 		}
 		rep.Changed += len(changes)
 		if progress != nil {
@@ -1081,6 +1091,12 @@ func reindex(ctx context.Context, db execer, r *redact.Redactor, progress Progre
 	}
 	if err := retitle(ctx, db, r); err != nil {
 		return rep, err
+	}
+	if !rebuild {
+		if err := fts.flush(ctx, db); err != nil {
+			return rep, fmt.Errorf("update the search index: %w", err)
+		}
+		return rep, nil
 	}
 	for _, q := range []string{
 		`INSERT INTO comments_fts(comments_fts) VALUES ('delete-all')`,
