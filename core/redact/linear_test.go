@@ -33,6 +33,9 @@ var hostile = []struct {
 	{"mysql", "mysql -u "},
 	{"netrc", "machine h login u password "},
 	{"?code=", "?code="},
+	{"discord dots", "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ."},
+	{"discord run", "MTk4NjIyNDgzNDcxOTI1MjQ4.aaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"},
+	{"pgpass", "h:1:d:u:"},
 }
 
 func repeatTo(unit string, n int) string {

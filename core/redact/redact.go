@@ -225,6 +225,10 @@ func New() *Redactor {
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
 		{Name: "base64_credentials", scan: scanBase64Credentials, needs: needsBase64Run},
+		// a Discord bot token: the bot's id in base64, a time stamp and a signature, dotted
+		{Name: "discord_bot_token", scan: scanDiscordBotTokens, needs: needsBase64Run},
+		// a .pgpass line: host:port:database:user:password
+		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
 	}
 	for _, p := range providers {
 		rules = append(rules, rx(p.name, p.pattern, 0, p.hints...))
@@ -664,6 +668,121 @@ func scanBase64Credentials(s string, add func(start, end int)) int {
 		i = max(j, i+1)
 	}
 	return len(s)
+}
+
+// scanDiscordBotTokens finds Discord bot tokens: a run of base64 that decodes to the bot's
+// numeric id, a dot, 6 characters of time stamp, a dot and a signature of 25 to 40 characters.
+// No fixed prefix screens for them, so the scan looks at each dot; the id must decode to digits,
+// which no dotted name or version in ordinary text does.
+func scanDiscordBotTokens(s string, add func(start, end int)) int {
+	for off := 0; ; {
+		d := strings.IndexByte(s[off:], '.')
+		if d < 0 {
+			return len(s)
+		}
+		dot := off + d
+		off = dot + 1
+		start := dot
+		for start > 0 && dot-start < 29 && isB64URL(s[start-1]) {
+			start--
+		}
+		if dot-start < 23 || dot-start > 28 || (start > 0 && isWordByte(s[start-1])) {
+			continue
+		}
+		if dot+8 > len(s) || s[dot+7] != '.' || !allB64URL(s[dot+1:dot+7]) {
+			continue
+		}
+		end := dot + 8
+		for end < len(s) && isB64URL(s[end]) {
+			end++
+		}
+		if n := end - dot - 8; n < 25 || n > 40 || !decodesToDigits(s[start:dot]) {
+			continue
+		}
+		add(start, end)
+		off = end
+	}
+}
+
+func isB64URL(c byte) bool { return isWordByte(c) || c == '-' }
+
+func allB64URL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isB64URL(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodesToDigits reports whether b64 (base64, padding left off) decodes to 15 or more decimal
+// digits: a Discord id.
+func decodesToDigits(b64 string) bool {
+	dec, err := base64.RawStdEncoding.DecodeString(b64)
+	if err != nil || len(dec) < 15 {
+		return false
+	}
+	for _, c := range dec {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// scanPgpass finds the password of a .pgpass line, host:port:database:user:password, in any
+// word of the text that has that shape: a host with a letter (or *), a port of digits (or *),
+// then a database and a user, and a password of 4 characters or more. Clock times and other
+// colon runs have no host name before a port.
+func scanPgpass(s string, add func(start, end int)) int {
+	for i := 0; i < len(s); {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		// the word without the quotes or brackets around it
+		a, b := i, j
+		for a < b && strings.IndexByte(pgpassQuotes, s[a]) >= 0 {
+			a++
+		}
+		for b > a && strings.IndexByte(pgpassQuotes, s[b-1]) >= 0 {
+			b--
+		}
+		if w := s[a:b]; strings.Count(w, ":") >= 4 {
+			if p := pgpassPassword(w); p >= 0 {
+				add(a+p, b)
+			}
+		}
+		i = j
+	}
+	return len(s)
+}
+
+// pgpassQuotes are the characters that may enclose a .pgpass line in a text.
+const pgpassQuotes = "'\"`()[]<>,;"
+
+// pgpassPassword is where the password starts in word w, a .pgpass line, or -1.
+func pgpassPassword(w string) int {
+	f := strings.SplitN(w, ":", 5)
+	host, port := f[0], f[1]
+	if !(host == "*" || strings.IndexFunc(host, func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }) >= 0) ||
+		strings.IndexFunc(host, func(r rune) bool { return !(isWordByte(byte(r)) || r == '.' || r == '-' || r == '*') || r >= 0x80 }) >= 0 {
+		return -1
+	}
+	if port != "*" && (len(port) == 0 || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
+		return -1
+	}
+	if f[2] == "" || f[3] == "" || len(f[4]) < 4 {
+		return -1
+	}
+	return len(w) - len(f[4])
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 func isB64(c byte) bool {
