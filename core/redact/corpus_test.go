@@ -162,6 +162,7 @@ func secretCorpus(seed uint64) []secretCase {
 		{"square token", "square_token", "square %s", "sq0atp-" + f.s(urlb64, 22)},
 		{"discord bot token", "discord_bot_token", "DISCORD_BOT=%s in the bot's env", base64.RawStdEncoding.EncodeToString([]byte("1"+f.s("0123456789", 17))) + "." + f.s(urlb64, 6) + "." + f.s(urlb64, 27)},
 		{"discord bot token, new signature", "discord_bot_token", "token: %s", base64.RawStdEncoding.EncodeToString([]byte("9"+f.s("0123456789", 18))) + "." + f.s(urlb64, 6) + "." + f.s(urlb64, 38)},
+		{"discord bot token, random id", "discord_bot_token", "bot.run('%s')", "N" + f.s(alnum, 25) + "." + f.s(urlb64, 6) + "." + f.s(urlb64, 38)},
 		{"pgpass line", "pgpass_password", "~/.pgpass holds\ndb.internal.example.com:5432:orders:app:%s\n", f.s(alnum, 16)},
 		{"pgpass line, any port", "pgpass_password", "echo 'localhost:*:*:postgres:%s' > ~/.pgpass", f.s(alnum, 12)},
 		{"telegram bot token", "telegram_bot_token", "bot %s", f.s("0123456789", 10) + ":AA" + f.s(urlb64, 33)},

@@ -671,9 +671,11 @@ func scanBase64Credentials(s string, add func(start, end int)) int {
 }
 
 // scanDiscordBotTokens finds Discord bot tokens: a run of base64 that decodes to the bot's
-// numeric id, a dot, 6 characters of time stamp, a dot and a signature of 25 to 40 characters.
-// No fixed prefix screens for them, so the scan looks at each dot; the id must decode to digits,
-// which no dotted name or version in ordinary text does.
+// numeric id (so it starts with M, N or O), a dot, 6 characters of time stamp, a dot and a
+// signature of 25 to 40 characters. No fixed prefix screens for them, so the scan looks at each
+// dot. The id must decode to digits, or the id and the signature must both mix upper-case
+// letters, lower-case letters and digits, as random characters do: a dotted name in ordinary
+// text does neither.
 func scanDiscordBotTokens(s string, add func(start, end int)) int {
 	for off := 0; ; {
 		d := strings.IndexByte(s[off:], '.')
@@ -696,12 +698,25 @@ func scanDiscordBotTokens(s string, add func(start, end int)) int {
 		for end < len(s) && isB64URL(s[end]) {
 			end++
 		}
-		if n := end - dot - 8; n < 25 || n > 40 || !decodesToDigits(s[start:dot]) {
+		if n := end - dot - 8; n < 25 || n > 40 || !(s[start]|0x20 == 'm' || s[start]|0x20 == 'n' || s[start]|0x20 == 'o') ||
+			!(decodesToDigits(s[start:dot]) || allClasses(s[start:dot]) && allClasses(s[dot+8:end])) {
 			continue
 		}
 		add(start, end)
 		off = end
 	}
+}
+
+// allClasses reports whether s holds an upper-case letter, a lower-case letter and a digit.
+func allClasses(s string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || 'A' <= c && c <= 'Z'
+		low = low || 'a' <= c && c <= 'z'
+		dig = dig || '0' <= c && c <= '9'
+	}
+	return up && low && dig
 }
 
 func isB64URL(c byte) bool { return isWordByte(c) || c == '-' }
