@@ -103,15 +103,12 @@ for q in kumquat ログイン 認証 ka; do
     m=$(tri_match "$q")
     n=$(sqlite3 "$space_ws/spaces.db" "SELECT count(*) FROM (SELECT rowid FROM comments_fts WHERE comments_fts MATCH '$m' LIMIT 2001)")
     if [ "$n" -le 2000 ]; then
-      # the matches put newest first by position alone (o), then read whole in that order until
-      # the limit (a shell before SQLite 3.46 sorts the joined rows again)
-      same_sql="SELECT c.id, c.itext FROM (SELECT m.rid AS r, m.at_ns AS a, m.idkey AS k
-          FROM (SELECT rowid AS r FROM comments_fts WHERE comments_fts MATCH '$m') f CROSS JOIN comments m ON m.rid = f.r
-          WHERE m.space = 'sp1' AND m.task <> '0' ORDER BY m.at_ns DESC, m.idkey DESC LIMIT -1) o
-        CROSS JOIN comments c ON c.rid = o.r JOIN tasks t ON t.id = c.task
-        WHERE c.space = 'sp1' AND t.space = 'sp1' AND c.task <> '0' AND c.itext IS NOT NULL AND instr(c.itext, '$q') > 0
-        ORDER BY o.a DESC, o.k DESC LIMIT 11;"
-      label="$q (MATCH, sorted, $hits)"
+      # the matches read newest rowid first, each row tested, until the limit (cairn also stops
+      # only where comment_blocks says no match left can be newer, and fetches the rows after)
+      same_sql="SELECT c.id, c.itext FROM comments_fts f CROSS JOIN comments c ON c.rid = f.rowid JOIN tasks t ON t.id = c.task
+        WHERE comments_fts MATCH '$m' AND c.space = 'sp1' AND t.space = 'sp1' AND c.task <> '0' AND c.itext IS NOT NULL
+          AND instr(c.itext, '$q') > 0 ORDER BY f.rowid DESC LIMIT 11;"
+      label="$q (MATCH, newest first, $hits)"
     else
       same_sql="SELECT c.id, c.itext FROM comments c JOIN tasks t ON t.id = c.task
         WHERE c.space = 'sp1' AND t.space = 'sp1' AND c.task <> '0' AND c.itext LIKE '%$q%'
