@@ -33,7 +33,7 @@ func LockFile(ctx context.Context, path string, exclusive bool, wait time.Durati
 	if err := errs.Stopped(ctx, "waiting for "+path); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		if !exclusive && readOnly(err) {
 			return &Lock{}, nil
 		}

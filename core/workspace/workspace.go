@@ -122,7 +122,7 @@ func (w *Workspace) StateDir() (string, error) {
 		return "", err
 	}
 	dir := w.Path(".cairn")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MkdirAll(dir, 0o755); err != nil {
 		return "", pathError(err, "create %s", dir)
 	}
 	return dir, nil
@@ -204,6 +204,11 @@ func pathError(err error, format string, args ...any) error {
 // I/O error) stays INTERNAL. The cause, which names the path, is kept in the message.
 func FSError(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
+	// the cause names the path again: say it once (a path too long runs to thousands of bytes)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" && strings.Contains(msg, pe.Path) {
+		err = &samePath{op: pe.Op, err: err}
+	}
 	switch {
 	case errors.Is(err, syscall.EROFS):
 		return errs.Wrap(errs.Invalid, err, "%s (the file system is read-only: remount it read-write, or work in a writable copy of the workspace)", msg)
@@ -213,6 +218,44 @@ func FSError(err error, format string, args ...any) error {
 		return errs.Wrap(errs.Invalid, err, "%s (the path is too long for the file system: use a shorter one)", msg)
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// samePath is a *fs.PathError whose path the message around it names already: it reads as its
+// operation and cause alone, and unwraps to the whole error.
+type samePath struct {
+	op  string
+	err error
+}
+
+func (e *samePath) Error() string {
+	var pe *fs.PathError
+	errors.As(e.err, &pe)
+	return e.op + ": " + pe.Err.Error()
+}
+
+func (e *samePath) Unwrap() error { return e.err }
+
+// MkdirAll is os.MkdirAll that leaves nothing behind when it fails: the directories it created
+// before the failure (a path too long fails only deep inside) are removed again, so a refused
+// path changes nothing.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	err := os.MkdirAll(dir, perm)
+	if err != nil {
+		for _, d := range missing { // deepest first
+			os.Remove(d) // only an empty directory goes; one that did not exist before is empty
+		}
+	}
+	return err
 }
 
 // InitDirs are the directories `cairn init` creates, relative to the root.
@@ -228,7 +271,7 @@ func Init(dir string) ([]string, error) {
 		return nil, errs.Invalidf("%s exists and is not a directory", dir)
 	}
 	var created []string
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := MkdirAll(abs, 0o755); err != nil {
 		return nil, pathError(err, "create %s", dir)
 	}
 	manifest := filepath.Join(abs, ManifestName)
@@ -255,7 +298,7 @@ func Init(dir string) ([]string, error) {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		if err := MkdirAll(p, 0o755); err != nil {
 			return created, fmt.Errorf("create %s: %w", p, err)
 		}
 		created = append(created, d+"/")

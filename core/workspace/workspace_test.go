@@ -304,3 +304,33 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// A directory path the file system cannot hold (each name short enough, the whole too long)
+// fails only deep inside: MkdirAll removes what it created on the way, and FSError names the
+// path once, not again in its cause.
+func TestMkdirAllLeavesNothingOnFailure(t *testing.T) {
+	base := t.TempDir()
+	deep := base
+	for len(deep) < 5000 {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	err := MkdirAll(deep, 0o755)
+	if err == nil {
+		t.Fatal("a path of 5,000 bytes was created")
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	msg := FSError(err, "create %s", deep).Error()
+	if n := strings.Count(msg, deep); n != 1 || !strings.Contains(msg, "use a shorter one") || !strings.Contains(msg, "file name too long") {
+		t.Errorf("the path is named %d times in %q", n, msg[len(msg)-120:])
+	}
+	// a path that can be made is made, and one that exists is fine
+	ok := filepath.Join(base, "a", "b", "c")
+	if err := MkdirAll(ok, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(ok, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
