@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -497,5 +499,57 @@ func TestImportKeepsInputOrder(t *testing.T) {
 		if !reflect.DeepEqual(got, order) {
 			t.Fatalf("rows in order %v, want %v", got, order)
 		}
+	}
+}
+
+// hugeLine is a reader of one comment line of n bytes, made as it is read.
+type hugeLine struct {
+	head, tail []byte
+	n, off     int
+}
+
+func (h *hugeLine) Read(p []byte) (int, error) {
+	if h.off >= h.n {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && h.off < h.n {
+		switch {
+		case h.off < len(h.head):
+			p[k] = h.head[h.off]
+		case h.off >= h.n-len(h.tail):
+			p[k] = h.tail[h.off-(h.n-len(h.tail))]
+		default:
+			p[k] = 'a'
+		}
+		k++
+		h.off++
+	}
+	return k, nil
+}
+
+// A line longer than the store's maxLine is a bad line, named by its number and read through
+// without being held: the lines around it load, and memory does not grow with the line.
+func TestImportLongLineBounded(t *testing.T) {
+	ws := newWorkspace(t)
+	st, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.maxLine = 1 << 20
+	before := `{"type":"space","id":"s","owner":"o"}` + "\n" + `{"type":"task","id":2,"space":"s","title":"t"}` + "\n"
+	after := `{"type":"comment","id":9,"task":2,"kind":"request","author":"a","created_at":"2026-01-01T00:00:00Z","body":"after the long line"}` + "\n"
+	long := &hugeLine{head: []byte(`{"type":"comment","id":8,"task":2,"kind":"request","author":"a","created_at":"2026-01-01T00:00:00Z","body":"`), tail: []byte("\"}\n"), n: 64 << 20}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	rep, err := st.Import(context.Background(), io.MultiReader(strings.NewReader(before), long, strings.NewReader(after)), -1, nil)
+	runtime.ReadMemStats(&m1)
+	if err != nil || rep.Comments != 1 || len(rep.BadLines) != 1 || rep.BadLines[0].Line != 3 || !strings.Contains(rep.BadLines[0].Message, "longer than 1 MiB") {
+		t.Fatalf("report %+v, error %v", rep, err)
+	}
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 24<<20 {
+		t.Errorf("a 64 MiB line cost %d MiB of allocations (over 24 MiB with a 1 MiB line cap)", grew>>20)
 	}
 }

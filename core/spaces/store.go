@@ -45,6 +45,8 @@ type Store struct {
 	// streamMax is the most matches newestMatches reads before the other plans answer; 0 turns
 	// it off, so tests can exercise those plans.
 	streamMax int
+	// maxLine is the longest line an import reads (DefaultMaxLine; tests lower it).
+	maxLine int
 	// streamed counts the searches newestMatches answered, for tests.
 	streamed int
 	// shortDriven counts the searches driven from the short-term index, for tests.
@@ -253,7 +255,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, maxLine: DefaultMaxLine}
 	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
@@ -296,7 +298,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	}
 	db := sql.OpenDB(persistWAL{Connector: base, cacheStmts: !writer})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax}
+	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, maxLine: DefaultMaxLine}
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}

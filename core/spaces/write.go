@@ -415,7 +415,7 @@ const chunkLines = 256
 // them gave.
 type lineChunk struct {
 	first int      // the line number of lines[0]
-	lines [][]byte // as read, with their line ends
+	lines [][]byte // as read, with their line ends; nil for a line over the store's maxLine
 	done  int64    // bytes read through the chunk's last line
 	recs  []record
 	bad   []BadLine
@@ -464,14 +464,14 @@ func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedB
 		if rr.lines%256 == 0 && ctx.Err() != nil {
 			break // the writer stopped: no more batches are taken
 		}
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			done += int64(len(line))
+		line, n, err := readLine(br, s.maxLine)
+		if n > 0 {
+			done += n
 			rr.lines++
-			if rr.lines == 1 {
+			if rr.lines == 1 && line != nil {
 				line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte order mark some editors write
 			}
-			chunk.lines = append(chunk.lines, line)
+			chunk.lines = append(chunk.lines, line) // nil: a line over maxLine, read through
 			if len(chunk.lines) >= chunkLines && !send() {
 				break
 			}
@@ -496,12 +496,49 @@ func (s *Store) readBatches(ctx context.Context, r io.Reader, out chan<- parsedB
 	return rr
 }
 
+// readLine reads one line of br with its end and how many bytes it took. A line longer than max
+// is read through without being held and given as nil, so a hostile line costs no more memory
+// than max.
+func readLine(br *bufio.Reader, max int) (line []byte, n int64, err error) {
+	long := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		n += int64(len(frag))
+		if !long {
+			if len(line)+len(frag) > max {
+				long, line = true, nil
+			} else {
+				line = append(line, frag...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, n, err
+		}
+	}
+}
+
+// byteSize writes n bytes as MiB when it is a whole number of them.
+func byteSize(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// DefaultMaxLine is the longest line a space import reads (docs/formats.md); a longer one is a
+// bad line, skipped.
+const DefaultMaxLine = 64 << 20
+
 // parseChunk parses the lines of c and prepares the texts of their records; a cancelled ctx
 // leaves the rest unparsed (nothing more is written then).
 func (s *Store) parseChunk(ctx context.Context, c *lineChunk) {
 	for i, line := range c.lines {
 		if i%64 == 0 && ctx.Err() != nil {
 			return
+		}
+		if line == nil {
+			c.bad = append(c.bad, BadLine{Line: c.first + i, Message: fmt.Sprintf("longer than %s, the most a line may hold; skipped unparsed", byteSize(s.maxLine))})
+			continue
 		}
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
