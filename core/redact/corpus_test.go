@@ -245,7 +245,7 @@ func secretCorpus(seed uint64) []secretCase {
 		{"AZURE_DEVOPS_EXT_PAT env", "assignment", "AZURE_DEVOPS_EXT_PAT=%s", f.s("abcdefghijklmnopqrstuvwxyz234567", 52)},
 		{"long s in a key", "assignment", "paſſword=%s", f.s(alnum, 16)},
 	}
-	return c
+	return append(c, moreSecrets(f)...)
 }
 
 // fragments are the 8-character pieces of a secret's words that a search could look for.

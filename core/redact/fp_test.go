@@ -121,6 +121,21 @@ func TestOrdinaryTextKept(t *testing.T) {
 		"the Aaaa record and akid are not keys",
 		"one pass: a one-byte anchor, and the second pass: the rest",
 		"give a password on the command line (`--password X`, `mysql -pX`, `curl -u user:X`)",
+		"def test_user_can_login_with_valid_credentials(self):",
+		"info.SessionID = l.SessionID",
+		`{"type": "thinking", "signature": "EqQBCkYIBxgCKkBmZjY3NzQ4"}`,
+		`{"sessionId": "3b2f1c9e-7a4d-4e21-9c6b-5d8e0f1a2b3c"}`,
+		`const subscriptionKey = "io.modelcontextprotocol/subscriptionId"`,
+		`send "Authorization: Bearer <token>" with the token in .cairn/serve.token`,
+		"the <password> element holds the password, and <secret> marks a secret",
+		"- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}",
+		"- name: DB_PASSWORD\n  valueFrom: {secretKeyRef: {name: db}}\n- name: LOG_LEVEL\n  value: debug-verbose",
+		"docker login -u ci --password-stdin < token.txt",
+		"redis-cli -a and requirepass are described in redis.conf",
+		"keytool -storepass $STOREPASS -list",
+		"upgrade from 0.4.1 to 0.5.0, then 1/2 of the runs pass",
+		"the attachment and the attack surface; SCW region fr-par",
+		"bcrypt hashes start with $2b$ and a cost such as $2b$12$",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)

@@ -20,6 +20,10 @@ import (
 // Placeholder is what every secret becomes; it is stable so re-redacting a text changes nothing.
 const Placeholder = "[REDACTED]"
 
+// FirstGroup as a Rule's Group replaces the first submatch that took part in a match, for a
+// pattern whose alternatives each capture their secret.
+const FirstGroup = -1
+
 // Rule is one kind of secret: a pattern and, when only part of a match is the secret (the value of
 // password=..., the password in a URL), the capture group to replace; or a scanner that finds
 // secrets a regular expression cannot describe alone.
@@ -28,7 +32,8 @@ type Rule struct {
 	Name string
 	// Pattern finds candidate secrets; every pattern is case-insensitive.
 	Pattern *regexp.Regexp
-	// Group is the submatch replaced by Placeholder; 0 replaces the whole match.
+	// Group is the submatch replaced by Placeholder; 0 replaces the whole match and FirstGroup
+	// the first submatch that took part in the match (one per alternative of the pattern).
 	Group int
 	// Hints are lower-case literals of which every match contains at least one in the folded text;
 	// a text without any is skipped without running the rule, which keeps bulk imports fast. A
@@ -46,7 +51,7 @@ type Rule struct {
 type trigger uint8
 
 const (
-	// needsOperator: an = or a : (every assignment has one).
+	// needsOperator: an =, a : or a > (every assignment has one; > ends an XML element's tag).
 	needsOperator trigger = 1 << iota
 	// needsBase64Run: a run of at least minBase64Run base64 characters.
 	needsBase64Run
@@ -99,8 +104,9 @@ var providers = []provider{
 	{"slack_token", `\b(?:xox[abposre]|xapp)-[a-z0-9-]{10,}`, []string{"xox", "xapp-"}},
 	{"anthropic_key", `\bsk-ant-[a-z0-9_-]{20,}`, []string{"sk-ant-"}},
 	// OpenAI: project, service-account and admin keys carry a label; older keys are one run of
-	// letters and digits, so "sk-learn-classifier-model" is no key.
-	{"openai_key", `\bsk-(?:(?:proj|svcacct|admin|none)-[a-z0-9_-]{20,}|[a-z0-9]{32,}\b)`, []string{"sk-"}},
+	// letters and digits, so "sk-learn-classifier-model" is no key. OpenRouter (sk-or-v1-) and
+	// Langfuse (sk-lf-) keys have the same shape.
+	{"openai_key", `\bsk-(?:(?:proj|svcacct|admin|none|or-v1|lf)-[a-z0-9_-]{20,}|[a-z0-9]{32,}\b)`, []string{"sk-"}},
 	{"google_api_key", `\baiza[0-9a-z_-]{35}`, []string{"aiza"}},
 	{"stripe_key", `\b(?:sk|rk)_(?:live|test)_[0-9a-z]{16,}\b|\bwhsec_[0-9a-z]{24,}\b`, []string{"_live_", "_test_", "whsec_"}},
 	{"age_secret_key", `\bage-secret-key-1[0-9a-z]{58}`, []string{"age-secret-key-"}},
@@ -123,7 +129,7 @@ var providers = []provider{
 	{"linear_key", `\blin_api_[0-9a-z]{40}`, []string{"lin_api_"}},
 	{"mailchimp_key", `\b[0-9a-f]{32}-us[0-9]{1,2}\b`, []string{"-us"}},
 	{"mapbox_token", `\b[ps]k\.eyj[0-9a-z_-]{20,}\.[0-9a-z_-]{16,}`, []string{"k.eyj"}},
-	{"newrelic_key", `\bnr(?:ak|js|ii)-[0-9a-z]{19,32}`, []string{"nrak-", "nrjs-", "nrii-"}},
+	{"newrelic_key", `\bnr(?:ak|js|ii)-[0-9a-z]{19,32}|\b[0-9a-f]{36}nral\b`, []string{"nrak-", "nrjs-", "nrii-", "nral"}},
 	{"onepassword_token", `\bops_eyj[0-9a-z+/=_-]{100,}`, []string{"ops_eyj"}},
 	{"onepassword_secret_key", `\ba3-[0-9a-z]{6}-(?:[0-9a-z]{11}|[0-9a-z]{6}-[0-9a-z]{5})-[0-9a-z]{5}-[0-9a-z]{5}-[0-9a-z]{5}\b`, []string{"a3-"}},
 	{"planetscale_token", `\bpscale_(?:tkn|pw|oauth)_[0-9a-z=._-]{32,64}`, []string{"pscale_"}},
@@ -189,6 +195,41 @@ var providers = []provider{
 	{"gocardless_token", `\b(?:live|sandbox)_[0-9a-z_=-]{40}\b`, []string{"live_", "sandbox_"}},
 	{"openshift_token", `\bsha256~[0-9a-z_-]{43}\b`, []string{"sha256~"}},
 	{"braintree_token", `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}`, []string{"access_token$"}},
+	{"elevenlabs_key", `\bsk_[0-9a-f]{48}\b`, []string{"sk_"}},
+	{"checkout_key", `\bsk_sbox_[0-9a-z]{26}\b`, []string{"sk_sbox_"}},
+	{"nvidia_key", `\bnvapi-[0-9a-z_-]{64}`, []string{"nvapi-"}},
+	{"tavily_key", `\btvly-(?:dev-|prod-)?[0-9a-z]{32}\b`, []string{"tvly-"}},
+	{"firecrawl_key", `\bfc-[0-9a-f]{32}\b`, []string{"fc-"}},
+	{"e2b_key", `\be2b_[0-9a-f]{40}\b`, []string{"e2b_"}},
+	{"cerebras_key", `\bcsk-[0-9a-z]{48}\b`, []string{"csk-"}},
+	{"jina_key", `\bjina_[0-9a-z]{60}\b`, []string{"jina_"}},
+	{"hubspot_token", `\bpat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, []string{"pat-"}},
+	{"clickup_token", `\bpk_[0-9]{6,10}_[0-9a-z]{32}\b`, []string{"pk_"}},
+	{"trello_token", `\batta[0-9a-f]{72}\b`, []string{"atta"}},
+	{"asana_token", `\b[12]/[0-9]{16}(?:/[0-9]{16})?:[0-9a-f]{32}\b`, []string{"1/", "2/"}},
+	{"honeycomb_key", `\bhc[ax]i[kc]_[0-9a-z]{20,}`, []string{"hcaik_", "hcxik_", "hcaic_", "hcxic_"}},
+	{"posthog_key", `\bphx_[0-9a-z]{43}\b`, []string{"phx_"}},
+	{"mailersend_token", `\bmlsn\.[0-9a-f]{64}\b`, []string{"mlsn."}},
+	// an ngrok authtoken has no fixed prefix: it is looked for where an authtoken is named
+	// (ngrok config add-authtoken, NGROK_AUTHTOKEN)
+	{"ngrok_token", `\b[0-9][0-9a-z]{26}_[0-9][0-9a-z]{20}\b`, []string{"authtoken"}},
+	{"launchdarkly_key", `\b(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, []string{"api-", "sdk-"}},
+	{"apify_token", `\bapify_api_[0-9a-z]{36}\b`, []string{"apify_api_"}},
+	{"deno_token", `\bdd[pw]_[0-9a-z]{36}\b`, []string{"ddp_", "ddw_"}},
+	{"zapier_webhook", `\bhooks\.zapier\.com/hooks/(?:catch|standard)/[0-9]+/[0-9a-z]+`, []string{"hooks.zapier.com"}},
+	{"mollie_key", `\blive_[0-9a-z]{30}\b`, []string{"live_"}},
+	{"scaleway_key", `\bscw[0-9a-z]{17}\b`, []string{"scw"}},
+	{"backblaze_key", `\bk00[0-9][0-9a-z+/]{27}(?:[^0-9a-z+/]|$)`, []string{"k00"}},
+	{"bitwarden_token", `\b0\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[0-9a-z]{30}:[0-9a-z+/]{22}={0,2}`, []string{"0."}},
+	{"stytch_secret", `\bsecret-(?:live|test)-[0-9a-z_=-]{36}`, []string{"secret-"}},
+	// crypt(3) and htpasswd password hashes: bcrypt, apr1, MD5, SHA-256/512 crypt, yescrypt,
+	// argon2 and {SHA}
+	{"password_hash", `\$(?:2[abxy]?\$[0-9]{2}\$[./0-9a-z]{53}|(?:apr1|1)\$[./0-9a-z]{1,8}\$[./0-9a-z]{22}|[56]\$(?:rounds=[0-9]+\$)?[./0-9a-z]{1,16}\$[./0-9a-z]{43,86}|y\$[./0-9a-z]+\$[./0-9a-z]+\$[./0-9a-z]{43}|argon2(?:id|i|d)\$v=[0-9]+\$m=[0-9]+,t=[0-9]+,p=[0-9]+\$[0-9a-z+/]+\$[0-9a-z+/]{16,})|\{s?sha(?:256|512)?\}[0-9a-z+/]{20,}={0,2}`,
+		[]string{"$2", "$apr1$", "$1$", "$5$", "$6$", "$y$", "$argon2", "{sha", "{ssha"}},
+	// a private key file or a docker config in base64, as a Kubernetes Secret's data holds them:
+	// the base64 of "-----BEGIN <kind> PRIVATE KEY" or of {"auths":
+	{"base64_secret_file", `\bls0tls1crudjti(?:bsu0egufjjvkfu|bquklwqvrfietf|bfqybquklwqvrf|bpuevou1niifbs|beu0egufjjvkfu|bftknswvburuqg|bqr1agufjjvkfu)[0-9a-z+/]*={0,2}|\beyjhdxrocyi6[0-9a-z+/]{20,}={0,2}`,
+		[]string{"ls0tls1crudjti", "eyjhdxrocyi6"}},
 	{"jwt", `\beyj[a-z0-9_-]{8,}\.eyj[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}`, []string{"eyj"}},
 }
 
@@ -203,12 +244,16 @@ func New() *Redactor {
 		rx("pem_private_key", `(?s)-----begin[a-z0-9 ]*private key(?: block)?-----.*?(?:-----end[a-z0-9 ]*private key(?: block)?-----|\z)`, 0, "private key"),
 		rx("putty_private_key", `(?s)private-lines:\s*[0-9]+\s.*?(?:private-mac:\s*[0-9a-f]+|\z)`, 0, "private-lines"),
 		rx("aws_secret_key", `aws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?([a-z0-9/+=]{40})\b`, 1, "secret"),
-		rx("slack_webhook", `\bhttps?://hooks\.slack\.com/services/(t[0-9a-z]+/b[0-9a-z]+/[0-9a-z]+)`, 1, "hooks.slack.com"),
+		// a Slack webhook's path: incoming webhooks, workflow and trigger URLs
+		rx("slack_webhook", `\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/(t[0-9a-z]+/[ab][0-9a-z]+/[0-9a-z]+(?:/[0-9a-z]+)?)`, 1, "hooks.slack.com"),
 		rx("bearer_token", `\bbearer\s+([a-z0-9._~+/-]{16,}=*)`, 1, "bearer"),
-		rx("authorization", `\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key)\s+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
+		// an Authorization header's credentials, after a scheme of any name (Basic, Bearer, SSWS,
+		// Splunk, DeepL-Auth-Key)
+		rx("authorization", `\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[a-z][a-z0-9_-]{1,30}\s+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
 		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
-		// raw @, so it runs to the last @ before the path
-		rx("url_credentials", `[a-z][a-z0-9+.-]*://[^\s/?#:]*:([^\s/?#]*)@`, 1, "://"),
+		// raw @, so it runs to the last @ before the path; or a key of 32 hex digits as the user
+		// (a Sentry DSN)
+		rx("url_credentials", `[a-z][a-z0-9+.-]*://(?:[^\s/?#:]*:([^\s/?#]*)|([0-9a-f]{32}))@`, FirstGroup, "://"),
 		rx("openvpn_static_key", `(?s)-----begin openvpn static key v1-----.*?(?:-----end openvpn static key v1-----|\z)`, 0, "openvpn static key"),
 		// base64 key material in a kubeconfig (client-key-data:) and the like
 		rx("key_data", `\bkey-data["']?\s*:\s*["']?([a-z0-9+/]{20,}={0,2})`, 1, "key-data"),
@@ -229,6 +274,9 @@ func New() *Redactor {
 		{Name: "discord_bot_token", scan: scanDiscordBotTokens, needs: needsBase64Run},
 		// a .pgpass line: host:port:database:user:password
 		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
+	}
+	for _, a := range argumentRules {
+		rules = append(rules, Rule{Name: a.name, Hints: a.hints, scan: scanArguments(regexp.MustCompile(`(?i)` + a.pattern))})
 	}
 	for _, p := range providers {
 		rules = append(rules, rx(p.name, p.pattern, 0, p.hints...))
@@ -357,7 +405,15 @@ func (r *Redactor) find(s string, hinted ruleSet, add func(start, end int), st *
 		}
 		st.Bytes += len(s)
 		for _, loc := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-			start, end := loc[2*rule.Group], loc[2*rule.Group+1]
+			g := rule.Group
+			if g == FirstGroup {
+				for g = 1; 2*g < len(loc) && loc[2*g] < 0; g++ {
+				}
+				if 2*g >= len(loc) {
+					continue
+				}
+			}
+			start, end := loc[2*g], loc[2*g+1]
 			if start < 0 || strings.EqualFold(s[start:end], Placeholder) {
 				continue
 			}
@@ -379,16 +435,24 @@ func isASCII(s string) bool {
 // identifier that ends in a long key word (POSTGRES_PASSWORD, clientSecret, HEROKU_API_KEY),
 // or is a short one or ends in one after a separator (pass, DB_PASS, _auth, db-pwd, ..._PAT), so
 // compass= and author: are no keys; sig (a SAS signature) counts only alone. A _base or _value
-// may follow (SECRET_KEY_BASE). The operator is =, :, := or =>, with an optional quote and blanks
-// before it.
+// may follow (SECRET_KEY_BASE), and an _id after a private key (a service account's
+// private_key_id). The operator is =, :, := or =>, with an optional quote and blanks before it.
 var (
 	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials"}
-	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root"}
+	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root", "preshared"}
 	shortKeyWords = []string{"pass", "pwd", "pw", "auth", "pat"}
+	// sepQualifiers qualify a key only after a separator (Ocp-Apim-Subscription-Key), not in a
+	// name in code (subscriptionKey).
+	sepQualifiers = []string{"subscription", "application"}
+	// cookieKeys are the names of session cookies and of request signatures: keys only when a
+	// value follows the = at once, as in a cookie or a query string (Cookie: session=...,
+	// ?X-Amz-Signature=...), not in code (s.SessionID = id) or JSON ("sessionId": ...,
+	// "signature": ...), where they name identifiers.
+	cookieKeys = []string{"session", "sessionid", "session_id", "sessid", "jsessionid", "phpsessid", "sid", "aspsessionid", "signature"}
 )
 
 // assignmentHints: every key contains one of them.
-var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig", "pat"}
+var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig", "pat", "sess", "cookie"}
 
 // maxKeyTail is how much of an identifier's end is read to recognise it: more than the longest
 // key word with its qualifier and suffix.
@@ -404,10 +468,13 @@ func isSep(c byte) bool { return c == '_' || c == '.' || c == '-' }
 // the whole identifier.
 func secretKey(k string, whole bool) bool {
 	cands := []string{k}
-	for _, suf := range []string{"base", "value"} {
+	for _, suf := range []string{"base", "value", "id"} {
 		if r, ok := strings.CutSuffix(k, suf); ok && r != "" {
 			if isSep(r[len(r)-1]) {
 				r = r[:len(r)-1]
+			}
+			if suf == "id" && !strings.HasSuffix(r, "private_key") && !strings.HasSuffix(r, "privatekey") {
+				continue // a key's id names it (api_key_id); a service account's private_key_id counts
 			}
 			cands = append(cands, r)
 		}
@@ -419,11 +486,17 @@ func secretKey(k string, whole bool) bool {
 			}
 		}
 		if r, ok := strings.CutSuffix(c, "key"); ok {
-			if r != "" && isSep(r[len(r)-1]) {
+			sep := r != "" && isSep(r[len(r)-1])
+			if sep {
 				r = r[:len(r)-1]
 			}
 			for _, q := range keyQualifiers {
 				if strings.HasSuffix(r, q) {
+					return true
+				}
+			}
+			for _, q := range sepQualifiers {
+				if b, ok := strings.CutSuffix(r, q); ok && sep && (b == "" || isSep(b[len(b)-1])) {
 					return true
 				}
 			}
@@ -447,9 +520,28 @@ type assignment struct {
 // findAssignments calls found for each key of s, in order, in one pass: each operator is looked
 // at once, and the identifier before it is read back to the previous non-identifier byte, so no
 // byte is read twice as part of a key. It returns the bytes read.
+//
+// Beside key=value and key: value it finds an XML element named like a secret
+// (<password>value</password>, whose operator is the >), and a value named by the pair before it:
+// name: DB_PASSWORD then value: ... (a Kubernetes env entry), key="ApiSecret" value="..." (.NET
+// appSettings), whose key is the name.
 func findAssignments(s string, found func(assignment)) (work int) {
+	named, namedEnd := "", -1 // the last secret name given by a name or key pair, and where it ended
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c == '>' {
+			j := i
+			for j > 0 && i-j <= maxKeyTail && isKeyByte(s[j-1]) {
+				j--
+			}
+			work += i - j
+			if j < i && j > 0 && s[j-1] == '<' {
+				if key := strings.ToLower(s[j:i]); secretKey(key, true) {
+					found(assignment{keyStart: j, valueStart: i + 1, op: ">", key: key})
+				}
+			}
+			continue
+		}
 		if c != '=' && c != ':' {
 			continue
 		}
@@ -482,16 +574,59 @@ func findAssignments(s string, found func(assignment)) (work int) {
 			continue
 		}
 		key := strings.ToLower(s[max(j, end-maxKeyTail):end])
-		if !secretKey(key, end-j <= maxKeyTail) {
-			continue
-		}
 		for next < len(s) && (s[next] == ' ' || s[next] == '\t') {
 			next++
+		}
+		switch {
+		case secretKey(key, end-j <= maxKeyTail):
+		case op == "=" && isKeyByte(s[i-1]) && next == i+1 && cookieKey(key):
+		case (key == "name" || key == "key") && end-j == len(key):
+			named, namedEnd = "", -1
+			if n, e := nameAt(s, next); secretKey(n, true) {
+				named, namedEnd = n, e
+			}
+			work += min(len(s)-next, maxKeyTail+2)
+			continue
+		case key == "value" && end-j == len(key) && named != "" && j-namedEnd <= maxNamedGap:
+			key = named
+			named = ""
+		default:
+			continue
 		}
 		found(assignment{keyStart: j, valueStart: next, op: op, key: key})
 		i = next - 1
 	}
 	return work
+}
+
+// cookieKey reports whether k (lower case) is one of cookieKeys, alone or after a separator
+// (_myapp_session, connect.sid, X-Amz-Signature).
+func cookieKey(k string) bool {
+	for _, w := range cookieKeys {
+		if r, ok := strings.CutSuffix(k, w); ok && (r == "" || isSep(r[len(r)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNamedGap is how far a value may follow the name that names it (name: X, then value:).
+const maxNamedGap = 64
+
+// nameAt reads the name given at p, quoted or not, in lower case, and where it ends; a name
+// longer than maxKeyTail is none.
+func nameAt(s string, p int) (string, int) {
+	if p < len(s) && (s[p] == '"' || s[p] == '\'') {
+		p++
+	}
+	e := p
+	for e < len(s) && e-p <= maxKeyTail && isKeyByte(s[e]) {
+		e++
+	}
+	if e == p || e-p > maxKeyTail {
+		return "", e
+	}
+	return strings.ToLower(s[p:e]), e
 }
 
 // scanAssignments finds the values of key=value, key: value, "key": "value" and key := "value"
@@ -508,7 +643,20 @@ func scanAssignments(s string, add func(start, end int)) int {
 			return
 		}
 		var start, end int
-		if c := s[p]; c == '"' || c == '\'' {
+		if k.op == ">" {
+			// an XML element's text runs to the next tag or the end of the line
+			start, end = p, p
+			for end < len(s) && s[end] != '<' && s[end] != '\n' {
+				end++
+			}
+			work += end - start
+			if end+1 >= len(s) || s[end] != '<' || s[end+1] != '/' {
+				return // no closing tag: a word in angle brackets in prose
+			}
+			for end > start && isSpace(s[end-1]) {
+				end--
+			}
+		} else if c := s[p]; c == '"' || c == '\'' {
 			q := strings.IndexByte(s[p+1:], c)
 			if q >= 0 {
 				work += q
@@ -615,34 +763,71 @@ func secretValue(key, v string) bool {
 }
 
 // commandLineHints: every password or token given on a command line holds one of them.
-var commandLineHints = []string{"--pass", "--token", "--secret", "--api", "--auth", "--access-token", "--client-secret", "mysql", "sshpass", "vault", "-u ", "--user"}
+var commandLineHints = []string{"--pass", "--token", "--secret", "--api", "--auth", "--access-token", "--client-secret", "--http-", "--ftp-", "--proxy-", "mysql", "sshpass", "vault", "-u ", "--user"}
+
+// argument is a command's argument or a config file's value: an optional quote, then no quote,
+// blank or list separator, and no leading dash (the next flag).
+const argument = `["']?([^\s"'-][^\s"',;&` + "`" + `]*)`
 
 // commandLine finds a secret given as a command's argument; the first group that matched is the
-// secret: --password X, --token X (and the other flags), mysql -pX, sshpass -p X, curl -u user:X,
-// and a legacy Vault token (s. and 24 characters) after vault login.
+// secret: --password X, --token X (and the other flags, --http-password X too), mysql -pX,
+// sshpass -p X, curl -u user:X, and a legacy Vault token (s. and 24 characters) after vault login.
 var commandLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)--(?:password|passwd|pass|token|secret|api-key|apikey|api-token|auth-token|authkey|access-token|client-secret)(?:=|[ \t]+)["']?([^\s"'=-][^\s"',;&` + "`" + `]*)` +
-		`|\bmysql(?:dump|admin|sh)?[ \t][^\n]*?[ \t]-p([^\s"'-][^\s"',;&` + "`" + `]*)` +
+	return regexp.MustCompile(`(?i)--(?:(?:http|ftp|proxy)-)?(?:password|passwd|pass|token|secret|api-key|apikey|api-token|auth-token|authkey|access-token|client-secret)(?:=|[ \t]+)` + argument +
+		`|\bmysql(?:dump|admin|sh)?[ \t][^\n]*?[ \t]-p` + argument +
 		`|\bsshpass[ \t]+-p[ \t]*["']?([^\s"',;&` + "`" + `]+)` +
 		`|\bvault[ \t]+login[ \t]+(?:-[^\s]+[ \t]+)*(s\.[0-9a-z]{24})\b` +
 		`|(?:^|[ \t])(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"'@,;&` + "`" + `]+)`)
 })
 
-// scanCommandLine reports the secrets commandLine finds, leaving out placeholders ($PW, <token>,
-// a letter such as X in a usage line).
-func scanCommandLine(s string, add func(start, end int)) int {
-	for _, loc := range commandLine().FindAllStringSubmatchIndex(s, -1) {
-		for g := 1; 2*g < len(loc); g++ {
-			start, end := loc[2*g], loc[2*g+1]
-			if start >= 0 {
-				if end-start >= 4 && secretValue("password", s[start:end]) {
-					add(start, end)
+// argumentRules find passwords given to one command or in one kind of config line, each with its
+// own hints so a text runs only the patterns of the commands it names; the first group that
+// matched is the password.
+var argumentRules = []struct {
+	name, pattern string
+	hints         []string
+}{
+	// docker login -p X, and the other registry and cloud logins
+	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{"-p"}},
+	// redis-cli -a X; requirepass X and masterauth X in redis.conf
+	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
+	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
+	{"sql_password", `\b(?:sqlcmd|bcp|osql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
+		[]string{"-p", "sqlplus", "jdbc:oracle"}},
+	// ldapsearch -w X (and the other OpenLDAP tools)
+	{"ldap_password", `\bldap[a-z]*\b[^\n]*?[ \t]-w[ \t]+` + argument, []string{"-w"}},
+	// keytool -storepass X, -keypass X, -srcstorepass X
+	{"keystore_password", `[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+` + argument, []string{"-store", "-key", "-srcstore", "-srckey", "-deststore", "-destkey"}},
+	// a Postfix sasl_passwd line: [smtp.example.com]:587 user:X
+	{"sasl_password", `\[[0-9a-z.-]+\]:[0-9]+[ \t]+[^\s:]+:(\S+)`, []string{"]:"}},
+	// smbclient -U user%X
+	{"smb_password", `\bsmbclient\b[^\n]*?[ \t]-u[ \t]*["']?[^\s%"']+%([^\s"']+)`, []string{"smbclient"}},
+	// htpasswd -b file user X
+	{"htpasswd_password", `\bhtpasswd[ \t]+-[a-z]*b[a-z]*[ \t]+(?:-[a-z]+[ \t]+)*[^\s-]\S*[ \t]+\S+[ \t]+` + argument, []string{"passwd"}},
+}
+
+// scanArguments returns a scanner reporting the first group of each match of pattern that is a
+// password and not a placeholder ($PW, <token>, a letter such as X in a usage line).
+func scanArguments(pattern *regexp.Regexp) func(s string, add func(start, end int)) int {
+	return func(s string, add func(start, end int)) int {
+		for _, loc := range pattern.FindAllStringSubmatchIndex(s, -1) {
+			for g := 1; 2*g < len(loc); g++ {
+				start, end := loc[2*g], loc[2*g+1]
+				if start >= 0 {
+					if end-start >= 4 && secretValue("password", s[start:end]) {
+						add(start, end)
+					}
+					break
 				}
-				break
 			}
 		}
+		return len(s)
 	}
-	return len(s)
+}
+
+// scanCommandLine reports the secrets commandLine finds, leaving out placeholders.
+func scanCommandLine(s string, add func(start, end int)) int {
+	return scanArguments(commandLine())(s, add)
 }
 
 // scanBase64Credentials finds base64 runs of 12 or more characters that decode to user:password
@@ -860,7 +1045,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		case isB64(c):
 			run++
 			base64Run = base64Run || run >= minBase64Run
-		case c == '=' || c == ':':
+		case c == '=' || c == ':' || c == '>':
 			operator = true
 			run = 0
 		default:
@@ -909,15 +1094,25 @@ func hasLowerPrefix(s, lower string) bool {
 }
 
 // ruleSet is a set of rule indexes, one bit per rule.
-type ruleSet [2]uint64
+type ruleSet [ruleWords]uint64
 
-func (s ruleSet) has(i int) bool          { return s[i>>6]&(1<<(i&63)) != 0 }
-func (s *ruleSet) set(i int)              { s[i>>6] |= 1 << (i & 63) }
-func (s ruleSet) or(t ruleSet) ruleSet    { return ruleSet{s[0] | t[0], s[1] | t[1]} }
-func (s ruleSet) andNot(t ruleSet) bool   { return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 }
-func (s ruleSet) minus(t ruleSet) ruleSet { return ruleSet{s[0] &^ t[0], s[1] &^ t[1]} }
-func (s ruleSet) equal(t ruleSet) bool    { return s == t }
-func bit(i int) (s ruleSet)               { s.set(i); return s }
+// ruleWords is the number of 64-bit words of a ruleSet: the rule table holds at most 64×ruleWords
+// rules.
+const ruleWords = 3
+
+func (s ruleSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+func (s *ruleSet) set(i int)     { s[i>>6] |= 1 << (i & 63) }
+func (s ruleSet) or(t ruleSet) ruleSet {
+	return ruleSet{s[0] | t[0], s[1] | t[1], s[2] | t[2]}
+}
+func (s ruleSet) andNot(t ruleSet) bool {
+	return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 || s[2]&^t[2] != 0
+}
+func (s ruleSet) minus(t ruleSet) ruleSet {
+	return ruleSet{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2]}
+}
+func (s ruleSet) equal(t ruleSet) bool { return s == t }
+func bit(i int) (s ruleSet)            { s.set(i); return s }
 
 // hintIndex finds in one pass over a folded text the rules whose hints it holds, which is what
 // checking every hint of every rule with strings.Contains would give, without a pass per hint.
@@ -937,8 +1132,8 @@ type hintRule struct {
 }
 
 func newHintIndex(rules []Rule) hintIndex {
-	if len(rules) > 128 {
-		panic("redact: more than 128 rules; widen ruleSet")
+	if len(rules) > 64*ruleWords {
+		panic("redact: more than " + strconv.Itoa(64*ruleWords) + " rules; widen ruleSet")
 	}
 	x := hintIndex{pair: make([]uint16, 1<<16)}
 	for i, rule := range rules {
