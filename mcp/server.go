@@ -86,8 +86,10 @@ func errorResult(err error) *sdk.CallToolResult {
 // the end of the input is the normal end of a session, not an error.
 func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer) error {
 	defer raiseGC()()
+	in, owned, release := pollable(in)
+	defer release()
 	b := newBodies()
-	err := newServer(r, version, c, b).Run(ctx, newStdioTransport(ctx, in, out, b))
+	err := newServer(r, version, c, b).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
 	}
