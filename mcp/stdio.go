@@ -64,7 +64,7 @@ func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) sdk.Transp
 func newStdioTransport(ctx context.Context, r io.Reader, w io.Writer, b *bodies, owned bool) sdk.Transport {
 	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w, bodies: b}
 	g.cond = sync.NewCond(&g.mu)
-	c := &stdioConn{g: g, in: bufio.NewReader(r), closed: make(chan struct{})}
+	c := &stdioConn{g: g, in: bufio.NewReader(r), closed: make(chan struct{}), maxLine: sdk.DefaultMaxLineLength}
 	c.stop = context.AfterFunc(ctx, g.wake)
 	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); owned && ok && d.SetReadDeadline(time.Time{}) == nil {
 		c.deadline = d
@@ -575,6 +575,7 @@ type stdioConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	wmu       sync.Mutex // one message at a time through outbound
+	maxLine   int        // a longer line ends the session, as it ends the go-sdk's own
 }
 
 // readLines reads the input on its own goroutine, for an input no deadline can interrupt.
@@ -619,6 +620,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		line, err := c.next(ctx)
+		if len(line) > c.maxLine {
+			return nil, fmt.Errorf("a message of %d bytes, more than the %d a line may hold", len(line), c.maxLine)
+		}
 		c.queue = c.g.inbound(line)
 		if len(c.queue) == 0 && err != nil {
 			c.g.wait() // at once when ctx is done or the connection closed

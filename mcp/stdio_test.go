@@ -354,3 +354,23 @@ func (w lineWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// A line longer than the go-sdk's own transport takes ends the session, as it did there: nothing
+// after it is read.
+func TestStdioLineTooLong(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 200) + `"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"
+	var out workspacetest.Buffer
+	tr := NewStdioTransport(ctx, strings.NewReader(in), &out).(stdioTransport)
+	tr.c.maxLine = 100
+	err := NewServer(tools.New(), "test", newContext(t)).Run(ctx, tr)
+	if err == nil || !strings.Contains(err.Error(), "more than the 100 a line may hold") {
+		t.Fatalf("run: %v", err)
+	}
+	if got := out.String(); strings.Contains(got, `"id":3`) {
+		t.Fatalf("output:\n%s", got)
+	}
+}
