@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -81,6 +82,38 @@ func TestMCPRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.Workspace.Root, "sessions", "default.jsonl")); err != nil {
 		t.Fatal("MCP create did not reach the session log")
 	}
+}
+
+// A server runs Go code on one thread while it runs, puts the default back after, and leaves a
+// GOMAXPROCS set by the user as it is.
+func TestServeRunsOnOneThread(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "")
+	runtime.GOMAXPROCS(2)
+	defer runtime.SetDefaultGOMAXPROCS()
+	restore := oneProc()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("while serving GOMAXPROCS is %d, want 1", n)
+	}
+	restore()
+	if n, want := runtime.GOMAXPROCS(0), defaultProcs(); n != want {
+		t.Fatalf("after serving GOMAXPROCS is %d, want the default %d", n, want)
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	runtime.GOMAXPROCS(2)
+	restore = oneProc()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("with GOMAXPROCS=2 it is %d while serving", n)
+	}
+	restore()
+}
+
+// defaultProcs is the GOMAXPROCS the runtime picks by itself.
+func defaultProcs() int {
+	old := runtime.GOMAXPROCS(0)
+	runtime.SetDefaultGOMAXPROCS()
+	n := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(old)
+	return n
 }
 
 // A server raises the garbage collector's target while it runs, and leaves a GOGC set by the

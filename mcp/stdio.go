@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/tools"
@@ -49,21 +50,35 @@ const (
 //     the requests in flight as soon as its input ends, so a client that writes its requests and
 //     closes its side at once (a shell pipe, a one-shot script) would otherwise get no answer.
 //     The wait ends early when ctx is done, or when the server has been silent for drainIdle.
+//
+// It is the go-sdk's connection itself, not a stream under the go-sdk's own stdio connection:
+// a message reaches the server decoded once, by the gate, on the goroutine that handles it.
 func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) sdk.Transport {
-	return newStdioTransport(ctx, r, w, nil)
+	return newStdioTransport(ctx, r, w, nil, false)
 }
 
 // newStdioTransport is NewStdioTransport; with bodies set, it writes the tool answers the server
-// sharing bodies left out in place of their placeholders.
-func newStdioTransport(ctx context.Context, r io.Reader, w io.Writer, b *bodies) sdk.Transport {
+// sharing bodies left out in place of their placeholders. With owned set, r is the
+// transport's own and waits on the runtime's poller (pollable): it is read on the server's
+// reading goroutine itself, and a read deadline ends the wait when the connection closes.
+func newStdioTransport(ctx context.Context, r io.Reader, w io.Writer, b *bodies, owned bool) sdk.Transport {
 	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w, bodies: b}
 	g.cond = sync.NewCond(&g.mu)
-	stop := context.AfterFunc(ctx, g.wake)
-	return &sdk.IOTransport{
-		Reader: &gateReader{g: g, in: bufio.NewReader(r), stop: stop},
-		Writer: &gateWriter{g: g},
+	c := &stdioConn{g: g, in: bufio.NewReader(r), closed: make(chan struct{}), maxLine: sdk.DefaultMaxLineLength}
+	c.stop = context.AfterFunc(ctx, g.wake)
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); owned && ok && d.SetReadDeadline(time.Time{}) == nil {
+		c.deadline = d
+	} else {
+		c.lines = make(chan lineOrErr)
+		go c.readLines()
 	}
+	return stdioTransport{c}
 }
+
+// stdioTransport hands the go-sdk its one connection.
+type stdioTransport struct{ c *stdioConn }
+
+func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) { return t.c, nil }
 
 // inflight is a request passed to the server and not yet answered.
 type inflight struct {
@@ -81,6 +96,7 @@ type gate struct {
 	pending   map[int64]*inflight
 	byRaw     map[string]int64 // the client's id → the newest request sent with it
 	lastWrite time.Time
+	closed    bool    // the connection is closed: nothing waits for answers any more
 	bodies    *bodies // nil: the server writes its answers whole
 
 	wmu sync.Mutex // one line at a time on out
@@ -123,7 +139,7 @@ func (g *gate) wait() {
 	}()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for g.due() > 0 && g.ctx.Err() == nil && time.Since(g.lastWrite) < drainIdle {
+	for g.due() > 0 && !g.closed && g.ctx.Err() == nil && time.Since(g.lastWrite) < drainIdle {
 		g.cond.Wait()
 	}
 }
@@ -216,8 +232,8 @@ func (g *gate) reject(id json.RawMessage, code int64, message string) {
 	g.writeLine(encode(wire{JSONRPC: "2.0", ID: id, Error: &wireError{Code: code, Message: message}}))
 }
 
-// inbound checks one line from the client and returns the lines to pass to the server.
-func (g *gate) inbound(line []byte) [][]byte {
+// inbound checks one line from the client and returns the messages to pass to the server.
+func (g *gate) inbound(line []byte) []jsonrpc.Message {
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0:
@@ -232,7 +248,7 @@ func (g *gate) inbound(line []byte) [][]byte {
 			g.reject(nil, codeInvalidRequest, "Invalid Request: an empty batch")
 			return nil
 		}
-		var out [][]byte
+		var out []jsonrpc.Message
 		for _, item := range items {
 			if m := g.one(item); m != nil {
 				out = append(out, m)
@@ -241,7 +257,7 @@ func (g *gate) inbound(line []byte) [][]byte {
 		return out
 	}
 	if m := g.one(line); m != nil {
-		return [][]byte{m}
+		return []jsonrpc.Message{m}
 	}
 	return nil
 }
@@ -261,8 +277,9 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// one checks one JSON-RPC message and returns it as the server should get it, or nil.
-func (g *gate) one(msg json.RawMessage) []byte {
+// one checks one JSON-RPC message and returns it as the server should get it, or nil: made here
+// from the parts checked, so the go-sdk decodes no message again.
+func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil {
 		g.reject(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
@@ -293,16 +310,16 @@ func (g *gate) one(msg json.RawMessage) []byte {
 			g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" is missing`)
 			return nil
 		}
-		out := wire{JSONRPC: "2.0", ID: rawID, Result: m["result"]}
+		out := &jsonrpc.Response{ID: clientID(rawID), Result: m["result"]}
 		if hasErr {
 			var e wireError
 			if json.Unmarshal(rawErr, &e) != nil {
 				g.reject(replyID, codeInvalidRequest, `Invalid Request: "error" must be an object with a code and a message`)
 				return nil
 			}
-			out.Error = &e
+			out.Error = &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 		}
-		return encode(out)
+		return out
 	}
 	var method string
 	if json.Unmarshal(rawMethod, &method) != nil || method == "" {
@@ -338,14 +355,29 @@ func (g *gate) one(msg json.RawMessage) []byte {
 			rest["requestId"] = json.RawMessage(strconv.FormatInt(id, 10))
 			params, _ = json.Marshal(rest)
 		}
-		return encode(wire{JSONRPC: "2.0", Method: method, Params: params})
+		return &jsonrpc.Request{Method: method, Params: params}
 	}
 	if problem := checkParams(method, params); problem != "" {
 		g.reject(replyID, codeInvalidParams, "Invalid params: "+problem)
 		return nil
 	}
 	id := g.register(rawID, method)
-	return encode(wire{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: params})
+	return &jsonrpc.Request{ID: serverID(id), Method: method, Params: params}
+}
+
+// serverID is the id the gate gave a request, as the go-sdk holds it.
+func serverID(id int64) jsonrpc.ID {
+	v, _ := jsonrpc.MakeID(float64(id)) // never fails: a float64 is a number id
+	return v
+}
+
+// clientID is an id the client wrote (a string or a number, checked), as the go-sdk reads it:
+// a number becomes an integer.
+func clientID(raw json.RawMessage) jsonrpc.ID {
+	var v any
+	json.Unmarshal(raw, &v)
+	id, _ := jsonrpc.MakeID(v) // a string or a float64: never fails
+	return id
 }
 
 // paramsOf maps the methods cairn serves to the go-sdk's type for their params.
@@ -511,63 +543,125 @@ func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 	return out, true
 }
 
-// gateReader passes the client's messages on, checked and renumbered, and holds back the end
-// of its input until the requests are all answered.
-type gateReader struct {
-	g    *gate
-	in   *bufio.Reader
-	buf  []byte
-	stop func() bool
+// send passes one line from the server (without its newline) on to the client, through
+// outbound, with the answers the server left out written in.
+func (g *gate) send(line []byte) error {
+	out := g.outbound(line)
+	if out == nil {
+		g.bodies.splice(line) // a cancelled call's answer: its bodies go too
+		return nil
+	}
+	return g.writeLine(g.bodies.splice(out))
 }
 
-func (r *gateReader) Read(p []byte) (int, error) {
-	for len(r.buf) == 0 {
-		line, err := r.in.ReadBytes('\n')
-		for _, m := range r.g.inbound(line) {
-			r.buf = append(r.buf, m...)
+// lineOrErr is one line of the client's input, or why there is none.
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+// stdioConn is the server's connection: it passes the client's messages on, checked and
+// renumbered, holds back the end of its input until the requests are all answered, and passes
+// the server's messages back through the gate.
+type stdioConn struct {
+	g  *gate
+	in *bufio.Reader
+	// deadline is the input when it is read on the caller's goroutine (a read deadline ends a
+	// wait on it); otherwise lines come from readLines.
+	deadline  interface{ SetReadDeadline(time.Time) error }
+	lines     chan lineOrErr
+	queue     []jsonrpc.Message // read, not yet passed on (the rest of a batch)
+	stop      func() bool
+	closeOnce sync.Once
+	closed    chan struct{}
+	wmu       sync.Mutex // one message at a time through outbound
+	maxLine   int        // a longer line ends the session, as it ends the go-sdk's own
+}
+
+// readLines reads the input on its own goroutine, for an input no deadline can interrupt.
+func (c *stdioConn) readLines() {
+	for {
+		line, err := c.in.ReadBytes('\n')
+		select {
+		case c.lines <- lineOrErr{line, err}:
+		case <-c.closed:
+			return
 		}
-		if len(r.buf) == 0 && err != nil {
-			r.g.wait()
-			return 0, err
+		if err != nil {
+			return
 		}
 	}
-	n := copy(p, r.buf)
-	r.buf = r.buf[n:]
-	return n, nil
 }
 
-// Close releases the context watch; the input itself belongs to the caller.
-func (r *gateReader) Close() error {
-	r.stop()
+// next is the next line of the input.
+func (c *stdioConn) next(ctx context.Context) ([]byte, error) {
+	if c.deadline != nil {
+		line, err := c.in.ReadBytes('\n')
+		select {
+		case <-c.closed:
+			return nil, io.EOF
+		default:
+		}
+		return line, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case l := <-c.lines:
+		return l.line, l.err
+	}
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for len(c.queue) == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		line, err := c.next(ctx)
+		if len(line) > c.maxLine {
+			return nil, fmt.Errorf("a message of %d bytes, more than the %d a line may hold", len(line), c.maxLine)
+		}
+		c.queue = c.g.inbound(line)
+		if len(c.queue) == 0 && err != nil {
+			c.g.wait() // at once when ctx is done or the connection closed
+			return nil, err
+		}
+	}
+	m := c.queue[0]
+	c.queue = c.queue[1:]
+	return m, nil
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	line, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message to the client: %w", err)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.g.send(line)
+}
+
+// Close ends a read waiting for input and the wait for answers; the input and output themselves
+// belong to the caller.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.stop()
+		close(c.closed)
+		c.g.mu.Lock()
+		c.g.closed = true
+		c.g.cond.Broadcast()
+		c.g.mu.Unlock()
+		if c.deadline != nil {
+			c.deadline.SetReadDeadline(time.Now())
+		}
+	})
 	return nil
 }
 
-// gateWriter passes the server's output on line by line, through outbound.
-type gateWriter struct {
-	g       *gate
-	partial []byte
-}
-
-func (w *gateWriter) Write(p []byte) (int, error) {
-	w.partial = append(w.partial, p...)
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		out := w.g.outbound(w.partial[:i])
-		if out == nil {
-			w.g.bodies.splice(w.partial[:i]) // a cancelled call's answer: its bodies go too
-			w.partial = w.partial[i+1:]
-			continue
-		}
-		line := w.g.bodies.splice(out)
-		w.partial = w.partial[i+1:]
-		if err := w.g.writeLine(line); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// Close leaves the output open: it belongs to the caller.
-func (w *gateWriter) Close() error { return nil }
+func (c *stdioConn) SessionID() string { return "" }

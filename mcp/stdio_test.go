@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
@@ -44,7 +46,7 @@ func TestStdioAnswersBeforeTheInputEnds(t *testing.T) {
 func TestGatePending(t *testing.T) {
 	g := &gate{ctx: context.Background(), out: io.Discard}
 	g.cond = sync.NewCond(&g.mu)
-	var passed [][]byte
+	var passed []jsonrpc.Message
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"TaskList"}}`,
 		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
@@ -61,7 +63,7 @@ func TestGatePending(t *testing.T) {
 	}
 	var cancel []byte
 	for _, m := range g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"x"}}`)) {
-		cancel = m
+		cancel, _ = jsonrpc.EncodeMessage(m)
 	}
 	if !strings.Contains(string(cancel), `"requestId":2`) || g.due() != 3 {
 		t.Fatalf("cancellation passed as %s, due %d", cancel, g.due())
@@ -140,9 +142,10 @@ func FuzzGateInbound(f *testing.F) {
 		var answers workspacetest.Buffer
 		g := &gate{ctx: context.Background(), out: &answers}
 		g.cond = sync.NewCond(&g.mu)
-		for _, m := range g.inbound([]byte(line)) {
+		for _, msg := range g.inbound([]byte(line)) {
+			m, err := jsonrpc.EncodeMessage(msg)
 			var w wire
-			if err := json.Unmarshal(m, &w); err != nil || w.JSONRPC != "2.0" || (w.Method == "" && w.Result == nil && w.Error == nil) {
+			if err != nil || json.Unmarshal(m, &w) != nil || w.JSONRPC != "2.0" || (w.Method == "" && w.Result == nil && w.Error == nil) {
 				t.Fatalf("passed on %q", m)
 			}
 		}
@@ -244,7 +247,7 @@ func TestCancelledRequestGetsNoAnswer(t *testing.T) {
 	var out bytes.Buffer
 	g := &gate{ctx: context.Background(), out: &out}
 	g.cond = sync.NewCond(&g.mu)
-	w := &gateWriter{g: g}
+	w := lineWriter{g}
 	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{}}`))
 	g.inbound([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/list","params":{}}`))
 	g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:0"}}`))
@@ -269,7 +272,7 @@ func TestSubscriptionIDGoesBackAsTheClientWroteIt(t *testing.T) {
 	var out bytes.Buffer
 	g := &gate{ctx: context.Background(), out: &out}
 	g.cond = sync.NewCond(&g.mu)
-	w := &gateWriter{g: g}
+	w := lineWriter{g}
 	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`))
 	g.inbound([]byte(`{"jsonrpc":"2.0","id":"listen:1","method":"subscriptions/listen","params":{}}`))
 	w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}` + "\n"))
@@ -336,6 +339,38 @@ func TestClaudeCodeOpening(t *testing.T) {
 	}
 	got := out.String()
 	if strings.Contains(got, `"id":"listen:0"`) || !strings.Contains(got, `"name":"TaskCreate"`) {
+		t.Fatalf("output:\n%s", got)
+	}
+}
+
+// lineWriter passes each line written to it to g as the server's output.
+type lineWriter struct{ g *gate }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	for _, line := range bytes.Split(bytes.TrimSuffix(p, []byte("\n")), []byte("\n")) {
+		if err := w.g.send(line); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// A line longer than the go-sdk's own transport takes ends the session, as it did there: nothing
+// after it is read.
+func TestStdioLineTooLong(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 200) + `"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"
+	var out workspacetest.Buffer
+	tr := NewStdioTransport(ctx, strings.NewReader(in), &out).(stdioTransport)
+	tr.c.maxLine = 100
+	err := NewServer(tools.New(), "test", newContext(t)).Run(ctx, tr)
+	if err == nil || !strings.Contains(err.Error(), "more than the 100 a line may hold") {
+		t.Fatalf("run: %v", err)
+	}
+	if got := out.String(); strings.Contains(got, `"id":3`) {
 		t.Fatalf("output:\n%s", got)
 	}
 }
