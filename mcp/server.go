@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,12 +22,13 @@ import (
 // NewServer serves every tool of r over MCP; a tool's failure is an MCP tool error (isError with
 // the error body as text), never a protocol error, so the model sees it and the server lives on.
 func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
-	return newServer(r, version, c, nil)
+	return newServer(r, version, c, nil, nil)
 }
 
 // newServer is NewServer; with bodies set, a tool's answer is left out of the result the go-sdk
 // encodes (placeholders stand in its place) and the stdio transport sharing bodies writes it.
-func newServer(r *tools.Registry, version string, c tools.Context, b *bodies) *sdk.Server {
+// With p set, a tool call runs on every core p allows, the rest of the server on one thread.
+func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
 	for _, t := range r.List() {
 		ro := t.ReadOnly
@@ -40,7 +42,12 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies) *s
 			if req.Params != nil {
 				args = req.Params.Arguments
 			}
+			done := func() {}
+			if t.Parallel {
+				done = p.call()
+			}
 			out, err := t.Call(ctx, c, args)
+			done()
 			if err != nil {
 				return errorResult(err), nil
 			}
@@ -87,11 +94,12 @@ func errorResult(err error) *sdk.CallToolResult {
 // the end of the input is the normal end of a session, not an error.
 func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer) error {
 	defer raiseGC()()
-	defer oneProc()()
+	p := oneProc()
+	defer p.restore()
 	in, owned, release := pollable(in)
 	defer release()
 	b := newBodies()
-	err := newServer(r, version, c, b).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
+	err := newServer(r, version, c, b, p).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
 	}
@@ -124,20 +132,58 @@ func raiseGC() (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// oneProc runs Go code on one thread at a time while Serve runs, unless GOMAXPROCS is set, and
-// returns what puts the default back. The go-sdk hands every request from its reader to a new
-// goroutine and that to another one; each hand-off with a processor idle wakes a thread that
-// spins looking for work and steals it to another core, on the cores the client needs. On two
-// cores that was half of a warm call's CPU (a memory search: 0.29 ms, 0.17 on one thread) and a
-// quarter of its time (p50 0.33 ms, 0.24). The go-sdk runs one handler at a time anyway; what
-// one thread gives up is a scan split across the cores, which the board and memory searches and
-// the session log replay make of more than a megabyte of text.
-func oneProc() (restore func()) {
-	if os.Getenv("GOMAXPROCS") != "" || runtime.GOMAXPROCS(0) == 1 {
-		return func() {}
+// oneProc runs the server's Go code on one thread, unless GOMAXPROCS is set, and gives a tool
+// that splits its work over the cores (tools.Tool.Parallel) every core while it runs (procs.call). The go-sdk hands every request from its
+// reader to a new goroutine and that to another one; each hand-off with a processor idle wakes a
+// thread that spins looking for work and steals it to another core, on the cores the client
+// needs. On two cores that was half of a warm call's CPU (a memory search: 0.29 ms, 0.17 on one
+// thread) and a quarter of its time (p50 0.33 ms, 0.24). The memory and knowledge searches split
+// a scan of many files over the cores: on one thread a knowledge search over 10,000 files took
+// 52 ms, 31 ms with both cores; their calls get every core back, for about 0.1 ms a call (the
+// second thread spins while they run). A board search or a session log replay also splits more
+// than a megabyte of text, but a warm server narrows the board search (a few cards are read)
+// and replays only what the log gained: those stay on one thread.
+func oneProc() *procs {
+	n := runtime.GOMAXPROCS(0)
+	if os.Getenv("GOMAXPROCS") != "" || n == 1 {
+		return &procs{}
 	}
 	runtime.GOMAXPROCS(1)
-	return func() { runtime.SetDefaultGOMAXPROCS() }
+	return &procs{n: n}
+}
+
+// procs is the number of threads a tool call runs on while the rest of the server runs on one.
+type procs struct {
+	mu     sync.Mutex
+	n      int // the cores a tool call gets; 0: GOMAXPROCS is left alone
+	active int // tool calls running
+}
+
+// call gives the running tool calls every core until the last one returns (done).
+func (p *procs) call() (done func()) {
+	if p == nil || p.n == 0 {
+		return func() {}
+	}
+	p.mu.Lock()
+	if p.active == 0 {
+		runtime.GOMAXPROCS(p.n)
+	}
+	p.active++
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		if p.active--; p.active == 0 {
+			runtime.GOMAXPROCS(1)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// restore puts the runtime's default back when the server ends.
+func (p *procs) restore() {
+	if p.n != 0 {
+		runtime.SetDefaultGOMAXPROCS()
+	}
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -84,27 +84,42 @@ func TestMCPRoundTrip(t *testing.T) {
 	}
 }
 
-// A server runs Go code on one thread while it runs, puts the default back after, and leaves a
-// GOMAXPROCS set by the user as it is.
+// A server runs Go code on one thread between tool calls and on every core during one (while
+// any of several overlapping calls runs), puts the default back after, and leaves a GOMAXPROCS
+// set by the user as it is.
 func TestServeRunsOnOneThread(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	runtime.GOMAXPROCS(2)
 	defer runtime.SetDefaultGOMAXPROCS()
-	restore := oneProc()
+	p := oneProc()
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Fatalf("while serving GOMAXPROCS is %d, want 1", n)
 	}
-	restore()
+	done1 := p.call()
+	done2 := p.call()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("during a tool call GOMAXPROCS is %d, want 2", n)
+	}
+	done1()
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("while a second call runs GOMAXPROCS is %d, want 2", n)
+	}
+	done2()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("after the calls GOMAXPROCS is %d, want 1", n)
+	}
+	p.restore()
 	if n, want := runtime.GOMAXPROCS(0), defaultProcs(); n != want {
 		t.Fatalf("after serving GOMAXPROCS is %d, want the default %d", n, want)
 	}
 	t.Setenv("GOMAXPROCS", "2")
 	runtime.GOMAXPROCS(2)
-	restore = oneProc()
+	p = oneProc()
+	p.call()()
 	if n := runtime.GOMAXPROCS(0); n != 2 {
 		t.Fatalf("with GOMAXPROCS=2 it is %d while serving", n)
 	}
-	restore()
+	p.restore()
 }
 
 // defaultProcs is the GOMAXPROCS the runtime picks by itself.

@@ -16,21 +16,21 @@ var memoryKinds = []string{"summary", "decision", "request", "knowledge"}
 func memoryTools() []*Tool {
 	searchBounds := all(bounds("limit", 1, 500), bounds("context", 0, 20))
 	return []*Tool{
-		define("MemorySearch", "memory search",
+		parallel(define("MemorySearch", "memory search",
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
 				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
 			true, searchBounds, func(ctx context.Context, c Context, in memory.SearchInput) (any, error) {
 				return memory.MemorySearch(ctx, c.Workspace, in)
-			}),
-		define("KnowledgeSearch", "knowledge search",
+			})),
+		parallel(define("KnowledgeSearch", "knowledge search",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
 				"A hit's kind is the file's own frontmatter kind: to read the whole file, call MemoryRead with kind \"knowledge\" "+
 				"and the hit's slug. Read-only.",
 			true, searchBounds, func(ctx context.Context, c Context, in memory.KnowledgeSearchInput) (any, error) {
 				return memory.KnowledgeSearch(ctx, c.Workspace, in)
-			}),
+			})),
 		define("MemoryRead", "memory read",
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
 				"or request as MemorySearch returns it, or knowledge for any knowledge file whatever its frontmatter kind. "+

@@ -42,8 +42,17 @@ type Tool struct {
 	Description string
 	// ReadOnly tools never change the workspace; MCP clients may call them without asking.
 	ReadOnly bool
+	// Parallel tools split a large scan over the cores (memory and knowledge search): a server
+	// that runs on one thread between calls gives them every core.
+	Parallel bool
 	Schema   *jsonschema.Schema
 	run      func(ctx context.Context, c Context, raw json.RawMessage) (any, error)
+}
+
+// parallel marks t as splitting its work over the cores (Tool.Parallel).
+func parallel(t *Tool) *Tool {
+	t.Parallel = true
+	return t
 }
 
 // define builds a tool whose input schema is inferred from In, so schema and decoding never drift.
