@@ -192,8 +192,8 @@ var providers = []provider{
 	{"pinecone_key", `\bpcsk_[0-9a-z]{5}_[0-9a-z]{50,}`, []string{"pcsk_"}},
 	{"neon_key", `\bnapi_[0-9a-z]{64}\b`, []string{"napi_"}},
 	{"adafruit_key", `\baio_[0-9a-z]{28}\b`, []string{"aio_"}},
-	{"gocardless_token", `\b(?:live|sandbox)_[0-9a-z_=-]{40}\b`, []string{"live_", "sandbox_"}},
-	{"openshift_token", `\bsha256~[0-9a-z_-]{43}\b`, []string{"sha256~"}},
+	{"gocardless_token", `\b(?:live|sandbox)_[0-9a-z_=-]{40}`, []string{"live_", "sandbox_"}},
+	{"openshift_token", `\bsha256~[0-9a-z_-]{43}`, []string{"sha256~"}},
 	{"braintree_token", `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}`, []string{"access_token$"}},
 	{"elevenlabs_key", `\bsk_[0-9a-f]{48}\b`, []string{"sk_"}},
 	{"checkout_key", `\bsk_sbox_[0-9a-z]{26}\b`, []string{"sk_sbox_"}},
@@ -975,8 +975,8 @@ func pgpassPassword(w string) int {
 	if port != "*" && (len(port) == 0 || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
 		return -1
 	}
-	if f[2] == "" || f[3] == "" || len(f[4]) < 4 {
-		return -1
+	if f[2] == "" || f[3] == "" || len(f[4]) < 4 || hasLowerPrefix(f[4], "[redacted") {
+		return -1 // no password, or one hidden already (its closing bracket may be trimmed off)
 	}
 	return len(w) - len(f[4])
 }
