@@ -89,6 +89,9 @@ func TestOrdinaryTextKept(t *testing.T) {
 	for _, s := range []string{
 		"tests pass: 42",
 		"all 318 tests pass: 42 skipped",
+		"NotificationServiceFactory.create.DefaultNotificationServiceImpl is wired in main",
+		"meeting at 10:30:45:00 in room b",
+		"Authorization:\nAuthorization: is the header to set",
 		"pip install sk-learn-classifier-model-v2-final",
 		"model sk-learn-classifier-model-v2-final scored 0.93",
 		"max_token: 4096",

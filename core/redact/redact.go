@@ -249,7 +249,9 @@ func New() *Redactor {
 		rx("bearer_token", `\bbearer\s+([a-z0-9._~+/-]{16,}=*)`, 1, "bearer"),
 		// an Authorization header's credentials, after a scheme of any name (Basic, Bearer, SSWS,
 		// Splunk, DeepL-Auth-Key)
-		rx("authorization", `\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[a-z][a-z0-9_-]{1,30}\s+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
+		// a header's value is on its line: a name ending one line never takes the next line's
+		// first word (another header's name) for its credential
+		rx("authorization", `\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:[a-z][a-z0-9_-]{1,30}[ \t]+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
 		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
 		// raw @, so it runs to the last @ before the path; or a key of 32 hex digits as the user
 		// (a Sentry DSN)
@@ -858,9 +860,9 @@ func scanBase64Credentials(s string, add func(start, end int)) int {
 // scanDiscordBotTokens finds Discord bot tokens: a run of base64 that decodes to the bot's
 // numeric id (so it starts with M, N or O), a dot, 6 characters of time stamp, a dot and a
 // signature of 25 to 40 characters. No fixed prefix screens for them, so the scan looks at each
-// dot. The id must decode to digits, or the id and the signature must both mix upper-case
-// letters, lower-case letters and digits, as random characters do: a dotted name in ordinary
-// text does neither.
+// dot. The id must decode to digits, or the id and the signature must both mix cases with a
+// digit somewhere, as random characters do: a dotted name in ordinary text (a class, a method
+// and another class) has no digit.
 func scanDiscordBotTokens(s string, add func(start, end int)) int {
 	for off := 0; ; {
 		d := strings.IndexByte(s[off:], '.')
@@ -884,7 +886,7 @@ func scanDiscordBotTokens(s string, add func(start, end int)) int {
 			end++
 		}
 		if n := end - dot - 8; n < 25 || n > 40 || !(s[start]|0x20 == 'm' || s[start]|0x20 == 'n' || s[start]|0x20 == 'o') ||
-			!(decodesToDigits(s[start:dot]) || allClasses(s[start:dot]) && allClasses(s[dot+8:end])) {
+			!(decodesToDigits(s[start:dot]) || bothCases(s[start:dot]) && bothCases(s[dot+8:end]) && hasDigit(s[start:end])) {
 			continue
 		}
 		add(start, end)
@@ -892,17 +894,18 @@ func scanDiscordBotTokens(s string, add func(start, end int)) int {
 	}
 }
 
-// allClasses reports whether s holds an upper-case letter, a lower-case letter and a digit.
-func allClasses(s string) bool {
-	var up, low, dig bool
+// bothCases reports whether s holds an upper-case and a lower-case letter.
+func bothCases(s string) bool {
+	var up, low bool
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		up = up || 'A' <= c && c <= 'Z'
-		low = low || 'a' <= c && c <= 'z'
-		dig = dig || '0' <= c && c <= '9'
+		up = up || 'A' <= s[i] && s[i] <= 'Z'
+		low = low || 'a' <= s[i] && s[i] <= 'z'
 	}
-	return up && low && dig
+	return up && low
 }
+
+// hasDigit reports whether s holds a digit.
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 func isB64URL(c byte) bool { return isWordByte(c) || c == '-' }
 
