@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // streamSpace imports n comments over several blocks of rowids into two spaces, their dates
@@ -40,6 +42,21 @@ func streamSpace(t *testing.T, rng *rand.Rand, n int, vocab []string) string {
 			i, task, kinds[rng.Intn(len(kinds))], rng.Intn(2), at.Format(time.RFC3339), strings.Join(words, " ")))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// openChecked opens ws's spaces.db for searching, closed when the test ends, after checking that
+// its search indexes and comment_blocks agree with its comments.
+func openChecked(t *testing.T, ws *workspace.Workspace) *Store {
+	t.Helper()
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // searchBoth answers in with st's plans and with the LIKE walk the tests compare them with, as
@@ -145,11 +162,7 @@ func TestStreamStopsEarly(t *testing.T) {
 			i, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), body))
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
-	st, err := OpenRead(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openChecked(t, ws)
 	// the limit's rows and the one past it, the rest of the block where they end (a match in
 	// 10 of its 64 comments), and the first match of the block below it
 	st.streamMax = 11 + 7 + 1
@@ -174,11 +187,7 @@ func TestStreamTies(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"kumquat %d"}`, i, i))
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
-	st, err := OpenRead(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openChecked(t, ws)
 	st.probeWindow = 0 // every comment matches: the newest would answer
 	in := SearchInput{Query: "kumquat", Limit: 3}
 	in.validate()
@@ -216,14 +225,7 @@ func TestSchema6ReadOnly(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
 		t.Fatalf("read-only schema 6 search: %v %v", refs(a), err)
 	}
-	st, err := OpenRead(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.IntegrityCheck(); err != nil {
-		t.Fatal(err)
-	}
+	st := openChecked(t, ws)
 	if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed != 1 {
 		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed)
 	}
@@ -250,14 +252,7 @@ func TestMigration7RedactsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.Close()
-	st, err := OpenRead(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.IntegrityCheck(); err != nil {
-		t.Fatal(err)
-	}
+	st := openChecked(t, ws)
 	for _, q := range []string{"zq3xvb7kp2", "7Kp2Lm9N", "dckr_pat_Zq"} {
 		in := SearchInput{Query: q}
 		in.validate()
