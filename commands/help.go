@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -72,32 +73,54 @@ var hookExitStatus = []string{"0  always; a failure is reported in one line on s
 // the man page show them; path is the command line without "cairn" ("task create").
 func addHelp(c *cli.Command, path string) {
 	var b strings.Builder
+	ex := examples[path]
+	size := len(c.Description) + len(statusBlocks()[0]) + 16
+	for _, e := range ex {
+		size += len(e) + 3
+	}
+	b.Grow(size) // one allocation: every run of cairn builds the help of all its commands
 	b.WriteString(strings.TrimRight(c.Description, "\n"))
-	if ex := examples[path]; len(ex) > 0 {
+	if len(ex) > 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}
 		b.WriteString("Examples:\n")
 		for _, e := range ex {
-			b.WriteString("  " + e + "\n")
+			b.WriteString("  ")
+			b.WriteString(e)
+			b.WriteString("\n")
 		}
 	}
 	if len(c.Subcommands) == 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString("Exit status:\n")
-		statuses := exitStatus
+		blocks := statusBlocks()
 		if strings.HasPrefix(path, "hook ") {
-			statuses = hookExitStatus
-		}
-		for _, s := range statuses {
-			// codes right-aligned, so 0 and 130 start their text in one column
-			code, text, _ := strings.Cut(s, "  ")
-			fmt.Fprintf(&b, "  %3s  %s\n", code, text)
+			b.WriteString(blocks[1])
+		} else {
+			b.WriteString(blocks[0])
 		}
 	}
 	c.Description = strings.TrimRight(b.String(), "\n")
+}
+
+// statusBlocks are the "Exit status:" blocks that end a command's help, for every command and
+// for the hook, made once: every run of cairn builds the help of all its commands.
+var statusBlocks = sync.OnceValue(func() [2]string {
+	return [2]string{statusBlock(exitStatus), statusBlock(hookExitStatus)}
+})
+
+// statusBlock is the "Exit status:" block of statuses, codes right-aligned so 0 and 130 start
+// their text in one column.
+func statusBlock(statuses []string) string {
+	var b strings.Builder
+	b.WriteString("Exit status:\n")
+	for _, s := range statuses {
+		code, text, _ := strings.Cut(s, "  ")
+		fmt.Fprintf(&b, "  %3s  %s\n", code, text)
+	}
+	return b.String()
 }
 
 // quietSwitches drops urfave's "(default: false)" from switches: a switch is off unless given,
