@@ -41,7 +41,7 @@ func memoryCommand(env *Env) *cli.Command {
 							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String()))
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
-						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped)
+						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped, res.SkippedWhy)
 						return nil
 					})
 				},
@@ -176,7 +176,7 @@ func knowledgeCommand(env *Env) *cli.Command {
 							}
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
-						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped)
+						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped, res.SkippedWhy)
 						return nil
 					})
 				},
@@ -309,7 +309,7 @@ func (e *Env) writeHit(w io.Writer, i int, header, excerpt string, lines memory.
 
 // searchNotes tells the person on stderr what the hits do not show: that there are none, a cut
 // at the limit, skipped files. Standard output stays empty without hits, as grep's does.
-func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []string) {
+func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []string, why map[string]string) {
 	if hits == 0 {
 		fmt.Fprintf(e.Stderr, "no line matches %q\n", sanitizeLine(strings.TrimSpace(query)))
 	}
@@ -321,7 +321,11 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(e.Stderr, "note: skipped %s (over 8 MiB, unreadable, not a regular file, not a valid slug, or a symlink leaving the workspace)\n", termName(p))
+		reason := why[p]
+		if reason == "" {
+			reason = "over 8 MiB, unreadable, not a regular file, not a valid slug, or a symlink leaving the workspace"
+		}
+		fmt.Fprintf(e.Stderr, "note: skipped %s (%s)\n", termName(p), reason)
 	}
 }
 

@@ -66,24 +66,24 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 	case syscall.ELOOP:
 		return nil, readFallback
 	default:
-		return nil, readSkip
+		return nil, readUnreadable
 	}
 	defer rawClose(fd)
 	// One fstat: a FIFO, device or socket is skipped (O_NONBLOCK kept the open from waiting on
 	// it), and a file already over the limit is not read at all.
 	var st syscall.Stat_t
 	if rawFstat(fd, &st) != nil {
-		return buf, readSkip
+		return buf, readUnreadable
 	}
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFREG:
 	case syscall.S_IFDIR:
 		return buf, readMissing
 	default:
-		return buf, readSkip
+		return buf, readSpecial
 	}
 	if st.Size > MaxSearchFileSize {
-		return buf, readSkip
+		return buf, readTooBig
 	}
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)
@@ -92,7 +92,7 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxSearchFileSize {
-				return buf, readSkip
+				return buf, readTooBig
 			}
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 		}
@@ -104,7 +104,7 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 		case syscall.EISDIR, syscall.EAGAIN:
 			return buf, readMissing
 		default:
-			return buf, readSkip
+			return buf, readUnreadable
 		}
 		buf = buf[:len(buf)+n]
 		if n == 0 || len(buf) < cap(buf) {
@@ -112,7 +112,7 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 		}
 	}
 	if len(buf) > MaxSearchFileSize {
-		return buf, readSkip
+		return buf, readTooBig
 	}
 	return buf, readOK
 }

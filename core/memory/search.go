@@ -80,6 +80,8 @@ type MemorySearchResult struct {
 	Hits      []MemoryHit `json:"hits"`
 	Truncated bool        `json:"truncated"`
 	Skipped   []string    `json:"skipped"`
+	// SkippedWhy says why each path of Skipped was skipped, for the notes a person reads.
+	SkippedWhy map[string]string `json:"-"`
 }
 
 // KnowledgeSearchResult is the output of KnowledgeSearch.
@@ -87,6 +89,8 @@ type KnowledgeSearchResult struct {
 	Hits      []KnowledgeHit `json:"hits"`
 	Truncated bool           `json:"truncated"`
 	Skipped   []string       `json:"skipped"`
+	// SkippedWhy says why each path of Skipped was skipped, for the notes a person reads.
+	SkippedWhy map[string]string `json:"-"`
 }
 
 // MemorySearch finds a literal query in memory/summary.md, memory/decisions/*.md and
@@ -99,7 +103,7 @@ func MemorySearch(ctx context.Context, ws *workspace.Workspace, in SearchInput) 
 	if err != nil {
 		return nil, err
 	}
-	out := &MemorySearchResult{Hits: []MemoryHit{}, Truncated: res.truncated, Skipped: res.skipped}
+	out := &MemorySearchResult{Hits: []MemoryHit{}, Truncated: res.truncated, Skipped: res.skipped, SkippedWhy: res.why}
 	for _, h := range hits {
 		out.Hits = append(out.Hits, MemoryHit{Slug: h.file.slug(), Kind: h.file.kind, Path: h.file.rel(), Line: h.line,
 			InFrontmatter: h.inFM, Excerpt: h.excerpt, Lines: h.lines})
@@ -114,7 +118,7 @@ func KnowledgeSearch(ctx context.Context, ws *workspace.Workspace, in KnowledgeS
 	if err != nil {
 		return nil, err
 	}
-	out := &KnowledgeSearchResult{Hits: []KnowledgeHit{}, Truncated: res.truncated, Skipped: res.skipped}
+	out := &KnowledgeSearchResult{Hits: []KnowledgeHit{}, Truncated: res.truncated, Skipped: res.skipped, SkippedWhy: res.why}
 	for _, h := range hits {
 		fm := h.fm
 		out.Hits = append(out.Hits, KnowledgeHit{Slug: h.file.slug(), Kind: fm.Kind, Description: fm.Description,
@@ -160,13 +164,14 @@ type hit struct {
 // fileResult is what scanning one file produced: at most limit+1 hits, or that it was skipped.
 type fileResult struct {
 	hits    []hit
-	skipped bool
+	skipped string // why the file was skipped; "" when it was not
 }
 
 // outcome is the part of a search result that does not depend on the kind of hit.
 type outcome struct {
 	truncated bool
 	skipped   []string
+	why       map[string]string // the reason for each skipped path
 }
 
 // params are the validated knobs of one search.
@@ -218,7 +223,7 @@ func search(ctx context.Context, ws *workspace.Workspace, in SearchInput, ks []K
 		return nil, outcome{}, err
 	}
 	defer root.Close()
-	files, skipped, err := listCandidates(root, ks)
+	files, why, err := listCandidates(root, ks)
 	if err != nil {
 		return nil, outcome{}, err
 	}
@@ -284,8 +289,8 @@ func search(ctx context.Context, ws *workspace.Workspace, in SearchInput, ks []K
 			}
 		}
 		r := results[i]
-		if r.skipped {
-			skipped = append(skipped, files[i].rel())
+		if r.skipped != "" {
+			why[files[i].rel()] = r.skipped
 		}
 		for _, h := range r.hits {
 			if len(hits) == p.limit {
@@ -300,24 +305,24 @@ func search(ctx context.Context, ws *workspace.Workspace, in SearchInput, ks []K
 			break
 		}
 	}
-	sort.Strings(skipped)
-	if skipped == nil {
-		skipped = []string{}
+	out.skipped = make([]string, 0, len(why))
+	for p := range why {
+		out.skipped = append(out.skipped, p)
 	}
-	out.skipped = skipped
+	sort.Strings(out.skipped)
+	out.why = why
 	return hits, out, nil
 }
 
 // listCandidates lists the entry files of the kinds, sorted by path. Names that are not valid
-// slugs, symlinks that leave the workspace or lead into an excluded directory, and unreadable
-// directories are returned in skipped instead.
-func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
+// slugs and unreadable directories are returned in skipped instead, each with its reason.
+func listCandidates(root *os.Root, ks []Kind) ([]candidate, map[string]string, error) {
 	type group struct {
 		prefix string // every path of the group starts with it, and prefixes differ early
 		files  []candidate
 	}
 	var groups []group
-	var skipped []string
+	skipped := map[string]string{}
 	for _, k := range ks {
 		if k == KindSummary {
 			if _, err := root.Lstat(summaryPath); err == nil {
@@ -331,7 +336,7 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
 			if isNotExist(err) {
 				continue
 			}
-			skipped = append(skipped, dir+"/")
+			skipped[dir+"/"] = "the folder cannot be read"
 			continue
 		}
 		// Names only: a ReadDir through os.Root costs an lstat per entry. File types are learnt
@@ -350,8 +355,8 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, []string, error) {
 			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 				continue
 			}
-			if ValidateSlug(strings.TrimSuffix(name, ".md")) != nil {
-				skipped = append(skipped, dir+"/"+name)
+			if err := ValidateSlug(strings.TrimSuffix(name, ".md")); err != nil {
+				skipped[dir+"/"+name] = "not an entry name: " + err.Error()
 				continue
 			}
 			g.files = append(g.files, candidate{kind: k, name: name})
@@ -393,7 +398,7 @@ type scanner struct {
 func (s *scanner) scan(c *candidate) fileResult {
 	content, st := s.read(c)
 	if st != readOK {
-		return fileResult{skipped: st == readSkip}
+		return fileResult{skipped: st.skipReason()}
 	}
 	s.matches = s.p.needle.MatchingLines(s.folder, content, s.matches[:0])
 	if len(s.matches) == 0 {
@@ -431,11 +436,29 @@ func (s *scanner) scan(c *candidate) fileResult {
 type readStatus int
 
 const (
-	readOK       readStatus = iota
-	readMissing             // gone since the listing, a dangling link, a directory: out of scope
-	readSkip                // oversized, unreadable or not a regular file: reported in skipped
-	readFallback            // not handled by the fast path; read through os.Root
+	readOK         readStatus = iota
+	readMissing               // gone since the listing, a dangling link, a directory: out of scope
+	readFallback              // not handled by the fast path; read through os.Root
+	readUnreadable            // reported in skipped, as are the statuses below
+	readTooBig
+	readSpecial
+	readEscapes
 )
+
+// skipReason is why a file with status st is reported in skipped, or "" when it is not.
+func (st readStatus) skipReason() string {
+	switch st {
+	case readUnreadable:
+		return "unreadable"
+	case readTooBig:
+		return "over 8 MiB"
+	case readSpecial:
+		return "not a regular file"
+	case readEscapes:
+		return "a symlink leading out of the workspace or into an excluded folder"
+	}
+	return ""
+}
 
 // read returns the content of c, or why there is none.
 func (s *scanner) read(c *candidate) ([]byte, readStatus) {
@@ -452,10 +475,10 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 		if isNotExist(err) {
 			return nil, readMissing
 		}
-		return nil, readSkip
+		return nil, readUnreadable
 	}
 	if lst.Mode()&fs.ModeSymlink != 0 && symlinkEscapes(s.root, rel, s.wsRoot) {
-		return nil, readSkip
+		return nil, readEscapes
 	}
 	// O_NONBLOCK: a FIFO (or a symlink to one) must not block the search; fstat then skips it.
 	f, err := s.root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
@@ -463,27 +486,27 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 		if isNotExist(err) {
 			return nil, readMissing
 		}
-		return nil, readSkip
+		return nil, readUnreadable
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, readSkip
+		return nil, readUnreadable
 	}
 	if st.IsDir() {
 		return nil, readMissing
 	}
 	if !st.Mode().IsRegular() {
-		return nil, readSkip
+		return nil, readSpecial
 	}
 	if st.Size() > MaxSearchFileSize {
-		return nil, readSkip
+		return nil, readTooBig
 	}
 	buf := s.buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxSearchFileSize {
-				return nil, readSkip // grew past the limit while we read it
+				return nil, readTooBig // grew past the limit while we read it
 			}
 			buf = append(buf, make([]byte, max(int(st.Size())+1-len(buf), 4096))...)[:len(buf)]
 		}
@@ -493,12 +516,12 @@ func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 			break
 		}
 		if err != nil {
-			return nil, readSkip
+			return nil, readUnreadable
 		}
 	}
 	s.buf = buf[:0]
 	if len(buf) > MaxSearchFileSize {
-		return nil, readSkip
+		return nil, readTooBig
 	}
 	return buf, readOK
 }
