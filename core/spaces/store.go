@@ -45,7 +45,7 @@ type Store struct {
 	// streamMax is the most matches newestMatches reads before the other plans answer; 0 turns
 	// it off, so tests can exercise those plans.
 	streamMax int
-	// maxLine is the longest line an import reads (DefaultMaxLine; tests lower it).
+	// maxLine is the longest line an import reads (defaultMaxLine; tests lower it).
 	maxLine int
 	// streamed counts the searches newestMatches answered, for tests.
 	streamed int
@@ -255,12 +255,18 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, maxLine: DefaultMaxLine}
+	st := newStore(db, path, wait)
 	if err := st.migrate(ctx, migrations); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// newStore is a Store on db with every plan's default.
+func newStore(db *sql.DB, path string, wait time.Duration) *Store {
+	return &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow,
+		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, maxLine: defaultMaxLine}
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
@@ -298,7 +304,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	}
 	db := sql.OpenDB(persistWAL{Connector: base, cacheStmts: !writer})
 	db.SetMaxOpenConns(1)
-	st := &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow, probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, maxLine: DefaultMaxLine}
+	st := newStore(db, path, wait)
 	if writer {
 		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
 	}
@@ -347,7 +353,8 @@ func (s *Store) Close() error {
 }
 
 // searchableFrom is the oldest schema version a reader can search as it is when it cannot bring
-// the file up to date: version 7 only adds comment_blocks, which a search can do without.
+// the file up to date: version 7 adds comment_blocks, which a search can do without, and redacts
+// the texts again, which a file nobody can write keeps as an earlier build redacted them.
 const searchableFrom = 6
 
 // readOnly reports whether err is SQLite refusing a write to a file it may only read.

@@ -525,9 +525,9 @@ func byteSize(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// DefaultMaxLine is the longest line a space import reads (docs/formats.md); a longer one is a
+// defaultMaxLine is the longest line a space import reads (docs/formats.md); a longer one is a
 // bad line, skipped.
-const DefaultMaxLine = 64 << 20
+const defaultMaxLine = 64 << 20
 
 // parseChunk parses the lines of c and prepares the texts of their records; a cancelled ctx
 // leaves the rest unparsed (nothing more is written then).
