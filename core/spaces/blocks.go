@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -29,15 +30,17 @@ const blocksSchema = `CREATE TABLE comment_blocks (
 		upto   INTEGER NOT NULL
 	);`
 
+// blockOf is the SQL for the block of the rowid expr.
+func blockOf(expr string) string { return "(" + expr + " >> " + strconv.Itoa(blockShift) + ")" }
+
 // rebuildBlocks fills comment_blocks from the comments, through the covering (space, at_ns)
 // index rather than the rows: a migration and a first (bulk) import build it this way.
-const rebuildBlocks = `DELETE FROM comment_blocks;
+func rebuildBlocks() string {
+	return `DELETE FROM comment_blocks;
 	INSERT INTO comment_blocks(block, max_at, upto)
 		SELECT b, m, max(m) OVER (ORDER BY b) FROM
-			(SELECT rid >> ` + blockShiftText + ` AS b, max(at_ns) AS m FROM comments INDEXED BY comments_space_at GROUP BY 1);`
-
-// blockShiftText is blockShift as SQL text.
-const blockShiftText = "6"
+			(SELECT ` + blockOf("rid") + ` AS b, max(at_ns) AS m FROM comments INDEXED BY comments_space_at GROUP BY 1);`
+}
 
 // blockChanges collects the newest position written to each block in one transaction.
 type blockChanges map[int64]int64
@@ -62,7 +65,7 @@ func (b *blockChanges) flush(ctx context.Context, tx execer) error {
 	for k, v := range *b {
 		pairs = append(pairs, [2]int64{k, v})
 	}
-	slices.SortFunc(pairs, func(x, y [2]int64) int { return int(x[0] - y[0]) })
+	slices.SortFunc(pairs, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
 	doc, err := json.Marshal(pairs)
 	if err != nil {
 		return err
@@ -90,8 +93,8 @@ func (b *blockChanges) flush(ctx context.Context, tx execer) error {
 // spaces, or failing the filters, can make the stream long, and the other plans bound that work.
 const defaultStreamMax = 300
 
-// matchCandidate is one full-text match read by newestMatches: its position, and whether the
-// row passes every filter of the query.
+// matchCandidate is one full-text match that passes every filter of the query, read by
+// newestMatches: its rowid and its position in the answers' order.
 type matchCandidate struct {
 	rid, atNS int64
 	idkey     string
@@ -119,7 +122,7 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 	}
 	args := append(slices.Clone(p.args), match)
 	rows, err := tx.QueryContext(ctx, `SELECT c.rid, c.at_ns, c.idkey, CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
-		COALESCE((SELECT upto FROM comment_blocks WHERE block <= f.rowid >> `+blockShiftText+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`)
+		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`)
 		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
 		WHERE `+table+` MATCH ?`+strconv.Itoa(len(args))+` ORDER BY f.rowid DESC`, args...)
 	if err != nil {
@@ -167,7 +170,6 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		return "", false, err
 	}
 	s.streamed++
-
 	if table == "comments_short" {
 		s.shortDriven++
 	}

@@ -155,7 +155,7 @@ var migrations = []string{
 	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
 	// reads a term's matches newest rowid first and stops once no match left can be newer; and
 	// the texts redacted again (migrationFills).
-	blocksSchema + rebuildBlocks,
+	blocksSchema + rebuildBlocks(),
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the

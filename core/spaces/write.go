@@ -712,7 +712,7 @@ func (s *Store) buildIndexes(ctx context.Context, tx *sql.Tx, bulk *bulkComments
 		args []any
 	}{
 		{sql: commentIndexes},
-		{sql: rebuildBlocks},
+		{sql: rebuildBlocks()},
 		// the comments of tasks written after them, with another space, through comments_task_at
 		{sql: `UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task
 			AND comments.task IN (SELECT value FROM json_each(?)) AND comments.space <> t.space`, args: []any{string(stale)}},
@@ -1204,23 +1204,23 @@ func (s *Store) IntegrityCheck() error {
 		return s.dbErr(err, "integrity-check")
 	}
 	// comment_blocks bounds every block's comments, and upto is the running maximum of max_at
-	var block, bound, newest int64
-	err := s.db.QueryRow(`SELECT c.b, coalesce(k.max_at, -1), c.m FROM
-		(SELECT rid >> `+blockShiftText+` AS b, max(at_ns) AS m FROM comments GROUP BY 1) c
-		LEFT JOIN comment_blocks k ON k.block = c.b WHERE k.max_at IS NULL OR k.max_at < c.m LIMIT 1`).Scan(&block, &bound, &newest)
-	if err == nil {
-		return fmt.Errorf("integrity-check %s: comment_blocks gives block %d the newest position %d, older than its comment at %d", s.path, block, bound, newest)
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return s.dbErr(err, "integrity-check")
-	}
-	err = s.db.QueryRow(`SELECT block, upto, u FROM (SELECT block, upto, max(max_at) OVER (ORDER BY block) AS u FROM comment_blocks)
-		WHERE upto <> u LIMIT 1`).Scan(&block, &bound, &newest)
-	if err == nil {
-		return fmt.Errorf("integrity-check %s: comment_blocks gives block %d upto %d, not the running maximum %d", s.path, block, bound, newest)
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return s.dbErr(err, "integrity-check")
+	for _, c := range []struct{ query, says string }{
+		{`SELECT c.b, coalesce(k.max_at, -1), c.m FROM
+			(SELECT ` + blockOf("rid") + ` AS b, max(at_ns) AS m FROM comments GROUP BY 1) c
+			LEFT JOIN comment_blocks k ON k.block = c.b WHERE k.max_at IS NULL OR k.max_at < c.m LIMIT 1`,
+			"gives block %d the newest position %d, older than its comment at %d"},
+		{`SELECT block, upto, u FROM (SELECT block, upto, max(max_at) OVER (ORDER BY block) AS u FROM comment_blocks)
+			WHERE upto <> u LIMIT 1`,
+			"gives block %d upto %d, not the running maximum %d"},
+	} {
+		var block, got, want int64
+		err := s.db.QueryRow(c.query).Scan(&block, &got, &want)
+		if err == nil {
+			return fmt.Errorf("integrity-check %s: comment_blocks "+c.says, s.path, block, got, want)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return s.dbErr(err, "integrity-check")
+		}
 	}
 	return nil
 }
