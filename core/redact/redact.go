@@ -885,8 +885,9 @@ func scanDiscordBotTokens(s string, add func(start, end int)) int {
 		for end < len(s) && isB64URL(s[end]) {
 			end++
 		}
-		if n := end - dot - 8; n < 25 || n > 40 || !(s[start]|0x20 == 'm' || s[start]|0x20 == 'n' || s[start]|0x20 == 'o') ||
-			!(decodesToDigits(s[start:dot]) || bothCases(s[start:dot]) && bothCases(s[dot+8:end]) && hasDigit(s[start:end])) {
+		id, sig := s[start:dot], s[dot+8:end]
+		if len(sig) < 25 || len(sig) > 40 || strings.IndexByte("MNOmno", id[0]) < 0 ||
+			!(decodesToDigits(id) || bothCases(id) && bothCases(sig) && hasDigit(s[start:end])) {
 			continue
 		}
 		add(start, end)
@@ -971,8 +972,15 @@ const pgpassQuotes = "'\"`()[]<>,;"
 func pgpassPassword(w string) int {
 	f := strings.SplitN(w, ":", 5)
 	host, port := f[0], f[1]
-	if !(host == "*" || strings.IndexFunc(host, func(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }) >= 0) ||
-		strings.IndexFunc(host, func(r rune) bool { return !(isWordByte(byte(r)) || r == '.' || r == '-' || r == '*') || r >= 0x80 }) >= 0 {
+	letter := host == "*"
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !isWordByte(c) && c != '.' && c != '-' && c != '*' {
+			return -1
+		}
+		letter = letter || 'a' <= c|0x20 && c|0x20 <= 'z'
+	}
+	if !letter {
 		return -1
 	}
 	if port != "*" && (len(port) == 0 || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
