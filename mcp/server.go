@@ -157,6 +157,7 @@ type procs struct {
 	mu     sync.Mutex
 	n      int // the cores a tool call gets; 0: GOMAXPROCS is left alone
 	active int // tool calls running
+	calls  int // tool calls given the cores so far, for tests
 }
 
 // call gives the running tool calls every core until the last one returns (done).
@@ -169,6 +170,7 @@ func (p *procs) call() (done func()) {
 		runtime.GOMAXPROCS(p.n)
 	}
 	p.active++
+	p.calls++
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()

@@ -122,6 +122,43 @@ func TestServeRunsOnOneThread(t *testing.T) {
 	p.restore()
 }
 
+// A server on one thread gives the cores to the tools that split a scan over them (memory and
+// knowledge search) and to no other.
+func TestServerGivesCoresToParallelTools(t *testing.T) {
+	ctx := context.Background()
+	p := &procs{n: 2}
+	defer runtime.SetDefaultGOMAXPROCS()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := newServer(tools.New(), "test", newContext(t), nil, p).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, call := range []struct {
+		name  string
+		args  map[string]any
+		calls int
+	}{
+		{"TaskList", map[string]any{}, 0},
+		{"MemorySearch", map[string]any{"query": "x"}, 1},
+		{"KnowledgeSearch", map[string]any{"query": "x"}, 2},
+		{"TaskCreate", map[string]any{"subject": "s"}, 2},
+	} {
+		if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: call.name, Arguments: call.args}); err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", call.name, err, res)
+		}
+		p.mu.Lock()
+		calls := p.calls
+		p.mu.Unlock()
+		if calls != call.calls {
+			t.Errorf("after %s, %d calls were given the cores, want %d", call.name, calls, call.calls)
+		}
+	}
+}
+
 // defaultProcs is the GOMAXPROCS the runtime picks by itself.
 func defaultProcs() int {
 	old := runtime.GOMAXPROCS(0)
