@@ -44,3 +44,15 @@ func FuzzCollapseSpace(f *testing.F) {
 		}
 	})
 }
+
+// Every run of white space becomes one space, and none is left at either end.
+func TestCollapseSpace(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", " ": "", "a": "a", "a  b": "a b", " a": "a", "a ": "a", "a\tb\n c": "a b c",
+		"a\u3000b": "a b", "a\u00a0b": "a b", "a\u2028b": "a b", "ログ イン": "ログ イン", "a\u200bb": "a\u200bb",
+	} {
+		if got := collapseSpaceCopy(in); got != want {
+			t.Errorf("collapseSpaceCopy(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
