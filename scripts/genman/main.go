@@ -1,3 +1,5 @@
+//go:build !urfave_cli_no_docs
+
 // Command genman writes man/cairn.1 from cairn's command definitions: go run ./scripts/genman
 package main
 
