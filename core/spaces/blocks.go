@@ -93,24 +93,12 @@ func (b *blockChanges) flush(ctx context.Context, tx execer) error {
 // spaces, or failing the filters, can make the stream long, and the other plans bound that work.
 const defaultStreamMax = 300
 
-// matchCandidate is one full-text match that passes every filter of the query, read by
-// newestMatches: its rowid and its position in the answers' order.
-type matchCandidate struct {
-	rid, atNS int64
-	idkey     string
-}
-
-// newer orders candidates as the answers are ordered: newest position first, then larger idkey.
-func (c matchCandidate) newer(o matchCandidate) bool {
-	return c.atNS > o.atNS || (c.atNS == o.atNS && c.idkey > o.idkey)
-}
-
 // newestMatches reads the matches of the plan's full-text query newest rowid first, testing
-// each row, and keeps the want newest that pass; it stops when comment_blocks shows that no
-// match left can be newer than all of them. It gives their rowids as a JSON array (the input of
-// drivenFrom), and false when the plan has no full-text query or more than streamMax matches
-// were read first: then the other plans answer.
-func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int) (string, bool, error) {
+// each row, and keeps the want newest that pass, newest first; it stops when comment_blocks
+// shows that no match left can be newer than all of them. Each match is read with the columns
+// of its hit, so the answer needs no other statement. It gives false when the plan has no
+// full-text query or more than streamMax matches were read first: then the other plans answer.
+func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int) ([]hitRow, bool, error) {
 	table, match := "", ""
 	if len(p.long) > 0 {
 		table, match = "comments_fts", trigramMatch(p.long)
@@ -118,37 +106,38 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		table, match = "comments_short", m
 	}
 	if table == "" || s.streamMax <= 0 {
-		return "", false, nil
+		return nil, false, nil
 	}
 	args := append(slices.Clone(p.args), match)
-	rows, err := tx.QueryContext(ctx, `SELECT c.rid, c.at_ns, c.idkey, CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
-		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`)
+	rows, err := tx.QueryContext(ctx, `SELECT CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
+		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`),
+		`+hitColumns+`
 		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
 		WHERE `+table+` MATCH ?`+strconv.Itoa(len(args))+` ORDER BY f.rowid DESC`, args...)
 	if err != nil {
-		return "", false, s.dbErr(err, "search")
+		return nil, false, s.dbErr(err, "search")
 	}
 	defer rows.Close()
-	kept := make([]matchCandidate, 0, want)
+	kept := make([]hitRow, 0, want)
 	read := 0
 	for rows.Next() {
-		var c matchCandidate
 		var ok int
 		var upto int64
-		if err := rows.Scan(&c.rid, &c.atNS, &c.idkey, &ok, &upto); err != nil {
-			return "", false, s.dbErr(err, "search")
+		r, err := p.scanHit(rows, &ok, &upto)
+		if err != nil {
+			return nil, false, s.dbErr(err, "search")
 		}
 		if len(kept) == want && kept[want-1].atNS > upto {
 			break // this match and every one after it are older than all kept
 		}
 		if read++; read > s.streamMax {
-			return "", false, nil
+			return nil, false, nil
 		}
-		if ok == 0 || (len(kept) == want && !c.newer(kept[want-1])) {
+		if ok == 0 || (len(kept) == want && !r.newer(&kept[want-1])) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(kept, c, func(k, c matchCandidate) int {
-			if k.newer(c) {
+		i, _ := slices.BinarySearchFunc(kept, &r, func(k hitRow, r *hitRow) int {
+			if k.newer(r) {
 				return -1
 			}
 			return 1
@@ -156,22 +145,14 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		if len(kept) == want {
 			kept = kept[:want-1]
 		}
-		kept = slices.Insert(kept, i, c)
+		kept = slices.Insert(kept, i, r)
 	}
 	if err := rows.Err(); err != nil {
-		return "", false, s.dbErr(err, "search")
-	}
-	rids := make([]int64, len(kept))
-	for i, c := range kept {
-		rids[i] = c.rid
-	}
-	doc, err := json.Marshal(rids)
-	if err != nil {
-		return "", false, err
+		return nil, false, s.dbErr(err, "search")
 	}
 	s.streamed++
 	if table == "comments_short" {
 		s.shortDriven++
 	}
-	return string(doc), true, nil
+	return kept, true, nil
 }

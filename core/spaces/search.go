@@ -538,10 +538,39 @@ func (p *queryPlan) newestFilter(n int) string {
 		ORDER BY at_ns DESC, idkey DESC LIMIT 1 OFFSET %d)`, n-1)
 }
 
+// hitColumns are the columns of a comment a hit is made of (scanHit reads them), from c, a
+// comment, and t, its task.
+const hitColumns = `c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')`
+
+// hitRow is a hit as it is read, and where it stands in the answers' order: its excerpt is cut
+// once the hits are final, from the display text.
+type hitRow struct {
+	hit   Hit
+	task  string
+	atNS  int64
+	idkey string
+	dtext string
+}
+
+// newer orders rows as the answers are ordered: newest position first, then larger idkey.
+func (r *hitRow) newer(o *hitRow) bool {
+	return r.atNS > o.atNS || (r.atNS == o.atNS && r.idkey > o.idkey)
+}
+
+// scanHit reads hitColumns, after any columns of its own (dest), into a hit of the plan's terms.
+func (p *queryPlan) scanHit(rows interface{ Scan(...any) error }, dest ...any) (hitRow, error) {
+	var r hitRow
+	var id string
+	h := &r.hit
+	err := rows.Scan(append(dest, &id, &r.task, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &r.atNS, &r.idkey, &r.dtext)...)
+	h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+r.task, p.terms
+	return r, err
+}
+
 // sql is the statement reading the plan's rows from src, newest first, with extra filters.
 func (p *queryPlan) sql(src source, extra ...string) string {
 	where := append(append([]string(nil), p.where...), extra...)
-	return `SELECT c.id, c.task, COALESCE(t.dtitle, ''), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, '')
+	return `SELECT ` + hitColumns + `
 			FROM ` + src.from + `
 			WHERE ` + strings.Join(where, " AND ") + `
 			ORDER BY ` + src.order + ` LIMIT ` + p.limit
@@ -561,31 +590,20 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	if len(p.terms) == 0 {
 		return res, nil
 	}
-	type pos struct {
-		task  string
-		atNS  int64
-		idkey string
-		dtext string // the display text, cut into an excerpt once the hits are final
-	}
-	var positions []pos
+	var found []hitRow
 	run := func(from source, extra ...string) error {
-		res.Hits, positions = res.Hits[:0], positions[:0]
+		found = found[:0]
 		rows, err := tx.QueryContext(ctx, p.sql(from, extra...), p.args...)
 		if err != nil {
 			return s.dbErr(err, "search")
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var h Hit
-			var id, taskID string
-			var ps pos
-			if err := rows.Scan(&id, &taskID, &h.TaskTitle, &h.Author, &h.Kind, &h.CreatedAt, &ps.atNS, &ps.idkey, &ps.dtext); err != nil {
+			r, err := p.scanHit(rows)
+			if err != nil {
 				return s.dbErr(err, "search")
 			}
-			h.Ref, h.Task, h.Terms = "comment:"+id, "task:"+taskID, p.terms
-			ps.task = taskID
-			res.Hits = append(res.Hits, h)
-			positions = append(positions, ps)
+			found = append(found, r)
 		}
 		return s.dbErr(rows.Err(), "search")
 	}
@@ -598,42 +616,40 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
 			return nil, err
 		}
-		answered = len(res.Hits) > in.Limit
+		answered = len(found) > in.Limit
 	}
 	// Then the index's matches, newest rowid first, until no match left can be newer than the
 	// limit's worth found (newestMatches): comments arrive in about time order, so a rare term
 	// reads about as many matches as it answers instead of sorting every match by its date.
 	if !answered && !allLike && in.TaskID == "" {
-		rids, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1)
+		newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			if err := run(p.drivenFrom(rids)); err != nil {
-				return nil, err
-			}
-			answered = true
+			found, answered = newest, true
 		}
 	}
 	if !answered {
-		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(res.Hits) }); err != nil {
+		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(found) }); err != nil {
 			return nil, err
 		}
 	}
-	if len(res.Hits) > in.Limit {
-		res.Hits, positions, res.Truncated = res.Hits[:in.Limit], positions[:in.Limit], true
+	if len(found) > in.Limit {
+		found, res.Truncated = found[:in.Limit], true
 	}
 	// excerpts only for the hits returned: the row past the limit, and the rows of a probe
 	// that could not answer, are never shown
-	for i := range res.Hits {
-		res.Hits[i].Excerpt = Excerpt(positions[i].dtext, p.terms)
+	for _, r := range found {
+		r.hit.Excerpt = Excerpt(r.dtext, p.terms)
+		res.Hits = append(res.Hits, r.hit)
 	}
 	if in.Context > 0 {
-		for i := range res.Hits {
+		for i, r := range found {
 			if err := errs.Stopped(ctx, "space search"); err != nil {
 				return nil, err
 			}
-			before, after, err := s.neighbours(ctx, tx, ID(positions[i].task), positions[i].atNS, positions[i].idkey, in.Context)
+			before, after, err := s.neighbours(ctx, tx, ID(r.task), r.atNS, r.idkey, in.Context)
 			if err != nil {
 				return nil, err
 			}
