@@ -10,6 +10,11 @@
 //	  -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C ws --user bench --task 0
 //
 // A call that answers with a tool error stops the run: a fast error is no measurement.
+//
+// The peer: -save FILE keeps the text of the last answer; -peer FILE then measures, instead of
+// cairn, the plainest go-sdk server that answers -tool with those bytes (as text and as structured
+// content, as cairn does) and does nothing else: what any go-sdk server pays to send that answer
+// and this client to read it, the floor for an answer of that size.
 package main
 
 import (
@@ -35,9 +40,16 @@ func main() {
 	label := flag.String("label", "", "what the row is called (default: the tool)")
 	n := flag.Int("n", 1000, "calls measured")
 	warmup := flag.Int("warmup", 20, "calls made before measuring")
+	save := flag.String("save", "", "write the text of the last answer to this file")
+	peer := flag.String("peer", "", "measure the peer server answering this file's JSON instead of cairn")
+	serve := flag.String("serve", "", "be the peer server over stdio, answering -tool with this file's JSON")
 	flag.Parse()
 	if *tool == "" {
 		fail("-tool is needed")
+	}
+	if *serve != "" {
+		servePeer(*tool, *serve)
+		return
 	}
 	if *label == "" {
 		*label = *tool
@@ -48,6 +60,13 @@ func main() {
 	}
 	ctx := context.Background()
 	cmd := exec.Command(*bin, append(flag.Args(), "mcp")...)
+	if *peer != "" {
+		self, err := os.Executable()
+		if err != nil {
+			fail("%v", err)
+		}
+		cmd = exec.Command(self, "-serve", *peer, "-tool", *tool)
+	}
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpbench", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -55,7 +74,7 @@ func main() {
 		fail("connect: %v", err)
 	}
 	defer cs.Close()
-	answer := 0
+	answer, last := 0, ""
 	call := func() time.Duration {
 		start := time.Now()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *tool, Arguments: args})
@@ -74,7 +93,7 @@ func main() {
 		}
 		if len(res.Content) > 0 {
 			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				answer = len(tc.Text)
+				answer, last = len(tc.Text), tc.Text
 			}
 		}
 		return d
@@ -94,9 +113,33 @@ func main() {
 	if client0 < 0 || clientCPU < 0 {
 		clientCPU = -1
 	}
+	if *save != "" {
+		if err := os.WriteFile(*save, []byte(last), 0o644); err != nil {
+			fail("%v", err)
+		}
+	}
 	slices.Sort(times)
 	fmt.Printf("  %-44s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d calls)  answer %s  cpu/call server %s client %s  server peak %s\n", *label,
 		ms(pct(times, 50)), ms(pct(times, 99)), ms(times[len(times)-1]), *n, size(answer), perCall(serverCPU, *n), perCall(clientCPU, *n), peakRSS(cmd.Process.Pid))
+}
+
+// servePeer answers tool with the JSON in file, as its text and its structured content, over
+// stdio until the client leaves.
+func servePeer(tool, file string) {
+	body, err := os.ReadFile(file)
+	if err != nil {
+		fail("%v", err)
+	}
+	if !json.Valid(body) {
+		fail("%s: not JSON", file)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "peer", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: tool, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}, nil
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !strings.Contains(err.Error(), "EOF") {
+		fail("peer: %v", err)
+	}
 }
 
 // processCPU is the user and system CPU time pid has used so far, from /proc (-1 elsewhere).
