@@ -2,7 +2,7 @@
 # process, through the go-sdk MCP client spawning it as a command transport (scripts/mcpbench):
 # space search for a rare term (200,000 comments), memory search on the demo workspace, task list
 # on a log of 10,000 tasks, flowly_search on a board of scale 10. Target: p50 <= 1 ms, p99 <= 5 ms.
-# MCP_BEFORE=path/to/an/older/cairn measures that build too, each face right before this one, in
+# Each face is followed by its peer (mcp_face). MCP_BEFORE=path/to/an/older/cairn measures that build too, each face right before this one, in
 # the same run (its rows are printed, not recorded).
 MCP_N=${MCP_N:-1000}  # calls per face (MCP_TASK_N for the task list)
 mcpbench="$BENCH_DIR/mcpbench"
@@ -13,20 +13,39 @@ mcp_before() {
   [ -n "${MCP_BEFORE:-}" ] || return 0
   "$mcpbench" -cairn "$MCP_BEFORE" "$@" | sed -E 's/^  (.{35}).{9}/  \1 (before)/'
 }
-mcp_face() { mcp_before -n "$MCP_N" "$@"; "$mcpbench" -cairn "$CAIRN" -n "$MCP_N" "$@"; }
 # mcp_record LINES [CLIENT]: prints mcpbench lines and records the last as a row of
 # docs/benchmarks.md (p50 as cairn's figure, p99 beside it); CLIENT names a client other than the
 # go-sdk's in the row.
 mcp_record() {
   local via=${2:+ ($2)}
   echo "$1"
-  local label p50 p99 last
+  local last
   last=$(tail -1 <<<"$1")
-  label=$(sed -E 's/^ +(.*[^ ]) +p50 .*/\1/' <<<"$last")
-  p50=$(sed -E 's/.* p50 +([0-9.]+) ms.*/\1/' <<<"$last")
-  p99=$(sed -E 's/.* p99 +([0-9.]+) ms.*/\1/' <<<"$last")
   if type record >/dev/null 2>&1; then
-    record "cairn mcp, warm call$via: $label" "tools/call p50" "$p50" "same, p99" "$p99" "-" "p50 <= 1 ms, p99 <= 5 ms"
+    record "cairn mcp, warm call$via: $(label_of "$last")" "tools/call p50" "$(p50 "$last")" "same, p99" "$(p99 "$last")" "-" "p50 <= 1 ms, p99 <= 5 ms"
+  fi
+}
+# label_of, p50, p99 LINES: the label and percentiles of the last mcpbench line.
+label_of() { tail -1 <<<"$1" | sed -E 's/^ +(.*[^ ]) +p50 .*/\1/'; }
+p50() { tail -1 <<<"$1" | sed -E 's/.* p50 +([0-9.]+) ms.*/\1/'; }
+p99() { tail -1 <<<"$1" | sed -E 's/.* p99 +([0-9.]+) ms.*/\1/'; }
+# mcp_face LABEL TOOL INPUT N WARMUP CAIRN_ARGS...: one face through the go-sdk client, then its
+# peer: the plainest go-sdk server answering the same bytes (the text of cairn's last answer, as
+# text and as structured content) and doing nothing else. The peer is what any go-sdk server
+# pays to send that answer and this client to read it, so cairn's p50 less the peer's is what
+# cairn's own work adds; the peer's p50 is the floor for an answer of that size.
+mcp_face() {
+  local label=$1 tool=$2 input=$3 n=$4 warmup=$5 answer="$BENCH_DIR/.mcp-answer-$2.json"
+  shift 5
+  local line peer
+  line=$(mcp_before -n "$n" -warmup "$warmup" -label "$label" -tool "$tool" -input "$input" -- "$@"
+    "$mcpbench" -cairn "$CAIRN" -n "$n" -warmup "$warmup" -save "$answer" -label "$label" -tool "$tool" -input "$input" -- "$@")
+  mcp_record "$line"
+  peer=$("$mcpbench" -peer "$answer" -n "$n" -warmup "$warmup" -label "$label, peer" -tool "$tool")
+  echo "$peer"
+  if type record >/dev/null 2>&1; then
+    record "cairn mcp, warm call: $label, vs the plainest go-sdk server sending the same answer" "tools/call p50" "$(p50 "$line")" \
+      "go-sdk server answering the same bytes, p50" "$(p50 "$peer")" "-" "what cairn's work adds"
   fi
 }
 
@@ -53,26 +72,14 @@ if [ ! -f "$mcp_board/board/board.db" ]; then
   "$CAIRN" -C "$mcp_board" board import "$BENCH_DIR/board-10.json" >/dev/null
 fi
 
-mcp_record "$(mcp_face -label "space search, rare term" -tool SearchWorkspaceTasks -input '{"query":"kumquat"}' -- -C "$mcp_space" --user bench --task 0)"
-mcp_record "$(mcp_face -label "memory search, demo workspace" -tool MemorySearch -input '{"query":"session"}' -- -C "$mcp_demo")"
+mcp_face "space search, rare term" SearchWorkspaceTasks '{"query":"kumquat"}' "$MCP_N" 20 -C "$mcp_space" --user bench --task 0
+mcp_face "memory search, demo workspace" MemorySearch '{"query":"session"}' "$MCP_N" 20 -C "$mcp_demo"
 # The whole list is the answer (2.2 MB of JSON, sent as text and as structured content: a line of
-# 4.6 MB): the go-sdk client's decoding of it alone takes most of a call, so fewer calls.
-mcp_task=(-n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, 10,000 tasks" -tool TaskList -- -C "$mcp_demo" --session "$mcp_log")
-# p50 LINES: the p50 of the last mcpbench line.
-p50() { tail -1 <<<"$1" | sed -E 's/.* p50 +([0-9.]+) ms.*/\1/'; }
-task_answer="$BENCH_DIR/tasklist-10k.answer.json"
-task_line=$(mcp_before "${mcp_task[@]}"; "$mcpbench" -cairn "$CAIRN" -save "$task_answer" "${mcp_task[@]}")
-mcp_record "$task_line"
-# The peer for an answer this large: the plainest go-sdk server answering the same bytes, and
-# nothing else. No server can answer faster than this client reads 2.18 MB twice (its "cpu/call
-# client"), so the 1 ms target is out of reach for any server by the size of the answer alone.
-task_peer=$("$mcpbench" -peer "$task_answer" -n "${MCP_TASK_N:-50}" -warmup 3 -label "task list, plain go-sdk server, same answer" -tool TaskList)
-echo "$task_peer"
-if type record >/dev/null 2>&1; then
-  record "cairn mcp, warm call: task list, 10,000 tasks (2.18 MB answer), vs the plainest go-sdk server sending the same answer" "tools/call p50" "$(p50 "$task_line")" \
-    "go-sdk server answering the same bytes, p50" "$(p50 "$task_peer")" "-" "the client's decoding is the floor"
-fi
-mcp_record "$(mcp_face -label "flowly_search, scale 10" -tool flowly_search -input '{"query":"迁移"}' -- -C "$mcp_board" --card c1)"
+# 4.6 MB): the go-sdk client's decoding of it alone takes most of a call, so fewer calls. No
+# server can answer faster than the client reads it (its "cpu/call client"): the 1 ms target is
+# out of reach for any server by the size of this answer alone, as its peer's row shows.
+mcp_face "task list, 10,000 tasks" TaskList '{}' "${MCP_TASK_N:-50}" 3 -C "$mcp_demo" --session "$mcp_log"
+mcp_face "flowly_search, scale 10" flowly_search '{"query":"迁移"}' "$MCP_N" 20 -C "$mcp_board" --card c1
 
 # The same faces through the official TypeScript MCP client, the SDK Node agent runtimes (Claude
 # Code among them) are built on (scripts/mcpbench-ts, installed from npm into $BENCH_DIR): the
@@ -83,19 +90,24 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
   mkdir -p "$ts"
   cp scripts/mcpbench-ts/package.json scripts/mcpbench-ts/package-lock.json scripts/mcpbench-ts/bench.mjs "$ts/"
   if (cd "$ts" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1); then
-    ts_face() { node "$ts/bench.mjs" "$1" "$2" 20 "$CAIRN" "${@:3}"; }
-    mcp_record "$(ts_face "space search, rare term" "$MCP_N" SearchWorkspaceTasks '{"query":"kumquat"}' -C "$mcp_space" --user bench --task 0)" "TypeScript SDK client"
-    mcp_record "$(ts_face "memory search, demo workspace" "$MCP_N" MemorySearch '{"query":"session"}' -C "$mcp_demo")" "TypeScript SDK client"
-    ts_task=$(ts_face "task list, 10,000 tasks" "${MCP_TASK_N:-50}" TaskList '{}' -C "$mcp_demo" --session "$mcp_log")
-    mcp_record "$ts_task" "TypeScript SDK client"
-    # its peer: the plain go-sdk server above, sending the same answer to this client
-    ts_peer=$(node "$ts/bench.mjs" "task list, plain go-sdk server, same answer" "${MCP_TASK_N:-50}" 3 "$mcpbench" TaskList '{}' -serve "$task_answer" -tool TaskList)
-    echo "$ts_peer"
-    if type record >/dev/null 2>&1; then
-      record "cairn mcp, warm call (TypeScript SDK client): task list, 10,000 tasks, vs the plainest go-sdk server sending the same answer" "tools/call p50" "$(p50 "$ts_task")" \
-        "go-sdk server answering the same bytes, p50" "$(p50 "$ts_peer")" "-" "the client's decoding is the floor"
-    fi
-    mcp_record "$(ts_face "flowly_search, scale 10" "$MCP_N" flowly_search '{"query":"迁移"}' -C "$mcp_board" --card c1)" "TypeScript SDK client"
+    # ts_face LABEL TOOL INPUT N WARMUP CAIRN_ARGS...: as mcp_face, through this client; the peer
+    # answers what cairn answered the go-sdk client above.
+    ts_face() {
+      local label=$1 tool=$2 input=$3 n=$4 warmup=$5 line peer
+      shift 5
+      line=$(node "$ts/bench.mjs" "$label" "$n" "$warmup" "$CAIRN" "$tool" "$input" "$@")
+      mcp_record "$line" "TypeScript SDK client"
+      peer=$(node "$ts/bench.mjs" "$label, peer" "$n" "$warmup" "$mcpbench" "$tool" "$input" -serve "$BENCH_DIR/.mcp-answer-$tool.json" -tool "$tool")
+      echo "$peer"
+      if type record >/dev/null 2>&1; then
+        record "cairn mcp, warm call (TypeScript SDK client): $label, vs the plainest go-sdk server sending the same answer" "tools/call p50" "$(p50 "$line")" \
+          "go-sdk server answering the same bytes, p50" "$(p50 "$peer")" "-" "what cairn's work adds"
+      fi
+    }
+    ts_face "space search, rare term" SearchWorkspaceTasks '{"query":"kumquat"}' "$MCP_N" 20 -C "$mcp_space" --user bench --task 0
+    ts_face "memory search, demo workspace" MemorySearch '{"query":"session"}' "$MCP_N" 20 -C "$mcp_demo"
+    ts_face "task list, 10,000 tasks" TaskList '{}' "${MCP_TASK_N:-50}" 3 -C "$mcp_demo" --session "$mcp_log"
+    ts_face "flowly_search, scale 10" flowly_search '{"query":"迁移"}' "$MCP_N" 20 -C "$mcp_board" --card c1
   else
     echo "  TypeScript SDK client: npm install failed, rows skipped"
   fi
