@@ -147,6 +147,11 @@ func markdown(rows []row, machine, svg string) string {
 	fmt.Fprintf(&b, "Written by `scripts/bench.sh` on %s. Each figure is the median of several runs, the peer's\n", time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("figure comes from the same run on the same data, and peak memory is the largest resident set of\n")
 	b.WriteString("the cairn process. Regenerate with `scripts/bench.sh`.\n\n")
+	b.WriteString("Fresh-process figures time a whole process as a shell runs one (the harness forks, execs and\n")
+	b.WriteString("waits), so both sides carry the cost of starting a process: the row \"a process that does nothing\"\n")
+	b.WriteString("gives it. The `cairn mcp` rows \"vs the plainest go-sdk server\" compare cairn with a server that\n")
+	b.WriteString("only sends the same answer: the difference is what cairn's own work adds, and the peer's figure\n")
+	b.WriteString("is the floor for an answer of that size through that client.\n\n")
 	if machine != "" {
 		fmt.Fprintf(&b, "Machine: %s\n\n", machine)
 	}
