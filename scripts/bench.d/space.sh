@@ -62,6 +62,20 @@ fi
 # (|| binds tighter than / in SQL: each size in parentheses)
 echo "  index sizes: $(sqlite3 -readonly "$w40_ws/spaces.db" "SELECT 'trigram ' || ((SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_fts\_%' ESCAPE '\') / 1048576) || ' MiB, short-term ' || ((SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'comments\_short\_%' ESCAPE '\') / 1048576) || ' MiB, spaces.db ' || ((SELECT sum(pgsize) FROM dbstat) / 1048576) || ' MiB'" 2>/dev/null || echo "sqlite3 has no dbstat")"
 
+# One comment added to the space of $SPACE_N comments of 40 words (issue "Performance, round
+# two": <= 20 ms), a fresh process each: cairn (parse, fold, redact, upsert by id, both indexes,
+# comment_blocks, one transaction; kind result, which is indexed) vs the sqlite3 shell inserting the same comment into the peer's
+# content table and its FTS5 trigram table. Each run adds a new comment; interleaved runs.
+if command -v python3 >/dev/null && [ -f "$peer_db" ]; then
+  body="kumquat 稀有 deploy cache worker config review 部署 数据 接口 迁移 release フロー latency bucket rate build"
+  # shellcheck disable=SC2207
+  t=($(python3 scripts/bench.d/runs.py "${ADD_RUNS:-30}" -- "$CAIRN" -C "$w40_ws" --user bench --task 1 space add-comment --kind result "$body" \
+    -- sqlite3 "$peer_db" "BEGIN; INSERT INTO comments(id, task, kind, author, created_at, body) VALUES ('add-' || (SELECT count(*) FROM comments), '1', 'comment', 'bench', '2026-12-01T00:00:00Z', '$body'); INSERT INTO comments_fts(rowid, body) VALUES (last_insert_rowid(), '$body'); COMMIT;"))
+  echo "  add one comment to $SPACE_N comments: cairn ${t[0]} ms (p90 ${t[1]}), sqlite3 shell ${t[4]} ms (p90 ${t[5]}) (target <= 20 ms)"
+  space_record "space add-comment, one comment into $SPACE_N comments of 40 words (fresh process)" "cairn space add-comment" "${t[0]}" \
+    "sqlite3 shell, INSERT into content + FTS5 trigram" "${t[4]}" "-" "<= 20 ms"
+fi
+
 # Short terms (one or two characters) from the short-term index: a rare one (稀有, 1 in 1,000
 # comments), a rare single character (稀) and one that occurs nowhere (zq), at 20,000 comments and
 # at $SPACE_N: the time should not grow with the space. Target: <= 20 ms.
