@@ -499,10 +499,25 @@ func (n Needle) matchAnchoredLines(f *Folder, text []byte, groups []anchorGroup,
 		if p < 0 {
 			return dst
 		}
-		found, settled := n.checkOccurrence(f, text, at, p, groups[which].one)
-		if !settled {
-			from = p + 1
-			continue
+		var found bool
+		if g := &groups[which]; g.one && n.kpos != nil {
+			// The occurrences of a one-byte anchor, up to the next one of another group, are
+			// checked in place in one tight loop: when the anchor is a common letter, this loop
+			// is most of a search that finds nothing.
+			limit := len(text)
+			for j := range groups {
+				if j != which && groups[j].next >= 0 {
+					limit = min(limit, groups[j].next)
+				}
+			}
+			var v int
+			if p, v = n.firstSettled(text, p, limit, g.lead); v == 0 {
+				from = limit
+				continue
+			}
+			found = v == 1 || n.lineHolds(f, text, at, p)
+		} else {
+			found = n.lineHolds(f, text, at, p)
 		}
 		line += bytes.Count(text[at:p], []byte{'\n'})
 		if found {
@@ -516,19 +531,26 @@ func (n Needle) matchAnchoredLines(f *Folder, text []byte, groups []anchorGroup,
 	}
 }
 
-// checkOccurrence decides whether the line holding the anchor occurrence at p (the line starts at
-// or after at) matches. settled is false when the occurrence, checked in place, is not part of a
-// match: the rest of the line is still to be looked at. Otherwise found is the line's answer.
-func (n Needle) checkOccurrence(f *Folder, text []byte, at, p int, oneByte bool) (found, settled bool) {
-	if n.kpos != nil && oneByte {
-		switch n.verifyASCII(text, p) {
-		case 0:
-			return false, false
-		case 1:
-			return true, true
+// firstSettled checks in place the occurrences of the one-byte anchor b in text from p (where
+// one is) up to limit, and returns the first that verifyASCII settles with its answer (1 a
+// match, -1 the line must be folded), or limit and 0 when none does.
+func (n Needle) firstSettled(text []byte, p, limit int, b byte) (int, int) {
+	for {
+		if v := n.verifyASCII(text, p); v != 0 {
+			return p, v
 		}
+		i := bytes.IndexByte(text[p+1:limit], b)
+		if i < 0 {
+			return limit, 0
+		}
+		p += 1 + i
 	}
-	return n.index(f.Fold(lineAround(text, at, p))) >= 0, true
+}
+
+// lineHolds folds the line of text that holds offset p (the line starts at or after at) and
+// says whether it holds the needle.
+func (n Needle) lineHolds(f *Folder, text []byte, at, p int) bool {
+	return n.index(f.Fold(lineAround(text, at, p))) >= 0
 }
 
 // lineAround is the line of text (without its '\n') that holds offset p, given that it starts at

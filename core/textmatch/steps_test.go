@@ -80,22 +80,28 @@ func TestLineAround(t *testing.T) {
 	}
 }
 
-func TestCheckOccurrence(t *testing.T) {
+func TestFirstSettled(t *testing.T) {
 	var f Folder
 	n := NewNeedle("oauth")
 	for _, c := range []struct {
-		text           string
-		p              int
-		found, settled bool
+		text     string
+		p, limit int
+		b        byte
+		at, v    int
+		line     bool // when v is -1: whether the folded line holds the needle
 	}{
-		{"x OAUTH y", 4, true, true},    // checked in place
-		{"but oauth", 1, false, false},  // this u is not in a match: look further in the line
-		{"ＯＡuth\nnext", 6, true, true},  // non-ASCII around it: the line is folded
-		{"ＯＡut\noauth", 6, false, true}, // folded, and the line does not match
+		{"x OAUTH y", 4, 9, 'U', 4, 1, false},      // checked in place
+		{"but oauth", 1, 9, 'u', 6, 1, false},      // this u is not in a match: the next one is
+		{"but bus, oauth", 1, 9, 'u', 9, 0, false}, // none before the limit (another group's next)
+		{"ＯＡuth\nnext", 6, 11, 'u', 6, -1, true},   // non-ASCII around it: the line is folded
+		{"ＯＡut\noauth", 6, 16, 'u', 6, -1, false},  // folded, and the line does not match
 	} {
-		found, settled := n.checkOccurrence(&f, []byte(c.text), 0, c.p, true)
-		if found != c.found || settled != c.settled {
-			t.Errorf("%q at %d: found %v settled %v, want %v %v", c.text, c.p, found, settled, c.found, c.settled)
+		at, v := n.firstSettled([]byte(c.text), c.p, c.limit, c.b)
+		if at != c.at || v != c.v {
+			t.Errorf("%q from %d: settled at %d with %d, want %d with %d", c.text, c.p, at, v, c.at, c.v)
+		}
+		if v == -1 && n.lineHolds(&f, []byte(c.text), 0, at) != c.line {
+			t.Errorf("%q: the line around %d holds the needle: %v, want %v", c.text, at, !c.line, c.line)
 		}
 	}
 }
