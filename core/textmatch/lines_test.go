@@ -54,6 +54,9 @@ func TestMatchingLines(t *testing.T) {
 		}
 	}
 	// Checked in place around a one-byte anchor, unless a rune that folds to ASCII shifts it.
+	// sparse makes the anchors rare enough that each is looked at where it is, not the whole text
+	// folded (anchorsDense).
+	sparse := strings.Repeat("x", 1000)
 	for _, c := range []struct {
 		q, text string
 		want    []int
@@ -66,6 +69,11 @@ func TestMatchingLines(t *testing.T) {
 		{"bb", "b", nil},
 		{"kb", "\u212ab", []int{1}},
 		{"a b", "a\u3000b", []int{1}},
+		// occurrences of the lower-case anchor on both sides of the upper-case and full-width
+		// ones, which bound each tight loop of in-place checks (firstSettled)
+		{"onboarding", "b onBoarding\n" + sparse, []int{1}},
+		{"onboarding", "bb b\nx onBoarding b\nb b ｏｎｂｏａｒｄｉｎｇ\nb ONBOARDING b\n" + sparse, []int{2, 3, 4}},
+		{"onboarding", "b b B b ｂ b onboardin\nonboardinb\n" + sparse, nil},
 	} {
 		if got := NewNeedle(c.q).MatchingLines(&f, []byte(c.text), nil); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q in %q: lines %v, want %v", c.q, c.text, got, c.want)
@@ -150,17 +158,23 @@ func FuzzFoldMatch(f *testing.F) {
 			t.Fatalf("Folder(%q) = %q, Fold = %q", text, got, Fold(text))
 		}
 		n := NewNeedle(query)
-		got := n.MatchingLines(&fo, []byte(text), nil)
-		var want []int
-		if q := Fold(query); q != "" && !strings.Contains(q, "\n") {
-			for i, l := range strings.Split(text, "\n") {
-				if strings.Contains(Fold(l), q) {
-					want = append(want, i+1)
+		lines := func(text string) []int {
+			var want []int
+			if q := Fold(query); q != "" && !strings.Contains(q, "\n") {
+				for i, l := range strings.Split(text, "\n") {
+					if strings.Contains(Fold(l), q) {
+						want = append(want, i+1)
+					}
 				}
 			}
+			return want
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("MatchingLines(%q, %q) = %v, want %v", text, query, got, want)
+		// the text as it is (short texts are folded whole: anchorsDense), then with a long line
+		// of no anchor after it, so each anchor occurrence is looked at where it is
+		for _, text := range []string{text, text + "\n" + strings.Repeat("_", 32*len(text)+64)} {
+			if got, want := n.MatchingLines(&fo, []byte(text), nil), lines(text); !reflect.DeepEqual(got, want) {
+				t.Fatalf("MatchingLines(%q, %q) = %v, want %v", text, query, got, want)
+			}
 		}
 		for _, l := range strings.Split(text, "\n") {
 			last := 0
