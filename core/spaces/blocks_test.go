@@ -201,17 +201,10 @@ func TestStreamTies(t *testing.T) {
 // that can be written gains comment_blocks when first opened.
 func TestSchema6ReadOnly(t *testing.T) {
 	ws := newWorkspace(t)
-	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:6], true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+	writeAtVersion(t, ws, 6, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
 			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'a kumquat tart', 'a kumquat tart', 'a kumquat tart');
-		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`)
 	os.Remove(Path(ws) + "-wal")
 	os.Remove(Path(ws) + "-shm")
 	in := SearchInput{Query: "kumquat"}
@@ -236,22 +229,15 @@ func TestSchema6ReadOnly(t *testing.T) {
 // comment is still found by its other words, and the search indexes agree with the texts.
 func TestMigration7RedactsAgain(t *testing.T) {
 	ws := newWorkspace(t)
-	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:6], true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	secret := "dckr_pat_Zq3xVb7Kp2Lm9Nw4Rt6Ys8Ua1Cd"
 	body := "docker login with " + secret + " worked"
 	// the texts as a build without the Docker Hub rule wrote them: the secret in both
-	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+	writeAtVersion(t, ws, 6, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
 			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1),
 			('6', 'n6', '2', 's', 'request', '2026-01-01T00:00:01Z', 1, 'plain words', 'plain words', 'plain words');
 		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
-		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments`, body); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments`, body)
 	st := openChecked(t, ws)
 	for _, q := range []string{"zq3xvb7kp2", "7Kp2Lm9N", "dckr_pat_Zq"} {
 		in := SearchInput{Query: q}

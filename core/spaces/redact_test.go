@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn/core/redact"
 	"github.com/cairn-dev/cairn/core/textmatch"
@@ -129,18 +128,11 @@ func TestExcerptOriginalCase(t *testing.T) {
 // index again.
 func TestMigrationFillsDisplayText(t *testing.T) {
 	ws := newWorkspace(t)
-	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:2], true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.db.Exec(`INSERT INTO spaces VALUES ('s', '', 'o');
+	writeAtVersion(t, ws, 2, `INSERT INTO spaces VALUES ('s', '', 'o');
 		INSERT INTO tasks(id, space, title) VALUES ('1', 's', 'cur'), ('2', 's', 'Deploy with JWT_SECRET=jwtSigningSecret2026');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext) VALUES
 			('7', 'n7', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'Keep the UI; DB_PASSWORD=hunter2xyzQ', 'keep the ui; db_password=hunter2xyzq');
-		INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+		INSERT INTO comments_fts(rowid, itext) SELECT rid, itext FROM comments;`)
 	caller := Caller{User: "o", Task: "1"}
 	if got := refs(search(t, ws, caller, SearchInput{Query: "hunter2"})); len(got) != 0 {
 		t.Errorf("old index text still findable after migration: %v", got)

@@ -146,18 +146,11 @@ func TestShortIndexEqualsLike(t *testing.T) {
 func TestShortIndexMigration(t *testing.T) {
 	ws := newWorkspace(t)
 	// write the rows the way cairn at schema 4 did: SQL alone, the trigram index in step
-	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:4], true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.db.Exec(`INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+	writeAtVersion(t, ws, 4, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
 			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, '稀有な件', '稀有な件', '稀有な件'),
 			('6', 'n6', '2', 's', 'request', '2026-01-01T00:00:01Z', 1, 'other', 'other', 'other');
-		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`)
 	st, err := OpenRead(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,20 @@ func newWorkspace(t *testing.T) *workspace.Workspace {
 	return ws
 }
 
+// writeAtVersion writes spaces.db as a build at schema version v left it: that schema, then
+// stmt (with args) run on it; the next open migrates it.
+func writeAtVersion(t *testing.T, ws *workspace.Workspace, v int, stmt string, args ...any) {
+	t.Helper()
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:v], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if _, err := old.db.Exec(stmt, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func importText(t *testing.T, ws *workspace.Workspace, text string) ImportReport {
 	t.Helper()
 	st, err := Open(context.Background(), ws)
@@ -512,17 +526,9 @@ func TestMatchEqualsLike(t *testing.T) {
 
 func TestSchemaVersions(t *testing.T) {
 	ws := newWorkspace(t)
-	p := Path(ws)
 	// a file at schema version 1 (before the index existed) is migrated and indexed on open
-	old, err := openPath(context.Background(), p, time.Second, migrations[:1], true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.db.Exec(`INSERT INTO spaces VALUES ('s', '', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
-		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext) VALUES ('7', 'n7', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'Old text', 'old text')`); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+	writeAtVersion(t, ws, 1, `INSERT INTO spaces VALUES ('s', '', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext) VALUES ('7', 'n7', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'Old text', 'old text')`)
 	got := refs(search(t, ws, Caller{User: "o", Task: "1"}, SearchInput{Query: "old text"}))
 	if !reflect.DeepEqual(got, []string{"comment:7"}) {
 		t.Errorf("after migration: %v", got)
