@@ -54,9 +54,9 @@ func TestMatchingLines(t *testing.T) {
 		}
 	}
 	// Checked in place around a one-byte anchor, unless a rune that folds to ASCII shifts it.
-	// sparse makes the anchors rare enough that each is looked at where it is, not the whole text
-	// folded (anchorsDense).
-	sparse := strings.Repeat("x", 1000)
+	// Each text is matched as it is (a short text is folded whole: anchorsDense) and with a long
+	// line of no anchor after it, so that each anchor occurrence is looked at where it is.
+	sparse := "\n" + strings.Repeat(".", 1000)
 	for _, c := range []struct {
 		q, text string
 		want    []int
@@ -71,12 +71,14 @@ func TestMatchingLines(t *testing.T) {
 		{"a b", "a\u3000b", []int{1}},
 		// occurrences of the lower-case anchor on both sides of the upper-case and full-width
 		// ones, which bound each tight loop of in-place checks (firstSettled)
-		{"onboarding", "b onBoarding\n" + sparse, []int{1}},
-		{"onboarding", "bb b\nx onBoarding b\nb b ｏｎｂｏａｒｄｉｎｇ\nb ONBOARDING b\n" + sparse, []int{2, 3, 4}},
-		{"onboarding", "b b B b ｂ b onboardin\nonboardinb\n" + sparse, nil},
+		{"onboarding", "b onBoarding", []int{1}},
+		{"onboarding", "bb b\nx onBoarding b\nb b ｏｎｂｏａｒｄｉｎｇ\nb ONBOARDING b", []int{2, 3, 4}},
+		{"onboarding", "b b B b ｂ b onboardin\nonboardinb", nil},
 	} {
-		if got := NewNeedle(c.q).MatchingLines(&f, []byte(c.text), nil); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q in %q: lines %v, want %v", c.q, c.text, got, c.want)
+		for _, text := range []string{c.text, c.text + sparse} {
+			if got := NewNeedle(c.q).MatchingLines(&f, []byte(text), nil); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%q in %q (a long line after it: %v): lines %v, want %v", c.q, c.text, text != c.text, got, c.want)
+			}
 		}
 	}
 	// Japanese and Chinese: no case, but width folding of embedded Latin letters.
