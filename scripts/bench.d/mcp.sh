@@ -2,8 +2,8 @@
 # process, through the go-sdk MCP client spawning it as a command transport (scripts/mcpbench):
 # space search for a rare term (200,000 comments), memory search on the demo workspace, task list
 # on a log of 10,000 tasks, flowly_search on a board of scale 10. Target: p50 <= 1 ms, p99 <= 5 ms.
-# Each face is followed by its peer (mcp_face). MCP_BEFORE=path/to/an/older/cairn measures that build too, each face right before this one, in
-# the same run (its rows are printed, not recorded).
+# Each face is followed by its peer (mcp_face). MCP_BEFORE=path/to/an/older/cairn measures that
+# build too, each face right before this one, in the same run (its rows are printed, not recorded).
 MCP_N=${MCP_N:-1000}  # calls per face (MCP_TASK_N for the task list)
 mcpbench="$BENCH_DIR/mcpbench"
 go build -o "$mcpbench" ./scripts/mcpbench
@@ -83,8 +83,8 @@ mcp_face "flowly_search, scale 10" flowly_search '{"query":"迁移"}' "$MCP_N" 2
 
 # The same faces through the official TypeScript MCP client, the SDK Node agent runtimes (Claude
 # Code among them) are built on (scripts/mcpbench-ts, installed from npm into $BENCH_DIR): the
-# go-sdk client above spends most of a call decoding the answer (0.7 ms of a flowly_search's
-# 1.1), so this is the server as an agent runtime sees it. Skipped without node and npm.
+# go-sdk client above spends most of a call decoding the answer (0.74 ms of CPU in a flowly_search's
+# 0.97 ms), so this is the server as an agent runtime sees it. Skipped without node and npm.
 if command -v node >/dev/null && command -v npm >/dev/null; then
   ts="$BENCH_DIR/mcpbench-ts"
   mkdir -p "$ts"
