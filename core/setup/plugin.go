@@ -62,10 +62,10 @@ func planPlugin(o Options) ([]*Change, error) {
 		}))
 	}
 	if err == nil {
-		err = add(planJSON(p(PluginFiles[2]), 0o644, "hooks SessionStart, PreCompact", func(root *node) (bool, error) {
+		err = add(planJSON(p(PluginFiles[2]), 0o644, HooksWhat, func(root *node) (bool, error) {
 			changed := false
 			if root.get("description") == nil {
-				root.set("description", scalar("cairn restores the session task list after a compaction or resume"))
+				root.set("description", scalar("cairn keeps the session task list across compaction, resume, fork and clear"))
 				changed = true
 			}
 			hc, err := setHooks(root, HookCommand(o))

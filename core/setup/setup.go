@@ -1,6 +1,6 @@
 // Package setup registers cairn with Claude Code: `cairn mcp` as an MCP server and
-// `cairn hook claude-code` as the SessionStart (compact|resume) and PreCompact hook, merged into
-// Claude Code's own settings files for a scope, or written as a plugin folder.
+// `cairn hook claude-code` as the SessionStart (every source), PreCompact and SessionEnd hook,
+// merged into Claude Code's own settings files for a scope, or written as a plugin folder.
 //
 // Merging keeps every key it does not own, in its place; a second run changes nothing; a file
 // that is not plain JSON is refused before anything is written.
@@ -26,8 +26,10 @@ var Scopes = []string{"project", "local", "user"}
 // ServerName is the MCP server's name, so its tools are mcp__cairn__<Tool>.
 const ServerName = "cairn"
 
-// HookMatcher is the SessionStart matcher: after a compaction or a resume, not at a fresh start.
-const HookMatcher = "compact|resume"
+// HookMatcher is the SessionStart matcher: every source Claude Code starts a session with. The hook
+// restores the list after a compaction or resume, starts a forked session's list from its
+// parent's and a cleared one's empty.
+const HookMatcher = "startup|resume|clear|compact|fork"
 
 // Tool is what the plugin's skill says about one cairn tool.
 type Tool struct {
@@ -143,7 +145,7 @@ func Plan(o Options) ([]*Change, error) {
 		return nil, err
 	}
 	out = append(out, c)
-	c, err = planJSON(f.Settings, 0o644, "hooks SessionStart, PreCompact", func(root *node) (bool, error) {
+	c, err = planJSON(f.Settings, 0o644, HooksWhat, func(root *node) (bool, error) {
 		return setHooks(root, HookCommand(o))
 	})
 	if err != nil {
@@ -257,10 +259,15 @@ func setServer(root *node, path []string, o Options) (bool, error) {
 }
 
 // hookEvents are the events cairn's hook answers, with their matcher ("" = every occasion).
+// SessionEnd lets the hook link a cleared session to the one that follows it.
 var hookEvents = []struct{ event, matcher string }{
 	{"SessionStart", HookMatcher},
 	{"PreCompact", ""},
+	{"SessionEnd", ""},
 }
+
+// HooksWhat names the hooks cairn owns in a settings file, for the summary.
+const HooksWhat = "hooks SessionStart, PreCompact, SessionEnd"
 
 // isCairnHook recognises a hook this or another cairn binary registered.
 func isCairnHook(cmd string) bool {

@@ -127,9 +127,11 @@ func TestProjectScopeMergesAndKeepsUserKeys(t *testing.T) {
 		dig(t, s, "hooks", "SessionStart", 1, "hooks", 0, "command") != "/opt/cairn/bin/cairn hook claude-code" {
 		t.Errorf("cairn SessionStart hook missing: %v", dig(t, s, "hooks", "SessionStart"))
 	}
-	pc := dig(t, s, "hooks", "PreCompact", 0).(map[string]any)
-	if _, ok := pc["matcher"]; ok || dig(t, pc, "hooks", 0, "command") != "/opt/cairn/bin/cairn hook claude-code" {
-		t.Errorf("PreCompact hook wrong: %v", pc)
+	for _, ev := range []string{"PreCompact", "SessionEnd"} {
+		pc := dig(t, s, "hooks", ev, 0).(map[string]any)
+		if _, ok := pc["matcher"]; ok || dig(t, pc, "hooks", 0, "command") != "/opt/cairn/bin/cairn hook claude-code" {
+			t.Errorf("%s hook wrong: %v", ev, pc)
+		}
 	}
 
 	// backups hold the files as they were
@@ -285,7 +287,7 @@ func TestMovedBinaryReplacesOldHookAndServer(t *testing.T) {
 		t.Fatalf("statuses %s %s", cs[0].Status, cs[1].Status)
 	}
 	s := decode(t, read(t, cs[1].Path))
-	for _, ev := range []string{"SessionStart", "PreCompact"} {
+	for _, ev := range []string{"SessionStart", "PreCompact", "SessionEnd"} {
 		groups := dig(t, s, "hooks", ev).([]any)
 		if len(groups) != 1 {
 			t.Fatalf("%s: %d groups, want the old cairn hook replaced: %v", ev, len(groups), groups)
@@ -298,6 +300,50 @@ func TestMovedBinaryReplacesOldHookAndServer(t *testing.T) {
 	args := dig(t, m, "mcpServers", "cairn", "args").([]any)
 	if len(args) != 3 || args[0] != "--workspace" || args[1] != "/srv/my ws" || args[2] != "mcp" {
 		t.Errorf("args %v", args)
+	}
+}
+
+// A setup made when cairn's SessionStart matcher was compact|resume (and had no SessionEnd hook)
+// is upgraded in place: the old group goes, the user's own hooks stay, a third run changes nothing.
+func TestOldMatcherUpgraded(t *testing.T) {
+	o := opts(t, "project")
+	settings := filepath.Join(o.ProjectDir, ".claude", "settings.json")
+	write(t, settings, `{
+  "hooks": {
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [{"type": "command", "command": "echo hi"}]
+      },
+      {
+        "matcher": "compact|resume",
+        "hooks": [{"type": "command", "command": "/opt/cairn/bin/cairn hook claude-code"}]
+      }
+    ],
+    "PreCompact": [
+      {"hooks": [{"type": "command", "command": "/opt/cairn/bin/cairn hook claude-code"}]}
+    ]
+  }
+}
+`)
+	cs := run(t, o)
+	if cs[1].Status != "updated" || !strings.Contains(cs[1].Diff, `-        "matcher": "compact|resume",`) {
+		t.Fatalf("status %s, diff:\n%s", cs[1].Status, cs[1].Diff)
+	}
+	s := decode(t, read(t, settings))
+	starts := dig(t, s, "hooks", "SessionStart").([]any)
+	if len(starts) != 2 || dig(t, starts[0], "hooks", 0, "command") != "echo hi" ||
+		dig(t, starts[1], "matcher") != "startup|resume|clear|compact|fork" ||
+		dig(t, starts[1], "hooks", 0, "command") != "/opt/cairn/bin/cairn hook claude-code" {
+		t.Errorf("SessionStart after the upgrade: %v", starts)
+	}
+	for _, ev := range []string{"PreCompact", "SessionEnd"} {
+		if groups := dig(t, s, "hooks", ev).([]any); len(groups) != 1 || dig(t, groups[0], "hooks", 0, "command") != "/opt/cairn/bin/cairn hook claude-code" {
+			t.Errorf("%s after the upgrade: %v", ev, groups)
+		}
+	}
+	if cs := run(t, o); cs[1].Status != "unchanged" {
+		t.Errorf("run after the upgrade: %s\n%s", cs[1].Status, cs[1].Diff)
 	}
 }
 
