@@ -227,14 +227,120 @@ SCENARIOS = {
 }
 
 
+def ts(*names):
+    """ToolSearch loading cairn's deferred MCP tools (mcp__cairn__NAME)."""
+    return {"tool": "ToolSearch", "input": {"query": "select:" + ",".join("mcp__cairn__" + n for n in names)}}
+
+
+def mc(subject, desc=None):
+    d = {"subject": subject}
+    if desc:
+        d["description"] = desc
+    return {"tool": "mcp__cairn__TaskCreate", "input": d}
+
+
+def mu(taskid, status):
+    return {"tool": "mcp__cairn__TaskUpdate", "input": {"taskid": taskid, "status": status}}
+
+
+ML = {"tool": "mcp__cairn__TaskList", "input": {}}
+ALL = ("TaskCreate", "TaskUpdate", "TaskList")
+
+
+def bash(command, description):
+    return {"tool": "Bash", "input": {"command": command, "description": description}}
+
+
+# Session scenarios (2.1.332): every hook event logged with its environment (hook_log.py --env),
+# cairn's MCP server behind mcp_shim.py, the cairn workspace's sessions/ kept. A step is a `claude
+# -p` call ("prompt"), a stream-json process fed several user messages ("stream"), or stream-json
+# processes run side by side, a message to each in turn ("together"). "resume" names an earlier
+# step ("name") whose session is resumed; "fork" adds --fork-session.
+TRACE = {
+    "fork": {
+        "about": "Session A: 3 mcp__cairn__TaskCreate, mcp__cairn__TaskUpdate 1 inprogress. Then `--resume A --fork-session` (new process): mcp__cairn__TaskUpdate 2 completed, 1 TaskCreate, TaskList. Then `--resume A` (not forked): 1 TaskCreate, TaskList.",
+        "script": {"conversations": [
+            {"match": "FORK-A start", "replies": [
+                [ts(*ALL)], [mc("One", "first")], [mc("Two")], [mc("Three")], [mu(1, "inprogress")],
+                [{"text": "Session A planned."}]]},
+            {"match": "FORK-B forked", "replies": [
+                [ts(*ALL)], [mu(2, "completed")], [mc("Forked four")], [ML], [{"text": "Fork done."}]]},
+            {"match": "FORK-C resumed", "replies": [
+                [ts(*ALL)], [mc("Resumed four")], [ML], [{"text": "Resumed A."}]]},
+        ]},
+        "steps": [{"name": "A", "prompt": "FORK-A start the plan"},
+                  {"name": "B", "prompt": "FORK-B forked session", "resume": "A", "fork": True},
+                  {"name": "C", "prompt": "FORK-C resumed without fork", "resume": "A"}],
+    },
+    "clear-live": {
+        "about": "One stream-json process: turn 1 creates 2 tasks (mcp__cairn__TaskCreate); `/clear` as a user message; turn 2 calls mcp__cairn__TaskList then mcp__cairn__TaskCreate.",
+        "script": {"conversations": [
+            {"match": "CLEAR-1", "replies": [[ts(*ALL)], [mc("Before clear 1")], [mc("Before clear 2")],
+                                             [{"text": "Two tasks before /clear."}]]},
+            {"match": "CLEAR-2", "replies": [[ts(*ALL)], [ML], [mc("After clear")], [{"text": "After /clear."}]]},
+        ]},
+        "steps": [{"name": "live", "stream": ["CLEAR-1 create two tasks", "/clear", "CLEAR-2 list and create"]}],
+    },
+    "compact-live": {
+        "about": "One stream-json process: 2 mcp__cairn__TaskCreate and a TaskUpdate; `/compact` as a user message; a turn calling mcp__cairn__TaskList.",
+        "script": {"conversations": [
+            {"match": "COMPACT-1", "replies": [[ts(*ALL)], [mc("Kept 1")], [mc("Kept 2")], [mu(1, "inprogress")],
+                                               [{"text": "Planned before /compact."}]]},
+            {"match": "COMPACT-2", "replies": [[ts(*ALL)], [ML], [{"text": "Listed after /compact."}]]},
+        ], "summary": "Summary: two cairn tasks (Kept 1 in progress, Kept 2)."},
+        "steps": [{"name": "live", "stream": ["COMPACT-1 plan", "/compact", "COMPACT-2 list"]}],
+    },
+    "mixed-tools": {
+        "about": "CLAUDE_CODE_ENABLE_TODO_TOOLS=1, stream-json: mcp__cairn__TaskCreate once, the built-in TaskCreate once, the built-in TaskUpdate of task 7 (no such task), `/compact`, then mcp__cairn__TaskList and the built-in TaskList.",
+        "script": {"conversations": [
+            {"match": "MIXED-1", "replies": [[ts(*ALL)], [mc("Cairn task")], [tc("Builtin task", "Claude's own store")],
+                                             [tu("7", status="completed")], [{"text": "Both kinds used."}]]},
+            {"match": "MIXED-2", "replies": [[ts(*ALL)], [ML], [{"tool": "TaskList", "input": {}}],
+                                             [{"text": "Listed both."}]]},
+        ], "summary": "Summary: one cairn task (Cairn task) and one built-in task (Builtin task)."},
+        "steps": [{"name": "live", "stream": ["MIXED-1 use both task tools", "/compact", "MIXED-2 list both"]}],
+    },
+    "shell-cli": {
+        "about": "stream-json, /tmp/cairn-harness (cairn) on PATH: Bash `env | grep` for CLAUDE*/CAIRN*, Bash `cairn task create 'from the shell'`, mcp__cairn__TaskCreate, mcp__cairn__TaskList; `/compact`; mcp__cairn__TaskList and Bash `cairn task list`.",
+        "path_cairn": True,
+        "script": {"conversations": [
+            {"match": "SHELL-1", "replies": [
+                [bash("env | grep -E '^(CLAUDE|CAIRN)' | sed -E 's/^([A-Z_]*(TOKEN|KEY|SECRET)[A-Z_]*)=.*/\\1=[redacted]/' | sort",
+                      "Show the agent environment")],
+                [bash("cairn task create 'from the shell'", "Create a cairn task from the shell")],
+                [ts(*ALL)], [mc("from MCP")], [ML], [{"text": "Shell and MCP tasks."}]]},
+            {"match": "SHELL-2", "replies": [[ts(*ALL)], [ML], [bash("cairn task list", "List cairn tasks from the shell")],
+                                             [{"text": "Listed after /compact."}]]},
+        ], "summary": "Summary: a cairn task from the shell and one from MCP."},
+        "steps": [{"name": "live", "stream": ["SHELL-1 shell and mcp", "/compact", "SHELL-2 list"]}],
+    },
+    "two-sessions": {
+        "about": "Two stream-json claude processes at once in one project, turns sent alternately: each creates a task through mcp__cairn__TaskCreate, then another and lists.",
+        "script": {"conversations": [
+            {"match": "TWO-A one", "replies": [[ts(*ALL)], [mc("A first")], [{"text": "A one."}]]},
+            {"match": "TWO-A two", "replies": [[ts(*ALL)], [mc("A second")], [ML], [{"text": "A two."}]]},
+            {"match": "TWO-B one", "replies": [[ts(*ALL)], [mc("B first")], [{"text": "B one."}]]},
+            {"match": "TWO-B two", "replies": [[ts(*ALL)], [mc("B second")], [ML], [{"text": "B two."}]]},
+        ]},
+        "steps": [{"together": [{"name": "A", "stream": ["TWO-A one", "TWO-A two"]},
+                                {"name": "B", "stream": ["TWO-B one", "TWO-B two"]}]}],
+    },
+}
+for _n, _sc in TRACE.items():
+    _sc.update(cairn=True, trace=True)
+SCENARIOS.update(TRACE)
+
+
 class Scrubber:
     """Replaces machine paths with neutral ones and cuts the runtime's long prompt text."""
 
     LONG = 400
 
-    def __init__(self, root, home, proj, cairn=None):
+    def __init__(self, root, home, proj, cairn=None, claude=None):
         self.pairs = [(proj, "/home/user/project"), (home, "/home/user"), (root, "/tmp/run"),
                       (HERE, "/opt/claude-harness")]
+        if claude and os.path.isabs(claude):
+            self.pairs.insert(0, (claude, "/usr/local/bin/claude"))
         if cairn and os.path.isabs(cairn):
             self.pairs.append((cairn, "/usr/local/bin/cairn"))
         self.dash = [(re.sub(r"[^A-Za-z0-9]", "-", proj), "-home-user-project")]
@@ -242,7 +348,8 @@ class Scrubber:
     def s(self, v):
         for a, b in self.pairs + self.dash:
             v = v.replace(a, b)
-        return v
+        # a secret-looking value in an environment listing (CLAUDE_CODE_MESSAGING_TOKEN=...)
+        return re.sub(r"((?:TOKEN|KEY|SECRET)[A-Z_]*=)[0-9A-Za-z_-]{12,}", r"\1[redacted]", v)
 
     def value(self, v, keep_long=False, limit=LONG, maxlist=None):
         if isinstance(v, str):
@@ -270,14 +377,14 @@ class Scrubber:
                                         maxlist=None if chat else 3)
         return out
 
-    def jsonl(self, src, dst, transcript=True):
+    def jsonl(self, src, dst, transcript=True, keep_long=False):
         with open(src) as f, open(dst, "w") as g:
             for line in f:
                 line = line.strip()
                 if not line:
                     continue
                 rec = json.loads(line)
-                rec = self.record(rec) if transcript else self.value(rec)
+                rec = self.record(rec) if transcript else self.value(rec, keep_long=keep_long)
                 g.write(json.dumps(rec, ensure_ascii=False,
                                    separators=(",", ":")) + "\n")
 
@@ -299,6 +406,214 @@ def rewind_point(cfg, session, marker):
     return found
 
 
+class Live:
+    """One `claude -p --input-format stream-json --output-format stream-json` process, fed one user
+    message at a time; every line it prints is kept (self.lines, with the index of the turn)."""
+
+    def __init__(self, cmd, cwd, env, label):
+        import queue
+        self.label = label
+        self.argv = ["claude"] + cmd[1:]
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.q = queue.Queue()
+        self.lines = []
+        self.turns = []
+        self.stderr = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                msg = {"_raw": line}
+            self.q.put(msg)
+        self.q.put(None)
+
+    def send(self, text):
+        self.turns.append({"send": text, "sent_at": len(self.lines)})
+        msg = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def wait_result(self, timeout=180):
+        """Read until a result message (or timeout / end of output); returns it or None."""
+        import queue
+        t = self.turns[-1]
+        while True:
+            try:
+                msg = self.q.get(timeout=timeout)
+            except queue.Empty:
+                t["outcome"] = "no result within %ds" % timeout
+                return None
+            if msg is None:
+                t["outcome"] = "output ended"
+                return None
+            self.lines.append({"turn": len(self.turns) - 1, "msg": msg})
+            if msg.get("type") == "result":
+                t.update(outcome="result", session_id=msg.get("session_id"), result=msg.get("result"),
+                         subtype=msg.get("subtype"), is_error=msg.get("is_error"))
+                return msg
+
+    def close(self, timeout=60):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        while True:  # what it printed after the last result
+            try:
+                msg = self.q.get(timeout=5)
+            except Exception:  # queue.Empty
+                break
+            if msg is None:
+                break
+            self.lines.append({"turn": len(self.turns) - 1, "after_close": True, "msg": msg})
+        return self.proc.returncode
+
+
+def count_tools_lists(mcplog):
+    """How many tools/list answers the MCP shim has relayed so far."""
+    n = 0
+    if os.path.exists(mcplog):
+        with open(mcplog) as f:
+            for line in f:
+                try:
+                    rec = json.loads(line)
+                except ValueError:  # a line being written
+                    continue
+                if rec.get("event") == "rpc" and rec.get("dir") == "out" and "tools" in (rec["msg"].get("result") or {}):
+                    n += 1
+    return n
+
+
+def wait_mcp(mcplog, before, want=1, timeout=30):
+    """Wait until `want` more MCP servers have answered tools/list (a live process sends its first
+    message only then, so the first ToolSearch finds cairn connected)."""
+    import time
+    end = time.time() + timeout
+    while time.time() < end and count_tools_lists(mcplog) < before + want:
+        time.sleep(0.2)
+
+
+def shim_mcp(cfg, proj, mcplog, cairn_bin):
+    """Put mcp_shim.py in front of the cairn MCP server that setup registered in .claude.json."""
+    p = os.path.join(cfg, ".claude.json")
+    with open(p) as f:
+        data = json.load(f)
+    srv = data["projects"][proj]["mcpServers"]["cairn"]
+    srv["command"] = "python3"
+    srv["args"] = [os.path.join(HERE, "mcp_shim.py"), "--log", mcplog, "--", cairn_bin] + srv.get("args", ["mcp"])
+    with open(p, "w") as f:
+        json.dump(data, f, indent=2)
+
+
+def trace_steps(name, sc, claude, cfg, proj, env, mcplog):
+    """The steps of a session scenario; returns (first session, step records, Live processes)."""
+    sessions = {}
+    out = []
+    lives = []
+
+    def base(step, stream):
+        cmd = [claude, "-p"]
+        if not stream:
+            cmd.append(step["prompt"])
+        cmd += ["--dangerously-skip-permissions", "--verbose"] if stream else ["--dangerously-skip-permissions"]
+        cmd += ["--input-format", "stream-json", "--output-format", "stream-json"] if stream else ["--output-format", "json"]
+        if step.get("resume"):
+            cmd += ["--resume", sessions[step["resume"]]]
+        if step.get("fork"):
+            cmd.append("--fork-session")
+        return cmd
+
+    def start(step):
+        before = count_tools_lists(mcplog)
+        lv = Live(base(step, True), proj, env, step.get("name"))
+        lives.append(lv)
+        wait_mcp(mcplog, before)
+        return lv
+
+    def finish(step, lv):
+        rc = lv.close()
+        sids = [t.get("session_id") for t in lv.turns if t.get("session_id")]
+        if step.get("name") and sids:
+            sessions[step["name"]] = sids[0]
+        out.append({"name": step.get("name"), "argv": lv.argv, "pid": lv.proc.pid, "rc": rc,
+                    "stream_log": "stream-%d.jsonl" % lives.index(lv), "turns": lv.turns,
+                    "stderr": "".join(lv.stderr)[-2000:]})
+        for t in lv.turns:
+            print("%s/%s: %r -> %s %r (session %s)" % (name, step.get("name"), t["send"], t.get("outcome"),
+                                                        t.get("result"), t.get("session_id")), file=sys.stderr)
+
+    for step in sc["steps"]:
+        if "prompt" in step:
+            cmd = base(step, False)
+            r = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=300)
+            rec = {"name": step.get("name"), "argv": ["claude"] + cmd[1:], "rc": r.returncode, "stderr": r.stderr[-2000:]}
+            try:
+                res = json.loads(r.stdout)
+                rec.update(session_id=res.get("session_id"), result=res.get("result"))
+                if step.get("name"):
+                    sessions[step["name"]] = res.get("session_id")
+            except ValueError:
+                rec["stdout"] = r.stdout[-2000:]
+            out.append(rec)
+            print("%s/%s: rc=%d %r (session %s)" % (name, step.get("name"), r.returncode, rec.get("result"),
+                                                    rec.get("session_id")), file=sys.stderr)
+        elif "stream" in step:
+            lv = start(step)
+            for text in step["stream"]:
+                lv.send(text)
+                lv.wait_result()
+            finish(step, lv)
+        else:  # together: side by side, one message to each in turn, then wait for both
+            group = [(st, start(st)) for st in step["together"]]
+            for i in range(max(len(st["stream"]) for st in step["together"])):
+                for st, lv in group:
+                    if i < len(st["stream"]):
+                        lv.send(st["stream"][i])
+                for st, lv in group:
+                    if i < len(st["stream"]):
+                        lv.wait_result()
+            for st, lv in group:
+                finish(st, lv)
+    first = next((r.get("session_id") or (r.get("turns") or [{}])[0].get("session_id") for r in out), None)
+    return first, out, lives
+
+
+def save_trace(scrub, dst, claude, env, proj, mcplog, lives):
+    """VERSION, the MCP shim's log, the stream-json output and the cairn workspace's sessions/."""
+    r = subprocess.run([claude, "--version"], env=env, capture_output=True, text=True, timeout=60)
+    with open(os.path.join(dst, "VERSION"), "w") as f:
+        f.write(r.stdout.split()[0] + "\n" if r.stdout.split() else "unknown\n")
+    if os.path.exists(mcplog):
+        scrub.jsonl(mcplog, os.path.join(dst, "mcp-log.jsonl"), transcript=False, keep_long=True)
+    for i, lv in enumerate(lives):
+        with open(os.path.join(dst, "stream-%d.jsonl" % i), "w") as g:
+            for line in lv.lines:
+                g.write(json.dumps(scrub.value(line, keep_long=True), ensure_ascii=False, separators=(",", ":")) + "\n")
+    sdir = os.path.join(proj, "sessions")
+    for p in glob.glob(os.path.join(sdir, "**", "*"), recursive=True):
+        if not os.path.isfile(p):
+            continue
+        target = os.path.join(dst, "sessions-after", os.path.relpath(p, sdir))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if p.endswith(".jsonl"):
+            scrub.jsonl(p, target, transcript=False, keep_long=True)
+        else:
+            with open(p, "rb") as f, open(target, "wb") as g:
+                g.write(f.read())
+
+
 def run(name, sc, claude, out, keep, cairn_bin, register=None):
     root = tempfile.mkdtemp(prefix="cc-harness-")
     home = os.path.join(root, "home")
@@ -308,7 +623,12 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
     os.makedirs(proj)
     hooklog = os.path.join(root, "hooks.jsonl")
     hookcmd = "python3 %s %s" % (os.path.join(HERE, "hook_log.py"), hooklog)
-    settings = {"hooks": {ev: [{"hooks": [{"type": "command", "command": hookcmd}]}] for ev in HOOK_EVENTS}}
+    events = HOOK_EVENTS
+    if sc.get("trace"):  # every event, with the hook's environment and process chain
+        hookcmd = "python3 %s --env %s" % (os.path.join(HERE, "hook_log.py"), hooklog)
+        events = HOOK_EVENTS + ["PreToolUse"]
+    # No matcher: SessionStart fires for every source (startup, resume, clear, compact, ...).
+    settings = {"hooks": {ev: [{"hooks": [{"type": "command", "command": hookcmd}]}] for ev in events}}
     with open(os.path.join(cfg, "settings.json"), "w") as f:
         json.dump(settings, f, indent=2)
 
@@ -329,6 +649,9 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         env["CLAUDE_CODE_ENABLE_TASKS"] = "false"
     for k in ("CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER"):
         env.pop(k, None)
+    if sc.get("path_cairn"):
+        env["PATH"] = os.path.dirname(os.path.abspath(cairn_bin)) + os.pathsep + env.get("PATH", "")
+    mcplog = os.path.join(root, "mcp-log.jsonl")
     if sc.get("cairn"):
         subprocess.run([cairn_bin, "init"], cwd=proj, env=env, check=True, capture_output=True)
         argv = [cairn_bin, "setup", "claude-code", "--scope", "local"]
@@ -340,6 +663,8 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         with open(os.path.join(root, "setup.txt"), "w") as f:
             f.write("$ cairn " + " ".join(argv[1:]) + "\n" + r.stdout + r.stderr)
         print(r.stdout, r.stderr, file=sys.stderr)
+        if sc.get("trace"):
+            shim_mcp(cfg, proj, mcplog, os.path.abspath(cairn_bin))
         plug = ["--plugin-dir", os.path.join(root, "plugin")] if sc.get("plugin") else []
         r = subprocess.run([claude] + plug + ["mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
         with open(os.path.join(root, "mcp-list.txt"), "w") as f:
@@ -348,7 +673,10 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
 
     session = None
     transcript_out = []
-    for step in sc["steps"]:
+    lives = []
+    if sc.get("trace"):
+        session, transcript_out, lives = trace_steps(name, sc, claude, cfg, proj, env, mcplog)
+    for step in sc["steps"] if not sc.get("trace") else []:
         cmd = [claude, "-p", step["prompt"], "--dangerously-skip-permissions", "--output-format", "json"]
         if step.get("resume"):
             cmd += ["--resume", session]
@@ -369,7 +697,7 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
     srv.shutdown()
     logf.close()
 
-    scrub = Scrubber(root, home, proj, (register or cairn_bin) if sc.get("cairn") else None)
+    scrub = Scrubber(root, home, proj, (register or cairn_bin) if sc.get("cairn") else None, claude)
     dst = os.path.join(out, name)
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
@@ -396,9 +724,9 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
         with open(target, "w") as f:
             json.dump(data, f, indent=2)
     if os.path.exists(hooklog):
-        scrub.jsonl(hooklog, os.path.join(dst, "hooks.jsonl"), transcript=False)
+        scrub.jsonl(hooklog, os.path.join(dst, "hooks.jsonl"), transcript=False, keep_long=bool(sc.get("trace")))
     scrub.jsonl(reqlog, os.path.join(dst, "requests.jsonl"), transcript=False)
-    if sc.get("cairn"):
+    if sc.get("cairn") and not sc.get("trace"):  # trace scenarios keep sessions-after/ instead
         for p in glob.glob(os.path.join(proj, "sessions", "*")) + glob.glob(os.path.join(proj, "*.jsonl")):
             if p.endswith(".jsonl"):
                 scrub.jsonl(p, os.path.join(dst, "cairn-" + os.path.basename(p)), transcript=False)
@@ -425,6 +753,8 @@ def run(name, sc, claude, out, keep, cairn_bin, register=None):
                     data = {k: v for k, v in data.items() if k in ("projects", "mcpServers")}
                 with open(os.path.join(dst, "after-run-" + os.path.basename(p)), "w") as g:
                     json.dump(scrub.value(data, keep_long=True), g, indent=2)
+    if sc.get("trace"):
+        save_trace(scrub, dst, claude, env, proj, mcplog, lives)
     with open(os.path.join(dst, "steps.json"), "w") as f:
         json.dump(scrub.value({"about": sc["about"], "session": session, "steps": transcript_out}), f, indent=2)
     if keep:
@@ -442,7 +772,7 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("scenarios", nargs="*")
     a = ap.parse_args()
-    names = a.scenarios or [n for n in SCENARIOS if n != "mcp"]
+    names = a.scenarios or [n for n in SCENARIOS if n != "mcp" and n not in TRACE]
     os.makedirs(a.out, exist_ok=True)
     for n in names:
         run(n, SCENARIOS[n], a.claude, a.out, a.keep, a.cairn, a.register)
