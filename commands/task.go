@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -94,6 +95,11 @@ func taskCommand(env *Env) *cli.Command {
 					}
 					return env.Render(res, func(w io.Writer) error {
 						env.writeTaskTable(w, res.Tasks)
+						if len(res.OtherLists) > 0 {
+							writeListNote(w, res) // another list is in the transcript: never left unsaid
+						} else if env.StderrTTY {
+							writeListNote(env.Stderr, res)
+						}
 						if env.StderrTTY {
 							fmt.Fprintln(env.Stderr, countsLine(res.Summary))
 						}
@@ -344,4 +350,26 @@ func short(v any) string {
 		s = string(r[:59]) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// writeListNote says, for a runtime transcript, which of its lists the table shows and which
+// others it holds, so lists of different tool families are never mistaken for one.
+func writeListNote(w io.Writer, res tasks.ListResult) {
+	if res.List == "" {
+		return
+	}
+	fmt.Fprintf(w, "note: %s, as the transcript records it", tasks.ListTitle(res.List))
+	others := make([]string, 0, len(res.OtherLists))
+	for l := range res.OtherLists {
+		others = append(others, l)
+	}
+	sort.Strings(others)
+	for i, l := range others {
+		sep := "; also "
+		if i > 0 {
+			sep = ", "
+		}
+		fmt.Fprintf(w, "%s%s (%d calls: --list %s)", sep, tasks.ListTitle(l), res.OtherLists[l], l)
+	}
+	fmt.Fprintln(w)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,6 +157,9 @@ type claudeCall struct {
 	sub     *SubagentLog
 	subLine int
 }
+
+// familyList names the list each tool family writes: lists never merge across families.
+var familyList = [...]string{toolNative: ListTasks, toolMCP: ListCairn, toolTodo: ListTodos}
 
 // claudeAnswer is what a call's tool_result says: failure, or the id a TaskCreate got.
 type claudeAnswer struct {
@@ -387,6 +391,9 @@ func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop St
 				counts.SessionID = f.session
 			}
 		}
+		if sub == nil && !f.sidechain && f.session != "" && len(r.Sessions) < maxLineage && !slices.Contains(r.Sessions, f.session) {
+			r.Sessions = append(r.Sessions, f.session)
+		}
 		if f.uuid == "" {
 			continue // summaries, snapshots and housekeeping records are not part of the tree
 		}
@@ -427,14 +434,14 @@ func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop St
 				st.calls = append(st.calls, c)
 				st.asked[b.id] = true
 				if family == toolMCP {
-					r.MCPCalls++
+					r.MCPPrefix = strings.TrimSuffix(b.name, base)
 				}
 			case "tool_result":
 				if !b.isError && !st.asked[b.toolUseID] {
 					continue // the answer of a call replay does not care about
 				}
 				a := st.answers[b.toolUseID]
-				a.failed = a.failed || b.isError
+				a.failed = a.failed || b.isError || refused(b.content, f, len(f.blocks) == 1)
 				if id := answeredID(b.content, f, len(f.blocks) == 1); id > 0 {
 					a.id = id
 				}
@@ -489,7 +496,21 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 		// subagent calls happened between the Agent call and its answer: order all by time
 		sort.SliceStable(calls, func(i, j int) bool { return calls[i].at < calls[j].at })
 	}
+	r.Lists = map[string]int{}
 	for _, c := range calls {
+		r.Lists[familyList[c.family]]++
+	}
+	r.List = r.Want
+	if r.List == "" || r.List == ListAuto {
+		r.List = pickList(r.Lists)
+	}
+	for _, c := range calls {
+		r := r
+		if l := familyList[c.family]; l != r.List {
+			if r = r.Also[l]; r == nil {
+				continue // another tool family's list: replayed on its own
+			}
+		}
 		ans := st.answers[c.toolID]
 		where := ""
 		if c.sub != nil {
@@ -521,8 +542,38 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 			}
 		}
 	}
+	for l, o := range r.Also {
+		o.List, o.Lists = l, r.Lists
+		sort.SliceStable(o.Skips, func(i, j int) bool { return o.Skips[i].Line < o.Skips[j].Line })
+	}
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
 	return nil
+}
+
+// pickList is the list a transcript is shown as when none is asked for: cairn's when its tools
+// were called, else the runtime's own.
+func pickList(lists map[string]int) string {
+	for _, l := range []string{ListCairn, ListTasks, ListTodos, ListPlan} {
+		if lists[l] > 0 {
+			return l
+		}
+	}
+	return ListCairn
+}
+
+// refused reports whether a tool_result without is_error still says the runtime refused the call:
+// Claude Code answers a built-in task tool it could not apply with toolUseResult.success false
+// ("Task not found"), and wraps errors in <tool_use_error>.
+func refused(content []byte, f *lineFields, sole bool) bool {
+	if sole && len(f.toolUseResult) > 0 && f.toolUseResult[0] == '{' {
+		var tur struct {
+			Success *bool `json:"success"`
+		}
+		if json.Unmarshal(f.toolUseResult, &tur) == nil && tur.Success != nil && !*tur.Success {
+			return true
+		}
+	}
+	return strings.HasPrefix(strings.TrimSpace(resultText(content)), "<tool_use_error>")
 }
 
 // preservedTail is compactMetadata.preservedSegment.tailUuid: the last record before the

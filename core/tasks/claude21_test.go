@@ -199,7 +199,17 @@ func TestMCPAndTodoWriteCalls(t *testing.T) {
 		t.Fatalf("mcp: tasks = %v, want %v (skips %v)", got, want, r.Skips)
 	}
 	todo := log + rec("assistant", "a4", "r3", use("t4", "TodoWrite", `{"todos":[{"content":"first","status":"completed","activeForm":"x"},{"content":"second","status":"in_progress","activeForm":"y"}]}`), nil)
+	// lists never merge across tool families: the TodoWrite list is a list of its own
 	r = NewReplayer()
+	ReplayClaude(strings.NewReader(todo), r, Stop{}, nil)
+	if got := subjects(r.Store.Tasks()); r.List != ListCairn || !reflect.DeepEqual(got, want) {
+		t.Fatalf("cairn's list beside TodoWrite: %s %v, want %v", r.List, got, want)
+	}
+	if !reflect.DeepEqual(r.Lists, map[string]int{ListCairn: 3, ListTodos: 1}) {
+		t.Fatalf("lists = %v", r.Lists)
+	}
+	r = NewReplayer()
+	r.Want = ListTodos
 	ReplayClaude(strings.NewReader(todo), r, Stop{}, nil)
 	want = map[int]string{1: "completed first", 2: "inprogress second"}
 	if got := subjects(r.Store.Tasks()); !reflect.DeepEqual(got, want) {

@@ -163,20 +163,30 @@ func TestHookSourceOfTasks(t *testing.T) {
 		data, _ := json.Marshal(HookInput{Event: "SessionStart", Source: "compact", SessionID: id, TranscriptPath: transcript, Cwd: dir})
 		return data
 	}
-	// cairn's own log for the session wins over a transcript of Claude Code's own task tools
+	// cairn's own log is cairn's list; Claude Code's own task tools are a second list, in a
+	// section of its own with their own ids and status spelling
 	out, err := ClaudeHook(context.Background(), input(realTranscript(t, "resume")), "", time.Second)
-	if err != nil || !strings.Contains(out, "Kept in cairn's log") || strings.Contains(out, "Alpha") {
+	mine, builtin, two := strings.Cut(out, "A separate list with its own ids")
+	if err != nil || !two || !strings.Contains(mine, "Kept in cairn's log") || strings.Contains(mine, "Alpha") ||
+		!strings.Contains(builtin, "Claude Code's own task list (TaskCreate/TaskUpdate): 3 tasks") || !strings.Contains(builtin, "Alpha") ||
+		!strings.Contains(builtin, "0 in_progress") || strings.Contains(builtin, "Kept in cairn's log") {
 		t.Fatalf("with cairn's log: %q, %v", out, err)
 	}
-	// a transcript of cairn's tools called through MCP holds every call with its answer, whatever
-	// log the MCP server wrote to: it wins over a stale log
+	// cairn's log is the one authority for what cairn's tools wrote: a transcript's record of
+	// them does not hide tasks the CLI wrote to the same log
 	cairnAnswer := `{"task":{"taskid":1,"status":"pending","subject":"Written through MCP","description":""},"summary":{}}`
 	mcp := filepath.Join(dir, "mcp.jsonl")
 	os.WriteFile(mcp, []byte(rec("assistant", "a1", "", use("t1", "mcp__cairn__TaskCreate", `{"subject":"Written through MCP"}`), nil)+
 		rec("user", "r1", "a1", answer("t1", []any{map[string]any{"type": "text", "text": cairnAnswer}}), nil)), 0o644)
 	out, err = ClaudeHook(context.Background(), input(mcp), "", time.Second)
-	if err != nil || !strings.Contains(out, "#1 [pending] Written through MCP") || strings.Contains(out, "Kept in cairn's log") {
+	if err != nil || !strings.Contains(out, "Kept in cairn's log") || strings.Contains(out, "Written through MCP") || !strings.Contains(out, "mcp__cairn__TaskUpdate") {
 		t.Fatalf("with MCP calls in the transcript: %q, %v", out, err)
+	}
+	// without cairn's log the transcript's record of cairn's tools stands in
+	os.Remove(logPath)
+	out, err = ClaudeHook(context.Background(), input(mcp), "", time.Second)
+	if err != nil || !strings.Contains(out, "#1 [pending] Written through MCP") {
+		t.Fatalf("without cairn's log: %q, %v", out, err)
 	}
 }
 
@@ -235,7 +245,7 @@ func TestRealMixedSession(t *testing.T) {
 	}
 	cwd := t.TempDir()
 	out, err := ClaudeHook(context.Background(), realHookInput(t, "mixed", "PreCompact", "", cwd), "", time.Second)
-	if err != nil || !strings.Contains(out, "7 tasks — 2 pending, 0 inprogress, 4 completed, 1 deleted") ||
+	if err != nil || !strings.Contains(out, "7 tasks — 2 pending, 0 in_progress, 4 completed, 1 deleted") ||
 		!strings.Contains(out, "- #8 [pending] Announce") || strings.Contains(out, "Mistake") {
 		t.Errorf("PreCompact: %q, %v", out, err)
 	}

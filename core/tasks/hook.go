@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,8 +15,8 @@ import (
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// HookInput is the part of Claude Code's hook input (JSON on stdin) that cairn reads; other
-// fields (permission_mode, custom_instructions, ...) are ignored.
+// HookInput is the part of a runtime's hook input (JSON on stdin) that cairn reads; Claude Code
+// and Codex send the same fields. Others (permission_mode, model, ...) are ignored.
 type HookInput struct {
 	Event          string `json:"hook_event_name"`
 	SessionID      string `json:"session_id"`
@@ -21,9 +24,10 @@ type HookInput struct {
 	Cwd            string `json:"cwd"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	Reason         string `json:"reason"`
 }
 
-// hookOutput is Claude Code's hook output contract for context a hook adds.
+// hookOutput is the hook output contract for context a hook adds.
 type hookOutput struct {
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
@@ -31,86 +35,323 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// hookReplay rebuilds the task list of the hook's session: cairn's own log for session_id
-// (sessions/<id>.jsonl in the workspace found from cwd) when it exists, else the transcript. One
-// exception: when the transcript records cairn's task tools called through MCP, the transcript
-// wins, because it holds every such call with cairn's answer whichever log the MCP server wrote
-// to (Claude Code may give an MCP server of a resumed session another id: claude-code#64412).
-func hookReplay(ctx context.Context, in HookInput, wsFlag string, wait time.Duration) (*Replayer, error) {
-	var transcript *Replayer
-	if in.TranscriptPath != "" {
-		s := NewSession(in.TranscriptPath, wait)
-		s.Format = FormatClaude
-		r, err := s.Replay(ctx, Stop{})
-		if err != nil {
-			return nil, err
-		}
-		transcript = r
-	}
-	if in.SessionID != "" && in.Cwd != "" && (transcript == nil || transcript.MCPCalls == 0) {
-		if !safeSegment(in.SessionID) {
-			return nil, errs.Invalidf("the hook input's session_id %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", in.SessionID)
-		}
-		ws, err := workspace.Open(wsFlag, in.Cwd)
-		switch {
-		case err == nil:
-			path, err := ClaudeSessionLog(ws, in.SessionID)
-			if err != nil {
-				return nil, err
-			}
-			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				return NewSession(path, wait).Replay(ctx, Stop{})
-			}
-		case !errors.Is(err, workspace.ErrNoWorkspace):
-			return nil, err
-		}
-	}
-	return transcript, nil
+// HookRuntime is what the hook needs to know of a runtime: its name in lineage entries, how a
+// transcript of it is read, and how its built-in list is titled.
+type HookRuntime struct {
+	// Name is the runtime in lineage entries (claude-code, codex); Title in messages.
+	Name, Title string
+	// Format is the transcript's format for Session.Format.
+	Format string
 }
 
-// ClaudeHook answers one Claude Code hook call. SessionStart after a compaction or on resume:
-// the whole task snapshot (open tasks first, completed and deleted too) with the instruction to
-// reconcile statuses and call TaskList, as hookSpecificOutput.additionalContext. PreCompact: the
-// compact context as plain text, for the compaction. Anything else, or no tasks: nothing.
-func ClaudeHook(ctx context.Context, input []byte, wsFlag string, wait time.Duration) (string, error) {
+// ClaudeCode is the Claude Code runtime as the hook sees it.
+var ClaudeCode = HookRuntime{Name: "claude-code", Title: "Claude Code", Format: FormatClaude}
+
+// sessionLists are the lists of one runtime session as the hook found them.
+type sessionLists struct {
+	cairn   *Replayer // cairn's list: its log, or the transcript's record of its tools
+	builtin *Replayer // the runtime's own list, when its tools were used
+	prefix  string    // how the runtime named cairn's MCP tools
+}
+
+// readTranscript replays a runtime transcript for cairn's list and the built-in lists in one pass.
+func readTranscript(ctx context.Context, rt HookRuntime, path string, wait time.Duration) (*Replayer, error) {
+	s := NewSession(path, wait)
+	s.Format = rt.Format
+	r := NewReplayer()
+	r.Want = ListCairn
+	r.Also = map[string]*Replayer{ListTasks: NewReplayer(), ListTodos: NewReplayer(), ListPlan: NewReplayer()}
+	if err := s.read(ctx, r, Stop{}, nil); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// hookWorkspace opens the workspace of the hook's cwd; none is not an error.
+func hookWorkspace(in HookInput, wsFlag string) (*workspace.Workspace, error) {
+	if in.Cwd == "" {
+		return nil, nil
+	}
+	ws, err := workspace.Open(wsFlag, in.Cwd)
+	if errors.Is(err, workspace.ErrNoWorkspace) {
+		return nil, nil
+	}
+	return ws, err
+}
+
+// regular reports whether path is a regular file (a log worth replaying).
+func regular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// lists gathers the session's lists: cairn's log for session_id (following its handoffs) is the
+// one authority for cairn's list; the transcript's record of cairn's tools stands in only where
+// there is no such log (no workspace, or a log removed). The built-in list is the transcript's.
+func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replayer, wait time.Duration) (sessionLists, error) {
+	var out sessionLists
+	if t != nil {
+		out.prefix = t.MCPPrefix
+		for _, l := range []string{ListTasks, ListTodos, ListPlan} {
+			if t.Lists[l] > 0 && out.builtin == nil {
+				out.builtin = t.Also[l]
+			}
+		}
+	}
+	if ws != nil && in.SessionID != "" {
+		path, err := LogPath(ws, "", in.SessionID)
+		if err != nil {
+			return out, err
+		}
+		if regular(path) {
+			r, err := NewSession(path, wait).Replay(ctx, Stop{})
+			if err != nil {
+				return out, err
+			}
+			out.cairn = r
+			return out, nil
+		}
+	}
+	if t != nil && t.Lists[ListCairn] > 0 {
+		out.cairn = t
+	}
+	return out, nil
+}
+
+// clearMark is left by SessionEnd (reason clear) for the SessionStart (source clear) that follows
+// in the same runtime process, which hands the old session's list over to the new session.
+type clearMark struct {
+	Session string `json:"session"`
+	Project string `json:"project"`
+	At      string `json:"at"`
+}
+
+// clearWindow is how long a clear mark waits for its SessionStart: the two hooks run a moment apart.
+const clearWindow = 2 * time.Minute
+
+func clearDir(ws *workspace.Workspace) (string, error) {
+	dir, err := ws.StateDir()
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "cleared")
+	if err := workspace.MkdirAll(dir, 0o755); err != nil {
+		return "", workspace.FSError(err, "create %s", dir)
+	}
+	return dir, nil
+}
+
+// markCleared records that session id's conversation was cleared; the mark is claimed by the
+// new session's SessionStart.
+func markCleared(ws *workspace.Workspace, in HookInput, now time.Time) error {
+	if !safeSegment(in.SessionID) {
+		return badSessionID(in.SessionID)
+	}
+	dir, err := clearDir(ws)
+	if err != nil {
+		return err
+	}
+	data, _ := json.Marshal(clearMark{Session: in.SessionID, Project: filepath.Dir(in.TranscriptPath), At: now.UTC().Format(TimeFormat)})
+	return workspace.WriteFileAtomic(filepath.Join(dir, in.SessionID+".json"), data, 0o644)
+}
+
+// claimCleared takes the newest clear mark of the same project folder left within clearWindow,
+// removing it so no other session claims it, and returns the cleared session's id ("" if none).
+func claimCleared(ws *workspace.Workspace, in HookInput, now time.Time) (string, error) {
+	dir, err := clearDir(ws)
+	if err != nil {
+		return "", err
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	type cand struct {
+		id, path string
+		at       time.Time
+	}
+	var cands []cand
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		var m clearMark
+		if err != nil || len(data) > 4096 || json.Unmarshal(data, &m) != nil || !safeSegment(m.Session) || m.Session == in.SessionID {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, m.At)
+		if err != nil || now.Sub(at) > clearWindow {
+			os.Remove(p) // stale: its SessionStart never came
+			continue
+		}
+		if m.Project == filepath.Dir(in.TranscriptPath) {
+			cands = append(cands, cand{m.Session, p, at})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].at.After(cands[j].at) })
+	for _, c := range cands {
+		if os.Remove(c.path) == nil {
+			return c.id, nil
+		}
+	}
+	return "", nil
+}
+
+func badSessionID(id string) error {
+	return errs.Invalidf("the hook input's session_id %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", id)
+}
+
+// forkParent is the session a transcript was forked from: a forked transcript starts with its
+// parent's records, which carry the parent's session id ("" when it holds only its own).
+func forkParent(t *Replayer, self string) string {
+	if t == nil {
+		return ""
+	}
+	for _, id := range t.Sessions {
+		if id != self && safeSegment(id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// Hook answers one hook call of a runtime (Claude Code, Codex). SessionStart binds the session's
+// list to its conversation first — a fork starts a log inheriting the parent's list, a clear hands
+// the old session's list over to the new, empty one, a resume takes it back — then, after a
+// compaction, on resume or fork, puts the lists in front of the model as
+// hookSpecificOutput.additionalContext. PreCompact prints them as plain text for the compaction.
+// SessionEnd after a clear leaves the mark the next SessionStart claims. Anything else: nothing.
+func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait time.Duration, now time.Time) (string, error) {
 	var in HookInput
 	if err := json.Unmarshal(input, &in); err != nil {
-		return "", errs.Invalidf("hook input is not Claude Code's hook JSON: %v", err)
+		return "", errs.Invalidf("hook input is not %s's hook JSON: %v", rt.Title, err)
 	}
-	var compact bool
-	switch {
-	case in.Event == "SessionStart" && (in.Source == "compact" || in.Source == "resume"):
-	case in.Event == "PreCompact":
-		compact = true
-	case in.Event == "":
+	if in.Event == "" {
 		return "", errs.Invalidf("hook input has no hook_event_name")
+	}
+	if in.SessionID != "" && !safeSegment(in.SessionID) {
+		return "", badSessionID(in.SessionID)
+	}
+	switch in.Event {
+	case "SessionStart", "PreCompact":
+	case "SessionEnd":
+		if in.Reason != "clear" || in.SessionID == "" {
+			return "", nil
+		}
+		ws, err := hookWorkspace(in, wsFlag)
+		if err != nil || ws == nil {
+			return "", err
+		}
+		return "", markCleared(ws, in, now)
 	default:
 		return "", nil
 	}
-	r, err := hookReplay(ctx, in, wsFlag, wait)
-	if err != nil || r == nil {
+	ws, err := hookWorkspace(in, wsFlag)
+	if err != nil {
 		return "", err
 	}
-	all := r.Store.Tasks()
-	if len(all) == 0 {
+	var t *Replayer
+	if in.TranscriptPath != "" {
+		if t, err = readTranscript(ctx, rt, in.TranscriptPath, wait); err != nil {
+			return "", err
+		}
+	}
+	stamp := now.UTC().Format(TimeFormat)
+	why, forked := "", false
+	if in.Event == "SessionStart" {
+		switch in.Source {
+		case "compact":
+			why = "after a compaction"
+		case "resume":
+			why = "on resume"
+		}
+		if ws != nil && in.SessionID != "" {
+			switch in.Source {
+			case "clear":
+				old, err := claimCleared(ws, in, now)
+				if err != nil {
+					return "", err
+				}
+				if old != "" {
+					if _, err := HandOff(ctx, ws, old, in.SessionID, "clear", stamp); err != nil {
+						return "", err
+					}
+				}
+			case "resume", "startup", "fork":
+				// a resumed conversation takes its list back from a session it was handed to
+				if _, err := HandOff(ctx, ws, in.SessionID, "", in.Source, stamp); err != nil {
+					return "", err
+				}
+			}
+			if in.Source != "clear" {
+				if p := forkParent(t, in.SessionID); p != "" {
+					if forked, err = StartFork(ctx, ws, rt.Name, p, in.SessionID, stamp); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
+		if !forked && why == "" && in.Source != "fork" {
+			return "", nil // a fresh start or a clear: the list is new and empty
+		}
+	}
+	l, err := lists(ctx, ws, in, t, wait)
+	if err != nil {
+		return "", err
+	}
+	parent := ""
+	if (forked || in.Source == "fork") && l.cairn != nil && l.cairn.Fork != nil {
+		parent = strings.TrimSuffix(l.cairn.Fork.Parent, ".jsonl")
+	}
+	if in.Event == "SessionStart" && why == "" && parent == "" {
 		return "", nil
 	}
-	text := Render(all, r.Store.Summary())
-	if compact {
-		return "The session's task list, kept by cairn across this compaction (read-only here): carry the open tasks and their ids into the summary.\n" + text, nil
+	text := renderLists(l)
+	if text == "" {
+		return "", nil
+	}
+	if in.Event == "PreCompact" {
+		return "The session's task lists, kept by cairn across this compaction (read-only here): carry the open tasks and their ids into the summary.\n" + text, nil
+	}
+	head := "cairn restored this session's task list " + why + "."
+	if parent != "" {
+		next := 1
+		if l.cairn != nil {
+			next = l.cairn.Store.NextID()
+		}
+		head = fmt.Sprintf("This session is a fork of session %s: cairn started its task list as that session's list at the fork; from here the two lists are separate, and new tasks continue from #%d.", parent, next)
 	}
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = "SessionStart"
-	why := "after a compaction"
-	if in.Source == "resume" {
-		why = "on resume"
-	}
-	out.HookSpecificOutput.AdditionalContext = "cairn restored this session's task list " + why + ". " +
-		"Reconcile each task's status with what was actually done (TaskUpdate), then call TaskList before you continue; do not recreate these tasks.\n" +
-		strings.TrimRight(text, "\n")
+	out.HookSpecificOutput.AdditionalContext = head + "\n" + strings.TrimRight(text, "\n")
 	data, err := json.Marshal(out)
 	if err != nil {
 		return "", err
 	}
 	return string(data) + "\n", nil
+}
+
+// renderLists is each non-empty list in its own section with the instruction for its tools; when
+// both cairn's and the runtime's lists are there, each is titled and gets half the budget.
+func renderLists(l sessionLists) string {
+	type section struct {
+		r *Replayer
+		v Voice
+	}
+	var secs []section
+	if l.cairn != nil && l.cairn.Store.Summary().Total > 0 {
+		secs = append(secs, section{l.cairn, VoiceFor(ListCairn, l.prefix)})
+	}
+	if l.builtin != nil && l.builtin.Store.Summary().Total > 0 {
+		secs = append(secs, section{l.builtin, VoiceFor(l.builtin.List, "")})
+	}
+	var b strings.Builder
+	for i, s := range secs {
+		if i > 0 {
+			b.WriteString("\nA separate list with its own ids (do not merge it with the one above):\n")
+		}
+		b.WriteString(s.v.Instruction() + "\n")
+		b.WriteString(RenderList(s.r.Store.Tasks(), s.r.Store.Summary(), s.v, maxInjectBytes/len(secs)))
+	}
+	return b.String()
+}
+
+// ClaudeHook answers one Claude Code hook call (Hook with the Claude Code runtime).
+func ClaudeHook(ctx context.Context, input []byte, wsFlag string, wait time.Duration) (string, error) {
+	return Hook(ctx, ClaudeCode, input, wsFlag, wait, time.Now())
 }

@@ -31,12 +31,13 @@ func safeSegment(id string) bool {
 	return true
 }
 
-// ClaudeSessionLog is the cairn log of one Claude Code session: sessions/<id>.jsonl in the
-// workspace. An id that is not one safe path segment (letters, digits, '.', '_', '-', at most 128,
-// not starting with a dot) is refused, so no id can name a file elsewhere.
-func ClaudeSessionLog(ws *workspace.Workspace, id string) (string, error) {
+// SessionLogFor is the cairn log of one runtime session: sessions/<id>.jsonl in the workspace,
+// whatever the runtime (Claude Code and Codex session ids are UUIDs). An id that is not one safe
+// path segment (letters, digits, '.', '_', '-', at most 128, not starting with a dot) is refused,
+// so no id can name a file elsewhere.
+func SessionLogFor(ws *workspace.Workspace, id string) (string, error) {
 	if !safeSegment(id) {
-		return "", errs.Invalidf("%s %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", ClaudeSessionEnv, id)
+		return "", errs.Invalidf("session id %q is not usable: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", id)
 	}
 	rel := "sessions/" + id + ".jsonl"
 	if err := ws.CheckStore(rel, rel+".lock"); err != nil {
@@ -45,13 +46,26 @@ func ClaudeSessionLog(ws *workspace.Workspace, id string) (string, error) {
 	return ws.Path(rel), nil
 }
 
+// ClaudeSessionLog is SessionLogFor with the message naming the variable the id came from.
+func ClaudeSessionLog(ws *workspace.Workspace, id string) (string, error) {
+	if !safeSegment(id) {
+		return "", errs.Invalidf("%s %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", ClaudeSessionEnv, id)
+	}
+	return SessionLogFor(ws, id)
+}
+
 // LogPath picks the session log: a log the caller names (--session, CAIRN_SESSION),
-// else sessions/<id>.jsonl when a Claude Code session id is given, else the manifest's
-// [session] log. So two Claude Code sessions in one repository never share a task list, and a
-// resumed session finds its tasks again.
+// else the log of the runtime session id given (sessions/<id>.jsonl, following its handoffs to
+// the session its conversation lives in now: a server started before a /clear writes to the
+// cleared conversation's list), else the manifest's [session] log. So two runtime sessions in
+// one repository never share a task list, and a resumed session finds its tasks again.
 func LogPath(ws *workspace.Workspace, explicit, claudeID string) (string, error) {
 	if explicit == "" && claudeID != "" {
-		return ClaudeSessionLog(ws, claudeID)
+		path, err := ClaudeSessionLog(ws, claudeID)
+		if err != nil {
+			return "", err
+		}
+		return follow(ws, path)
 	}
 	return ws.SessionLogPath(explicit)
 }
@@ -79,6 +93,10 @@ func OpenSession(ws *workspace.Workspace, wait time.Duration, c workspace.Caller
 		return nil, &errs.Error{Code: errs.Invalid, Err: workspace.ErrNoWorkspace}
 	}
 	s.ClaudeConfig = ClaudeConfigDir()
+	if err := CheckList(c.List); err != nil {
+		return nil, err
+	}
+	s.Which = c.List
 	switch c.SessionFormat {
 	case "", FormatAuto, FormatCairn, FormatClaude:
 		s.Format = c.SessionFormat

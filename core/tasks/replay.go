@@ -55,10 +55,12 @@ type FieldChange struct {
 
 // Change is one event's effect on one task, for `cairn task history`.
 type Change struct {
-	Line    int                    `json:"line"`
-	At      string                 `json:"at"`
-	CallID  string                 `json:"call_id"`
-	Op      string                 `json:"op"`
+	Line   int    `json:"line"`
+	At     string `json:"at"`
+	CallID string `json:"call_id"`
+	Op     string `json:"op"`
+	// Log names the parent log a change was inherited from (a fork); empty for this log's own.
+	Log     string                 `json:"log,omitempty"`
 	TaskID  int                    `json:"-"`
 	Changes map[string]FieldChange `json:"changes"`
 }
@@ -69,10 +71,27 @@ type Replayer struct {
 	Skips []Skip
 	// Notes are lines replay used but wants known (a task numbered by replay, not by its answer).
 	Notes []Skip
-	// MCPCalls counts the task calls a transcript records through an MCP server (cairn's tools).
-	MCPCalls int
+	// MCPPrefix is how the runtime named cairn's MCP tools in a transcript (mcp__cairn__), or "".
+	MCPPrefix string
+	// Sessions are the session ids a transcript's main conversation records, in order of first
+	// appearance (a forked session's transcript starts with its parent's records).
+	Sessions []string
+	// Also are replayers for a transcript's other lists, filled in the same pass.
+	Also map[string]*Replayer
 	// OnChange, when set, receives every effective change (history).
 	OnChange func(Change)
+	// Dir is the folder of the log replayed, where a fork entry's parent log is found ("" when
+	// the log has no folder, as from standard input); Wait is the parent's lock wait.
+	Dir  string
+	Wait time.Duration
+	// Fork is the fork entry the log started with, if any.
+	Fork *ForkPoint
+	// Want is the list a runtime transcript is replayed for ("" picks the one it used: ListAuto);
+	// List is the list replayed and Lists counts the calls of every list the transcript holds.
+	Want  string
+	List  string
+	Lists map[string]int
+	depth int
 }
 
 // NewReplayer starts from an empty store.
@@ -322,6 +341,7 @@ var (
 	markTask    = []byte(`"Task`)
 	markCompact = []byte(`"compact"`)
 	markIsError = []byte(`"is_error"`)
+	markFork    = []byte(`"fork"`)
 )
 
 // envelope decodes the union of the entry fields replay reads.
@@ -334,6 +354,9 @@ type envelope struct {
 	CallID    string          `json:"call_id"`
 	IsError   bool            `json:"is_error"`
 	Tasks     json.RawMessage `json:"tasks"`
+	// a fork entry's
+	Parent      string `json:"parent"`
+	ParentLines int    `json:"parent_lines"`
 }
 
 // ReplayCairn streams a cairn JSONL log into r. Task calls are held until the next compaction or
@@ -355,6 +378,8 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 		queue = queue[:0]
 		clear(last)
 	}
+	first := true // a fork entry counts only as the log's first entry
+	var ferr error
 	keep := mayMatter
 	if counts != nil {
 		keep = func([]byte) bool { return true }
@@ -379,7 +404,18 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 		if stop.afterTime(e.At) {
 			return false
 		}
+		wasFirst := first
+		first = false
 		switch e.Type {
+		case TypeFork:
+			if !wasFirst {
+				r.skip(ln.No, "fork entry that is not the log's first entry: a fork is where a log starts")
+				return true
+			}
+			if err := r.replayParent(ln.No, ForkPoint{Parent: e.Parent, ParentLines: e.ParentLines}, stop); err != nil {
+				ferr = err
+				return false
+			}
 		case sessionlog.TypeToolCall:
 			var kind Kind
 			switch e.Name {
@@ -424,6 +460,9 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	})
 	flush()
 	sort.SliceStable(r.Skips, func(i, j int) bool { return r.Skips[i].Line < r.Skips[j].Line })
+	if err == nil {
+		err = ferr
+	}
 	return err
 }
 
@@ -438,11 +477,11 @@ func mayMatter(data []byte) bool {
 			return bytes.Contains(rest, markTask)
 		case bytes.HasPrefix(rest, []byte(`tool_result"`)):
 			return hasErrorFlag(rest)
-		case bytes.HasPrefix(rest, []byte(`compact"`)):
+		case bytes.HasPrefix(rest, []byte(`compact"`)), bytes.HasPrefix(rest, []byte(`fork"`)):
 			return true
 		}
 	}
-	return bytes.Contains(data, markTask) || bytes.Contains(data, markCompact) || hasErrorFlag(data)
+	return bytes.Contains(data, markTask) || bytes.Contains(data, markCompact) || bytes.Contains(data, markFork) || hasErrorFlag(data)
 }
 
 var typePrefix = []byte(`{"type":"`)

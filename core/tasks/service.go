@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -28,6 +29,12 @@ type Session struct {
 	// ClaudeConfig is Claude Code's config directory, whose tasks/<session-id>/ store `session
 	// check` compares a transcript's replay with ("" skips the comparison).
 	ClaudeConfig string
+	// Which is the list a runtime transcript is read for (ListAuto: the one it used).
+	Which string
+	// Memo, when set, is what a long-lived process keeps of this log between calls (NewMemo):
+	// its calls on the log take turns, and an update reuses the last update's store while the
+	// log is as that update left it.
+	Memo *Memo
 }
 
 // NewSession binds a log path with its lock wait.
@@ -58,6 +65,9 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 	if err := errs.Stopped(ctx, "session replay"); err != nil {
 		return err
 	}
+	if r.Want == "" {
+		r.Want = s.Which
+	}
 	format, err := s.format()
 	if err != nil {
 		return err
@@ -67,6 +77,16 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 		return s.Log.ReadWithoutLock(func(log io.Reader) error {
 			return replayClaude(workspace.ContextReader(ctx, log), subs, r, stop, counts)
 		})
+	}
+	if r.Want != "" && r.Want != ListAuto && r.Want != ListCairn {
+		return errs.Invalidf("%s is a cairn log: it holds cairn's own task list only (--list cairn), not the runtime's %q list", s.Log.Path, r.Want)
+	}
+	r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
+	if s.Memo != nil {
+		if err := s.Memo.take(ctx, "session replay"); err != nil {
+			return err
+		}
+		defer s.Memo.give()
 	}
 	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(workspace.ContextReader(ctx, log), r, stop, counts) })
 }
@@ -81,6 +101,9 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 	format, err := s.format()
 	if err != nil {
 		return err
+	}
+	if s.Memo != nil {
+		return s.updateMemo(ctx, format, fn)
 	}
 	if format != FormatClaude {
 		// Any Claude Code record anywhere in the file makes it a transcript, whatever its first
@@ -102,6 +125,7 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r := NewReplayer()
+		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
 		if err := ReplayCairn(workspace.ContextReader(ctx, log), r, Stop{}, nil); err != nil {
 			return nil, err
 		}
@@ -120,10 +144,13 @@ type Result struct {
 	Summary Summary `json:"summary"`
 }
 
-// ListResult is what TaskList answers: every task by id, and the summary.
+// ListResult is what TaskList answers: every task by id, and the summary. Read from a runtime's
+// transcript it also names the list shown and counts the calls of the others it holds.
 type ListResult struct {
-	Tasks   []Task  `json:"tasks"`
-	Summary Summary `json:"summary"`
+	Tasks      []Task         `json:"tasks"`
+	Summary    Summary        `json:"summary"`
+	List       string         `json:"list,omitempty"`
+	OtherLists map[string]int `json:"other_lists,omitempty"`
 }
 
 // Replay rebuilds the store under a shared lock, optionally stopping early (--as-of).
@@ -146,7 +173,19 @@ func (s *Session) List(ctx context.Context, stop Stop, statuses map[string]bool)
 			out = append(out, t)
 		}
 	}
-	return ListResult{Tasks: out, Summary: r.Store.Summary()}, nil
+	res := ListResult{Tasks: out, Summary: r.Store.Summary()}
+	if r.Lists != nil {
+		res.List = r.List
+		for l, n := range r.Lists {
+			if l != r.List && n > 0 {
+				if res.OtherLists == nil {
+					res.OtherLists = map[string]int{}
+				}
+				res.OtherLists[l] = n
+			}
+		}
+	}
+	return res, nil
 }
 
 // Get is TaskGet.

@@ -9,7 +9,9 @@ package workspace
 // caller works on; a Subtask does not search its space.
 type Caller struct {
 	Session, ClaudeSession, SessionFormat string
-	User, Task                            string
-	Subtask                               bool
-	Card                                  string
+	// List is the task list of a runtime transcript to read (tasks.Lists; "" is auto).
+	List       string
+	User, Task string
+	Subtask    bool
+	Card       string
 }
