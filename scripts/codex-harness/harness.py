@@ -218,6 +218,41 @@ SCENARIOS = {
                   {"prompt": "SCENARIO-HOOKS resume", "resume": True},
                   {"prompt": "SCENARIO-HOOKS fork", "fork": True}],
     },
+    "clear": {
+        "about": "the interactive TUI (run in a pseudo-terminal; `codex exec` has no clear): a prompt, "
+                 "`/clear` (a new session: SessionStart source clear), a prompt, `/compact` (PreCompact/"
+                 "PostCompact trigger manual; the PreCompact hook answers a systemMessage), a last prompt.",
+        "tui": True,
+        "update_plan": True,
+        "hook_replies": {"PreCompact": {"systemMessage": "HOOK-PRECOMPACT-SYSTEM-MESSAGE"},
+                         "SessionStart": {"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                                 "additionalContext": "HOOK-SESSIONSTART-CONTEXT"}}},
+        "script": {"conversations": [
+            {"match": "SCENARIO-CLEAR start", "replies": [
+                [plan(("Before clear", "in_progress"))],
+                [{"text": "Started before the clear."}],
+            ]},
+            {"match": "SCENARIO-CLEAR after", "replies": [
+                [plan(("After clear", "in_progress"))],
+                [{"text": "A new session after the clear."}],
+            ]},
+            {"match": "SCENARIO-CLEAR last", "replies": [
+                [{"text": "After the manual compaction."}],
+            ]},
+        ], "summary": "SUMMARY-TEXT: after clear, one step in progress."},
+        "steps": [{"prompt": "SCENARIO-CLEAR start"}, {"prompt": "/clear", "slash": True},
+                  {"prompt": "SCENARIO-CLEAR after the clear"}, {"prompt": "/compact", "slash": True},
+                  {"prompt": "SCENARIO-CLEAR last prompt"}],
+    },
+    "hooks-untrusted": {
+        "about": "hooks.json in CODEX_HOME as in `hooks`, but `codex exec` without "
+                 "--dangerously-bypass-hook-trust and no trust recorded (/hooks in the TUI): do hooks run?",
+        "no_hook_bypass": True,
+        "hook_replies": {"SessionStart": {"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                                 "additionalContext": "HOOK-SESSIONSTART-CONTEXT"}}},
+        "script": {"conversations": [{"match": "SCENARIO-UNTRUSTED", "replies": [[{"text": "No hooks?"}]]}]},
+        "steps": [{"prompt": "SCENARIO-UNTRUSTED start"}],
+    },
     "update-plan-offered": {
         "about": "is update_plan in the request's tools for a non-OpenAI model name? run 1 without "
                  "tools.update_plan.enabled, run 2 with `-c tools.update_plan.enabled=true` (see requests.jsonl).",
@@ -237,7 +272,7 @@ class Scrubber:
     """Replaces machine paths with neutral ones and cuts the runtime's long prompt text."""
 
     LONG = 400
-    WHOLE = ("arguments", "output", "result", "message", "last_agent_message", "text_if_ours")
+    WHOLE = ("arguments", "output", "result", "message", "last_agent_message", "x-codex-turn-metadata")
 
     def __init__(self, root, home, proj, cairn=None):
         self.pairs = [(proj, "/home/user/project"), (home, "/home/user"), (root, "/tmp/run"),
@@ -306,6 +341,61 @@ def request_digest(rec):
     return out
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\\\)|\x1b[()][A-Z0-9]|\x1b[=>78]")
+
+
+def run_tui(argv, cwd, env, steps, wait=8.0):
+    """Runs the interactive TUI in a pseudo-terminal and types the steps' prompts into it."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    buf = bytearray()
+
+    def pump(t):
+        end = time.time() + t
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if not r:
+                continue
+            try:
+                d = os.read(fd, 65536)
+            except OSError:
+                return
+            buf.extend(d)
+            if b"\x1b[6n" in d:  # cursor position query
+                os.write(fd, b"\x1b[1;1R")
+
+    def typ(text):
+        for c in text:
+            os.write(fd, c.encode())
+            time.sleep(0.03)
+        time.sleep(0.5)
+        os.write(fd, b"\r")
+
+    pump(wait)
+    for step in steps:
+        typ(step["prompt"])
+        pump(wait if not step.get("slash") else 5)
+    for _ in range(2):
+        os.write(fd, b"\x03")
+        pump(2)
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    text = ANSI.sub("", buf.decode("utf-8", "replace")).replace("\r", "")
+    return text
+
+
 def run(name, sc, codex, out, keep, cairn_bin):
     root = tempfile.mkdtemp(prefix="codex-harness-")
     home = os.path.join(root, "home")
@@ -358,9 +448,21 @@ def run(name, sc, codex, out, keep, cairn_bin):
     steps_out = []
     sessions_seen = []
     base = [codex, "exec"]
-    common = ["--skip-git-repo-check", "--json", "--dangerously-bypass-hook-trust",
-              "--dangerously-bypass-approvals-and-sandbox"] + sc.get("config_args", [])
-    for step in sc["steps"]:
+    common = ["--skip-git-repo-check", "--json"] + \
+        ([] if sc.get("no_hook_bypass") else ["--dangerously-bypass-hook-trust"]) + \
+        ["--dangerously-bypass-approvals-and-sandbox"] + sc.get("config_args", [])
+    if sc.get("tui"):
+        with open(os.path.join(chome, "config.toml"), "a") as f:
+            f.write('\n[projects."%s"]\ntrust_level = "trusted"\n' % proj)
+        env["TERM"] = "xterm-256color"
+        argv = [codex, "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox"]
+        screen = run_tui(argv, proj, env, sc["steps"])
+        with open(os.path.join(root, "tui-screen.txt"), "w") as f:
+            f.write(screen[-20000:])
+        steps_out.append({"argv": ["codex"] + argv[1:], "typed": [st["prompt"] for st in sc["steps"]],
+                          "screen_tail": screen[-1500:]})
+        print("%s: tui steps done" % name, file=sys.stderr)
+    for step in [] if sc.get("tui") else sc["steps"]:
         if step.get("resume"):
             cmd = base + ["resume"] + common + step.get("extra", []) + [session, step["prompt"]]
         elif step.get("fork"):
@@ -413,7 +515,7 @@ def run(name, sc, codex, out, keep, cairn_bin):
             if "sessions" in p or os.path.dirname(p) == proj:
                 rel = os.path.relpath(p, proj).replace(os.sep, "_")
                 scrub.jsonl(p, os.path.join(dst, "cairn-" + rel))
-    for extra in ("setup.txt",):
+    for extra in ("setup.txt", "tui-screen.txt"):
         if os.path.exists(os.path.join(root, extra)):
             with open(os.path.join(root, extra)) as f, open(os.path.join(dst, extra), "w") as g:
                 g.write(scrub.s(f.read()))

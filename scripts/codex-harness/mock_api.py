@@ -27,7 +27,8 @@ message (a run of function_call / message / reasoning items counts as one turn).
 {"text": "..."} (an assistant message) or {"call": "name", "args": {...}} (a function_call;
 "namespace" may be given too). A reply past the end of the list is a plain "Done." message.
 
-A compaction request is recognised by the last user input asking for a
+A title request (the TUI's side request "Generate a concise, single-line task title ...") gets
+the scenario's "title". A compaction request is recognised by the last user input asking for a
 "CONTEXT CHECKPOINT COMPACTION" (the local summarisation prompt) or by the /responses/compact
 path (remote compaction); it gets the scenario's summary.
 """
@@ -70,6 +71,15 @@ def is_compaction(body):
         if is_user_prompt(it):
             return COMPACT_MARK in item_text(it)
     return False
+
+
+TITLE_MARK = "Generate a concise, single-line task title"
+
+
+def is_title_request(body):
+    """The TUI asks, on a side thread without tools, for a title of the first prompt."""
+    items = body.get("input") or []
+    return any(is_user_prompt(it) and TITLE_MARK in item_text(it) for it in items)
 
 
 def turns_after(items):
@@ -222,6 +232,8 @@ def make_handler(script, logf):
                 return
             if is_compaction(body):
                 blocks, kind, conv, idx = [{"text": summary}], "compaction", None, None
+            elif is_title_request(body):
+                blocks, kind, conv, idx = [{"text": script.get("title", "Scripted task")}], "title", None, None
             else:
                 conv, idx, blocks = choose(script, body)
                 kind = "script"
