@@ -273,12 +273,16 @@ TRACE = {
                   {"name": "C", "prompt": "FORK-C resumed without fork", "resume": "A"}],
     },
     "clear-live": {
-        "about": "One stream-json process: turn 1 creates 2 tasks (mcp__cairn__TaskCreate); `/clear` as a user message; turn 2 calls mcp__cairn__TaskList then mcp__cairn__TaskCreate.",
+        "about": "One stream-json process: turn 1 creates 2 tasks (mcp__cairn__TaskCreate); `/clear` as a user message; turn 2 calls mcp__cairn__TaskList, mcp__cairn__TaskCreate, then Bash (cairn on PATH) printing CLAUDE_CODE_SESSION_ID and `cairn task list`.",
         "script": {"conversations": [
             {"match": "CLEAR-1", "replies": [[ts(*ALL)], [mc("Before clear 1")], [mc("Before clear 2")],
                                              [{"text": "Two tasks before /clear."}]]},
-            {"match": "CLEAR-2", "replies": [[ts(*ALL)], [ML], [mc("After clear")], [{"text": "After /clear."}]]},
+            {"match": "CLEAR-2", "replies": [[ts(*ALL)], [ML], [mc("After clear")],
+                                             [bash("echo CLAUDE_CODE_SESSION_ID=$CLAUDE_CODE_SESSION_ID; cairn task list",
+                                                   "Session id and cairn tasks as the shell sees them")],
+                                             [{"text": "After /clear."}]]},
         ]},
+        "path_cairn": True,
         "steps": [{"name": "live", "stream": ["CLEAR-1 create two tasks", "/clear", "CLEAR-2 list and create"]}],
     },
     "compact-live": {
