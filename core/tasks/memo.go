@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/sessionlog"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Memo is what a long-lived process (`cairn mcp`, through tools.Cache) keeps of one cairn log
@@ -85,7 +83,8 @@ func (m *Memo) keep(st *Store, v sessionlog.Version) {
 // updateMemo is Session.update for a session with a Memo: the turn is taken first, the log is
 // checked for transcript records unless it is as this process left it, and under the exclusive
 // lock the kept store stands in for the replay while the version it was kept with still holds.
-func (s *Session) updateMemo(ctx context.Context, format string, fn func(r *Replayer) ([]any, error)) error {
+// replay is how Session.update replays the log it is given.
+func (s *Session) updateMemo(ctx context.Context, format string, replay func(io.Reader) (*Replayer, error), fn func(r *Replayer) ([]any, error)) error {
 	m := s.Memo
 	if err := m.take(ctx, "session update"); err != nil {
 		return err
@@ -111,10 +110,10 @@ func (s *Session) updateMemo(ctx context.Context, format string, fn func(r *Repl
 	v, err := s.Log.UpdateVersioned(ctx, func(v sessionlog.Version, log io.Reader) ([]any, error) {
 		st := m.storeFor(v)
 		m.forget() // until the append succeeds; fn changes the store it is given
-		r := NewReplayer()
-		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
+		var r *Replayer
 		forkFree := true
 		if st != nil {
+			r = NewReplayer()
 			r.Store = st
 		} else {
 			if checked { // someone wrote between the check and the lock: check again, under it
@@ -123,8 +122,9 @@ func (s *Session) updateMemo(ctx context.Context, format string, fn func(r *Repl
 				}
 			}
 			m.replays++
-			fs := &forkSniffer{r: workspace.ContextReader(ctx, log)}
-			if err := ReplayCairn(fs, r, Stop{}, nil); err != nil {
+			fs := &forkSniffer{r: log}
+			var err error
+			if r, err = replay(fs); err != nil {
 				return nil, err
 			}
 			forkFree = !fs.found
@@ -166,8 +166,11 @@ func notTranscript(path string, held bool) error {
 	return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", path)
 }
 
+// forkMark is what a fork entry's type looks like in a line.
+var forkMark = []byte(`"fork"`)
+
 // forkSniffer passes a log through and notes whether it holds a fork entry's type anywhere
-// (markFork, even inside a string: a false alarm only costs the memo).
+// (forkMark, even inside a string: a false alarm only costs the memo).
 type forkSniffer struct {
 	r     io.Reader
 	carry []byte // the end of the last read, for a mark cut between two reads
@@ -177,15 +180,15 @@ type forkSniffer struct {
 func (f *forkSniffer) Read(p []byte) (int, error) {
 	n, err := f.r.Read(p)
 	if !f.found && n > 0 {
-		f.carry = append(f.carry, p[:min(n, len(markFork))]...)
-		if bytes.Contains(f.carry, markFork) || bytes.Contains(p[:n], markFork) {
+		f.carry = append(f.carry, p[:min(n, len(forkMark))]...)
+		if bytes.Contains(f.carry, forkMark) || bytes.Contains(p[:n], forkMark) {
 			f.found = true
 		}
-		keep := len(markFork) - 1 // the stream's last bytes, which may start a mark
+		keep := len(forkMark) - 1 // the stream's last bytes, which may start a mark
 		if n >= keep {
 			f.carry = append(f.carry[:0], p[n-keep:n]...)
 		} else {
-			f.carry = append(f.carry[:len(f.carry)-min(n, len(markFork))], p[:n]...)
+			f.carry = append(f.carry[:len(f.carry)-min(n, len(forkMark))], p[:n]...)
 			f.carry = f.carry[max(0, len(f.carry)-keep):]
 		}
 	}

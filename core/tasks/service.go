@@ -102,8 +102,14 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 	if err != nil {
 		return err
 	}
+	// replay rebuilds the store from the log as the exclusive lock found it.
+	replay := func(log io.Reader) (*Replayer, error) {
+		r := NewReplayer()
+		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
+		return r, ReplayCairn(workspace.ContextReader(ctx, log), r, Stop{}, nil)
+	}
 	if s.Memo != nil {
-		return s.updateMemo(ctx, format, fn)
+		return s.updateMemo(ctx, format, replay, fn)
 	}
 	if format != FormatClaude {
 		// Any Claude Code record anywhere in the file makes it a transcript, whatever its first
@@ -124,9 +130,8 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
-		r := NewReplayer()
-		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
-		if err := ReplayCairn(workspace.ContextReader(ctx, log), r, Stop{}, nil); err != nil {
+		r, err := replay(log)
+		if err != nil {
 			return nil, err
 		}
 		if err := errs.Stopped(ctx, "session update"); err != nil {

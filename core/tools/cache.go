@@ -27,6 +27,9 @@ type Cache struct {
 
 	tasksMu sync.Mutex
 	tasks   *taskEntry
+
+	memosMu sync.Mutex
+	memos   map[string]*tasks.Memo // by log path
 }
 
 // taskEntry is one replayed task list, its JSON, and the version of the log it came from.
@@ -75,6 +78,23 @@ func (c *Cache) boardIndex(ctx context.Context, ws *workspace.Workspace) (*board
 	_ = ix.EnableNarrowing() // kept for many calls: worth one pass over its text
 	c.board, c.boardWS = ix, ws
 	return ix, nil
+}
+
+// taskMemo is the memo of the log at path (tasks.Memo), made on first use: the calls of this
+// process on one log take turns there, and a write reuses the store of the one before it while
+// nobody else wrote to the log in between.
+func (c *Cache) taskMemo(path string) *tasks.Memo {
+	c.memosMu.Lock()
+	defer c.memosMu.Unlock()
+	m := c.memos[path]
+	if m == nil {
+		if c.memos == nil {
+			c.memos = map[string]*tasks.Memo{}
+		}
+		m = tasks.NewMemo()
+		c.memos[path] = m
+	}
+	return m
 }
 
 // taskList is s.List(ctx, tasks.Stop{}, nil), answered from the last replay while the log is the same

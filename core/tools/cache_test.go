@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tasks"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // A cached task list is the replay's answer and its JSON, kept (not encoded again) while the log
@@ -65,5 +70,93 @@ func TestCacheTaskListFollowsTheLog(t *testing.T) {
 	}
 	if got := list(); got.Tasks[1].Status != done || !bytes.Contains(lastJSON, []byte(`"status":"completed"`)) {
 		t.Errorf("update by another writer not seen: %+v in %s", got.Tasks[1], lastJSON)
+	}
+}
+
+// callCreate calls TaskCreate through the registry and returns the id it answered.
+func callCreate(t *testing.T, c Context, subject string) (int, error) {
+	tool, _ := New().Get("TaskCreate")
+	in, _ := json.Marshal(map[string]string{"subject": subject})
+	out, err := tool.Call(context.Background(), c, in)
+	if err != nil {
+		return 0, err
+	}
+	return out.(tasks.Result).Task.TaskID, nil
+}
+
+// A burst of concurrent creates on one log through one Cache (one `cairn mcp`) all succeed, with
+// ids 1..n each once, even with a lock wait far shorter than the burst: the process's own calls
+// take turns instead of contending for the log's lock (before, each opened the lock on its own
+// descriptor and flock made them wait for one another as for another process: STORAGE_BUSY).
+func TestCacheCreateBurstOnOneLog(t *testing.T) {
+	c := newContext(t)
+	c.Workspace.Wait = 20 * time.Millisecond
+	c.Cache = NewCache()
+	defer c.Cache.Close()
+	const n = 300
+	ids := make([]int, n)
+	errors := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { ids[i], errors[i] = callCreate(t, c, fmt.Sprintf("burst %d", i)) })
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for i := range n {
+		if errors[i] != nil {
+			t.Fatalf("call %d: %v", i, errors[i])
+		}
+		if ids[i] < 1 || ids[i] > n || seen[ids[i]] {
+			t.Fatalf("call %d answered id %d (ids must be 1..%d, each once)", i, ids[i], n)
+		}
+		seen[ids[i]] = true
+	}
+	s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List(context.Background(), tasks.Stop{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tasks) != n || list.Tasks[n-1].TaskID != n {
+		t.Fatalf("the log replays to %d tasks, the last %+v", len(list.Tasks), list.Tasks[len(list.Tasks)-1])
+	}
+}
+
+// Between two calls of the server, a write by another process (a session of its own, with its
+// own lock descriptor) is seen by the next call; and while another process holds the log's lock,
+// a call still waits for it and fails STORAGE_BUSY when the wait runs out.
+func TestCacheCreateSeesOtherWriters(t *testing.T) {
+	c := newContext(t)
+	c.Workspace.Wait = 100 * time.Millisecond
+	c.Cache = NewCache()
+	defer c.Cache.Close()
+	for want := 1; want <= 2; want++ {
+		if id, err := callCreate(t, c, "server"); err != nil || id != want {
+			t.Fatalf("create %d: id %d, %v", want, id, err)
+		}
+	}
+	other, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := other.Create(context.Background(), "other process", ""); err != nil || res.Task.TaskID != 3 {
+		t.Fatalf("the other writer's create: %+v, %v", res, err)
+	}
+	if id, err := callCreate(t, c, "server again"); err != nil || id != 4 {
+		t.Fatalf("after another writer's create, the server answered id %d, %v (want 4)", id, err)
+	}
+	held, err := workspace.LockFile(context.Background(), other.Log.LockPath(), true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = callCreate(t, c, "while locked")
+	held.Unlock()
+	if errs.CodeOf(err) != errs.Busy {
+		t.Fatalf("a create while another process holds the lock: %v, want STORAGE_BUSY", err)
+	}
+	if id, err := callCreate(t, c, "after the lock"); err != nil || id != 5 {
+		t.Fatalf("after the lock was released: id %d, %v (want 5: the busy call appended nothing)", id, err)
 	}
 }

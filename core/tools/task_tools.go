@@ -17,6 +17,9 @@ func onSession[In any](fn func(context.Context, Context, *tasks.Session, In) (an
 		if err != nil {
 			return nil, err
 		}
+		if c.Cache != nil {
+			s.Memo = c.Cache.taskMemo(s.Log.Path) // this process's calls on the log take turns
+		}
 		return fn(ctx, c, s, in)
 	}
 }

@@ -15,6 +15,16 @@
 // cairn, the plainest go-sdk server that answers -tool with those bytes (as text and as structured
 // content, as cairn does) and does nothing else: what any go-sdk server pays to send that answer
 // and this client to read it, the floor for an answer of that size.
+//
+// The burst: -burst N writes N pipelined TaskCreate calls to one `cairn [ARGS...] mcp` at once
+// (raw JSON-RPC lines on its stdin, after the initialize handshake), reads the answers as they
+// come, and prints the time from the first call written to the last answer read, how many calls
+// created a task and how many failed (with the first error), and whether the ids answered are
+// exactly 1..N (the log must start empty). It exits 1 unless all N were created with ids 1..N.
+// -burst-cli K also runs `cairn [ARGS...] task create` K times, one after another, on the same
+// log while the burst is served: then the ids of both must be exactly 1..N+K.
+//
+//	go run ./scripts/mcpbench -cairn .bench/cairn -burst 3000 -- -C ws --session ws/burst.jsonl
 package main
 
 import (
@@ -43,7 +53,13 @@ func main() {
 	save := flag.String("save", "", "write the text of the last answer to this file")
 	peer := flag.String("peer", "", "measure the peer server answering this file's JSON instead of cairn")
 	serve := flag.String("serve", "", "be the peer server over stdio, answering -tool with this file's JSON")
+	burstN := flag.Int("burst", 0, "write this many pipelined TaskCreate calls at once instead (see the package comment)")
+	burstCLI := flag.Int("burst-cli", 0, "with -burst: this many `task create` runs of the CLI on the same log meanwhile")
 	flag.Parse()
+	if *burstN > 0 {
+		burst(*bin, *burstN, *burstCLI, flag.Args())
+		return
+	}
 	if *tool == "" {
 		fail("-tool is needed")
 	}
