@@ -81,6 +81,24 @@ mcp_face "memory search, demo workspace" MemorySearch '{"query":"session"}' "$MC
 mcp_face "task list, 10,000 tasks" TaskList '{}' "${MCP_TASK_N:-50}" 3 -C "$mcp_demo" --session "$mcp_log"
 mcp_face "flowly_search, scale 10" flowly_search '{"query":"迁移"}' "$MCP_N" 20 -C "$mcp_board" --card c1
 
+# A burst on one server (issue 21, point 4): N TaskCreate calls written to its stdin at once
+# (mcpbench -burst, raw JSON-RPC), the answers read as they come, on an empty log. Every call must
+# create a task and the ids be 1..N each once (mcpbench exits 1 otherwise); before the server's
+# calls took turns on the log, 3,000 of them got 1,243 STORAGE_BUSY errors from its own lock.
+# Each answer carries the summary of the whole list (every open task), so the bytes answered grow
+# with the square of N: the row prints them beside the time.
+for n in ${MCP_BURST:-300 1000 3000}; do
+  ws="$BENCH_DIR/mcp-burst-ws"
+  rm -rf "$ws"; "$CAIRN" init "$ws" >/dev/null
+  line=$("$mcpbench" -cairn "$CAIRN" -burst "$n" -- -C "$ws" --session "$ws/burst.jsonl") || { echo "$line"; echo "  the burst of $n failed" >&2; continue; }
+  echo "$line"
+  if type record >/dev/null 2>&1; then
+    secs=$(sed -nE '1s/.* ([0-9.]+) s  created.*/\1/p' <<<"$line")
+    record "cairn mcp, TaskCreate burst: $n pipelined calls to one server, $(sed -nE '1s/.*created ([0-9]+)  errors ([0-9]+).*answers ([0-9.]+ [kM]B).*/\1 created, \2 errors, \3 answered/p' <<<"$line")" \
+      "all answered" "$(awk -v s="$secs" 'BEGIN { printf "%.0f", s * 1000 }')" "-" "-" "$(sed -nE '1s/.*server peak ([0-9.]+) MiB.*/\1/p' <<<"$line")" "N created, 0 errors"
+  fi
+done
+
 # The same faces through the official TypeScript MCP client, the SDK Node agent runtimes (Claude
 # Code among them) are built on (scripts/mcpbench-ts, installed from npm into $BENCH_DIR): the
 # go-sdk client above spends most of a call decoding the answer (0.74 ms of CPU in a flowly_search's
