@@ -19,7 +19,7 @@ var examples = map[string][]string{
 	"space":     {"cairn space import space.jsonl", "cairn --user alice --task 7 space search 認証"},
 	"board":     {"cairn board import board.json", "cairn board search 'rate limit'"},
 	"tools":     {"cairn tools list", `cairn tools call TaskList '{}'`},
-	"setup":     {"cairn setup claude-code --dry-run"},
+	"setup":     {"cairn setup claude-code --dry-run", "cairn setup codex --dry-run"},
 	"hook":      {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 	// a command's help shows its typical uses
 	"init":                    {"cairn init", "cairn init ~/work/demo"},
@@ -52,6 +52,7 @@ var examples = map[string][]string{
 	"completion":              {"source <(cairn completion bash)", "cairn completion fish | source"},
 	"version":                 {"cairn version", "cairn --json version"},
 	"setup claude-code":       {"cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin"},
+	"setup codex":             {"cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json"},
 	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 }
 
@@ -138,6 +139,7 @@ var environment = [][2]string{
 	{"NO_COLOR", "when set, text output has no colour (colour is only ever used on a terminal)"},
 	{"CLAUDE_CODE_SESSION_ID", "set by Claude Code in its hooks and tools: the session log is sessions/<id>.jsonl, one task list per Claude Code session (--session and CAIRN_SESSION win)"},
 	{"CLAUDE_CONFIG_DIR", "where Claude Code keeps its state (default ~/.claude): setup claude-code edits its .claude.json and settings.json there, and session check compares a transcript with its task store"},
+	{"CODEX_HOME", "where Codex keeps its state (default ~/.codex): setup codex --scope user edits its config.toml and hooks.json there"},
 }
 
 // workspaceFiles is the workspace layout, for the man page's FILES section.

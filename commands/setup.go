@@ -44,8 +44,127 @@ func setupCommand(env *Env) *cli.Command {
 				},
 				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
 			},
+			{
+				Name:  "codex",
+				Usage: "register `cairn mcp` in Codex's config.toml and the `cairn hook codex` hooks in its hooks.json",
+				Description: "Adds [mcp_servers.cairn] to config.toml and cairn's hooks (SessionStart for every source,\n" +
+					"PreCompact, PostCompact, SessionEnd) to hooks.json, with a backup (FILE.cairn-backup-TIME) of each file it\n" +
+					"changes; every other line of config.toml, comments included, stays byte for byte, and running it again\n" +
+					"changes nothing. A file it cannot edit safely is refused and no file changes.\n" +
+					"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n" +
+					"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n" +
+					"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n" +
+					"binary's absolute path; --workspace (or CAIRN_WORKSPACE) given here is registered outright.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "scope", Value: "user", Usage: "where to register: user or project"},
+					&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the changes as a diff and write nothing"},
+					&cli.StringFlag{Name: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: this binary)"},
+				},
+				Action: func(c *cli.Context) error { return setupCodex(env, c) },
+			},
 		},
 	}
+}
+
+// Codex 0.171.0's two requirements that setup cannot meet for the user.
+const (
+	codexTrustNote = "Codex runs hooks only once you trust them: start codex and review them with /hooks (it asks when hooks are new or changed); until then cairn's hooks do not run"
+	codexPlanNote  = "Codex offers its own update_plan tool to a model outside its catalog (one that is not OpenAI's) only with `[tools.update_plan]` `enabled = true` in config.toml; cairn's TaskCreate and TaskList work without it"
+)
+
+func setupCodex(env *Env, c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	scope := c.String("scope")
+	if scope != "user" && scope != "project" {
+		return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
+	}
+	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("current directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	project := projectRoot(cwd) // Codex's project root marker is .git by default, as here
+	home, err := os.UserHomeDir()
+	codexHome := os.Getenv("CODEX_HOME")
+	if err != nil && scope == "user" && codexHome == "" {
+		return errs.Invalidf("cannot tell the home directory, where Codex keeps ~/.codex: %v", err)
+	}
+	wsPin, err := setupWorkspace(env, scope == "user")
+	if err != nil {
+		return err
+	}
+	opts := setup.CodexOptions{Scope: scope, ProjectDir: project, Home: home, CodexHome: codexHome, Command: command, Workspace: wsPin}
+	changes, err := setup.PlanCodex(opts)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	if !dry {
+		if err := setup.Apply(changes, time.Now()); err != nil {
+			return err
+		}
+	}
+	notes := []string{codexTrustNote, codexPlanNote}
+	switch {
+	case scope == "project":
+		notes = append(notes, "Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust); check with: codex mcp list")
+	case wsPin == "":
+		notes = append(notes, "cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start); check with: codex mcp list")
+	default:
+		notes = append(notes, "check with: codex mcp list")
+	}
+	result := map[string]any{
+		"scope": scope, "project": project, "dry_run": dry, "command": command,
+		"mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts), "files": changes, "notes": notes,
+	}
+	if scope == "user" {
+		delete(result, "project")
+	}
+	return env.Render(result, func(w io.Writer) error {
+		if err := writeChanges(w, changes, dry); err != nil || dry {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+		return nil
+	})
+}
+
+// writeChanges prints what setup did to each file, or with dryRun the diffs and a count.
+func writeChanges(w io.Writer, changes []*setup.Change, dryRun bool) error {
+	n := 0
+	for _, ch := range changes {
+		if dryRun {
+			if ch.Diff != "" {
+				io.WriteString(w, ch.Diff)
+			}
+			if ch.Status != "unchanged" {
+				n++
+			}
+			continue
+		}
+		switch ch.Status {
+		case "unchanged":
+			fmt.Fprintf(w, "unchanged %s (%s already set)\n", ch.Path, ch.What)
+		case "created":
+			fmt.Fprintf(w, "created   %s (%s)\n", ch.Path, ch.What)
+		default:
+			fmt.Fprintf(w, "updated   %s (%s; backup %s)\n", ch.Path, ch.What, ch.Backup)
+		}
+	}
+	if dryRun {
+		fmt.Fprintf(w, "dry run: %d of %d files would change; nothing written\n", n, len(changes))
+	}
+	return nil
 }
 
 func setupClaudeCode(env *Env, c *cli.Context) error {
@@ -118,31 +237,8 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 		delete(result, "plugin")
 	}
 	return env.Render(result, func(w io.Writer) error {
-		for _, ch := range changes {
-			if dry {
-				if ch.Diff != "" {
-					io.WriteString(w, ch.Diff)
-				}
-				continue
-			}
-			switch ch.Status {
-			case "unchanged":
-				fmt.Fprintf(w, "unchanged %s (%s already set)\n", ch.Path, ch.What)
-			case "created":
-				fmt.Fprintf(w, "created   %s (%s)\n", ch.Path, ch.What)
-			default:
-				fmt.Fprintf(w, "updated   %s (%s; backup %s)\n", ch.Path, ch.What, ch.Backup)
-			}
-		}
-		if dry {
-			n := 0
-			for _, ch := range changes {
-				if ch.Status != "unchanged" {
-					n++
-				}
-			}
-			fmt.Fprintf(w, "dry run: %d of %d files would change; nothing written\n", n, len(changes))
-			return nil
+		if err := writeChanges(w, changes, dry); err != nil || dry {
+			return err
 		}
 		switch {
 		case plugin != "":

@@ -123,9 +123,9 @@ func (n *node) equal(m *node) bool {
 	return bytes.Equal(n.raw, m.raw)
 }
 
-// parseDoc reads a whole JSON document. Only whitespace counts as an empty object, the way an
-// editor or `touch` leaves a settings file.
-func parseDoc(data []byte) (*node, error) {
+// parseDoc reads a whole JSON document of app's (Claude Code, Codex). Only whitespace counts as
+// an empty object, the way an editor or `touch` leaves a settings file.
+func parseDoc(data []byte, app string) (*node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return newObject(), nil
 	}
@@ -133,7 +133,7 @@ func parseDoc(data []byte) (*node, error) {
 		var se *json.SyntaxError
 		err := json.Unmarshal(data, new(any))
 		if hasComment(data) {
-			return nil, errors.New("it has comments (// or /* */), which Claude Code's JSON settings files do not allow")
+			return nil, fmt.Errorf("it has comments (// or /* */), which %s's JSON settings files do not allow", app)
 		}
 		if errors.As(err, &se) {
 			line, col := position(data, se.Offset)

@@ -43,7 +43,7 @@ func planPlugin(o Options) ([]*Change, error) {
 		return nil
 	}
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-	err := add(planJSON(p(PluginFiles[0]), 0o644, "name, description, version", func(root *node) (bool, error) {
+	err := add(planJSON(p(PluginFiles[0]), 0o644, "name, description, version", claudeCode, func(root *node) (bool, error) {
 		changed := false
 		set := func(k string, v any) {
 			if cur := root.get(k); cur == nil || !cur.equal(scalar(v)) {
@@ -57,18 +57,18 @@ func planPlugin(o Options) ([]*Change, error) {
 		return changed, nil
 	}))
 	if err == nil {
-		err = add(planJSON(p(PluginFiles[1]), 0o644, "mcpServers."+ServerName, func(root *node) (bool, error) {
+		err = add(planJSON(p(PluginFiles[1]), 0o644, "mcpServers."+ServerName, claudeCode, func(root *node) (bool, error) {
 			return setServer(root, nil, o)
 		}))
 	}
 	if err == nil {
-		err = add(planJSON(p(PluginFiles[2]), 0o644, HooksWhat, func(root *node) (bool, error) {
+		err = add(planJSON(p(PluginFiles[2]), 0o644, HooksWhat, claudeCode, func(root *node) (bool, error) {
 			changed := false
 			if root.get("description") == nil {
 				root.set("description", scalar("cairn keeps the session task list across compaction, resume, fork and clear"))
 				changed = true
 			}
-			hc, err := setHooks(root, HookCommand(o))
+			hc, err := setHooks(root, claudeHookEvents, HookCommand(o), "claude-code")
 			return changed || hc, err
 		}))
 	}

@@ -138,15 +138,15 @@ func Plan(o Options) ([]*Change, error) {
 	if filepath.Base(f.MCP) == ".claude.json" {
 		mcpMode = 0o600 // it holds the user's account and history
 	}
-	c, err := planJSON(f.MCP, mcpMode, "mcpServers."+ServerName, func(root *node) (bool, error) {
+	c, err := planJSON(f.MCP, mcpMode, "mcpServers."+ServerName, claudeCode, func(root *node) (bool, error) {
 		return setServer(root, f.MCPPath, o)
 	})
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, c)
-	c, err = planJSON(f.Settings, 0o644, HooksWhat, func(root *node) (bool, error) {
-		return setHooks(root, HookCommand(o))
+	c, err = planJSON(f.Settings, 0o644, HooksWhat, claudeCode, func(root *node) (bool, error) {
+		return setHooks(root, claudeHookEvents, HookCommand(o), "claude-code")
 	})
 	if err != nil {
 		return nil, err
@@ -154,8 +154,12 @@ func Plan(o Options) ([]*Change, error) {
 	return append(out, c), nil
 }
 
-// planJSON reads path (missing = empty), lets edit change the document and records the result.
-func planJSON(path string, mode fs.FileMode, what string, edit func(*node) (bool, error)) (*Change, error) {
+// claudeCode names Claude Code in messages about its files.
+const claudeCode = "Claude Code"
+
+// planJSON reads path (missing = empty), lets edit change the document and records the result;
+// app names the program whose file it is, for messages.
+func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) (bool, error)) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: mode}
 	data, err := os.ReadFile(path)
 	switch {
@@ -169,7 +173,7 @@ func planJSON(path string, mode fs.FileMode, what string, edit func(*node) (bool
 	default:
 		return nil, errs.Wrap(errs.Invalid, err, "read %s", path)
 	}
-	root, err := parseDoc(data)
+	root, err := parseDoc(data, app)
 	if err != nil {
 		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
 	}
@@ -258,31 +262,40 @@ func setServer(root *node, path []string, o Options) (bool, error) {
 	return changed, nil
 }
 
-// hookEvents are the events cairn's hook answers, with their matcher ("" = every occasion).
-// SessionEnd lets the hook link a cleared session to the one that follows it.
-var hookEvents = []struct{ event, matcher string }{
-	{"SessionStart", HookMatcher},
-	{"PreCompact", ""},
-	{"SessionEnd", ""},
+// hookEvent is an event cairn's hook answers, with its matcher ("" = every occasion) and the
+// timeout to register in seconds (0 = none, the runtime's default).
+type hookEvent struct {
+	event, matcher string
+	timeout        int
+}
+
+// claudeHookEvents are Claude Code's. SessionEnd lets the hook link a cleared session to the
+// one that follows it.
+var claudeHookEvents = []hookEvent{
+	{"SessionStart", HookMatcher, 0},
+	{"PreCompact", "", 0},
+	{"SessionEnd", "", 0},
 }
 
 // HooksWhat names the hooks cairn owns in a settings file, for the summary.
 const HooksWhat = "hooks SessionStart, PreCompact, SessionEnd"
 
-// isCairnHook recognises a hook this or another cairn binary registered.
-func isCairnHook(cmd string) bool {
-	return strings.HasSuffix(strings.TrimSpace(cmd), " hook claude-code") && strings.Contains(cmd, "cairn")
+// isCairnHook recognises a hook this or another cairn binary registered for runtime
+// (claude-code, codex).
+func isCairnHook(cmd, runtime string) bool {
+	return strings.HasSuffix(strings.TrimSpace(cmd), " hook "+runtime) && strings.Contains(cmd, "cairn")
 }
 
 // setHooks makes each event run command once, in a group of its own with cairn's matcher. A
-// cairn hook registered before (another binary path or matcher) is replaced; other hooks stay.
-func setHooks(root *node, command string) (bool, error) {
+// cairn hook for runtime registered before (another binary path, matcher or timeout) is
+// replaced; other hooks stay.
+func setHooks(root *node, events []hookEvent, command, runtime string) (bool, error) {
 	hooks, err := object(root, "hooks", "")
 	if err != nil {
 		return false, err
 	}
 	changed := false
-	for _, he := range hookEvents {
+	for _, he := range events {
 		list := hooks.get(he.event)
 		if list == nil {
 			list = &node{kind: 'a'}
@@ -291,7 +304,7 @@ func setHooks(root *node, command string) (bool, error) {
 		if list.kind != 'a' {
 			return false, fmt.Errorf("hooks.%s is %s, not an array", he.event, list.kindName())
 		}
-		want := hookGroup(he.matcher, command)
+		want := hookGroup(he.matcher, command, he.timeout)
 		found := false
 		var kept []*node
 		for _, g := range list.items {
@@ -300,7 +313,7 @@ func setHooks(root *node, command string) (bool, error) {
 				kept = append(kept, g)
 				continue
 			}
-			g2, dropped := withoutCairnHooks(g)
+			g2, dropped := withoutCairnHooks(g, runtime)
 			if dropped {
 				changed = true
 				if g2 == nil {
@@ -318,7 +331,7 @@ func setHooks(root *node, command string) (bool, error) {
 	return changed, nil
 }
 
-func hookGroup(matcher, command string) *node {
+func hookGroup(matcher, command string, timeout int) *node {
 	g := newObject()
 	if matcher != "" {
 		g.set("matcher", scalar(matcher))
@@ -326,12 +339,15 @@ func hookGroup(matcher, command string) *node {
 	h := newObject()
 	h.set("type", scalar("command"))
 	h.set("command", scalar(command))
+	if timeout > 0 {
+		h.set("timeout", scalar(timeout))
+	}
 	g.set("hooks", &node{kind: 'a', items: []*node{h}})
 	return g
 }
 
 // withoutCairnHooks drops cairn's hooks from a group; nil when the group held only those.
-func withoutCairnHooks(g *node) (*node, bool) {
+func withoutCairnHooks(g *node, runtime string) (*node, bool) {
 	if g.kind != 'o' {
 		return g, false
 	}
@@ -342,7 +358,7 @@ func withoutCairnHooks(g *node) (*node, bool) {
 	var rest []*node
 	for _, h := range hs.items {
 		if h.kind == 'o' {
-			if cmd, ok := h.get("command").str(); ok && isCairnHook(cmd) {
+			if cmd, ok := h.get("command").str(); ok && isCairnHook(cmd, runtime) {
 				continue
 			}
 		}
