@@ -701,12 +701,18 @@ func unquotedEnd(s string, start int, uqStart, uqEnd *int, work *int) int {
 		return *uqEnd
 	}
 	end := start
-	for end < len(s) && !valueStop(s[end]) {
+	for end < len(s) && !valueStop(s[end]) && !escapedBreak(s, end) {
 		end++
 	}
 	*work += end - start
 	*uqStart, *uqEnd = start, end
 	return end
+}
+
+// escapedBreak reports whether an escaped line break or tab (\n, \r, \t, as JSON text writes
+// one) starts at i: an unquoted value in escaped text ends there, as it ends at the break itself.
+func escapedBreak(s string, i int) bool {
+	return s[i] == '\\' && i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r' || s[i+1] == 't')
 }
 
 func valueStop(c byte) bool {
@@ -737,12 +743,22 @@ func secretValue(key, v string) bool {
 	if placeholderValue().MatchString(v) {
 		return false
 	}
+	if cookieKey(key) && len(v) >= 36 && isUUID(v[:36]) && (len(v) == 36 || !isWordByte(v[36])) {
+		return false // a runtime's session id (CODEX_SESSION_ID=...), not a session cookie's random value
+	}
+	// a number closing a JSON object or list ("progressToken":4}) is a count
+	num := strings.TrimRight(v, "}])")
+	if num == "" {
+		num = v
+	}
 	digits, letters, alnum := true, true, false
+	for i := 0; i < len(num); i++ {
+		digits = digits && '0' <= num[i] && num[i] <= '9'
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		isDigit := '0' <= c && c <= '9'
 		isLetter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		digits = digits && isDigit
 		letters = letters && isLetter
 		alnum = alnum || isDigit || isLetter || c >= utf8.RuneSelf
 	}
@@ -760,6 +776,27 @@ func secretValue(key, v string) bool {
 		return false // a word after a short key in prose (one pass: a ..., pass: the ...)
 	case letters && len(v) <= 8:
 		return password || strings.Contains(key, "pass") || strings.HasSuffix(key, "pw")
+	}
+	return true
+}
+
+// isUUID reports whether v is a UUID in its usual 8-4-4-4-12 hexadecimal form.
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
 	}
 	return true
 }
