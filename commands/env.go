@@ -75,7 +75,7 @@ func (e *Env) configure(c *cli.Context) error {
 		Subtask:       c.Bool("subtask"),
 		Card:          c.String("card"),
 		// Claude Code sets it for Bash, hooks and MCP servers; it picks sessions/<id>.jsonl.
-		ClaudeSession: os.Getenv("CLAUDE_CODE_SESSION_ID"),
+		ClaudeSession: runtimeSession(),
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
 	e.StdoutTTY = e.terminal(e.Stdout)
@@ -234,4 +234,14 @@ func (e *Env) readInputLimited(name string, limit int64, what string) ([]byte, e
 		return nil, errs.Invalidf("%s holds more than %d bytes, the limit for %s; nothing was written", src, limit, what)
 	}
 	return data, nil
+}
+
+// runtimeSession is the session id the agent runtime gave the processes it starts: Claude Code's
+// CLAUDE_CODE_SESSION_ID (hooks, MCP servers, its Bash tool), else Codex's CODEX_SESSION_ID (its
+// shell tool; Codex gives an MCP server none, it names the session in each call instead).
+func runtimeSession() string {
+	if id := os.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+		return id
+	}
+	return os.Getenv("CODEX_SESSION_ID")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -29,32 +30,47 @@ func hookCommand(env *Env) *cli.Command {
 		Name:  "hook",
 		Usage: "answer an agent runtime's hooks (always exits 0; a failure is one line on stderr)",
 		Subcommands: []*cli.Command{
-			{
-				Name: "claude-code",
-				// flags become arguments, refused in one stderr line: a hook never exits non-zero
-				SkipFlagParsing: true,
-				Usage: "Claude Code hook: reads the hook JSON on stdin; SessionStart (compact, resume) adds the task snapshot " +
-					"as context, PreCompact prints it for the compaction",
-				Action: func(c *cli.Context) error {
-					report := func(msg string) {
-						fmt.Fprintf(env.Stderr, "cairn hook claude-code: %s\n", strings.Join(strings.Fields(msg), " "))
-					}
-					defer func() {
-						if v := recover(); v != nil {
-							report(fmt.Sprintf("internal error: %v", v))
-						}
-					}()
-					if err := claudeHook(env, c); err != nil {
-						report(err.Error())
-					}
-					return nil
-				},
-			},
+			hookSubcommand(env, "claude-code", tasks.ClaudeCode, "CLAUDE_PID",
+				"Claude Code hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's, "+
+					"a /clear starts a new one) and, after a compaction, on resume or fork, adds the lists as context; PreCompact prints them "+
+					"for the compaction; SessionEnd of a /clear hands the list over"),
+			hookSubcommand(env, "codex", tasks.Codex, "",
+				"Codex CLI hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's) "+
+					"and, after a compaction, on resume or fork, adds the lists (cairn's and the update_plan plan) as context"),
 		},
 	}
 }
 
-func claudeHook(env *Env, c *cli.Context) error {
+// hookSubcommand is the hook of one runtime; processEnv names the variable that identifies the
+// runtime process the hook runs under ("" when it has none).
+func hookSubcommand(env *Env, name string, rt tasks.HookRuntime, processEnv, usage string) *cli.Command {
+	return &cli.Command{
+		Name: name,
+		// flags become arguments, refused in one stderr line: a hook never exits non-zero
+		SkipFlagParsing: true,
+		Usage:           usage,
+		Action: func(c *cli.Context) error {
+			report := func(msg string) {
+				fmt.Fprintf(env.Stderr, "cairn hook %s: %s\n", name, strings.Join(strings.Fields(msg), " "))
+			}
+			defer func() {
+				if v := recover(); v != nil {
+					report(fmt.Sprintf("internal error: %v", v))
+				}
+			}()
+			process := ""
+			if processEnv != "" {
+				process = os.Getenv(processEnv)
+			}
+			if err := runHook(env, c, rt, process); err != nil {
+				report(err.Error())
+			}
+			return nil
+		},
+	}
+}
+
+func runHook(env *Env, c *cli.Context, rt tasks.HookRuntime, process string) error {
 	if a := c.Args().First(); c.NArg() == 1 && (a == "--help" || a == "-h") {
 		return cli.ShowSubcommandHelp(c) // a person asking; flags are otherwise arguments here
 	}
@@ -70,7 +86,7 @@ func claudeHook(env *Env, c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, hookBudget)
 	defer cancel()
-	out, err := tasks.ClaudeHook(ctx, input, env.wsFlag, env.wait)
+	out, err := tasks.Hook(ctx, rt, input, env.wsFlag, env.wait, tasks.HookEnv{Now: time.Now(), Process: process})
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("gave up after %s, so the session goes on without the task list: %w", hookBudget, err)

@@ -39,14 +39,18 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			var args json.RawMessage
+			cc := c
 			if req.Params != nil {
 				args = req.Params.Arguments
+				if id := callerSession(req.Params.GetMeta()); id != "" && c.Session == "" {
+					cc.ClaudeSession = id // the session the call names wins over the one the server was started in
+				}
 			}
 			done := func() {}
 			if t.Parallel {
 				done = p.call()
 			}
-			out, err := t.Call(ctx, c, args)
+			out, err := t.Call(ctx, cc, args)
 			done()
 			if err != nil {
 				return errorResult(err), nil

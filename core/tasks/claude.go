@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +24,9 @@ const (
 	FormatCairn  = "cairn"
 	FormatClaude = "claude"
 )
+
+// Formats lists the session log formats, for validation messages.
+var Formats = []string{FormatAuto, FormatCairn, FormatClaude, FormatCodex}
 
 // claudeKeys are top-level keys only Claude Code transcript records carry.
 var claudeKeys = map[string]bool{
@@ -52,6 +54,7 @@ const (
 	lineOther = iota
 	lineCairn
 	lineClaude
+	lineCodex
 )
 
 // classify says whether a line is a Claude Code record, a cairn entry, or neither (blank,
@@ -77,6 +80,8 @@ func classify(data []byte) int {
 		return lineClaude
 	case cairnTypes[typ]:
 		return lineCairn
+	case codexTypes[typ] && isCodexLine(data):
+		return lineCodex
 	}
 	return lineOther
 }
@@ -93,6 +98,8 @@ func DetectFormat(r io.Reader) string {
 			return FormatClaude
 		case lineCairn:
 			return FormatCairn
+		case lineCodex:
+			return FormatCodex
 		}
 	}
 	return FormatCairn
@@ -194,9 +201,11 @@ var (
 // of its message, read in one structural pass over the line.
 type lineFields struct {
 	typ, subtype, uuid, parent, logical, at, session string
-	sidechain                                        bool
-	blocks                                           []blockInfo
-	toolUseResult, mcpMeta, compactMeta              []byte
+	// requestSessionId, on records a fork copied from its parent: the parent's session id
+	requestSession                      string
+	sidechain                           bool
+	blocks                              []blockInfo
+	toolUseResult, mcpMeta, compactMeta []byte
 }
 
 // blockInfo is one content block: its small fields, and the raw input or content.
@@ -243,6 +252,8 @@ func readFields(data []byte, f *lineFields) bool {
 			f.at = rawString(v)
 		case "sessionId":
 			f.session = rawString(v)
+		case "requestSessionId":
+			f.requestSession = rawString(v)
 		case "isSidechain":
 			f.sidechain = string(v) == "true"
 		case "toolUseResult":
@@ -391,8 +402,8 @@ func (st *claudeScan) scan(log io.Reader, sub *SubagentLog, r *Replayer, stop St
 				counts.SessionID = f.session
 			}
 		}
-		if sub == nil && !f.sidechain && f.session != "" && len(r.Sessions) < maxLineage && !slices.Contains(r.Sessions, f.session) {
-			r.Sessions = append(r.Sessions, f.session)
+		if sub == nil && !f.sidechain && f.requestSession != "" && f.requestSession != f.session && r.Origin == nil && safeSegment(f.requestSession) {
+			r.Origin = &ForkOrigin{Session: f.requestSession} // the first copied record names the parent
 		}
 		if f.uuid == "" {
 			continue // summaries, snapshots and housekeeping records are not part of the tree

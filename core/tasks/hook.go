@@ -42,10 +42,20 @@ type HookRuntime struct {
 	Name, Title string
 	// Format is the transcript's format for Session.Format.
 	Format string
+	// PreCompactText says the runtime puts a PreCompact hook's plain output in front of the
+	// compaction (Claude Code does; Codex 0.171.0 takes only its JSON fields and shows none).
+	PreCompactText bool
+	// HandsOffOnClear says a process started before a /clear keeps the old session id (Claude
+	// Code's MCP server), so SessionEnd and SessionStart hand the binding over; Codex names the
+	// session in every MCP call instead.
+	HandsOffOnClear bool
 }
 
 // ClaudeCode is the Claude Code runtime as the hook sees it.
-var ClaudeCode = HookRuntime{Name: "claude-code", Title: "Claude Code", Format: FormatClaude}
+var ClaudeCode = HookRuntime{Name: "claude-code", Title: "Claude Code", Format: FormatClaude, PreCompactText: true, HandsOffOnClear: true}
+
+// Codex is the Codex CLI runtime as the hook sees it.
+var Codex = HookRuntime{Name: "codex", Title: "Codex", Format: FormatCodex}
 
 // sessionLists are the lists of one runtime session as the hook found them.
 type sessionLists struct {
@@ -55,7 +65,19 @@ type sessionLists struct {
 }
 
 // readTranscript replays a runtime transcript for cairn's list and the built-in lists in one pass.
+// A missing transcript is none (a session that has not written one yet); one that is not a
+// regular file (a FIFO, a device) is refused before it is opened, so no open can block.
 func readTranscript(ctx context.Context, rt HookRuntime, path string, wait time.Duration) (*Replayer, error) {
+	st, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, workspace.FSError(err, "transcript_path %s", path)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errs.Invalidf("transcript_path %s is %s, not a transcript file: not read", path, fileKind(st.Mode()))
+	}
 	s := NewSession(path, wait)
 	s.Format = rt.Format
 	r := NewReplayer()
@@ -123,6 +145,8 @@ func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replay
 type clearMark struct {
 	Session string `json:"session"`
 	Project string `json:"project"`
+	// Process is the runtime process both hooks ran under (Claude Code's CLAUDE_PID), when known
+	Process string `json:"process,omitempty"`
 	At      string `json:"at"`
 }
 
@@ -143,7 +167,7 @@ func clearDir(ws *workspace.Workspace) (string, error) {
 
 // markCleared records that session id's conversation was cleared; the mark is claimed by the
 // new session's SessionStart.
-func markCleared(ws *workspace.Workspace, in HookInput, now time.Time) error {
+func markCleared(ws *workspace.Workspace, in HookInput, env HookEnv) error {
 	if !safeSegment(in.SessionID) {
 		return badSessionID(in.SessionID)
 	}
@@ -151,13 +175,14 @@ func markCleared(ws *workspace.Workspace, in HookInput, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(clearMark{Session: in.SessionID, Project: filepath.Dir(in.TranscriptPath), At: now.UTC().Format(TimeFormat)})
+	data, _ := json.Marshal(clearMark{Session: in.SessionID, Project: filepath.Dir(in.TranscriptPath), Process: env.Process, At: env.Now.UTC().Format(TimeFormat)})
 	return workspace.WriteFileAtomic(filepath.Join(dir, in.SessionID+".json"), data, 0o644)
 }
 
-// claimCleared takes the newest clear mark of the same project folder left within clearWindow,
+// claimCleared takes the newest clear mark of the same project folder and runtime process left within clearWindow,
 // removing it so no other session claims it, and returns the cleared session's id ("" if none).
-func claimCleared(ws *workspace.Workspace, in HookInput, now time.Time) (string, error) {
+func claimCleared(ws *workspace.Workspace, in HookInput, env HookEnv) (string, error) {
+	now := env.Now
 	dir, err := clearDir(ws)
 	if err != nil {
 		return "", err
@@ -179,7 +204,7 @@ func claimCleared(ws *workspace.Workspace, in HookInput, now time.Time) (string,
 			os.Remove(p) // stale: its SessionStart never came
 			continue
 		}
-		if m.Project == filepath.Dir(in.TranscriptPath) {
+		if m.Project == filepath.Dir(in.TranscriptPath) && m.Process == env.Process {
 			cands = append(cands, cand{m.Session, p, at})
 		}
 	}
@@ -196,18 +221,14 @@ func badSessionID(id string) error {
 	return errs.Invalidf("the hook input's session_id %q is not a usable session id: give letters, digits, '.', '_' or '-' (at most 128, not starting with '.')", id)
 }
 
-// forkParent is the session a transcript was forked from: a forked transcript starts with its
-// parent's records, which carry the parent's session id ("" when it holds only its own).
+// forkParent is the session a transcript says it was forked from ("" when it says none): the
+// parent a Claude Code fork's copied records name in requestSessionId, a Codex rollout's
+// session_meta.forked_from_id.
 func forkParent(t *Replayer, self string) string {
-	if t == nil {
+	if t == nil || t.Origin == nil || t.Origin.Session == self {
 		return ""
 	}
-	for _, id := range t.Sessions {
-		if id != self && safeSegment(id) {
-			return id
-		}
-	}
-	return ""
+	return t.Origin.Session
 }
 
 // Hook answers one hook call of a runtime (Claude Code, Codex). SessionStart binds the session's
@@ -216,7 +237,8 @@ func forkParent(t *Replayer, self string) string {
 // compaction, on resume or fork, puts the lists in front of the model as
 // hookSpecificOutput.additionalContext. PreCompact prints them as plain text for the compaction.
 // SessionEnd after a clear leaves the mark the next SessionStart claims. Anything else: nothing.
-func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait time.Duration, now time.Time) (string, error) {
+func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait time.Duration, env HookEnv) (string, error) {
+	now := env.Now
 	var in HookInput
 	if err := json.Unmarshal(input, &in); err != nil {
 		return "", errs.Invalidf("hook input is not %s's hook JSON: %v", rt.Title, err)
@@ -228,16 +250,20 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 		return "", badSessionID(in.SessionID)
 	}
 	switch in.Event {
-	case "SessionStart", "PreCompact":
+	case "SessionStart":
+	case "PreCompact":
+		if !rt.PreCompactText {
+			return "", nil
+		}
 	case "SessionEnd":
-		if in.Reason != "clear" || in.SessionID == "" {
+		if in.Reason != "clear" || in.SessionID == "" || !rt.HandsOffOnClear {
 			return "", nil
 		}
 		ws, err := hookWorkspace(in, wsFlag)
 		if err != nil || ws == nil {
 			return "", err
 		}
-		return "", markCleared(ws, in, now)
+		return "", markCleared(ws, in, env)
 	default:
 		return "", nil
 	}
@@ -263,7 +289,10 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 		if ws != nil && in.SessionID != "" {
 			switch in.Source {
 			case "clear":
-				old, err := claimCleared(ws, in, now)
+				if !rt.HandsOffOnClear {
+					break
+				}
+				old, err := claimCleared(ws, in, env)
 				if err != nil {
 					return "", err
 				}
@@ -351,7 +380,29 @@ func renderLists(l sessionLists) string {
 	return b.String()
 }
 
+// HookEnv is what a hook knows besides its input: the time, and the runtime process it runs under
+// (Claude Code's CLAUDE_PID), which ties a SessionEnd of a /clear to the SessionStart after it.
+type HookEnv struct {
+	Now     time.Time
+	Process string
+}
+
 // ClaudeHook answers one Claude Code hook call (Hook with the Claude Code runtime).
 func ClaudeHook(ctx context.Context, input []byte, wsFlag string, wait time.Duration) (string, error) {
-	return Hook(ctx, ClaudeCode, input, wsFlag, wait, time.Now())
+	return Hook(ctx, ClaudeCode, input, wsFlag, wait, HookEnv{Now: time.Now()})
+}
+
+// fileKind says in words what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
 }

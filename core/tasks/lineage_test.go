@@ -229,11 +229,17 @@ func TestHookForkAndClear(t *testing.T) {
 	ctx := context.Background()
 	ws := lineageWorkspace(t)
 	create(t, bound(t, ws, parentID), "inherited one", "inherited two")
+	// as Claude Code 2.1.332 writes a fork: the parent's records copied with the fork's sessionId,
+	// the copied assistant records naming the parent in requestSessionId
+	forked := func(self string) []byte {
+		return []byte(rec("user", "u1", "", "hi", map[string]any{"sessionId": self}) +
+			rec("assistant", "a1", "u1", "hello", map[string]any{"sessionId": self, "requestSessionId": parentID}) +
+			rec("user", "u2", "a1", "go on", map[string]any{"sessionId": self}))
+	}
 	fork := filepath.Join(ws.Root, "fork.jsonl")
-	os.WriteFile(fork, []byte(strings.ReplaceAll(rec("user", "u1", "", "hi", nil), `"sessionId":"s"`, `"sessionId":"`+parentID+`"`)+
-		strings.ReplaceAll(rec("user", "u2", "u1", "go on", nil), `"sessionId":"s"`, `"sessionId":"`+forkID+`"`)), 0o644)
+	os.WriteFile(fork, forked(forkID), 0o644)
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	out, err := Hook(ctx, ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "fork", SessionID: forkID, TranscriptPath: fork, Cwd: ws.Root}), "", time.Second, now)
+	out, err := Hook(ctx, ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "fork", SessionID: forkID, TranscriptPath: fork, Cwd: ws.Root}), "", time.Second, HookEnv{Now: now})
 	text := context_(t, out)
 	if err != nil || !strings.Contains(text, "fork of session "+parentID) || !strings.Contains(text, "new tasks continue from #3") ||
 		!strings.Contains(text, "- #1 [pending] inherited one") {
@@ -244,8 +250,8 @@ func TestHookForkAndClear(t *testing.T) {
 	}
 	// a fork reported as a resume (as some versions do) is found the same way
 	fork2 := "44444444-dddd-4ddd-8ddd-000000000004"
-	os.WriteFile(fork, []byte(strings.ReplaceAll(rec("user", "u1", "", "hi", nil), `"sessionId":"s"`, `"sessionId":"`+parentID+`"`)), 0o644)
-	out, err = Hook(ctx, ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "resume", SessionID: fork2, TranscriptPath: fork, Cwd: ws.Root}), "", time.Second, now)
+	os.WriteFile(fork, forked(fork2), 0o644)
+	out, err = Hook(ctx, ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "resume", SessionID: fork2, TranscriptPath: fork, Cwd: ws.Root}), "", time.Second, HookEnv{Now: now})
 	if text := context_(t, out); err != nil || !strings.Contains(text, "fork of session "+parentID) {
 		t.Fatalf("fork as resume: %q, %v", text, err)
 	}
@@ -255,11 +261,11 @@ func TestHookForkAndClear(t *testing.T) {
 	tdir := filepath.Join(ws.Root, "projects")
 	os.MkdirAll(tdir, 0o755)
 	end := HookInput{Event: "SessionEnd", Reason: "clear", SessionID: parentID, TranscriptPath: filepath.Join(tdir, parentID+".jsonl"), Cwd: ws.Root}
-	if out, err := Hook(ctx, ClaudeCode, hookJSON(t, end), "", time.Second, now); err != nil || out != "" {
+	if out, err := Hook(ctx, ClaudeCode, hookJSON(t, end), "", time.Second, HookEnv{Now: now}); err != nil || out != "" {
 		t.Fatalf("SessionEnd: %q, %v", out, err)
 	}
 	start := HookInput{Event: "SessionStart", Source: "clear", SessionID: clearID, TranscriptPath: filepath.Join(tdir, clearID+".jsonl"), Cwd: ws.Root}
-	if out, err := Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, now.Add(time.Second)); err != nil || out != "" {
+	if out, err := Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, HookEnv{Now: now.Add(time.Second)}); err != nil || out != "" {
 		t.Fatalf("SessionStart clear: %q, %v", out, err)
 	}
 	stale := bound(t, ws, parentID)
@@ -271,11 +277,11 @@ func TestHookForkAndClear(t *testing.T) {
 	}
 	// a mark from another project folder, or one too old, is never claimed
 	end.SessionID, start.SessionID = forkID, "55555555-eeee-4eee-8eee-000000000005"
-	Hook(ctx, ClaudeCode, hookJSON(t, end), "", time.Second, now)
+	Hook(ctx, ClaudeCode, hookJSON(t, end), "", time.Second, HookEnv{Now: now})
 	start.TranscriptPath = filepath.Join(ws.Root, "elsewhere", "x.jsonl")
-	Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, now.Add(time.Second))
+	Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, HookEnv{Now: now.Add(time.Second)})
 	start.TranscriptPath = filepath.Join(tdir, "x.jsonl")
-	Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, now.Add(time.Hour))
+	Hook(ctx, ClaudeCode, hookJSON(t, start), "", time.Second, HookEnv{Now: now.Add(time.Hour)})
 	if got := list(t, bound(t, ws, forkID)); len(got) != 2 {
 		t.Fatalf("a foreign or stale clear mark was claimed: fork lists %v", got)
 	}
@@ -309,7 +315,7 @@ func TestInjectedListIsBounded(t *testing.T) {
 	for id := 1; id <= 195; id++ {
 		s.Update(context.Background(), id, UpdateFields{Status: ptr(Completed)})
 	}
-	out, err := Hook(context.Background(), ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "compact", SessionID: parentID, Cwd: ws.Root}), "", time.Second, time.Now())
+	out, err := Hook(context.Background(), ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "compact", SessionID: parentID, Cwd: ws.Root}), "", time.Second, HookEnv{Now: time.Now()})
 	text := context_(t, out)
 	if err != nil || len(text) > maxInjectBytes+600 {
 		t.Fatalf("%d bytes, %v", len(text), err)

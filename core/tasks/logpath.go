@@ -98,10 +98,10 @@ func OpenSession(ws *workspace.Workspace, wait time.Duration, c workspace.Caller
 	}
 	s.Which = c.List
 	switch c.SessionFormat {
-	case "", FormatAuto, FormatCairn, FormatClaude:
+	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex:
 		s.Format = c.SessionFormat
 	default:
-		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude", c.SessionFormat)
+		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude, codex", c.SessionFormat)
 	}
 	return s, nil
 }

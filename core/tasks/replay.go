@@ -73,9 +73,6 @@ type Replayer struct {
 	Notes []Skip
 	// MCPPrefix is how the runtime named cairn's MCP tools in a transcript (mcp__cairn__), or "".
 	MCPPrefix string
-	// Sessions are the session ids a transcript's main conversation records, in order of first
-	// appearance (a forked session's transcript starts with its parent's records).
-	Sessions []string
 	// Also are replayers for a transcript's other lists, filled in the same pass.
 	Also map[string]*Replayer
 	// OnChange, when set, receives every effective change (history).
@@ -91,7 +88,14 @@ type Replayer struct {
 	Want  string
 	List  string
 	Lists map[string]int
-	depth int
+	// Origin is where a runtime transcript says its session was forked from (Codex's
+	// session_meta.forked_from_id), if it says.
+	Origin *ForkOrigin
+	depth  int
+	// cutAt stops a Codex parent's replay at the fork (forked_from_ordinal_exclusive); plan is
+	// the last update_plan's steps with their ids.
+	cutAt int
+	plan  *planState
 }
 
 // NewReplayer starts from an empty store.

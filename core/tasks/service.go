@@ -45,7 +45,7 @@ func NewSession(path string, wait time.Duration) *Session {
 // format resolves auto to the format the log's first lines show.
 func (s *Session) format() (string, error) {
 	switch s.Format {
-	case FormatCairn, FormatClaude:
+	case FormatCairn, FormatClaude, FormatCodex:
 		return s.Format, nil
 	case "", FormatAuto:
 		f, err := os.Open(s.Log.Path)
@@ -55,7 +55,7 @@ func (s *Session) format() (string, error) {
 		defer f.Close()
 		return DetectFormat(f), nil
 	}
-	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude", s.Format)
+	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex", s.Format)
 }
 
 // read replays the whole log (or up to stop) under the shared lock; ctx ending stops it
@@ -71,6 +71,11 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 	format, err := s.format()
 	if err != nil {
 		return err
+	}
+	if format == FormatCodex {
+		return s.Log.ReadWithoutLock(func(log io.Reader) error {
+			return replayCodex(workspace.ContextReader(ctx, log), s.Log.Path, r, stop, counts)
+		})
 	}
 	if format == FormatClaude {
 		subs := SubagentLogs(s.Log.Path)
@@ -128,6 +133,9 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 	}
 	if format == FormatClaude {
 		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
+	}
+	if format == FormatCodex {
+		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r, err := replay(log)
