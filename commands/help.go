@@ -54,6 +54,7 @@ var examples = map[string][]string{
 	"setup claude-code":       {"cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin"},
 	"setup codex":             {"cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json"},
 	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
+	"hook codex":              {`echo '{"hook_event_name":"SessionStart","source":"resume","session_id":"abc","cwd":"."}' | cairn hook codex`},
 }
 
 // exitStatus is the exit status table every command's help ends with.
@@ -138,6 +139,7 @@ func quietSwitches(flags []cli.Flag) {
 var environment = [][2]string{
 	{"NO_COLOR", "when set, text output has no colour (colour is only ever used on a terminal)"},
 	{"CLAUDE_CODE_SESSION_ID", "set by Claude Code in its hooks and tools: the session log is sessions/<id>.jsonl, one task list per Claude Code session (--session and CAIRN_SESSION win)"},
+	{"CODEX_SESSION_ID", "set by Codex in its shell tool: the session log is sessions/<id>.jsonl, as for Claude Code (CLAUDE_CODE_SESSION_ID wins when both are set)"},
 	{"CLAUDE_CONFIG_DIR", "where Claude Code keeps its state (default ~/.claude): setup claude-code edits its .claude.json and settings.json there, and session check compares a transcript with its task store"},
 	{"CODEX_HOME", "where Codex keeps its state (default ~/.codex): setup codex --scope user edits its config.toml and hooks.json there"},
 }
