@@ -115,8 +115,8 @@ func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replay
 	if t != nil {
 		out.prefix = t.MCPPrefix
 		for _, l := range []string{ListTasks, ListTodos, ListPlan} {
-			if t.Lists[l] > 0 && out.builtin == nil {
-				out.builtin = t.Also[l]
+			if o := t.Also[l]; o != nil && out.builtin == nil && (t.Lists[l] > 0 || len(o.Store.tasks) > 0) {
+				out.builtin = o // used here, or inherited from the parent of a fork
 			}
 		}
 	}
@@ -312,6 +312,11 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 					if forked, err = StartFork(ctx, ws, rt.Name, p, in.SessionID, stamp); err != nil {
 						return "", err
 					}
+				} else if in.Source == "fork" && in.TranscriptPath != "" {
+					// the transcript does not name the parent yet: the session's first call will
+					if err := recordFork(ws, rt.Name, in.SessionID, in.TranscriptPath, stamp); err != nil {
+						return "", err
+					}
 				}
 			}
 		}
@@ -323,13 +328,6 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 	if err != nil {
 		return "", err
 	}
-	parent := ""
-	if (forked || in.Source == "fork") && l.cairn != nil && l.cairn.Fork != nil {
-		parent = strings.TrimSuffix(l.cairn.Fork.Parent, ".jsonl")
-	}
-	if in.Event == "SessionStart" && why == "" && parent == "" {
-		return "", nil
-	}
 	text := renderLists(l)
 	if text == "" {
 		return "", nil
@@ -338,12 +336,16 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 		return "The session's task lists, kept by cairn across this compaction (read-only here): carry the open tasks and their ids into the summary.\n" + text, nil
 	}
 	head := "cairn restored this session's task list " + why + "."
-	if parent != "" {
-		next := 1
-		if l.cairn != nil {
-			next = l.cairn.Store.NextID()
+	if forked || in.Source == "fork" {
+		switch {
+		case l.cairn != nil && l.cairn.Fork != nil:
+			head = fmt.Sprintf("This session is a fork of session %s: cairn started its task list as that session's list at the fork; from here the two lists are separate, and new tasks continue from #%d.",
+				strings.TrimSuffix(l.cairn.Fork.Parent, ".jsonl"), l.cairn.Store.NextID())
+		case forkParent(t, in.SessionID) != "":
+			head = fmt.Sprintf("This session is a fork of session %s; its lists as they stand at the fork:", forkParent(t, in.SessionID))
+		default:
+			head = "This session is a fork; its lists as they stand at the fork:"
 		}
-		head = fmt.Sprintf("This session is a fork of session %s: cairn started its task list as that session's list at the fork; from here the two lists are separate, and new tasks continue from #%d.", parent, next)
 	}
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = "SessionStart"

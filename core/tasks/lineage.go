@@ -270,3 +270,98 @@ func HandOff(ctx context.Context, ws *workspace.Workspace, from, to, reason, now
 	})
 	return written, err
 }
+
+// A fork's parent is often not known when its SessionStart runs: Claude Code writes the forked
+// transcript (whose copied records name the parent in requestSessionId) only as the first turn
+// starts. The hook then leaves a pending fork (.cairn/forks/<id>.json, naming the transcript),
+// and the first open of that session's log (LogPath, before anything is read or written there)
+// reads the transcript and starts the log as the parent's fork.
+type pendingFork struct {
+	Runtime    string `json:"runtime"`
+	Transcript string `json:"transcript"`
+	At         string `json:"at"`
+}
+
+// maxForkScan bounds how much of a transcript is read to find its parent.
+const maxForkScan = 64 << 20
+
+func forkMarkPath(ws *workspace.Workspace, id string) string {
+	return filepath.Join(ws.Root, ".cairn", "forks", id+".json")
+}
+
+// recordFork records that session id is a fork whose parent its transcript will name.
+func recordFork(ws *workspace.Workspace, runtime, id, transcript, now string) error {
+	dir, err := ws.StateDir()
+	if err != nil {
+		return err
+	}
+	dir = filepath.Join(dir, "forks")
+	if err := workspace.MkdirAll(dir, 0o755); err != nil {
+		return workspace.FSError(err, "create %s", dir)
+	}
+	data, _ := json.Marshal(pendingFork{Runtime: runtime, Transcript: transcript, At: now})
+	return workspace.WriteFileAtomic(filepath.Join(dir, id+".json"), data, 0o644)
+}
+
+// resolveFork starts the log at path (session id's, not there yet) as a fork when a pending fork
+// names a transcript that now names the parent. Whatever fails leaves the session as it was.
+func resolveFork(ws *workspace.Workspace, id, path string) {
+	mark := forkMarkPath(ws, id)
+	data, err := os.ReadFile(mark)
+	if err != nil || len(data) > 8192 {
+		return
+	}
+	var m pendingFork
+	if json.Unmarshal(data, &m) != nil || m.Transcript == "" {
+		os.Remove(mark)
+		return
+	}
+	parent := transcriptParent(m.Transcript, id)
+	if parent == "" {
+		return // not written yet: the next open tries again
+	}
+	if _, err := StartFork(context.Background(), ws, m.Runtime, parent, id, m.At); err == nil {
+		os.Remove(mark)
+	}
+}
+
+var markRequestSession = []byte(`"requestSessionId":"`)
+
+// transcriptParent finds the parent a forked transcript names: the first requestSessionId (Claude
+// Code) that is not the session's own, or a rollout's forked_from_id (Codex).
+func transcriptParent(path, self string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	sc := sessionlog.NewScanner(io.LimitReader(f, maxForkScan))
+	for n := 0; sc.Next(); n++ {
+		data := sc.Line().Data
+		if n == 0 && isCodexLine(data) {
+			var rec codexRecord
+			if json.Unmarshal(data, &rec) == nil && rec.Type == "session_meta" {
+				from := rec.Payload.ForkedFrom
+				if from == "" && rec.Payload.HistoryBase != nil {
+					from = rec.Payload.HistoryBase.ThreadID
+				}
+				if from != self && safeSegment(from) {
+					return from
+				}
+			}
+			return ""
+		}
+		if i := bytes.Index(data, markRequestSession); i >= 0 {
+			rest := data[i+len(markRequestSession):]
+			if j := bytes.IndexByte(rest, '"'); j > 0 {
+				if id := string(rest[:j]); id != self && safeSegment(id) {
+					return id
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -64,6 +65,9 @@ func LogPath(ws *workspace.Workspace, explicit, claudeID string) (string, error)
 		path, err := ClaudeSessionLog(ws, claudeID)
 		if err != nil {
 			return "", err
+		}
+		if _, err := os.Lstat(path); os.IsNotExist(err) {
+			resolveFork(ws, claudeID, path)
 		}
 		return follow(ws, path)
 	}
