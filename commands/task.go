@@ -321,6 +321,9 @@ func (e *Env) writeResult(w io.Writer, verb string, res tasks.Result) error {
 	for _, t := range res.Summary.Open {
 		fmt.Fprintf(tw, "  #%d\t%s\t%s\n", t.TaskID, t.Status, t.Subject)
 	}
+	if n := res.Summary.OpenMore; n > 0 {
+		fmt.Fprintf(tw, "  … %d more open (cairn task list --status pending,inprogress)\n", n)
+	}
 	return tw.Flush()
 }
 

@@ -54,7 +54,15 @@ type Summary struct {
 	Completed  int        `json:"completed"`
 	Deleted    int        `json:"deleted"`
 	Open       []OpenTask `json:"open"`
+	// OpenMore counts the open tasks Open leaves out: it lists at most MaxOpenListed (the
+	// in-progress ones first), so every answer's size is bounded whatever the list holds.
+	OpenMore int `json:"open_more,omitempty"`
 }
+
+// MaxOpenListed bounds Summary.Open. Every TaskCreate and TaskUpdate answers the summary; listing
+// every open task made a burst of N creates cost N² bytes (3,000 creates answered 602 MB).
+// TaskList answers every task in full beside it.
+const MaxOpenListed = 50
 
 // Store holds tasks by id; ids are assigned one above the highest ever seen and never reused.
 type Store struct {
@@ -149,10 +157,23 @@ func (s *Store) Summary() Summary {
 		case Deleted:
 			sum.Deleted++
 		}
-		if t.Status == Pending || t.Status == InProgress {
-			sum.Open = append(sum.Open, OpenTask{TaskID: t.TaskID, Status: t.Status, Subject: t.Subject})
-		}
 	}
+	open := sum.Pending + sum.InProgress
+	room := min(open, MaxOpenListed)
+	inprogress := min(sum.InProgress, room) // in-progress tasks first, then the lowest pending ids
+	pending := room - inprogress
+	for _, t := range s.tasks {
+		switch {
+		case t.Status == InProgress && inprogress > 0:
+			inprogress--
+		case t.Status == Pending && pending > 0:
+			pending--
+		default:
+			continue
+		}
+		sum.Open = append(sum.Open, OpenTask{TaskID: t.TaskID, Status: t.Status, Subject: t.Subject})
+	}
+	sum.OpenMore = open - len(sum.Open)
 	return sum
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +257,38 @@ func TestErrorResultCancelsTheLatestCallOfItsID(t *testing.T) {
 	}
 	if len(r.Skips) != 1 || r.Skips[0].Line != 2 {
 		t.Fatalf("skips = %+v, want line 2 only", r.Skips)
+	}
+}
+
+func TestSummaryOpenIsBounded(t *testing.T) {
+	st := NewStore()
+	for i := range MaxOpenListed + 30 {
+		st.create("task "+strconv.Itoa(i+1), "")
+	}
+	// two in-progress tasks past the cap are listed before pending ones
+	for _, id := range []int{MaxOpenListed + 10, MaxOpenListed + 20} {
+		tk, _ := st.Get(id)
+		tk.Status = InProgress
+		st.put(tk)
+	}
+	sum := st.Summary()
+	if len(sum.Open) != MaxOpenListed || sum.OpenMore != 30 || sum.Pending+sum.InProgress != MaxOpenListed+30 {
+		t.Fatalf("open %d, more %d", len(sum.Open), sum.OpenMore)
+	}
+	ids := map[int]bool{}
+	for i, o := range sum.Open {
+		ids[o.TaskID] = true
+		if i > 0 && sum.Open[i-1].TaskID > o.TaskID {
+			t.Fatal("open tasks are not in id order")
+		}
+	}
+	if !ids[MaxOpenListed+10] || !ids[MaxOpenListed+20] || !ids[1] || ids[MaxOpenListed-1] {
+		t.Fatalf("listed: %v", ids)
+	}
+	// under the cap nothing changes: every open task, by id, no open_more
+	small := NewStore()
+	small.create("a", "")
+	if s := small.Summary(); len(s.Open) != 1 || s.OpenMore != 0 {
+		t.Fatalf("%+v", s)
 	}
 }
