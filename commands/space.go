@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -81,10 +82,10 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 func spaceImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), or Claude Code transcripts (--from claude-code)",
-		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --schema",
+		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code) or Codex rollouts (--from codex)",
+		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --schema",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments; docs/formats.md) or claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/)"},
+			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments; docs/formats.md) claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/) or codex (rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions)"},
 			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of one line of the cairn format and import nothing"},
 		},
 		Action: func(c *cli.Context) error {
@@ -98,8 +99,10 @@ func spaceImportCommand(env *Env) *cli.Command {
 			case "cairn":
 			case "claude-code":
 				return env.spaceImportClaude(c)
+			case "codex":
+				return env.spaceImportCodex(c)
 			default:
-				return errs.Invalidf("--from %q is not one of cairn, claude-code", c.String("from"))
+				return errs.Invalidf("--from %q is not one of cairn, claude-code, codex", c.String("from"))
 			}
 			if c.NArg() != 1 {
 				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
@@ -234,6 +237,53 @@ func (e *Env) spaceImportClaude(c *cli.Context) error {
 	return err
 }
 
+// spaceImportCodex is space import --from codex: rollouts into one space per working directory.
+func (e *Env) spaceImportCodex(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return errs.Invalidf("space import --from codex needs at least one rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions")
+	}
+	for _, p := range c.Args().Slice() {
+		if p == "-" {
+			return errs.Invalidf("space import --from codex reads files and folders, not standard input")
+		}
+	}
+	st, err := e.openSpaces(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	progress, finish := e.spaceProgress(0, true, "importing")
+	rep, err := st.ImportCodex(c.Context, c.Args().Slice(), progress)
+	finish()
+	if err != nil {
+		return err
+	}
+	return e.Render(rep, func(w io.Writer) error {
+		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
+			count(rep.Files, "Codex rollout", "Codex rollouts"), rep.Read, rep.Resumed, rep.Unchanged,
+			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
+		if rep.Read+rep.Resumed == 0 && rep.Files > 0 {
+			fmt.Fprintln(w, "nothing new since the last import")
+		}
+		types := make([]string, 0, len(rep.Unknown))
+		for t := range rep.Unknown {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		for _, t := range types {
+			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(rep.Unknown[t], "record", "records"), sanitizeLine(t))
+		}
+		for _, bl := range rep.BadLines {
+			if bl.Line > 0 {
+				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
+			} else {
+				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
+			}
+		}
+		return nil
+	})
+}
+
 func spaceAddCommentCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "add-comment",
@@ -337,7 +387,7 @@ func spaceReindexCommand(env *Env) *cli.Command {
 func spaceSearchCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code sessions imported with --from claude-code",
+		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code and Codex sessions imported with --from claude-code or --from codex",
 		ArgsUsage: "[QUERY...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
@@ -409,6 +459,9 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 	case a.Around != nil:
 		r := a.Around
 		fmt.Fprintf(w, "## Workspace Task Search — %s %s (%s, %d before and after)\n\n", r.Task, quoted(r.TaskTitle), r.Target, r.Context)
+		if r.Runtime != "" {
+			fmt.Fprintf(w, "%s\n\n", sessionLine(r.Session))
+		}
 		for _, c := range r.Comments {
 			mark := ""
 			if c.Target {
@@ -426,6 +479,9 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		for _, h := range r.Hits {
 			fmt.Fprintf(w, "- %s %s / %s %s\n", h.Task, quoted(h.TaskTitle), e.Bold(h.Ref), e.Dim(h.Author+"/"+h.Kind+" "+h.CreatedAt))
 			fmt.Fprintf(w, "  %s\n", e.spaceHighlight(h.Excerpt, h.Terms))
+			if h.Runtime != "" {
+				fmt.Fprintf(w, "  %s\n", e.Dim(sessionLine(h.Session)))
+			}
 			if h.Before != nil {
 				for _, n := range *h.Before {
 					fmt.Fprintf(w, "  - %s %s (before)\n", n.Ref, e.Dim(n.Author+"/"+n.Kind+" "+n.CreatedAt))
@@ -444,6 +500,18 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		fmt.Fprintln(w, spaceAroundHint)
 	}
 	return nil
+}
+
+// sessionLine names a past session of an agent runtime and how to resume it.
+func sessionLine(s spaces.Session) string {
+	name := s.Runtime
+	switch s.Runtime {
+	case spaces.SourceClaudeCode:
+		name = "Claude Code"
+	case spaces.SourceCodex:
+		name = "Codex"
+	}
+	return fmt.Sprintf("%s session %s; resume: %s", name, sanitizeLine(s.SessionID), sanitizeLine(s.Resume))
 }
 
 // writeSpaceBody writes a raw body, every line indented, so multi-line comments stay inside their item.

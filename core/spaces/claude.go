@@ -127,6 +127,7 @@ type claudeImport struct {
 	done     int64
 	total    int64
 	progress Progress
+	source   string // the source its spaces are marked with: SourceClaudeCode when ""
 }
 
 // ClaudeIDs are the space and task ids of a transcript (claude-code/<project>, and the session id,
@@ -308,8 +309,12 @@ func (im *claudeImport) flush() error {
 			return im.s.dbErr(err, "record how far "+p+" was read")
 		}
 	}
+	source := im.source
+	if source == "" {
+		source = SourceClaudeCode
+	}
 	for sp := range im.spaces {
-		if _, err := tx.ExecContext(im.ctx, `UPDATE spaces SET source = ? WHERE id = ?`, SourceClaudeCode, sp); err != nil {
+		if _, err := tx.ExecContext(im.ctx, `UPDATE spaces SET source = ? WHERE id = ?`, source, sp); err != nil {
 			return im.s.dbErr(err, "mark space "+sp)
 		}
 	}
@@ -350,9 +355,9 @@ func headHash(f *os.File, n int64) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// claudeSpaces lists the spaces imported from Claude Code that the local account owns.
+// claudeSpaces lists the spaces imported from Claude Code or Codex that the local account owns.
 func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source = ? AND owner = ? ORDER BY id`, SourceClaudeCode, LocalAccount)
+	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN (?, ?) AND owner = ? ORDER BY id`, SourceClaudeCode, SourceCodex, LocalAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -368,10 +373,10 @@ func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
 	return out, rows.Err()
 }
 
-// isClaudeSpace reports whether space came from Claude Code and belongs to the local account.
+// isClaudeSpace reports whether space came from Claude Code or Codex and belongs to the local account.
 func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source = ? AND owner = ?`, space, SourceClaudeCode, LocalAccount).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source IN (?, ?) AND owner = ?`, space, SourceClaudeCode, SourceCodex, LocalAccount).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -439,7 +444,7 @@ func searchLocal(ctx context.Context, ws *workspace.Workspace, caller Caller, in
 	}
 	all, err := claudeSpaces(ctx, tx)
 	if err != nil {
-		return Answer{}, st.dbErr(err, "list the Claude Code spaces")
+		return Answer{}, st.dbErr(err, "list the Claude Code and Codex spaces")
 	}
 	if len(all) == 0 {
 		return unavailable, nil
@@ -451,9 +456,9 @@ func searchLocal(ctx context.Context, ws *workspace.Workspace, caller Caller, in
 		}
 		var space string
 		err = tx.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
-			WHERE c.id = ? AND s.source = ? AND s.owner = ?`, string(id), SourceClaudeCode, LocalAccount).Scan(&space)
+			WHERE c.id = ? AND s.source IN (?, ?) AND s.owner = ?`, string(id), SourceClaudeCode, SourceCodex, LocalAccount).Scan(&space)
 		if errors.Is(err, sql.ErrNoRows) {
-			return Answer{}, errs.NotFoundf("comment:%s not found in the Claude Code spaces of this workspace", id)
+			return Answer{}, errs.NotFoundf("comment:%s not found in the Claude Code and Codex spaces of this workspace", id)
 		}
 		if err != nil {
 			return Answer{}, st.dbErr(err, "read comment")

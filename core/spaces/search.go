@@ -82,9 +82,10 @@ type Entry struct {
 
 // Hit is one matching comment; Before and After are set only with a context above 0.
 type Hit struct {
-	Ref       string   `json:"ref"`
-	Task      string   `json:"task"`
-	TaskTitle string   `json:"task_title"`
+	Ref       string `json:"ref"`
+	Task      string `json:"task"`
+	TaskTitle string `json:"task_title"`
+	Session
 	Author    string   `json:"author"`
 	Kind      string   `json:"kind"`
 	CreatedAt string   `json:"created_at"`
@@ -104,10 +105,11 @@ type SearchResult struct {
 
 // AroundResult is the --around answer: the target and its neighbours, oldest first.
 type AroundResult struct {
-	Target    string  `json:"target"`
-	Task      string  `json:"task"`
-	TaskTitle string  `json:"task_title"`
-	Comments  []Entry `json:"comments"`
+	Target    string `json:"target"`
+	Task      string `json:"task"`
+	TaskTitle string `json:"task_title"`
+	Session
+	Comments []Entry `json:"comments"`
 	// Context is how many neighbours each side were asked for; not part of the JSON.
 	Context int `json:"-"`
 }
@@ -640,8 +642,16 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	// excerpts only for the hits returned: the row past the limit, and the rows of a probe
 	// that could not answer, are never shown
+	source := ""
+	if len(found) > 0 {
+		var err error
+		if source, err = s.spaceSource(ctx, tx, sc.space); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range found {
 		r.hit.Excerpt = Excerpt(r.dtext, p.terms)
+		r.hit.Session = SessionOf(source, r.task)
 		res.Hits = append(res.Hits, r.hit)
 	}
 	if in.Context > 0 {
@@ -806,7 +816,12 @@ func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput
 		return nil, err
 	}
 	comments := append(append(before, target), after...)
-	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Comments: comments, Context: in.Context}, nil
+	source, err := s.spaceSource(ctx, tx, sc.space)
+	if err != nil {
+		return nil, err
+	}
+	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Session: SessionOf(source, taskID),
+		Comments: comments, Context: in.Context}, nil
 }
 
 // Excerpt cuts a comment's display text (redacted, in its original case and width) around the

@@ -1,0 +1,58 @@
+package spaces
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// Session names the past session of an agent runtime a task was imported from (a space of source
+// claude-code or codex): the runtime, the session id and the command that resumes it, run in the
+// session's working directory (the space's name). All three are empty for any other task.
+type Session struct {
+	Runtime   string `json:"runtime,omitempty"`    // claude-code or codex
+	SessionID string `json:"session_id,omitempty"` // the runtime's own session id
+	Resume    string `json:"resume,omitempty"`     // claude --resume ID, codex resume ID
+}
+
+// SessionOf is the session of task (its id, without task:) in a space of the given source.
+func SessionOf(source, task string) Session {
+	switch source {
+	case SourceClaudeCode:
+		// a subagent's task is <session>/agent-<id>: resuming its session is the way back to it
+		id, _, _ := strings.Cut(task, "/agent-")
+		return Session{Runtime: SourceClaudeCode, SessionID: id, Resume: "claude --resume " + shellWord(id)}
+	case SourceCodex:
+		return Session{Runtime: SourceCodex, SessionID: task, Resume: "codex resume " + shellWord(task)}
+	}
+	return Session{}
+}
+
+// shellWord is s as one word of a POSIX shell command: as it is when it holds only characters no
+// shell treats specially (a session id does), else in single quotes, so a crafted file name
+// cannot make a resume command do anything else.
+func shellWord(s string) string {
+	plain := s != ""
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// spaceSource is where a space came from (spaces.source): claude-code, codex, or "".
+func (s *Store) spaceSource(ctx context.Context, q querier, space ID) (string, error) {
+	var src string
+	err := q.QueryRowContext(ctx, `SELECT source FROM spaces WHERE id = ?`, string(space)).Scan(&src)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return src, s.dbErr(err, "read the space's source")
+}
