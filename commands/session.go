@@ -95,6 +95,12 @@ func sessionCommand(env *Env) *cli.Command {
 						for _, sk := range res.Skipped {
 							fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
 						}
+						if f := res.Fork; f != nil {
+							fmt.Fprintf(w, "fork of  %s, its first %d lines\n", f.Parent, f.ParentLines)
+						}
+						if res.HandedOffTo != "" {
+							fmt.Fprintf(w, "cleared  the session's binding moved to %s\n", res.HandedOffTo)
+						}
 						if len(res.Notes) > 0 {
 							fmt.Fprintf(w, "notes    %d\n", len(res.Notes))
 							for _, n := range res.Notes {

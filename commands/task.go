@@ -372,7 +372,11 @@ func writeListNote(w io.Writer, res tasks.ListResult) {
 		if i > 0 {
 			sep = ", "
 		}
-		fmt.Fprintf(w, "%s%s (%d calls: --list %s)", sep, tasks.ListTitle(l), res.OtherLists[l], l)
+		calls := "calls"
+		if res.OtherLists[l] == 1 {
+			calls = "call"
+		}
+		fmt.Fprintf(w, "%s%s (%d %s: --list %s)", sep, tasks.ListTitle(l), res.OtherLists[l], calls, l)
 	}
 	fmt.Fprintln(w)
 }

@@ -331,6 +331,10 @@ type CheckResult struct {
 	Notes []Skip `json:"notes"`
 	// ClaudeStore compares a transcript's replay with Claude Code's own store, when there is one.
 	ClaudeStore *StoreCheck `json:"claude_store,omitempty"`
+	// Fork is where a forked session's log starts (its parent log and the line it was forked
+	// at); HandedOffTo the log a /clear handed this session's binding to.
+	Fork        *ForkPoint `json:"fork,omitempty"`
+	HandedOffTo string     `json:"handed_off_to,omitempty"`
 }
 
 // Check replays with every line classified and reports entries, tasks and skipped lines.
@@ -345,7 +349,12 @@ func (s *Session) Check(ctx context.Context) (CheckResult, error) {
 	if notes == nil {
 		notes = []Skip{}
 	}
-	res := CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips, Notes: notes}
+	res := CheckResult{Log: s.Log.Path, Lines: counts.Lines, Entries: counts.ByType, Tasks: r.Store.Summary(), Skipped: skips, Notes: notes, Fork: r.Fork}
+	if r.List == ListCairn && r.Lists == nil {
+		if to, err := successor(s.Log.Path); err == nil {
+			res.HandedOffTo = to
+		}
+	}
 	if err == nil && counts.SessionID != "" {
 		res.ClaudeStore, err = compareClaudeStore(s.ClaudeConfig, counts.SessionID, r.Store.Tasks())
 	}
