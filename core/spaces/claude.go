@@ -384,9 +384,9 @@ func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 }
 
 // searchLocal answers a search with no user. It is not available, except in the spaces
-// imported from Claude Code, which belong to the local account: with a current task (--task, or
-// the Claude Code session when it was imported) its space without that task; with neither, every
-// Claude Code space of the local account, nothing excluded.
+// imported from Claude Code or Codex, which belong to the local account: with a current task
+// (--task, or the runtime's session, Caller.ClaudeSession, when it was imported) its space without
+// that task; with neither, every Claude Code and Codex space of the local account, nothing excluded.
 func searchLocal(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (Answer, error) {
 	unavailable := Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}
 	st, release, err := open(ctx, ws)
