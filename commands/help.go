@@ -37,7 +37,7 @@ var examples = map[string][]string{
 	"memory write":            {"cairn memory write decision cache-policy -f notes.md", "echo '- keep it short' | cairn memory write summary"},
 	"memory edit":             {"cairn memory edit summary --old 'v1' --new 'v2'", "cairn memory edit decision auth-flow --old draft --new accepted --all"},
 	"knowledge search":        {"cairn knowledge search oauth", "cairn knowledge search retry --kind howto"},
-	"space import":            {"cairn space import space.jsonl", "cat space.jsonl | cairn space import -", "cairn space import --schema"},
+	"space import":            {"cairn space import space.jsonl", "cat space.jsonl | cairn space import -", "cairn space import --from claude-code ~/.claude/projects/PROJECT", "cairn space import --from codex ~/.codex/sessions", "cairn space import --schema"},
 	"space export":            {"cairn space export --output space.jsonl", "cairn space export > backup.jsonl"},
 	"space add-comment":       {"cairn --user alice --task 7 space add-comment 'switched the UI only'", "cairn --user alice --task 7 space add-comment --kind result -"},
 	"space reindex":           {"cairn space reindex"},

@@ -67,7 +67,8 @@ func spaceTools() []*Tool {
 				"thinking and summaries) to recall what was asked before and how it was done. Returns hits with short "+
 				"redacted excerpts, newest first, never whole conversations; pass a hit's ref as around_ref to read the "+
 				"raw neighbouring comments. Never searches other spaces or your own task. With no signed-in user it "+
-				"searches your past Claude Code sessions (imported with cairn space import --from claude-code) except this one. Read-only.",
+				"searches your past Claude Code and Codex sessions (imported with cairn space import --from claude-code or --from codex) "+
+				"except this one; each such hit names its runtime, session_id and the command that resumes it. Read-only.",
 			true, all(bounds("context", 0, 5), bounds("limit", 1, 30), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
 				search := spaces.SearchWorkspaceTasks
