@@ -237,7 +237,7 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 		return nil, false, errs.Invalidf("%s is a directory, not an entry file", rel)
 	}
 	if !fst.Mode().IsRegular() {
-		return nil, false, errs.Invalidf("%s is not a regular file (%s); entries are regular files — remove it or replace it with one", rel, fileType(fst.Mode()))
+		return nil, false, errs.Invalidf("%s is not a regular file (%s); entries are regular files — remove it or replace it with one", rel, workspace.FileType(fst.Mode()))
 	}
 	if fst.Size() > MaxFileSize {
 		return nil, false, tooBig(rel+" is", fst.Size())
@@ -276,20 +276,6 @@ func tooBig(what string, size int64) error {
 	return errs.Invalidf("%s %d bytes, over the %d-byte (8 MiB) limit for a memory or knowledge entry; nothing was read or written — split it into smaller entries", what, size, MaxFileSize)
 }
 
-// fileType names a non-regular file's type for a message.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
-}
 
 // refuseSymlink keeps writes from replacing a symlink with a file (or writing through it).
 func refuseSymlink(root *os.Root, rel string) error {

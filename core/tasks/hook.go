@@ -76,7 +76,7 @@ func readTranscript(ctx context.Context, rt HookRuntime, path string, wait time.
 		return nil, workspace.FSError(err, "transcript_path %s", path)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, errs.Invalidf("transcript_path %s is %s, not a transcript file: not read", path, fileKind(st.Mode()))
+		return nil, errs.Invalidf("transcript_path %s is %s, not a transcript file: not read", path, workspace.FileType(st.Mode()))
 	}
 	s := NewSession(path, wait)
 	s.Format = rt.Format
@@ -392,19 +392,4 @@ type HookEnv struct {
 // ClaudeHook answers one Claude Code hook call (Hook with the Claude Code runtime).
 func ClaudeHook(ctx context.Context, input []byte, wsFlag string, wait time.Duration) (string, error) {
 	return Hook(ctx, ClaudeCode, input, wsFlag, wait, HookEnv{Now: time.Now()})
-}
-
-// fileKind says in words what a file that is not a regular one is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a regular file"
 }

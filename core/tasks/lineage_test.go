@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 const (
@@ -20,18 +21,7 @@ const (
 	clearID  = "33333333-cccc-4ccc-8ccc-000000000003"
 )
 
-func lineageWorkspace(t *testing.T) *workspace.Workspace {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := workspace.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := workspace.Open(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
+func lineageWorkspace(t *testing.T) *workspace.Workspace { return workspacetest.New(t) }
 
 // bound is the session a process bound to runtime session id writes to, as the CLI and the MCP
 // server open it.

@@ -305,3 +305,20 @@ func Init(dir string) ([]string, error) {
 	}
 	return created, nil
 }
+
+// FileType names a file that is not a regular one, for a message that says why it is not read.
+func FileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
+}
