@@ -276,7 +276,6 @@ func tooBig(what string, size int64) error {
 	return errs.Invalidf("%s %d bytes, over the %d-byte (8 MiB) limit for a memory or knowledge entry; nothing was read or written — split it into smaller entries", what, size, MaxFileSize)
 }
 
-
 // refuseSymlink keeps writes from replacing a symlink with a file (or writing through it).
 func refuseSymlink(root *os.Root, rel string) error {
 	st, err := root.Lstat(rel)
