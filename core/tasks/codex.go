@@ -401,27 +401,32 @@ func planIDs(prev *planState, plan []planStep, st *Store) []int {
 	ids := make([]int, len(plan))
 	used := map[int]bool{}
 	byText := map[string][]int{}
+	inPrev := map[int]bool{}
 	if prev != nil {
 		for i, t := range prev.text {
 			byText[t] = append(byText[t], prev.ids[i])
+			inPrev[prev.ids[i]] = true
 		}
 	}
-	for _, t := range st.Tasks() {
-		if t.Status == Deleted && (prev == nil || !containsInt(prev.ids, t.TaskID)) {
+	for _, t := range st.tasks {
+		if t.Status == Deleted && !inPrev[t.TaskID] {
 			byText[t.Subject] = append(byText[t.Subject], t.TaskID)
 		}
 	}
+	texts := make(map[string]bool, len(plan))
 	for i, s := range plan {
-		for _, id := range byText[strings.TrimSpace(s.Step)] {
-			if !used[id] {
-				ids[i], used[id] = id, true
-				break
-			}
+		text := strings.TrimSpace(s.Step)
+		texts[text] = true
+		if cands := byText[text]; len(cands) > 0 {
+			// each id is taken once, in order: the list shrinks as it is used (linear however
+			// many steps share a text)
+			ids[i], used[cands[0]] = cands[0], true
+			byText[text] = cands[1:]
 		}
 	}
 	if prev != nil {
 		for i := range plan {
-			if ids[i] == 0 && i < len(prev.ids) && !used[prev.ids[i]] && !containsString(stepTexts(plan), prev.text[i]) {
+			if ids[i] == 0 && i < len(prev.ids) && !used[prev.ids[i]] && !texts[prev.text[i]] {
 				ids[i], used[prev.ids[i]] = prev.ids[i], true
 			}
 		}
@@ -436,26 +441,9 @@ func planIDs(prev *planState, plan []planStep, st *Store) []int {
 	return ids
 }
 
-func stepTexts(plan []planStep) []string {
-	out := make([]string, len(plan))
-	for i, s := range plan {
-		out[i] = strings.TrimSpace(s.Step)
-	}
-	return out
-}
-
 func containsString(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsInt(list []int, n int) bool {
-	for _, v := range list {
-		if v == n {
 			return true
 		}
 	}

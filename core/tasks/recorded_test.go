@@ -493,3 +493,38 @@ func TestRecordedCodexHooks(t *testing.T) {
 		t.Errorf("cairn's list under Codex: %q", text)
 	}
 }
+
+// FuzzReplayCodex: any rollout replays into stores whose ids are positive and unique and whose
+// statuses are valid, in both lists, and a fork's parent is read only from beside the rollout.
+func FuzzReplayCodex(f *testing.F) {
+	for _, flow := range []string{"plan", "mcp", "update-plan-offered"} {
+		paths, _ := filepath.Glob(filepath.Join(codexDir, flow, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+		for _, p := range paths {
+			data, _ := os.ReadFile(p)
+			f.Add(string(data))
+		}
+	}
+	plan := func(steps string) string {
+		return `{"type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":"{\"plan\":[` + steps + `]}","call_id":"c"}}` + "\n"
+	}
+	f.Add(plan(`{\"step\":\"a\",\"status\":\"pending\"},{\"step\":\"a\",\"status\":\"completed\"}`) + plan(`{\"step\":\"b\",\"status\":\"in_progress\"}`) + plan(`{\"step\":\"a\",\"status\":\"pending\"}`))
+	f.Add(`{"type":"session_meta","payload":{"id":"x","forked_from_id":"../../etc"}}` + "\n")
+	path := filepath.Join(f.TempDir(), "sessions", "2026", "12", "01", "rollout-x.jsonl")
+	f.Fuzz(func(t *testing.T, log string) {
+		r := NewReplayer()
+		r.Want = ListCairn
+		r.Also = map[string]*Replayer{ListPlan: NewReplayer()}
+		if err := replayCodex(strings.NewReader(log), path, r, Stop{}, &Counts{ByType: map[string]int{}}); err != nil {
+			return
+		}
+		for _, rr := range []*Replayer{r, r.Also[ListPlan]} {
+			prev := 0
+			for _, tk := range rr.Store.Tasks() {
+				if tk.TaskID <= prev || CheckStatus(tk.Status) != nil {
+					t.Fatalf("bad %s store: %+v", rr.List, rr.Store.Tasks())
+				}
+				prev = tk.TaskID
+			}
+		}
+	})
+}
