@@ -153,3 +153,27 @@ func TestMigrationFillsDisplayText(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An author is shown in every hit and neighbour: a secret written there is hidden as in a body.
+func TestAuthorIsRedacted(t *testing.T) {
+	ws := newWorkspace(t)
+	secret := "ghp_" + strings.Repeat("aB3dE5", 6)
+	importText(t, ws, `{"type": "space", "id": "s", "owner": "o"}
+{"type": "task", "id": "cur", "space": "s", "title": "current"}
+{"type": "task", "id": "t1", "space": "s", "title": "other"}
+{"type": "comment", "id": "c1", "task": "t1", "kind": "result", "author": "bot `+secret+`", "created_at": "2026-01-01T00:00:00Z", "body": "MarkerAuthor done"}
+`)
+	a := search(t, ws, Caller{User: "o", Task: "cur"}, SearchInput{Query: "markerauthor"})
+	if len(a.Search.Hits) != 1 {
+		t.Fatalf("hits: %v", refs(a))
+	}
+	if h := a.Search.Hits[0]; strings.Contains(h.Author, secret[4:12]) || h.Author != "bot "+redact.Placeholder {
+		t.Errorf("author shown as %q", h.Author)
+	}
+	ar := search(t, ws, Caller{User: "o", Task: "cur"}, SearchInput{Around: "comment:c1"})
+	for _, e := range ar.Around.Comments {
+		if strings.Contains(e.Author, secret[4:12]) {
+			t.Errorf("around shows the author %q", e.Author)
+		}
+	}
+}

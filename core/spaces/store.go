@@ -156,6 +156,9 @@ var migrations = []string{
 	// reads a term's matches newest rowid first and stops once no match left can be newer; and
 	// the texts redacted again (migrationFills).
 	blocksSchema + rebuildBlocks(),
+	// 8: the texts and authors redacted again by the layered detector (context words in every
+	// language, random-looking tokens, decoded and multi-part secrets): migrationFills.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -169,6 +172,12 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	// build did not know is neither found nor shown by the first search after the upgrade;
 	// only the comments whose texts change leave and re-enter the search indexes.
 	7: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+		return err
+	},
+	// 8: the same with the layered detector, authors included, so a secret of a kind no rule
+	// names is neither found nor shown after the upgrade.
+	8: func(ctx context.Context, db execer) error {
 		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},
@@ -353,8 +362,8 @@ func (s *Store) Close() error {
 }
 
 // searchableFrom is the oldest schema version a reader can search as it is when it cannot bring
-// the file up to date: version 7 adds comment_blocks, which a search can do without, and redacts
-// the texts again, which a file nobody can write keeps as an earlier build redacted them.
+// the file up to date: version 7 adds comment_blocks, which a search can do without, and 7 and 8
+// redact the texts again, which a file nobody can write keeps as an earlier build redacted them.
 const searchableFrom = 6
 
 // readOnly reports whether err is SQLite refusing a write to a file it may only read.

@@ -606,6 +606,8 @@ func (s *Store) prepareTexts(rec *record) error {
 	switch rec.kind {
 	case "comment":
 		c := &rec.comment
+		// the author is shown in every hit and neighbour: a secret pasted there is hidden too
+		c.Author = s.redactor.Text(c.Author)
 		att := c.Attachments
 		if att == nil {
 			att = []string{}
@@ -1067,7 +1069,7 @@ func reindexTexts(ctx context.Context, db execer, r *redact.Redactor, progress P
 	}
 	total := int64(len(rids))
 	var fts ftsSync // the index changes, when the indexes are not built again
-	upd, err := db.PrepareContext(ctx, `UPDATE comments SET itext = ?, dtext = ? WHERE rid = ?`)
+	upd, err := db.PrepareContext(ctx, `UPDATE comments SET itext = ?, dtext = ?, author = ? WHERE rid = ?`)
 	if err != nil {
 		return rep, fmt.Errorf("prepare reindex: %w", err)
 	}
@@ -1077,20 +1079,21 @@ func reindexTexts(ctx context.Context, db execer, r *redact.Redactor, progress P
 			return rep, err
 		}
 		j := min(i+BatchSize, len(rids))
-		rows, err := db.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext, dtext FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
+		rows, err := db.QueryContext(ctx, `SELECT rid, kind, progress_type, tool_name, body, attachments, itext, dtext, author FROM comments WHERE rid BETWEEN ? AND ? ORDER BY rid`, rids[i], rids[j-1])
 		if err != nil {
 			return rep, fmt.Errorf("read comments: %w", err)
 		}
 		type change struct {
 			rid              int64
 			text, dtext, old sql.NullString
+			author           string
 		}
 		var changes []change
 		for rows.Next() {
 			var rid int64
-			var kind, pt, tool, body, attJSON string
+			var kind, pt, tool, body, attJSON, author string
 			var old, oldD sql.NullString
-			if err := rows.Scan(&rid, &kind, &pt, &tool, &body, &attJSON, &old, &oldD); err != nil {
+			if err := rows.Scan(&rid, &kind, &pt, &tool, &body, &attJSON, &old, &oldD, &author); err != nil {
 				rows.Close()
 				return rep, fmt.Errorf("read comments: %w", err)
 			}
@@ -1105,8 +1108,9 @@ func reindexTexts(ctx context.Context, db execer, r *redact.Redactor, progress P
 				rep.Indexed++
 			}
 			rep.Comments++
-			if nt != old || nd != oldD {
-				changes = append(changes, change{rid, nt, nd, old})
+			na := r.Text(author)
+			if nt != old || nd != oldD || na != author {
+				changes = append(changes, change{rid, nt, nd, old, na})
 			}
 		}
 		rows.Close()
@@ -1114,7 +1118,7 @@ func reindexTexts(ctx context.Context, db execer, r *redact.Redactor, progress P
 			return rep, fmt.Errorf("read comments: %w", err)
 		}
 		for _, c := range changes {
-			if _, err := upd.ExecContext(ctx, c.text, c.dtext, c.rid); err != nil {
+			if _, err := upd.ExecContext(ctx, c.text, c.dtext, c.author, c.rid); err != nil {
 				return rep, fmt.Errorf("update index text: %w", err)
 			}
 			if !rebuild {
