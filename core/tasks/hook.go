@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -332,6 +333,9 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 	if text == "" {
 		return "", nil
 	}
+	// what a hook puts in front of the model is shown text: a secret in a task's subject or
+	// description stays out of it, as it stays out of every search answer
+	text = redact.New().Text(text)
 	if in.Event == "PreCompact" {
 		return "The session's task lists, kept by cairn across this compaction (read-only here): carry the open tasks and their ids into the summary.\n" + text, nil
 	}

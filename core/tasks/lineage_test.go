@@ -324,3 +324,17 @@ func TestInjectedListIsBounded(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The hook's text is shown text: a secret written into a task is not put in front of the model.
+func TestHookTextIsRedacted(t *testing.T) {
+	ws := lineageWorkspace(t)
+	s := bound(t, ws, parentID)
+	if _, err := s.Create(context.Background(), "Rotate the deploy key", "old token ghp_"+strings.Repeat("Ab3De5Fg7H", 4)+" is revoked"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Hook(context.Background(), ClaudeCode, hookJSON(t, HookInput{Event: "SessionStart", Source: "compact", SessionID: parentID, Cwd: ws.Root}), "", time.Second, HookEnv{Now: time.Now()})
+	text := context_(t, out)
+	if err != nil || !strings.Contains(text, "Rotate the deploy key") || strings.Contains(text, "Ab3De5Fg") || !strings.Contains(text, "[REDACTED]") {
+		t.Fatalf("%q, %v", text, err)
+	}
+}
