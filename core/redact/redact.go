@@ -55,6 +55,8 @@ const (
 	needsOperator trigger = 1 << iota
 	// needsBase64Run: a run of at least minBase64Run base64 characters.
 	needsBase64Run
+	// needsWordRun: minSeedWords words of 3 to 8 letters in a row, between blanks (structure.go).
+	needsWordRun
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
@@ -67,6 +69,8 @@ type Redactor struct {
 	hints hintIndex
 	// operatorRules and base64Rules are the rules that need an operator or a base64 run.
 	operatorRules, base64Rules ruleSet
+	// wordRules need a run of words (a seed phrase).
+	wordRules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -276,7 +280,11 @@ func New() *Redactor {
 		{Name: "discord_bot_token", scan: scanDiscordBotTokens, needs: needsBase64Run},
 		// a .pgpass line: host:port:database:user:password
 		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
+		// a token that looks random, whatever its kind (shape.go)
+		{Name: "shape", scan: scanShape, needs: needsBase64Run},
 	}
+	// decoded text, key bodies, multi-part tokens, seed phrases (structure.go)
+	rules = append(rules, structureRules(0)...)
 	for _, a := range argumentRules {
 		rules = append(rules, Rule{Name: a.name, Hints: a.hints, scan: scanArguments(regexp.MustCompile(`(?i)` + a.pattern))})
 	}
@@ -295,6 +303,9 @@ func newRedactor(rules []Rule) *Redactor {
 		}
 		if rule.needs&needsBase64Run != 0 {
 			r.base64Rules.set(i)
+		}
+		if rule.needs&needsWordRun != 0 {
+			r.wordRules.set(i)
 		}
 	}
 	return r
@@ -1078,6 +1089,20 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	set := x.always
 	operator, base64Run := false, false
 	run := 0
+	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
+	// not a word)
+	words, wordLen, wordRun := 0, 0, false
+	endWord := func() {
+		switch {
+		case wordLen == 0:
+		case wordLen >= 3 && wordLen <= 8:
+			words++
+			wordRun = wordRun || words >= minSeedWords
+		default:
+			words = 0
+		}
+		wordLen = 0
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -1085,7 +1110,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			run = 0
+			run, wordLen = 0, -1
 			i += size - 1
 			continue
 		}
@@ -1093,11 +1118,19 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		case isB64(c):
 			run++
 			base64Run = base64Run || run >= minBase64Run
+			if wordLen >= 0 && isLetter(c) {
+				wordLen++
+			} else {
+				wordLen = -1
+			}
 		case c == '=' || c == ':' || c == '>':
 			operator = true
+			run, wordLen = 0, -1
+		case isSpace(c):
 			run = 0
+			endWord()
 		default:
-			run = 0
+			run, wordLen = 0, -1
 		}
 		if i+1 == len(s) || !x.first[c] || set.equal(x.all) {
 			continue
@@ -1117,6 +1150,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	}
 	if !base64Run {
 		set = set.minus(r.base64Rules)
+	}
+	if endWord(); !wordRun {
+		set = set.minus(r.wordRules)
 	}
 	return set, true
 }

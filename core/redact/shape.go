@@ -1,0 +1,575 @@
+package redact
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+)
+
+// The shape layer: a token that looks random is a secret whatever its prefix, so a key of a
+// kind no rule names is hidden too.
+//
+// A token is a maximal run of the characters of the base64, base64url, base62, hex and bech32
+// alphabets and the separators real tokens carry (- _ . ~ + / =), split where prose and code
+// glue words on: at an = that is not padding (key=value), and without the separators a sentence
+// or a path puts around it (a final full stop, a trailing slash). A token is random when
+//
+//   - it is long: shapeMinLen characters, shapeMinHex when it is all hexadecimal (shorter hex
+//     runs are ids, colours and short hashes);
+//   - it mixes classes: letters and digits, or both cases of letters with a digit or a
+//     separator, and letters are at least a quarter of its letters and digits (numbers, dates,
+//     versions and addresses are mostly digits);
+//   - its characters are spread over its alphabet: the Shannon entropy per character is at least
+//     shapeMinEntropy of what the alphabet and the length allow (log2 of the smaller);
+//   - it is not made of words: at most shapeMaxWordy of its characters are in pieces that read
+//     as words (a camelCase or snake_case identifier, a path, pkg.FuncName, a host name);
+//
+// and it is none of the harmless shapes (harmlessShape): UUIDs, hashes named as hashes, Go
+// pseudo-versions, runs of consecutive characters (an alphabet written out), base64 of a
+// picture, font or archive, and base64 of text (the structure layer decodes that and looks for
+// secrets inside).
+//
+// The thresholds were measured (shape_test.go, TestShapeThresholds, and the figures in the commit
+// that added them): on the .go and .md files of the Go module cache, under 0.05 % of words are
+// hidden; random tokens of 20 characters or more of every alphabet are hidden.
+const (
+	shapeMinLen     = 20
+	shapeMinHex     = 32
+	shapeMinEntropy = 0.75
+	shapeMaxWordy   = 0.5
+	// shapeMinSwitch: the share of expectedSwitchRate a random token reaches
+	shapeMinSwitch = 0.4
+	// shapeMaxToken: a longer token is only looked at in its '/' segments and as base64 by the
+	// structure layer, so a run of megabytes costs one pass.
+	shapeMaxToken = 1 << 14
+)
+
+// tokenByte: the characters of a token.
+var tokenByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("-.~+/=", byte(c)) >= 0
+	}
+	return t
+}()
+
+// scanShape reports every random token of s.
+func scanShape(s string, add func(start, end int)) int {
+	work := 0
+	pub, w := publicPEMBodies(s)
+	work += w
+	add0 := add
+	if len(pub) > 0 {
+		add = func(start, end int) {
+			// the first body ending after start
+			k, _ := slices.BinarySearchFunc(pub, start, func(p span, x int) int { return cmp.Compare(p.end, x+1) })
+			if k < len(pub) && pub[k].start <= start {
+				return // the body of a certificate or a public key
+			}
+			add0(start, end)
+		}
+	}
+	for i := 0; i < len(s); {
+		if !tokenByte[s[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && tokenByte[s[j]] {
+			j++
+		}
+		if j-i >= shapeMinLen {
+			work += shapeRun(s, i, j, add)
+		}
+		i = j
+	}
+	return len(s) + work
+}
+
+// shapeRun splits the run s[i:j] at every = that is not padding and judges each part.
+func shapeRun(s string, i, j int, add func(start, end int)) int {
+	work := 0
+	start := i
+	for k := i; k <= j; k++ {
+		if k < j && !(s[k] == '=' && k+1 < j && s[k+1] != '=') {
+			continue
+		}
+		if k-start >= shapeMinLen {
+			work += shapePart(s, start, k, add)
+		}
+		start = k + 1
+	}
+	return work
+}
+
+// shapePart judges one part of a run, trimmed of the separators prose puts around a word; a part
+// that is not random as a whole may still hold a random '/' segment (a token in a URL's path).
+func shapePart(s string, a, b int, add func(start, end int)) int {
+	for a < b && strings.IndexByte("-._~/+", s[a]) >= 0 {
+		a++
+	}
+	for b > a && strings.IndexByte("-._~/+", s[b-1]) >= 0 {
+		b--
+	}
+	if b-a < shapeMinLen {
+		return 0
+	}
+	work := b - a
+	t := s[a:b]
+	// a token with a slash and a dot, dash, underscore or tilde is a path or a URL, not base64:
+	// only its segments are judged
+	path := strings.IndexByte(t, '/') >= 0 && (strings.ContainsAny(t, ".-_~") || hasWordSegment(t))
+	if !path && len(t) <= shapeMaxToken && randomToken(t) && !harmlessShape(s, a, b) {
+		add(a, b)
+		if e := wrappedContinuation(s, b, t); e > b {
+			add(b, e)
+		}
+		return work
+	}
+	if strings.IndexByte(t, '/') < 0 || len(t) <= shapeMaxToken && harmlessShape(s, a, b) {
+		return work
+	}
+	for p := a; p < b; {
+		q := p
+		for q < b && s[q] != '/' {
+			q++
+		}
+		if q-p >= shapeMinLen && (path || q-p < b-a) {
+			work += q - p
+			u, v := p, q
+			for u < v && strings.IndexByte("-._~+", s[u]) >= 0 {
+				u++
+			}
+			for v > u && strings.IndexByte("-._~+", s[v-1]) >= 0 {
+				v--
+			}
+			if v-u >= shapeMinLen && v-u <= shapeMaxToken && randomToken(s[u:v]) && !harmlessShape(s, u, v) {
+				add(u, v)
+			}
+		}
+		p = q + 1
+	}
+	return work
+}
+
+// tokenStats are the character classes of a token.
+type tokenStats struct {
+	lower, upper, digit, sym, hexLetters int
+	lowerHex, upperHex                   bool // every letter is a hex digit of one case
+}
+
+func statsOf(t string) tokenStats {
+	st := tokenStats{lowerHex: true, upperHex: true}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			st.lower++
+			st.upperHex = false
+			if c > 'f' {
+				st.lowerHex = false
+			}
+		case 'A' <= c && c <= 'Z':
+			st.upper++
+			st.lowerHex = false
+			if c > 'F' {
+				st.upperHex = false
+			}
+		case '0' <= c && c <= '9':
+			st.digit++
+		default:
+			st.sym++
+			st.lowerHex, st.upperHex = false, false
+		}
+	}
+	return st
+}
+
+// randomToken reports whether t has the shape of a random token: long, of mixed classes, with its
+// characters spread over its alphabet and not made of words.
+func randomToken(t string) bool {
+	st := statsOf(t)
+	letters := st.lower + st.upper
+	alnum := letters + st.digit
+	hex := (st.lowerHex || st.upperHex) && st.digit > 0 && letters > 0
+	switch {
+	case hex:
+		if len(t) < shapeMinHex {
+			return false
+		}
+	case letters*4 < alnum || alnum*2 < len(t):
+		return false // mostly digits (numbers, dates, versions, addresses) or separators
+	case st.digit > 0 && letters > 0:
+	case st.lower > 0 && st.upper > 0 && st.sym > 0:
+		// letters of both cases and a separator, no digit: base64url of 20 or more characters
+		// nearly always holds a digit, so ask for more
+		if len(t) < 2*shapeMinLen {
+			return false
+		}
+	default:
+		return false // one class: a word, a number, a run of capitals
+	}
+	if !hex && shortHexID(t) {
+		return false
+	}
+	if entropyRatio(t, st) < shapeMinEntropy {
+		return false
+	}
+	if sequential(t) || switchRate(t) < shapeMinSwitch*expectedSwitchRate(st) {
+		return false
+	}
+	return wordiness(t) <= shapeMaxWordy
+}
+
+// switchRate is how often the class of character (lower case, upper case, digit) changes between
+// neighbours: random characters change it at most steps (two in three for base62, two in five
+// for lower case and digits), an identifier at the start of each word (IPhone11ProMax,
+// AVX512VPCLMULQDQ, riscv64).
+func switchRate(t string) float64 {
+	class := func(c byte) int {
+		switch {
+		case isLower(c):
+			return 1
+		case isUpper(c):
+			return 2
+		case '0' <= c && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	pairs, switches := 0, 0
+	for i := 1; i < len(t); i++ {
+		a, b := class(t[i-1]), class(t[i])
+		if a == 0 || b == 0 {
+			continue
+		}
+		pairs++
+		if a != b {
+			switches++
+		}
+	}
+	if pairs == 0 {
+		return 0
+	}
+	return float64(switches) / float64(pairs)
+}
+
+// expectedSwitchRate is the switch rate of random characters of t's classes: 1 - Σ p², p being
+// each class's share of the alphabet.
+func expectedSwitchRate(st tokenStats) float64 {
+	var sizes []float64
+	if st.lower > 0 {
+		sizes = append(sizes, 26)
+	}
+	if st.upper > 0 {
+		sizes = append(sizes, 26)
+	}
+	if st.lowerHex || st.upperHex {
+		sizes = []float64{6}
+	}
+	if st.digit > 0 {
+		sizes = append(sizes, 10)
+	}
+	total := 0.0
+	for _, n := range sizes {
+		total += n
+	}
+	e := 1.0
+	for _, n := range sizes {
+		e -= (n / total) * (n / total)
+	}
+	return e
+}
+
+// hasWordSegment reports whether a '/' segment of t is a lower-case word (tmp/include/x86): a
+// path, not base64.
+func hasWordSegment(t string) bool {
+	pairs := englishPairs()
+	for _, seg := range strings.Split(t, "/") {
+		if len(seg) >= 3 && strings.Trim(seg, "abcdefghijklmnopqrstuvwxyz") == "" && readsAsWord(seg, pairs) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortHexID reports whether t is words and hex parts with fewer than shapeMinHex hex digits in
+// all: an id with a prefix or a suffix (call_65e4930d3f90b6ac, agent-a33a9c802ed1d1835.jsonl),
+// which a runtime writes into every transcript.
+func shortHexID(t string) bool {
+	pairs := englishPairs()
+	hexLen := 0
+	for _, part := range strings.FieldsFunc(t, func(r rune) bool { return strings.ContainsRune("-_.~+/=", r) }) {
+		st := statsOf(part)
+		switch {
+		case (st.lowerHex || st.upperHex) && st.digit > 0:
+			hexLen += len(part)
+		case st.digit == 0 && (len(part) <= 5 || readsAsWord(part, pairs)):
+		default:
+			return false
+		}
+	}
+	return hexLen < shapeMinHex
+}
+
+// entropyRatio is the Shannon entropy per character of t divided by the most its alphabet and
+// its length allow: log2 of the smaller of the two.
+func entropyRatio(t string, st tokenStats) float64 {
+	var counts [256]int32
+	for i := 0; i < len(t); i++ {
+		counts[t[i]]++
+	}
+	n := float64(len(t))
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	alphabet := 0
+	if st.lower > 0 {
+		alphabet += 26
+	}
+	if st.upper > 0 {
+		alphabet += 26
+	}
+	if st.lowerHex || st.upperHex {
+		alphabet = 6
+	}
+	if st.digit > 0 {
+		alphabet += 10
+	}
+	if st.sym > 0 {
+		alphabet += 2
+	}
+	max := math.Log2(math.Min(float64(alphabet), n))
+	if max <= 0 {
+		return 0
+	}
+	return h / max
+}
+
+// sequential reports whether most neighbours in t are consecutive characters: an alphabet
+// written out (ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123456789), which code holds as a constant.
+func sequential(t string) bool {
+	steps := 0
+	for i := 1; i < len(t); i++ {
+		if t[i] == t[i-1]+1 {
+			steps++
+		}
+	}
+	return steps*2 >= len(t)
+}
+
+// wordiness is the share of t's letters in pieces that read as words: t split at separators,
+// digits and case changes (parseHTTPRequest: parse, HTTP, Request), each piece of three letters
+// or more whose letter pairs all occur in English words (the BIP39 word list's pairs) and that
+// holds a vowel. A random run of letters soon holds a pair no word has (qx, zj, vb).
+func wordiness(t string) float64 {
+	pairs := englishPairs()
+	wordy := 0
+	for i := 0; i < len(t); {
+		c := t[i]
+		if !isLetter(c) {
+			i++
+			continue
+		}
+		// a piece: capitals then lower case (Request), or capitals alone (HTTP, before Request's R)
+		j := i + 1
+		if isUpper(c) {
+			for j < len(t) && isUpper(t[j]) {
+				j++
+			}
+			if j < len(t) && isLower(t[j]) {
+				if j-i > 1 {
+					j-- // HTTPRequest: the last capital starts the next word
+				}
+				for j < len(t) && isLower(t[j]) {
+					j++
+				}
+			}
+		} else {
+			for j < len(t) && isLower(t[j]) {
+				j++
+			}
+		}
+		if j-i >= 3 && readsAsWord(t[i:j], pairs) {
+			wordy += j - i
+		}
+		i = j
+	}
+	letters := 0
+	for i := 0; i < len(t); i++ {
+		if isLetter(t[i]) {
+			letters++
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	return float64(wordy) / float64(letters)
+}
+
+// readsAsWord reports whether the letters w hold a vowel and only letter pairs English words
+// have, one odd pair allowed in a long piece.
+func readsAsWord(w string, pairs *[26][26]bool) bool {
+	vowel := false
+	odd := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20
+		vowel = vowel || strings.IndexByte("aeiouy", c) >= 0
+		if i > 0 && !pairs[(w[i-1]|0x20)-'a'][c-'a'] {
+			odd++
+		}
+	}
+	return vowel && (odd == 0 || odd == 1 && len(w) >= 7)
+}
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
+
+// harmlessShape reports whether the random-looking token s[a:b] is a known harmless one.
+func harmlessShape(s string, a, b int) bool {
+	t := s[a:b]
+	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) {
+		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
+	}
+	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) {
+		return true // a SHA-1, SHA-256 or SHA-512 digest, or a git object id: tool output is full of them, and a hex key of these lengths is found by the key that names it
+	}
+	if jsonKeyBefore(s, a, "signature") {
+		return true // a thinking block's signature in a transcript, not a credential
+	}
+
+	if goPseudoVersion(t) {
+		return true
+	}
+	if hashNamed(s, a) {
+		return true
+	}
+	if lt := strings.ToLower(t); hasAnyPrefix(lt, contentHashPrefixes) {
+		return true // sha512-… (Subresource Integrity, npm's integrity), a named content hash
+	}
+	// base64 the structure layer decodes: text (looked into for secrets there), or a file
+	// format's magic (a picture, a font, an archive embedded in code)
+	if dec, ok := decodeBase64Token(t); ok && (printableText(dec) || mediaMagic(dec)) && !keyMaterial(dec) {
+		return true
+	}
+	return false
+}
+
+// jsonKeyBefore reports whether the token at a is the string value of JSON key k ("k": "…").
+func jsonKeyBefore(s string, a int, k string) bool {
+	p := a
+	if p > 0 && s[p-1] == '"' {
+		p--
+	} else {
+		return false
+	}
+	for p > 0 && a-p < 8 && (s[p-1] == ' ' || s[p-1] == ':') {
+		p--
+	}
+	return p >= len(k)+2 && s[p-1] == '"' && strings.EqualFold(s[p-1-len(k):p-1], k) && s[p-2-len(k)] == '"'
+}
+
+// publicPEMBodies are the bodies of the PEM blocks of s that hold no private key (certificates,
+// public keys, requests): from a -----BEGIN whose label names no private key to its -----END or
+// the end of s. It returns them in order, and the bytes it read.
+func publicPEMBodies(s string) (out []span, work int) {
+	const begin, end = "-----BEGIN ", "-----END "
+	for off := 0; ; {
+		b := strings.Index(s[off:], begin)
+		if b < 0 {
+			return out, len(s)
+		}
+		b += off + len(begin)
+		e := strings.Index(s[b:], "-----")
+		if e < 0 {
+			return out, len(s)
+		}
+		label := s[b : b+e]
+		body := b + e + 5
+		stop := strings.Index(s[body:], end)
+		if stop < 0 {
+			stop = len(s)
+		} else {
+			stop += body
+		}
+		if e <= 40 && !strings.Contains(strings.ToUpper(label), "PRIVATE") {
+			out = append(out, span{body, stop})
+		}
+		off = max(stop, body)
+	}
+}
+
+// contentHashPrefixes name a hash inside the token.
+var contentHashPrefixes = []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-", "sha1_", "sha256_", "blake2b-", "xxh64-"}
+
+// hashWords, just before a token, say it is a hash or an object id: commit abc…, sha256:…,
+// go.sum's h1:…, /commit/… in a URL, Merge:, tree, parent, a digest or checksum.
+var hashWords = []string{"commit", "sha", "md5", "hash", "digest", "checksum", "h1:", "tree ", "parent ", "object ", "revision", "rev ", "rev:", "etag", "fingerprint", "integrity", "merge:", "blob/", "oid ", "git-sha", "sum:", "sha256", "blake"}
+
+// hashNamed reports whether the text just before a (at most 24 bytes, on the same line) names
+// a hash or a git object.
+func hashNamed(s string, a int) bool {
+	from := a - 24
+	if from < 0 {
+		from = 0
+	}
+	before := s[from:a]
+	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
+		before = before[nl+1:]
+	}
+	before = strings.ToLower(before)
+	for _, w := range hashWords {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// goPseudoVersion reports whether t is a Go module pseudo-version or holds one
+// (v0.0.0-20210101123456-abcdef123456, v1.2.4-0.20210101123456-abcdef123456+incompatible):
+// a fourteen-digit time and twelve hex digits of a commit.
+func goPseudoVersion(t string) bool {
+	for i := 0; i+28 <= len(t); i++ {
+		if t[i] != '-' && t[i] != '.' {
+			continue
+		}
+		if allDigits(t[i+1:i+15]) && t[i+15] == '-' && isHexString(t[i+16:i+28]) && (i+28 == len(t) || !isWordByte(t[i+28])) {
+			return true
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return len(s) > 0
+}
