@@ -112,6 +112,8 @@ var providers = []provider{
 	// Langfuse (sk-lf-) keys have the same shape.
 	{"openai_key", `\bsk-(?:(?:proj|svcacct|admin|none|or-v1|lf)-[a-z0-9_-]{20,}|[a-z0-9]{32,}\b)`, []string{"sk-"}},
 	{"google_api_key", `\baiza[0-9a-z_-]{35}`, []string{"aiza"}},
+	// a Salesforce access token: the org id, !, then the session's secret part
+	{"salesforce_token", `\b00d[0-9a-z]{12,15}![0-9a-z._]{20,}`, []string{"00d"}},
 	{"stripe_key", `\b(?:sk|rk)_(?:live|test)_[0-9a-z]{16,}\b|\bwhsec_[0-9a-z]{24,}\b`, []string{"_live_", "_test_", "whsec_"}},
 	{"age_secret_key", `\bage-secret-key-1[0-9a-z]{58}`, []string{"age-secret-key-"}},
 	{"alibaba_key", `\bltai[0-9a-z]{20}\b`, []string{"ltai"}},
@@ -275,6 +277,8 @@ func New() *Redactor {
 		// sshpass -p X, curl -u user:X
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		// a secret-bearing word in any language, a separator, then the value (context.go)
+		{Name: "context", Hints: contextHints(), scan: scanContext},
 		{Name: "base64_credentials", scan: scanBase64Credentials, needs: needsBase64Run},
 		// a Discord bot token: the bot's id in base64, a time stamp and a signature, dotted
 		{Name: "discord_bot_token", scan: scanDiscordBotTokens, needs: needsBase64Run},
@@ -451,7 +455,7 @@ func isASCII(s string) bool {
 // may follow (SECRET_KEY_BASE), and an _id after a private key (a service account's
 // private_key_id). The operator is =, :, := or =>, with an optional quote and blanks before it.
 var (
-	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials"}
+	longKeyWords  = []string{"password", "passwd", "passwort", "passphrase", "secret", "token", "credential", "credentials", "seed"}
 	keyQualifiers = []string{"api", "access", "private", "secret", "account", "signing", "encryption", "master", "client", "app", "auth", "session", "service", "license", "sharedaccess", "shared_access", "webhook", "deploy", "storage", "consumer", "admin", "root", "preshared"}
 	shortKeyWords = []string{"pass", "pwd", "pw", "auth", "pat"}
 	// sepQualifiers qualify a key only after a separator (Ocp-Apim-Subscription-Key), not in a
@@ -465,7 +469,7 @@ var (
 )
 
 // assignmentHints: every key contains one of them.
-var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig", "pat", "sess", "cookie"}
+var assignmentHints = []string{"pass", "pwd", "pw", "secret", "token", "credential", "key", "auth", "sig", "pat", "sess", "cookie", "seed"}
 
 // maxKeyTail is how much of an identifier's end is read to recognise it: more than the longest
 // key word with its qualifier and suffix.
@@ -754,6 +758,9 @@ func secretValue(key, v string) bool {
 	if placeholderValue().MatchString(v) {
 		return false
 	}
+	if w := strings.TrimRight(v, ",;)"); typeWords[strings.ToLower(w)] || identifierLike(w) || w == "None" || w == "nil" || w == "null" {
+		return false // a type in a schema (password: string) or a field in code (c.ClientSecret)
+	}
 	if cookieKey(key) && len(v) >= 36 && isUUID(v[:36]) && (len(v) == 36 || !isWordByte(v[36])) {
 		return false // a runtime's session id (CODEX_SESSION_ID=...), not a session cookie's random value
 	}
@@ -790,6 +797,12 @@ func secretValue(key, v string) bool {
 	}
 	return true
 }
+
+// typeWords are the type names a schema or a signature gives a secret's field
+// (password: string, token: str, secret: []byte), never the secret itself.
+var typeWords = map[string]bool{"string": true, "str": true, "text": true, "int": true, "bool": true, "boolean": true,
+	"number": true, "bytes": true, "[]byte": true, "byte[]": true, "char[]": true, "varchar": true, "secretstr": true,
+	"securestring": true, "object": true, "any": true, "string?": true, "option<string>": true, "string[]": true}
 
 // isUUID reports whether v is a UUID in its usual 8-4-4-4-12 hexadecimal form.
 func isUUID(v string) bool {
@@ -854,6 +867,24 @@ var argumentRules = []struct {
 	{"smb_password", `\bsmbclient\b[^\n]*?[ \t]-u[ \t]*["']?[^\s%"']+%([^\s"']+)`, []string{"smbclient"}},
 	// htpasswd -b file user X
 	{"htpasswd_password", `\bhtpasswd[ \t]+-[a-z]*b[a-z]*[ \t]+(?:-[a-z]+[ \t]+)*[^\s-]\S*[ \t]+\S+[ \t]+` + argument, []string{"passwd"}},
+	// PowerShell: ConvertTo-SecureString [-String] "X" -AsPlainText
+	{"powershell_secure_string", `\bconvertto-securestring\b[ \t]+(?:-string[ \t]+)?(?:"([^"\n]+)"|'([^'\n]+)')`, []string{"convertto-securestring"}},
+	// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH [user] X
+	// after its prompt: protocol words in capitals, so "pass the test" is no command
+	{"protocol_password", `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
+		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
+		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`, []string{"pass", "login", "auth"}},
+	// lftp -u user,X; ssh-keygen -N X / -P X (a key's new and old passphrase); xfreerdp /p:X;
+	// net use [Z:] \\server\share X /user:NAME
+	{"tool_password", `\blftp\b[^\n]*?[ \t]-u[ \t]+["']?[^\s,"']+,([^\s"']+)` +
+		`|(?:\bssh-keygen\b[^\n]*?)?[ \t]-(?-i:[NP])[ \t]+(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-]\S*))` +
+		`|\b[xw]freerdp\b[^\n]*?[ \t]/p(?:assword)?:(?:"([^"\n]+)"|(\S+))` +
+		`|\bnet[ \t]+use\b(?:[ \t]+[a-z]:)?[ \t]+\S+[ \t]+([^\s/]\S*)[ \t]+/user:`, []string{"lftp", "ssh-keygen", "freerdp", "net use"}},
+	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
+	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
+	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
+		`|\b(?:password|passwd|pass|pwd|pw|secret)["']?[ \t]*:[ \t]*&[a-z0-9_-]+[ \t]+([^\s"']\S*)` +
+		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"password", "pass", "pwd", "pw", "secret"}},
 }
 
 // scanArguments returns a scanner reporting the first group of each match of pattern that is a
@@ -1111,6 +1142,16 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 				return ruleSet{}, false
 			}
 			run, wordLen = 0, -1
+			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
+				// a hint written in another script (パスワード, 비밀번호), byte for byte
+				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
+					for _, h := range x.groups[g-1] {
+						if h.rules.andNot(set) && strings.HasPrefix(s[i:], h.hint) {
+							set = set.or(h.rules)
+						}
+					}
+				}
+			}
 			i += size - 1
 			continue
 		}
@@ -1227,11 +1268,15 @@ func newHintIndex(rules []Rule) hintIndex {
 			x.always = x.always.or(b)
 		}
 		for _, h := range rule.Hints {
-			if len(h) < 2 || h != strings.ToLower(h) || !isASCII(h) {
-				panic("redact: hint " + strconv.Quote(h) + " of " + rule.Name + " is not lower-case ASCII of at least 2 bytes")
+			// a hint is matched byte for byte with ASCII letters lowered: ASCII hints are given in
+			// lower case; others (パスワード, пароль) as the text writes them
+			if len(h) < 2 || isASCII(h[:1]) && h != strings.ToLower(h) {
+				panic("redact: hint " + strconv.Quote(h) + " of " + rule.Name + " is not lower-case of at least 2 bytes")
 			}
 			x.first[h[0]] = true
-			x.first[strings.ToUpper(h[:1])[0]] = true
+			if h[0] < utf8.RuneSelf {
+				x.first[strings.ToUpper(h[:1])[0]] = true
+			}
 			k := uint16(h[0])<<8 | uint16(h[1])
 			if x.pair[k] == 0 {
 				x.groups = append(x.groups, nil)

@@ -16,6 +16,12 @@ var ruleCases = []struct {
 	secret   string
 	negative string
 }{
+	{"context", "本番DBのパスワードは wR4Kqw9#3NeZGg0 です", "wR4Kqw9#3NeZGg0", "パスワードは変更済みです"},
+	{"salesforce_token", "SF_TOKEN 00DSCAixWlYGvXa!AQDJRzeZwpkhE9YOsN0sdNntLQ8xOL7vTX2MYZsH", "!AQDJRzeZwpkhE9YOsN0sdNntLQ8xOL7vTX2MYZsH", "order 00D5 shipped"},
+	{"powershell_secure_string", `$pw = ConvertTo-SecureString "Qw7!zR2pLx9" -AsPlainText -Force`, "Qw7!zR2pLx9", "ConvertTo-SecureString -String $env:PW -AsPlainText"},
+	{"protocol_password", "ftp> USER deploy\n331 ok\nftp> PASS Kx8!mQ2vTz", "Kx8!mQ2vTz", "all 12 tests PASS quickly"},
+	{"tool_password", "lftp -u deploy,Tz9#wQ4mLp sftp://files.example.com", "Tz9#wQ4mLp", "lftp -u deploy sftp://files.example.com"},
+	{"config_password", "signingConfigs { release { storePassword 'Hv3$kP9qWz' } }", "Hv3$kP9qWz", "storePassword project.property('PW')"},
 	{"pem_private_key",
 		"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----\nend",
 		"MIIEowIBAAKCAQEA7bq",

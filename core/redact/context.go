@@ -1,0 +1,400 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The context layer: a secret-bearing word in any of the languages people write in here, then a
+// separator, hides the value that follows, whatever the value looks like. It is what catches a
+// password in a sentence ("the staging DB password is wR4K…", "本番DBのパスワードは X です",
+// "数据库密码：X", "비밀번호: X", "mot de passe : X"), which no shape gives away.
+//
+// Key words, lower case as the folded text has them. Each language's own words for password,
+// passphrase, secret, token, API key, credential and PIN; ASCII words that are also code
+// identifiers (token, secret) count only with a separator that prose uses (is, :, =, は, 是 …)
+// and a value that looks like a secret (contextValue).
+var contextWords = []string{
+	// English
+	"password", "passwd", "passphrase", "pass phrase", "passcode", "secret key", "client secret",
+	"api key", "api-key", "apikey", "access key", "access token", "auth token", "bearer token",
+	"pin code",
+	// Japanese
+	"パスワード", "パスフレーズ", "暗証番号", "秘密鍵", "シークレット", "トークン", "アクセスキー",
+	"apiキー", "認証情報", "合言葉",
+	// Chinese (simplified and traditional)
+	"密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "私钥", "私鑰", "金鑰", "令牌", "权杖", "權杖",
+	"凭据", "凭证", "憑證", "api密钥", "api 密钥",
+	// Korean
+	"비밀번호", "암호", "패스워드", "비밀 키", "비밀키", "토큰", "api 키", "api키", "액세스 키", "인증 정보",
+	// Spanish
+	"contraseña", "contrasena", "clave secreta", "clave de api", "clave", "credenciales",
+	// French
+	"mot de passe", "mdp", "clé secrète", "clé d'api", "clé api", "jeton",
+	// German
+	"passwort", "kennwort", "geheimer schlüssel", "zugangsdaten", "zugangsschlüssel",
+	// Portuguese
+	"senha", "palavra-passe", "chave secreta", "chave de api", "chave api",
+	// Russian
+	"пароль", "секретный ключ", "ключ api", "api ключ", "токен", "секрет",
+	// Italian
+	"parola d'ordine", "chiave segreta",
+}
+
+// contextSeparators are what people write between the word and its value, after optional
+// blanks: punctuation of every width (folding has made ：＝ into : =), and the copulas of each
+// language ("is", "は", "是", "est", "ist", "es", "é", "это", "는"). Longest first.
+var contextSeparators = []string{
+	"は、", "は:", "は", "が", "を", "：", ":", "=>", "=", "->", "→", "—", "–",
+	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
+	"是", "为", "為", "은", "는", "이", "가",
+	"is now", "is", "was", "are", "est", "ist", "es", "é", "era", "это",
+}
+
+// contextFinder finds the key words; one alternation, so the scan is linear (RE2).
+var contextFinder = sync.OnceValue(func() *regexp.Regexp {
+	words := append([]string(nil), contextWords...)
+	// longest first, so "secret key" wins over "secret"
+	for i := 1; i < len(words); i++ {
+		for j := i; j > 0 && utf8.RuneCountInString(words[j]) > utf8.RuneCountInString(words[j-1]); j-- {
+			words[j], words[j-1] = words[j-1], words[j]
+		}
+	}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, "|") + `)`)
+})
+
+// contextHints are the literals the rule's hint index looks for before the scanner runs: the key
+// words, and those that start with a non-ASCII capital as a sentence may write them (Пароль).
+func contextHints() []string {
+	var hints []string
+	for _, w := range contextWords {
+		hints = append(hints, w)
+		if r, size := utf8.DecodeRuneInString(w); r >= utf8.RuneSelf && unicode.IsLower(r) {
+			hints = append(hints, string(unicode.ToUpper(r))+w[size:])
+		}
+	}
+	return hints
+}
+
+// isCJK reports whether r is a letter of a script written without spaces between words (Han,
+// kana, Hangul): a value that is ASCII ends at the first of them.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// wordLetter reports whether r can continue a word, so a key word inside a longer word
+// ("compassword", "pinned", "tokenizer") is no key word.
+func wordLetter(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) && !isCJK(r) || unicode.IsDigit(r)
+}
+
+// scanContext finds a value after a key word and a separator: the word, optional qualifiers
+// ("the password for the staging DB is X": up to 4 words before a copula), blanks, a separator,
+// blanks, an optional quote, then the value, which runs to a blank, a quote, CJK text or CJK
+// punctuation. It examines each byte a bounded number of times.
+func scanContext(s string, add func(start, end int)) int {
+	work := len(s)
+	for _, loc := range contextFinder().FindAllStringIndex(s, -1) {
+		start, end := loc[0], loc[1]
+		if r, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && wordLetter(r) {
+			continue
+		}
+		word := s[start:end]
+		last, _ := utf8.DecodeLastRuneInString(word)
+		if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && wordLetter(r) && !isCJK(last) {
+			continue // a longer word: passwords, tokenizer, pinned
+		}
+		v0, v1, n := contextValueAt(s, end)
+		work += n
+		if v0 < 0 {
+			continue
+		}
+		if contextValue(strings.ToLower(word), s[v0:v1]) {
+			add(v0, v1)
+		}
+	}
+	return work
+}
+
+// maxQualifierWords bounds the words a phrase may put between its key word and the copula
+// ("password for the prod DB is X").
+const maxQualifierWords = 6
+
+// contextValueAt reads, from p (just after a key word), the separator and the value after it; it
+// returns the value's range (-1 when there is none) and how many bytes it examined.
+func contextValueAt(s string, p int) (start, end, work int) {
+	q := skipBlanks(s, p)
+	sepEnd := separatorAt(s, q)
+	if sepEnd < 0 {
+		// qualifiers: a few plain words (for the prod DB, от сервера) before a copula or a
+		// separator; a word with other punctuation (code, markup, JSON) ends the phrase
+		w := q
+		if q == p {
+			return -1, -1, 0 // the key word runs on into punctuation: not a phrase
+		}
+		for range maxQualifierWords {
+			if v, e := bareValue(s, w); v >= 0 {
+				return v, e, e - p // "пароль от базы X": the value after the qualifiers, unseparated
+			}
+			e := w
+			plain := true
+			for e < len(s) && e-q < 80 {
+				r, size := utf8.DecodeRuneInString(s[e:])
+				if unicode.IsSpace(r) || r == ':' || r == '=' || r == '：' {
+					break // a separator may close the last qualifier word ("от сервера: X")
+				}
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '\'' {
+					plain = false
+					break
+				}
+				e += size
+			}
+			if e == w || !plain {
+				break
+			}
+			if sepEnd = separatorAt(s, e); sepEnd >= 0 && e < len(s) && (s[e] == ':' || s[e] == '=' || strings.HasPrefix(s[e:], "：")) {
+				break
+			}
+			w = skipBlanks(s, e)
+			if sepEnd = separatorAt(s, w); sepEnd >= 0 {
+				break
+			}
+		}
+		if sepEnd < 0 {
+			// no separator: a phrase written without one ("root 密码 X", "пароль от базы X")
+			// still names its value when the word after the key word, or after its last
+			// qualifier, is a strong one (strongValue)
+			if v, e := bareValue(s, w); v >= 0 {
+				return v, e, e - p
+			}
+			return -1, -1, w - p
+		}
+	}
+	v := skipBlanks(s, sepEnd)
+	quote := byte(0)
+	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
+		quote = s[v]
+		v++
+		// a quoted value closes on its line and holds no blank at its start: `password=` in
+		// Markdown is a word in code, not a value opening
+		if v >= len(s) || s[v] == ' ' || s[v] == quote {
+			return -1, -1, v - p
+		}
+		if c := strings.IndexByte(s[v:], quote); c < 0 || strings.IndexByte(s[v:v+c], '\n') >= 0 {
+			return -1, -1, v - p
+		}
+	} else if strings.HasPrefix(s[v:], "「") || strings.HasPrefix(s[v:], "『") || strings.HasPrefix(s[v:], "“") {
+		_, size := utf8.DecodeRuneInString(s[v:])
+		v += size
+	}
+	e := v
+	for e < len(s) && e-v < 512 {
+		r, size := utf8.DecodeRuneInString(s[e:])
+		if quote != 0 && s[e] == quote || quote == 0 && (unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`') ||
+			isCJK(r) || strings.ContainsRune("。、，！？；：（）「」『』【】“”‘’〔〕《》", r) || r == 0xA0 || r == 0x200B {
+			break
+		}
+		e += size
+	}
+	if hasFoldPrefix(s[v:], Placeholder) {
+		return -1, -1, e - p // hidden already
+	}
+	// trailing punctuation of the sentence is not part of the value
+	for e > v && strings.IndexByte(".,;:!?)]}>", s[e-1]) >= 0 && quote == 0 {
+		e--
+	}
+	if e <= v {
+		return -1, -1, e - p
+	}
+	return v, e, e - p
+}
+
+func skipBlanks(s string, p int) int {
+	for p < len(s) {
+		r, size := utf8.DecodeRuneInString(s[p:])
+		if !unicode.IsSpace(r) || r == '\n' {
+			break
+		}
+		p += size
+	}
+	return p
+}
+
+// separatorAt returns where a separator that starts at p ends, or -1. A copula written in
+// letters must stand alone ("is", not "island").
+func separatorAt(s string, p int) int {
+	for _, sep := range contextSeparators {
+		if !hasFoldPrefix(s[p:], sep) {
+			continue
+		}
+		end := p + len(sep)
+		last, _ := utf8.DecodeLastRuneInString(sep)
+		if unicode.IsLetter(last) && !isCJK(last) {
+			if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && wordLetter(r) {
+				continue
+			}
+			// a copula takes a blank before the value ("is X"), or a colon ("is: X")
+			if end < len(s) && s[end] == ':' {
+				end++
+			}
+		}
+		return end
+	}
+	return -1
+}
+
+func hasFoldPrefix(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// contextWordsOfCode are the key words that are everyday identifiers in code and prose
+// (token, secret, pin, clave, credential): their values must look like secrets outright.
+var contextWordsOfCode = map[string]bool{"clave": true, "credenciales": true, "токен": true, "секрет": true,
+	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
+
+// proseWords are values that say something about a secret rather than being one.
+var proseWords = map[string]bool{
+	"the": true, "a": true, "an": true, "not": true, "set": true, "unset": true, "required": true, "optional": true,
+	"incorrect": true, "wrong": true, "invalid": true, "valid": true, "expired": true, "missing": true, "empty": true,
+	"hidden": true, "stored": true, "changed": true, "reset": true, "correct": true, "ok": true, "fine": true, "same": true,
+	"different": true, "too": true, "very": true, "still": true, "now": true, "also": true, "only": true, "in": true,
+	"on": true, "at": true, "from": true, "for": true, "to": true, "of": true, "and": true, "or": true, "this": true,
+	"that": true, "it": true, "used": true, "needed": true, "true": true, "false": true, "null": true, "nil": true,
+	"none": true, "redacted": true, "secret": true, "password": true, "token": true, "here": true, "there": true,
+	"sent": true, "given": true, "shown": true, "printed": true, "logged": true, "rotated": true, "revoked": true,
+	"generated": true, "encrypted": true, "hashed": true, "saved": true, "kept": true, "known": true, "unknown": true,
+	"weak": true, "strong": true, "long": true, "short": true, "new": true, "old": true, "blank": true, "defined": true,
+	"undefined": true, "configured": true, "available": true, "enabled": true, "disabled": true, "accepted": true,
+	"rejected": true, "what": true, "which": true, "your": true, "my": true, "our": true, "their": true,
+}
+
+// contextValue reports whether v, after key word w, is worth hiding: not a placeholder or a word
+// about the secret, and — for the key words that are also identifiers — mixed like a secret.
+func contextValue(w, v string) bool {
+	if strings.Contains(strings.ToUpper(v), Placeholder) || placeholderValue().MatchString(v) {
+		return false
+	}
+	if proseWords[strings.ToLower(v)] {
+		return false
+	}
+	var lower, upper, digit, other int
+	for _, r := range v {
+		switch {
+		case unicode.IsLower(r):
+			lower++
+		case unicode.IsUpper(r):
+			upper++
+		case unicode.IsDigit(r):
+			digit++
+		default:
+			other++
+		}
+	}
+	n := lower + upper + digit + other
+	if n < 4 {
+		return false
+	}
+	// a code identifier (c.ClientSecret, os.Getenv, cfg.Token, getToken()) is no secret
+	if identifierLike(v) {
+		return false
+	}
+	classes := 0
+	for _, c := range []int{lower, upper, digit, other} {
+		if c > 0 {
+			classes++
+		}
+	}
+	if contextWordsOfCode[w] {
+		return classes >= 3 || classes >= 2 && digit > 0 && n >= 8 || n >= 20 && classes >= 2
+	}
+	// a password word: a digit, a symbol or a capital inside, or a long run of letters
+	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
+}
+
+// identifierLike reports whether v reads as code: a dotted or called identifier (cfg.Token,
+// os.Getenv("X"), c.ClientSecret), or words joined by capitals or underscores made only of
+// letters (ClientSecret, access_token).
+func identifierLike(v string) bool {
+	if strings.HasSuffix(v, "()") || strings.Contains(v, "(") {
+		return true
+	}
+	// snake_case or camelCase words (api_key, clientSecret, API_KEY): a name, not a value; a
+	// random run of letters has capitals that start no word of two or more small letters
+	if len(v) <= 48 && namePattern().MatchString(v) {
+		return true
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) >= 2 {
+		all := true
+		for _, p := range parts {
+			if p == "" || !isIdent(p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// namePattern matches the names code gives variables: words of small letters joined by _ or
+// started by one capital (clientSecret, ClientSecret, api_key), or capitals joined by _ (API_KEY).
+var namePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+|[a-z]*(?:[A-Z][a-z]{2,})+|[a-z]+(?:[A-Z][a-z]{2,})+)$`)
+})
+
+// isIdent reports whether p is an identifier of letters (and underscores) only: the names in
+// code (c.ClientSecret, cfg.Password), which hold no digit a secret would.
+func isIdent(p string) bool {
+	for _, r := range p {
+		if !(unicode.IsLetter(r) || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// bareValue is the value at p written without a separator: an ASCII run that strongValue calls
+// a secret ("", -1 otherwise).
+func bareValue(s string, p int) (start, end int) {
+	e := p
+	for e < len(s) && e-p < 128 && s[e] < utf8.RuneSelf && !unicode.IsSpace(rune(s[e])) && s[e] != '"' && s[e] != '\'' {
+		e++
+	}
+	for e > p && strings.IndexByte(".,;:!?)]}>", s[e-1]) >= 0 {
+		e--
+	}
+	if e-p < 8 || !strongValue(s[p:e]) {
+		return -1, -1
+	}
+	return p, e
+}
+
+// strongValue reports whether v looks like a password people choose when told to: 8 or more
+// characters with letters, a digit, and a symbol or both cases. Words of prose have no digit;
+// versions and dates no symbol and one case.
+func strongValue(v string) bool {
+	var lower, upper, digit, other bool
+	for _, r := range v {
+		switch {
+		case 'a' <= r && r <= 'z':
+			lower = true
+		case 'A' <= r && r <= 'Z':
+			upper = true
+		case '0' <= r && r <= '9':
+			digit = true
+		default:
+			other = true
+		}
+	}
+	return digit && (lower || upper) && (other || lower && upper) && !identifierLike(v) && !strings.Contains(strings.ToUpper(v), Placeholder)
+}

@@ -1,0 +1,104 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// contextSecrets are passwords and keys written in sentences, in the languages people write
+// here: no shape gives them away, only the words before them. The values are random.
+func contextSecrets(f *faker) []secretCase {
+	pw := func() string { return f.s(alnum, 6) + "#" + f.s(alnum, 8) }
+	return []secretCase{
+		{"password in an English sentence", "context", "the staging DB password is %s, rotate it monthly", pw()},
+		{"password for X is", "context", "The password for the prod replica is %s.", pw()},
+		{"api key in English", "context", "Our API key: %s", f.s(alnum, 24)},
+		{"passphrase with em dash", "context", "passphrase — %s", f.s(lalnum, 10) + "-" + f.s(lalnum, 10)},
+		{"password in a Japanese sentence", "context", "本番DBのパスワードは %s です", pw()},
+		{"password after a full-width colon", "context", "パスワード：%s", pw()},
+		{"Japanese api key ga", "context", "APIキーが%sになりました", f.s(alnum, 20)},
+		{"Chinese database password", "context", "数据库密码：%s", pw()},
+		{"Chinese api key shi", "context", "测试环境的API密钥是%s", f.s(alnum, 24)},
+		{"traditional Chinese password", "context", "管理員密碼為 %s", pw()},
+		{"Korean password", "context", "비밀번호: %s", pw()},
+		{"Korean password particle", "context", "서버 비밀번호는 %s 입니다", pw()},
+		{"Spanish password", "context", "contraseña: %s", pw()},
+		{"Spanish es", "context", "La contraseña es %s", pw()},
+		{"French password", "context", "mot de passe : %s", pw()},
+		{"French est", "context", "le mot de passe est %s", pw()},
+		{"German Kennwort", "context", "Kennwort: %s", pw()},
+		{"German Passwort ist", "context", "Das Passwort ist %s", pw()},
+		{"Portuguese senha", "context", "senha=%s", pw()},
+		{"Portuguese senha e", "context", "A senha é %s", pw()},
+		{"Russian password", "context", "пароль: %s", pw()},
+		{"Russian capital", "context", "Пароль от сервера: %s", pw()},
+		{"Russian token", "context", "токен: %s", f.s(alnum, 32)},
+		{"quoted password", "context", `the password is "%s"`, f.s(alnum, 6) + " " + f.s(alnum, 6)},
+		{"Japanese bracketed", "context", "暗証番号は「%s」です", f.s("0123456789", 6) + f.s(alnum, 2)},
+	}
+}
+
+func TestContextSecrets(t *testing.T) {
+	r := New()
+	one := newRedactor([]Rule{{Name: "context", Hints: contextHints(), scan: scanContext}})
+	for seed := range uint64(20) {
+		for _, c := range contextSecrets(newFaker(seed + 100)) {
+			if l := leaks(r, c.text, c.secret); len(l) > 0 {
+				t.Errorf("%s: fragments %q of %q survive in %q", c.kind, l, c.secret, r.Text(fmt.Sprintf(c.text, c.secret)))
+			}
+			if l := leaks(one, c.text, c.secret); len(l) > 0 {
+				t.Errorf("%s: the context rule alone leaves %q in %q", c.kind, l, one.Text(fmt.Sprintf(c.text, c.secret)))
+			}
+		}
+	}
+}
+
+// The words around a secret are kept, and sentences that only speak of one are left alone.
+func TestContextKeepsProse(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		"the password is incorrect",
+		"the password is stored in the vault",
+		"パスワードを変更しました",
+		"パスワードは変更済みです",
+		"数据库密码已经更新",
+		"비밀번호를 잊어버렸어요",
+		"la contraseña es incorrecta",
+		"le mot de passe est expiré",
+		"Das Passwort ist abgelaufen",
+		"пароль неверный",
+		"ClientSecret: c.ClientSecret",
+		"password: string",
+		"Password: cfg.Password",
+		"apiKey := os.Getenv(\"API_KEY\")",
+		"the api key: see the vault",
+		"passwords in URLs (`redis://`) and `password=`-style assignments",
+		"1 MB of `token=` in 0.12 s",
+		"API key は [REDACTED] です",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("%q -> %q", s, got)
+		}
+	}
+	// only the value goes: the words stay
+	got := r.Text("本番DBのパスワードは Xy9#kq2Lm です")
+	if got != "本番DBのパスワードは [REDACTED] です" {
+		t.Errorf("got %q", got)
+	}
+	if again := r.Text(got); again != got {
+		t.Errorf("not idempotent: %q", again)
+	}
+}
+
+// A hostile text of key words and separators costs linear work.
+func TestContextLinear(t *testing.T) {
+	r := New()
+	small := strings.Repeat("password is password is パスワード: ", 200)
+	big := strings.Repeat("password is password is パスワード: ", 2000)
+	_, a := r.TextStats(small)
+	_, b := r.TextStats(big)
+	if b.Bytes > 12*a.Bytes {
+		t.Fatalf("work grew from %d to %d bytes for 10x the text", a.Bytes, b.Bytes)
+	}
+}
