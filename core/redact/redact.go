@@ -269,6 +269,10 @@ func New() *Redactor {
 		rx("kaggle_key", `"username"\s*:\s*"[^"]*"\s*,\s*"key"\s*:\s*"([0-9a-f]{32})"`, 1, `"key"`),
 		// Sidekiq Enterprise's bundler credentials
 		rx("sidekiq_credentials", `\bbundle_(?:enterprise|gems)__contribsys__com["']?\s*[:=]\s*["']?([0-9a-f]{8}:[0-9a-f]{8})`, 1, "contribsys"),
+		// a proxy's credentials without a scheme (bob:PW@proxy:3128), and a URL's password in JSON
+		// that escapes its slashes (mysql:\/\/root:PW@db); Sidekiq's gem server key as the URL's user
+		rx("escaped_url_credentials", `[a-z][a-z0-9+.-]*:\\/\\/[^\s/?#:\\]*:([^\s/#\\@]+)@`, 1, `:\/\/`),
+		rx("contribsys_credentials", `://([0-9a-f]{8}:[0-9a-f]{8})@(?:gems|enterprise)\.contribsys\.com`, 1, "contribsys"),
 		// a function key or an authorization code in a URL's query
 		rx("url_code", `[?&]code=([0-9a-z_-]{40,}={0,2})`, 1, "code="),
 		// .netrc: machine HOST login USER password SECRET
@@ -277,6 +281,8 @@ func New() *Redactor {
 		// sshpass -p X, curl -u user:X
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		// user:PW@host:port without a scheme (a proxy setting)
+		{Name: "hostport_credentials", scan: scanHostPortCredentials, needs: needsOperator},
 		// a secret-bearing word in any language, a separator, then the value (context.go)
 		{Name: "context", Hints: contextHints(), scan: scanContext},
 		{Name: "base64_credentials", scan: scanBase64Credentials, needs: needsBase64Run},
@@ -789,7 +795,7 @@ func secretValue(key, v string) bool {
 	}
 	switch {
 	case digits:
-		return password
+		return password || len(num) >= 20 // no count has 20 digits: a numeric secret (a client secret)
 	case letters && len(v) < 4 && !password:
 		return false // a word after a short key in prose (one pass: a ..., pass: the ...)
 	case letters && len(v) <= 8:
@@ -873,7 +879,7 @@ var argumentRules = []struct {
 	// after its prompt: protocol words in capitals, so "pass the test" is no command
 	{"protocol_password", `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
 		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
-		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`, []string{"pass", "login", "auth"}},
+		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`, []string{"ftp>", "pass ", "login ", "auth "}},
 	// lftp -u user,X; ssh-keygen -N X / -P X (a key's new and old passphrase); xfreerdp /p:X;
 	// net use [Z:] \\server\share X /user:NAME
 	{"tool_password", `\blftp\b[^\n]*?[ \t]-u[ \t]+["']?[^\s,"']+,([^\s"']+)` +
@@ -884,7 +890,7 @@ var argumentRules = []struct {
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
 		`|\b(?:password|passwd|pass|pwd|pw|secret)["']?[ \t]*:[ \t]*&[a-z0-9_-]+[ \t]+([^\s"']\S*)` +
-		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"password", "pass", "pwd", "pw", "secret"}},
+		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"storepassword", "keypassword", ": &"}},
 }
 
 // scanArguments returns a scanner reporting the first group of each match of pattern that is a
@@ -905,6 +911,50 @@ func scanArguments(pattern *regexp.Regexp) func(s string, add func(start, end in
 		return len(s)
 	}
 }
+
+// scanHostPortCredentials finds user:PW@host:port written without a scheme (a proxy's
+// credentials: bob:PW@10.1.2.3:3128): at each @, the password back to a colon after a user name,
+// and a host and a port after it. Each @ looks at most maxHostPortReach bytes either side.
+func scanHostPortCredentials(s string, add func(start, end int)) int {
+	work := len(s)
+	for at := strings.IndexByte(s, '@'); at >= 0; {
+		// forward: host, then :port and a boundary
+		h := at + 1
+		for h < len(s) && h-at <= maxHostPortReach && (isWordByte(s[h]) && s[h] != '_' || s[h] == '.' || s[h] == '-') {
+			h++
+		}
+		ok := h > at+1 && h < len(s) && s[h] == ':'
+		p := h + 1
+		for ok && p < len(s) && p-h <= 6 && '0' <= s[p] && s[p] <= '9' {
+			p++
+		}
+		ok = ok && p-h-1 >= 2 && p-h-1 <= 5 && (p == len(s) || !isWordByte(s[p]))
+		// backward: the password to a colon, the user to a blank, =, (, a quote or the start
+		pw := at
+		for ok && pw > 0 && at-pw <= maxHostPortReach && !strings.ContainsRune(" \t\n\r:@/\"'", rune(s[pw-1])) {
+			pw--
+		}
+		ok = ok && at-pw >= 4 && pw > 0 && s[pw-1] == ':'
+		u := pw - 1
+		for ok && u > 0 && pw-u <= maxHostPortReach && (isWordByte(s[u-1]) || s[u-1] == '.' || s[u-1] == '-') {
+			u--
+		}
+		ok = ok && u < pw-1 && (u == 0 || strings.IndexByte(" \t\n\r=(\"'", s[u-1]) >= 0)
+		if ok && secretValue("password", s[pw:at]) {
+			add(pw, at)
+		}
+		work += 2 * maxHostPortReach
+		next := strings.IndexByte(s[at+1:], '@')
+		if next < 0 {
+			break
+		}
+		at += 1 + next
+	}
+	return work
+}
+
+// maxHostPortReach bounds how far scanHostPortCredentials reads from an @.
+const maxHostPortReach = 128
 
 // scanCommandLine reports the secrets commandLine finds, leaving out placeholders.
 func scanCommandLine(s string, add func(start, end int)) int {

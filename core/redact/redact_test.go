@@ -18,6 +18,9 @@ var ruleCases = []struct {
 }{
 	{"context", "本番DBのパスワードは wR4Kqw9#3NeZGg0 です", "wR4Kqw9#3NeZGg0", "パスワードは変更済みです"},
 	{"salesforce_token", "SF_TOKEN 00DSCAixWlYGvXa!AQDJRzeZwpkhE9YOsN0sdNntLQ8xOL7vTX2MYZsH", "!AQDJRzeZwpkhE9YOsN0sdNntLQ8xOL7vTX2MYZsH", "order 00D5 shipped"},
+	{"hostport_credentials", "set the proxy to bob:Lx7#qWm2Pz@10.1.2.3:3128 in the browser", "Lx7#qWm2Pz", "meet at 10:30 @ room 4"},
+	{"escaped_url_credentials", `{"dsn":"mysql:\/\/root:Qz8!wLp3Kx@127.0.0.1:3306\/shop"}`, "Qz8!wLp3Kx", `{"url":"https:\/\/example.com\/a"}`},
+	{"contribsys_credentials", "source \"https://cafeb4b3:d3adb33f@enterprise.contribsys.com/\"", "cafeb4b3", "https://enterprise.contribsys.com/"},
 	{"powershell_secure_string", `$pw = ConvertTo-SecureString "Qw7!zR2pLx9" -AsPlainText -Force`, "Qw7!zR2pLx9", "ConvertTo-SecureString -String $env:PW -AsPlainText"},
 	{"protocol_password", "ftp> USER deploy\n331 ok\nftp> PASS Kx8!mQ2vTz", "Kx8!mQ2vTz", "all 12 tests PASS quickly"},
 	{"tool_password", "lftp -u deploy,Tz9#wQ4mLp sftp://files.example.com", "Tz9#wQ4mLp", "lftp -u deploy sftp://files.example.com"},
