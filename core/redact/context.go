@@ -28,9 +28,9 @@ var contextWords = []string{
 	"apiキー", "認証情報", "合言葉",
 	// Chinese (simplified and traditional)
 	"密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "私钥", "私鑰", "金鑰", "令牌", "权杖", "權杖",
-	"凭据", "凭证", "憑證", "api密钥", "api 密钥",
+	"凭据", "凭证", "憑證", "api密钥", "api 密钥", "口令是", "登录密码", "登入密碼",
 	// Korean
-	"비밀번호", "암호", "패스워드", "비밀 키", "비밀키", "토큰", "api 키", "api키", "액세스 키", "인증 정보",
+	"비밀번호", "비번", "암호", "패스워드", "비밀 키", "비밀키", "토큰", "api 키", "api키", "액세스 키", "인증 정보",
 	// Spanish
 	"contraseña", "contrasena", "clave secreta", "clave de api", "clave", "credenciales",
 	// French
@@ -52,7 +52,7 @@ var contextSeparators = []string{
 	"は、", "は:", "は", "が", "を", "：", ":", "=>", "=", "->", "→", "—", "–",
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
-	"is now", "is", "was", "are", "est", "ist", "es", "é", "era", "это",
+	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "era", "это", "такой",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each

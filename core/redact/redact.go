@@ -886,6 +886,39 @@ var argumentRules = []struct {
 		`|(?:\bssh-keygen\b[^\n]*?)?[ \t]-(?-i:[NP])[ \t]+(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-]\S*))` +
 		`|\b[xw]freerdp\b[^\n]*?[ \t]/p(?:assword)?:(?:"([^"\n]+)"|(\S+))` +
 		`|\bnet[ \t]+use\b(?:[ \t]+[a-z]:)?[ \t]+\S+[ \t]+([^\s/]\S*)[ \t]+/user:`, []string{"lftp", "ssh-keygen", "freerdp", "net use"}},
+	// SQL: CREATE USER … IDENTIFIED BY 'X', ALTER ROLE … WITH [ENCRYPTED] PASSWORD 'X', SET
+	// PASSWORD = 'X'; mysqladmin … password X
+	{"sql_statement_password", `\bidentified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?'([^'\n]+)'` +
+		`|\bwith[ \t]+(?:encrypted[ \t]+|unencrypted[ \t]+)?password[ \t]+'([^'\n]+)'|\bset[ \t]+password[ \t]*(?:for[ \t]+\S+[ \t]*)?=[ \t]*'([^'\n]+)'` +
+		`|\bmysqladmin\b[^\n]*?[ \t]password[ \t]+` + argument, []string{"identified", "password '", "password='", "password = '", "mysqladmin"}},
+	// a secret piped into a command that reads it (echo X | docker login --password-stdin,
+	// echo user:X | chpasswd, echo X | sudo -S)
+	{"piped_password", `\becho[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin)`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s"}},
+	// passwords given to archivers, PuTTY, openssl and gpg: zip -P X, 7z -pX, unzip -P X,
+	// plink/pscp -pw X, openssl … -passin pass:X, gpg --passphrase X
+	{"tool_password_flags", `\b(?:zip|unzip|7z|7za|rar|unrar)\b[^\n]*?[ \t]-(?-i:P)[ \t]*` + argument +
+		`|\b(?:7z|7za|rar|unrar)\b[^\n]*?[ \t]-(?-i:p)` + argument +
+		`|\b(?:plink|pscp|psftp|putty)\b[^\n]*?[ \t]-pw[ \t]+` + argument +
+		`|[ \t]-pass(?:in|out)?[ \t]+pass:([^\s"']+)` +
+		`|--passphrase(?:=|[ \t]+)` + argument, []string{"zip", "7z", "rar", "-pw", "pass:", "--passphrase"}},
+	// a mongo, psexec or rabbitmq style user and password: -u USER -p X; rabbitmqctl add_user /
+	// change_password USER X; net user NAME X /add
+	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client)\b[^\n]*?[ \t]-p[ \t]+` + argument +
+		`|\brabbitmqctl\b[^\n]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+` + argument +
+		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user"}},
+	// a CLI's "set KEY VALUE" where KEY names a secret (aws configure set aws_secret_access_key X,
+	// npm config set _authToken X, wp config set DB_PASSWORD X)
+	{"config_set_secret", `\b(?:configure|config)[ \t]+set[ \t]+(?:--[a-z-]+[ \t]+)*[a-z0-9_.:/-]*(?:password|passwd|secret|token|key|auth)[a-z0-9_.:/-]*[ \t]+` + argument, []string{"configure set", "config set"}},
+	// a value given beside the name of a secret in code: define('DB_PASSWORD', 'X'),
+	// os.getenv("API_KEY", "X"), config["password"] = "X"
+	{"named_value", `\(['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd|credential|salt)[a-z0-9_.-]*['"]\s*,\s*['"]([^'"\s]{4,})['"]` +
+		`|\[['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd)[a-z0-9_.-]*['"]\]\s*=\s*['"]([^'"\s]{4,})['"]`, []string{`("`, `('`, `["`, `['`}},
+	// a YAML block scalar under a secret's key (password: |, then the value on the next line);
+	// a Terraform variable named for a secret and its default; an XML setting's value beside a
+	// key named for one (<add key="ClearTextPassword" value="X" />)
+	{"config_block_password", `(?m)^[ \t]*[a-z0-9_.-]*(?:password|passwd|secret|token|key|pwd|credentials?)["']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n[ \t]+(\S[^\n]*)` +
+		`|\bvariable[ \t]+"[^"\n]*(?:password|secret|token|key|pwd)[^"\n]*"[ \t]*\{[^}]{0,400}?\bdefault[ \t]*=[ \t]*"([^"\n]+)"` +
+		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", "variable", "value="}},
 	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
