@@ -57,11 +57,17 @@ const (
 	needsBase64Run
 	// needsWordRun: minSeedWords words of 3 to 8 letters in a row, between blanks (structure.go).
 	needsWordRun
+	// needsTokenRun: a run of at least minTokenRun characters a random token is made of
+	// (letters, digits and - _ . ~ + / =): the shortest token the shape layer judges.
+	needsTokenRun
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
 // wants 12 characters with at most 2 of padding.
 const minBase64Run = 10
+
+// minTokenRun is the shortest run of token characters scanShape can hide.
+const minTokenRun = 20
 
 // Redactor applies a rule table; it holds no mutable state and is safe for concurrent use.
 type Redactor struct {
@@ -69,8 +75,8 @@ type Redactor struct {
 	hints hintIndex
 	// operatorRules and base64Rules are the rules that need an operator or a base64 run.
 	operatorRules, base64Rules ruleSet
-	// wordRules need a run of words (a seed phrase).
-	wordRules ruleSet
+	// wordRules need a run of words (a seed phrase); tokenRules a run of token characters.
+	wordRules, tokenRules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -291,7 +297,7 @@ func New() *Redactor {
 		// a .pgpass line: host:port:database:user:password
 		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
 		// a token that looks random, whatever its kind (shape.go)
-		{Name: "shape", scan: scanShape, needs: needsBase64Run},
+		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 	}
 	// decoded text, key bodies, multi-part tokens, seed phrases (structure.go)
 	rules = append(rules, structureRules(0)...)
@@ -313,6 +319,9 @@ func newRedactor(rules []Rule) *Redactor {
 		}
 		if rule.needs&needsBase64Run != 0 {
 			r.base64Rules.set(i)
+		}
+		if rule.needs&needsTokenRun != 0 {
+			r.tokenRules.set(i)
 		}
 		if rule.needs&needsWordRun != 0 {
 			r.wordRules.set(i)
@@ -1201,8 +1210,8 @@ func credentialBlob(b64 string) bool {
 func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	x := &r.hints
 	set := x.always
-	operator, base64Run := false, false
-	run := 0
+	operator, base64Run, tokenRun := false, false, false
+	run, trun := 0, 0
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1224,7 +1233,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			run, wordLen = 0, -1
+			run, trun, wordLen = 0, 0, -1
 			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1237,6 +1246,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			i += size - 1
 			continue
+		}
+		if isB64(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '=' {
+			trun++
+			tokenRun = tokenRun || trun >= minTokenRun
+		} else {
+			trun = 0
 		}
 		switch {
 		case isB64(c):
@@ -1274,6 +1289,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	}
 	if !base64Run {
 		set = set.minus(r.base64Rules)
+	}
+	if !tokenRun {
+		set = set.minus(r.tokenRules)
 	}
 	if endWord(); !wordRun {
 		set = set.minus(r.wordRules)
