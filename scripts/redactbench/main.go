@@ -2,8 +2,10 @@
 //
 //	go run ./scripts/redactbench                 recall on the tune split
 //	go run ./scripts/redactbench -split heldout  recall on the held-out split: figures only
+//	go run ./scripts/redactbench -split fresh    recall on the fresh corpus (kinds of neither split): figures only
 //	go run ./scripts/redactbench -fp             false positives in ordinary prose and code
 //	go run ./scripts/redactbench -gen            rewrite the generated corpus files
+//	go run ./scripts/redactbench -gen-fresh      rewrite the fresh corpus file
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -12,7 +14,10 @@
 // by this program's generator) and, when they are fetched onto this machine, from gitleaks' and
 // detect-secrets' tests, read where they are (see external.go). Kinds are split 60/40 into tune
 // and heldout by a hash of their name; the held-out split's kinds are never listed unless -reveal
-// is given, which people tuning the detector must not do.
+// is given, which people tuning the detector must not do. The fresh corpus (fresh.jsonl, kinds of
+// neither split, written by generators that were made without reading the detector) is held out
+// the same way. Every split's figures include a per-layer table (Redactor.Spans): which layers'
+// spans cover each hidden secret, and how many secrets each layer would hide alone.
 package main
 
 import (
@@ -20,8 +25,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,18 +35,25 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout or all")
+	split := flag.String("split", "tune", "tune, heldout, fresh or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
-	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl and heldout.jsonl")
+	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
+	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
-	reveal := flag.Bool("reveal", false, "list the held-out split's leaked kinds too (not for people tuning the detector)")
+	reveal := flag.Bool("reveal", false, "list the leaked kinds of the held-out and fresh splits too (not for people tuning the detector)")
 	examples := flag.Int("examples", 50, "examples of leaks or false positives to print")
 	flag.Parse()
 
 	if *genFiles {
 		if err := writeGenerated(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
+	if *genFresh {
+		if err := writeFresh(*data); err != nil {
 			fatal(err)
 		}
 		return
@@ -91,15 +103,49 @@ func writeGenerated(dir string) error {
 	return nil
 }
 
+// writeFresh writes the fresh generators' samples into fresh.jsonl, after checking that no fresh
+// kind is a kind of tune.jsonl or heldout.jsonl.
+func writeFresh(dir string) error {
+	old := map[string]bool{}
+	for _, name := range []string{"tune", "heldout"} {
+		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			return err
+		}
+		for _, x := range s {
+			old[x.Kind] = true
+		}
+	}
+	for _, k := range kinds() {
+		old[k.group+"/"+k.name] = true
+	}
+	samples := generateFresh(6)
+	kindsSeen := map[string]bool{}
+	for _, s := range samples {
+		if old[s.Kind] {
+			return fmt.Errorf("%s: the kind is in tune.jsonl or heldout.jsonl already", s.Kind)
+		}
+		if !strings.Contains(s.Text, s.Secret) {
+			return fmt.Errorf("%s: the secret %q is not in its text", s.Kind, s.Secret)
+		}
+		kindsSeen[s.Kind] = true
+	}
+	if err := writeSamples(filepath.Join(dir, "fresh.jsonl"), samples); err != nil {
+		return err
+	}
+	fmt.Printf("fresh.jsonl: %d samples of %d kinds\n", len(samples), len(kindsSeen))
+	return nil
+}
+
 // load reads the split's file (both for all) and the external samples of the same split.
 func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	names := []string{split}
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout":
+	case "tune", "heldout", "fresh":
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -110,7 +156,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" {
+	if mirrors != "" && split != "fresh" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
@@ -186,8 +232,9 @@ func recall(samples []Sample, split string, listKinds bool, examples int) {
 	}
 	table("source", bySource)
 	table("group", byGroup)
+	layers.printLayers()
 	if !listKinds {
-		fmt.Println("(held-out split: kinds and examples are not listed; -reveal lists them)")
+		fmt.Printf("(%s split: kinds, rules and examples are not listed; -reveal lists them)\n", split)
 		return
 	}
 	fmt.Println("leaked kinds (leaked samples of the kind's samples):")
@@ -202,7 +249,7 @@ func recall(samples []Sample, split string, listKinds bool, examples int) {
 		fmt.Printf("  %-55s %d/%d\n", k, byKind[k].samples-byKind[k].hidden, byKind[k].samples)
 	}
 	fmt.Println()
-	layers.print()
+	layers.printRules()
 	fmt.Printf("first %d leaks:\n", min(examples, len(leaks)))
 	for i, l := range leaks {
 		if i == examples {
@@ -231,111 +278,124 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// --- which rule hid a secret ---
+// --- which layer and rule hid a secret ---
 
-// layerReport attributes each hidden secret to the rules that hid it. With a Redactor method
-//
-//	func (r *Redactor) Spans(s string) []Span // type Span struct { Start, End int; Rule string }
-//
-// (byte ranges of s that Text replaces, each with the Name of the rule that found it; a Layer
-// string field is read too when there is one) it is exact, called through reflection so that this
-// program builds before the method exists. Without it only the rules with a Pattern can be run
-// alone; a secret that none of them covers is put down to the scanners together.
+// layerReport attributes each secret to the layers and rules whose spans (Redactor.Spans: the
+// byte ranges Text replaces, each with its rule and layer) cover it. A sample counts for every
+// layer that covers part of its secret; a layer "alone" hides the secret when that layer's spans
+// cover all of it, with no help from the others.
 type layerReport struct {
-	r        *redact.Redactor
-	spans    reflect.Value
-	patterns []redact.Rule
-	hidden   map[string]int
-	missed   map[string]int
+	r                    *redact.Redactor
+	samples, hiddenCount int
+	touched              map[string]int // hidden samples a layer's spans cover part of
+	alone                map[string]int // samples a layer's spans cover whole
+	sole                 map[string]int // hidden samples no other layer covers any of
+	leakTouched          map[string]int // leaked samples a layer's spans cover part of
+	noSpan               int            // hidden samples no span covers (hidden by the folding or the fragment rule)
+	ruleHidden           map[string]int
+	ruleMissed           map[string]int
 }
+
+// layerNames are the detector's layers in the order they are printed.
+var layerNames = []string{redact.LayerContext, redact.LayerShape, redact.LayerStructure, redact.LayerProvider}
 
 func newLayerReport(r *redact.Redactor) *layerReport {
-	l := &layerReport{r: r, hidden: map[string]int{}, missed: map[string]int{}}
-	if m := reflect.ValueOf(r).MethodByName("Spans"); m.IsValid() && m.Type().NumIn() == 1 && m.Type().In(0).Kind() == reflect.String &&
-		m.Type().NumOut() == 1 && m.Type().Out(0).Kind() == reflect.Slice {
-		l.spans = m
-	}
-	for _, rule := range r.Rules() {
-		if rule.Pattern != nil {
-			l.patterns = append(l.patterns, rule)
-		}
-	}
-	return l
-}
-
-type namedSpan struct {
-	start, end  int
-	rule, layer string
-}
-
-func (l *layerReport) find(s string) (spans []namedSpan, exact bool) {
-	if l.spans.IsValid() {
-		out := l.spans.Call([]reflect.Value{reflect.ValueOf(s)})[0]
-		for i := range out.Len() {
-			v := reflect.Indirect(out.Index(i))
-			sp := namedSpan{start: int(v.FieldByName("Start").Int()), end: int(v.FieldByName("End").Int()), rule: v.FieldByName("Rule").String()}
-			if f := v.FieldByName("Layer"); f.IsValid() {
-				sp.layer = f.String()
-			}
-			spans = append(spans, sp)
-		}
-		return spans, true
-	}
-	for _, rule := range l.patterns {
-		for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-			g := rule.Group
-			if g == redact.FirstGroup {
-				for g = 1; 2*g+1 < len(m) && m[2*g] < 0; g++ {
-				}
-				if 2*g+1 >= len(m) {
-					g = 0
-				}
-			}
-			if 2*g+1 < len(m) && m[2*g] >= 0 {
-				spans = append(spans, namedSpan{start: m[2*g], end: m[2*g+1], rule: rule.Name})
-			}
-		}
-	}
-	return spans, false
+	return &layerReport{r: r, touched: map[string]int{}, alone: map[string]int{}, sole: map[string]int{},
+		leakTouched: map[string]int{}, ruleHidden: map[string]int{}, ruleMissed: map[string]int{}}
 }
 
 func (l *layerReport) add(s Sample, hidden bool) {
+	l.samples++
+	if hidden {
+		l.hiddenCount++
+	}
 	text, secret := collapse(s.Text), collapse(s.Secret)
 	at := strings.Index(text, secret)
-	spans, exact := l.find(text)
-	names := map[string]bool{}
-	for _, sp := range spans {
-		if at >= 0 && sp.start < at+len(secret) && sp.end > at {
-			name := sp.rule
-			if sp.layer != "" {
-				name = sp.layer + ": " + sp.rule
+	if at < 0 || secret == "" {
+		if hidden {
+			l.noSpan++
+		}
+		return
+	}
+	end := at + len(secret)
+	covered := map[string][]bool{}
+	rules := map[string]bool{}
+	for _, sp := range l.r.Spans(text) {
+		lo, hi := max(sp.Start, at), min(sp.End, end)
+		if lo >= hi {
+			continue
+		}
+		layer := sp.Layer
+		if layer == "" {
+			layer = redact.LayerOf(sp.Rule)
+		}
+		if covered[layer] == nil {
+			covered[layer] = make([]bool, len(secret))
+		}
+		for i := lo; i < hi; i++ {
+			covered[layer][i-at] = true
+		}
+		rules[layer+": "+sp.Rule] = true
+	}
+	for layer, c := range covered {
+		whole := true
+		for _, b := range c {
+			whole = whole && b
+		}
+		if whole {
+			l.alone[layer]++
+		}
+		if hidden {
+			l.touched[layer]++
+			if len(covered) == 1 {
+				l.sole[layer]++
 			}
-			names[name] = true
+		} else {
+			l.leakTouched[layer]++
 		}
 	}
-	if len(names) == 0 && !exact {
-		names["(a scanner: assignment, command_line, base64_credentials, ...)"] = true
+	if hidden && len(covered) == 0 {
+		l.noSpan++
 	}
-	for n := range names {
+	for n := range rules {
 		if hidden {
-			l.hidden[n]++
+			l.ruleHidden[n]++
 		} else {
-			l.missed[n]++
+			l.ruleMissed[n]++
 		}
 	}
 }
 
-func (l *layerReport) print() {
-	if l.spans.IsValid() {
-		fmt.Println("by rule (Redactor.Spans): samples whose secret a rule's span covers, hidden whole / leaked all the same")
-	} else {
-		fmt.Println("by rule (no Redactor.Spans yet: pattern rules run alone, scanners together): samples whose secret a rule covers, hidden whole / leaked all the same")
+// printLayers prints the per-layer table: figures only, no kind or sample.
+func (l *layerReport) printLayers() {
+	fmt.Printf("by layer (Redactor.Spans, %d samples, %d hidden; a hidden sample counts for every layer that covers part of its secret):\n\n", l.samples, l.hiddenCount)
+	fmt.Println("| layer | hidden samples it covers | of them, no other layer | samples it alone would hide (covers the whole secret) | alone, share of all samples | leaked samples it covers part of |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|")
+	names := append([]string{}, layerNames...)
+	for k := range l.touched {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
 	}
+	for k := range l.alone {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	for _, k := range names {
+		fmt.Printf("| %s | %d | %d | %d | %.1f %% | %d |\n", k, l.touched[k], l.sole[k], l.alone[k], 100*float64(l.alone[k])/float64(max(l.samples, 1)), l.leakTouched[k])
+	}
+	fmt.Printf("| (no span: hidden all the same) | %d | | | | |\n\n", l.noSpan)
+}
+
+// printRules prints, for the splits whose kinds may be listed, how many secrets each rule covers.
+func (l *layerReport) printRules() {
+	fmt.Println("by rule (Redactor.Spans): samples whose secret a rule's span covers, hidden whole / leaked all the same")
 	keys := map[string]bool{}
-	for k := range l.hidden {
+	for k := range l.ruleHidden {
 		keys[k] = true
 	}
-	for k := range l.missed {
+	for k := range l.ruleMissed {
 		keys[k] = true
 	}
 	sorted := make([]string, 0, len(keys))
@@ -344,7 +404,7 @@ func (l *layerReport) print() {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		fmt.Printf("  %-70s %5d / %d\n", k, l.hidden[k], l.missed[k])
+		fmt.Printf("  %-70s %5d / %d\n", k, l.ruleHidden[k], l.ruleMissed[k])
 	}
 	fmt.Println()
 }
