@@ -572,11 +572,11 @@ func TestImportAliases(t *testing.T) {
 	aliased := `{"projects":[{"id":"p1","title":"Tinylink"}],
 		"cards":[{"taskId":"c1","projectId":"p1","title":"Storage migration","status":"Todo","updatedAt":"2026-10-20T08:00:00Z","workspaceId":"w1"}],
 		"memory":[{"id":"m1","projectId":"p1","title":"Use SQLite","status":"active"}]}`
-	a, err := parseDocument(context.Background(), []byte(plain))
+	a, err := parseDocument(context.Background(), []byte(plain), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := parseDocument(context.Background(), []byte(aliased))
+	b, err := parseDocument(context.Background(), []byte(aliased), nil)
 	if err != nil {
 		t.Fatalf("aliases refused: %v", err)
 	}

@@ -40,7 +40,7 @@ type ExportResult = BoardCounts
 func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 	res := &ExportResult{}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	err := withReadTx(ws, func(tx *sql.Tx) error {
+	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
 		var rev string
 		if err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'revision'`).Scan(&rev); err != nil {
 			return storageErr(err, "read the revision from %s", DBPath)
@@ -73,7 +73,7 @@ func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 		}
 		return inOrder(
 			func() error {
-				return list("projects", `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &res.Projects, asRow(scanProject))
+				return list("projects", `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &res.Projects, asRow(scrubbed(s, scanProject, (*scrubber).project)))
 			},
 			func() error {
 				return list("cards", `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &res.Cards, asRow(func(r *sql.Rows, c *Card) error {
@@ -81,23 +81,24 @@ func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 					if c.Tags == nil {
 						c.Tags = []string{}
 					}
+					s.card(c)
 					return err
 				}))
 			},
 			func() error {
-				return list("events", `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &res.Events, asRow(scanEvent))
+				return list("events", `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &res.Events, asRow(scrubbed(s, scanEvent, (*scrubber).event)))
 			},
 			func() error {
-				return list("workpads", `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &res.Workpads, asRow(scanWorkpad))
+				return list("workpads", `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &res.Workpads, asRow(scrubbed(s, scanWorkpad, (*scrubber).workpad)))
 			},
 			func() error {
-				return list("ideas", `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &res.Ideas, asRow(scanIdea))
+				return list("ideas", `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &res.Ideas, asRow(scrubbed(s, scanIdea, (*scrubber).idea)))
 			},
 			func() error {
-				return list("artifacts", `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &res.Artifacts, asRow(scanArtifact))
+				return list("artifacts", `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &res.Artifacts, asRow(scrubbed(s, scanArtifact, (*scrubber).artifact)))
 			},
-			func() error { return exportSummaries(ws, bw, res) },
-			func() error { return exportMemory(ws, bw, res) },
+			func() error { return exportSummaries(ws, bw, res, s) },
+			func() error { return exportMemory(ws, bw, res, s) },
 		)
 	})
 	if err != nil {
@@ -110,6 +111,18 @@ func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 		return nil, fmt.Errorf("write export: %w", err)
 	}
 	return res, nil
+}
+
+// scrubbed is a row scan that redacts the record with each when s is not nil.
+func scrubbed[T any](s *scrubber, scan func(*sql.Rows, *T) error, each func(*scrubber, *T)) func(*sql.Rows, *T) error {
+	if s == nil {
+		return scan
+	}
+	return func(r *sql.Rows, v *T) error {
+		err := scan(r, v)
+		each(s, v)
+		return err
+	}
 }
 
 // writeItem writes the i-th item of a list on a line of its own.
@@ -139,7 +152,7 @@ func closeList(w *bufio.Writer, n int) error {
 }
 
 // exportSummaries writes board/summaries.json as the document's summaries, one card a line by id.
-func exportSummaries(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult) error {
+func exportSummaries(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult, s *scrubber) error {
 	data, err := os.ReadFile(ws.Path(SummariesPath))
 	if err != nil {
 		return workspace.FSError(err, "read %s", SummariesPath)
@@ -155,8 +168,15 @@ func exportSummaries(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult
 	slices.Sort(ids)
 	w.WriteString(",\n  \"summaries\": {")
 	for i, id := range ids {
+		raw := m[id]
+		if s != nil {
+			var err error
+			if raw, err = s.summaryVersions(raw); err != nil {
+				return errs.Invalidf("%s is damaged (%v); re-import the board", SummariesPath, err)
+			}
+		}
 		var buf bytes.Buffer
-		if err := json.Compact(&buf, m[id]); err != nil {
+		if err := json.Compact(&buf, raw); err != nil {
 			return errs.Invalidf("%s is damaged (%v); re-import the board", SummariesPath, err)
 		}
 		key, _ := json.Marshal(id)
@@ -175,7 +195,7 @@ func exportSummaries(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult
 }
 
 // exportMemory writes board/memory.json as the document's memory, one entry a line in file order.
-func exportMemory(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult) error {
+func exportMemory(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult, s *scrubber) error {
 	data, err := os.ReadFile(ws.Path(MemoryPath))
 	if err != nil {
 		return workspace.FSError(err, "read %s", MemoryPath)
@@ -186,6 +206,12 @@ func exportMemory(ws *workspace.Workspace, w *bufio.Writer, res *ExportResult) e
 	}
 	w.WriteString(",\n  \"memory\": [")
 	for i, raw := range list {
+		if s != nil {
+			var err error
+			if raw, err = s.memoryEntry(raw); err != nil {
+				return errs.Invalidf("%s is damaged (%v); re-import the board", MemoryPath, err)
+			}
+		}
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
 			return errs.Invalidf("%s is damaged (%v); re-import the board", MemoryPath, err)

@@ -39,8 +39,8 @@ type parsedBoard struct {
 	workpads  []Workpad
 	ideas     []Idea
 	artifacts []Artifact
-	summaries []byte // board/summaries.json as given
-	memory    []byte // board/memory.json as given
+	summaries []byte // board/summaries.json: the document's, redacted, one line
+	memory    []byte // board/memory.json: the document's, redacted, one line
 	nSummary  int
 	nMemory   int
 }
@@ -63,7 +63,7 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	if len(data) > maxImportBytes {
 		return nil, errs.Invalidf("board document is larger than %d bytes", maxImportBytes)
 	}
-	b, err := parseDocument(ctx, data)
+	b, err := parseDocument(ctx, data, newScrubber())
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +183,10 @@ func checkText(vals ...string) error {
 	return nil
 }
 
-// parseDocument decodes and checks the whole board document; nothing is written. It stops with
-// CANCELLED between records once ctx ends.
-func parseDocument(ctx context.Context, data []byte) (*parsedBoard, error) {
+// parseDocument decodes and checks the whole board document, then redacts its texts with s
+// (redaction.go; nil leaves them as given); nothing is written. It stops with CANCELLED between
+// records once ctx ends.
+func parseDocument(ctx context.Context, data []byte, s *scrubber) (*parsedBoard, error) {
 	var doc Document
 	if err := untilDone(ctx, "board import", func() error { return strictjson.Decode(data, &doc) }); errs.CodeOf(err) == errs.Cancelled {
 		return nil, err
@@ -294,10 +295,14 @@ func parseDocument(ctx context.Context, data []byte) (*parsedBoard, error) {
 	})); err != nil {
 		return nil, err
 	}
-	if b.summaries, b.nSummary, err = validateSummaries(doc.Summaries, cards); err != nil {
+	if b.summaries, b.nSummary, err = validateSummaries(ctx, doc.Summaries, cards, s); err != nil {
 		return nil, err
 	}
-	if b.memory, b.nMemory, err = validateMemory(doc.Memory, projects); err != nil {
+	if b.memory, b.nMemory, err = validateMemory(ctx, doc.Memory, projects, s); err != nil {
+		return nil, err
+	}
+	// Checked as given (an empty title is refused before redaction could hide it), stored redacted.
+	if err := s.tables(ctx, b.projects, b.cards, b.events, b.workpads, b.ideas, b.artifacts); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -380,7 +385,10 @@ func isNull(raw json.RawMessage) bool {
 	return len(t) == 0 || bytes.Equal(t, []byte("null"))
 }
 
-func validateSummaries(raw json.RawMessage, cards map[string]bool) ([]byte, int, error) {
+// validateSummaries checks the document's summaries and returns board/summaries.json: every
+// version decoded strictly, redacted by s and encoded again, so the file holds exactly what the
+// readers decode (nothing a second spelling of a key could hide from them).
+func validateSummaries(ctx context.Context, raw json.RawMessage, cards map[string]bool, s *scrubber) ([]byte, int, error) {
 	if isNull(raw) {
 		return []byte("{}\n"), 0, nil
 	}
@@ -388,27 +396,49 @@ func validateSummaries(raw json.RawMessage, cards map[string]bool) ([]byte, int,
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, 0, docErr("summaries must map card ids to lists of versions: %s", formats.Message(err, nil))
 	}
+	// every version in one slab, each card's a slice of it, so they are redacted in parallel
+	n := 0
+	for _, versions := range m {
+		n += len(versions)
+	}
+	all := make([]Summary, n)
+	slab := all
+	out := make(map[string][]Summary, len(m))
 	for card, versions := range m {
 		if !cards[card] {
 			return nil, 0, docErr("summaries[%q]: card %q is not in cards", card, card)
 		}
+		list := slab[:len(versions):len(versions)]
+		slab = slab[len(versions):]
 		for i, v := range versions {
-			var s Summary
-			if err := decodeRecord(v, &s, nil); err != nil {
+			sv := &list[i]
+			if err := decodeRecord(v, sv, nil); err != nil {
 				return nil, 0, docErr("summaries[%q][%d]: %v", card, i, err)
 			}
-			if err := checkTime(s.At, false); err != nil {
+			if err := checkTime(sv.At, false); err != nil {
 				return nil, 0, docErr("summaries[%q][%d]: at %v", card, i, err)
 			}
-			if err := checkText(s.State, s.Target, s.Recap, s.Next); err != nil {
+			if err := checkText(sv.State, sv.Target, sv.Recap, sv.Next); err != nil {
 				return nil, 0, docErr("summaries[%q][%d]: %v", card, i, err)
 			}
 		}
+		out[card] = list
 	}
-	return withNewline(raw), len(m), nil
+	if s != nil {
+		if err := eachInParallel(ctx, all, s.summary); err != nil {
+			return nil, 0, err
+		}
+	}
+	data, err := encodeJSON(out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("encode summaries: %w", err)
+	}
+	return data, len(m), nil
 }
 
-func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int, error) {
+// validateMemory checks the document's memory entries and returns board/memory.json: every entry
+// decoded strictly (its aliases renamed), redacted by s and encoded again with the field names.
+func validateMemory(ctx context.Context, raw json.RawMessage, projects map[string]bool, s *scrubber) ([]byte, int, error) {
 	if isNull(raw) {
 		return []byte("[]\n"), 0, nil
 	}
@@ -417,14 +447,10 @@ func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int,
 		return nil, 0, docErr("memory must be a list of entries: %s", formats.Message(err, nil))
 	}
 	ids := map[string]bool{}
-	renamed := false
+	out := make([]MemoryEntry, len(list))
 	for i, r := range list {
-		var m MemoryEntry
-		// board/memory.json is written with the field names, never the aliases.
-		if named, err := formats.Rename(r, memoryAliases); err == nil && !bytes.Equal(named, r) {
-			list[i], renamed = named, true
-		}
-		if err := decodeRecord(r, &m, memoryAliases); err != nil {
+		m := &out[i]
+		if err := decodeRecord(r, m, memoryAliases); err != nil {
 			return nil, 0, recordErr("memory", i, "", "%v", err)
 		}
 		switch {
@@ -445,19 +471,16 @@ func validateMemory(raw json.RawMessage, projects map[string]bool) ([]byte, int,
 		}
 		ids[m.ID] = true
 	}
-	if renamed {
-		out, err := json.Marshal(list)
-		if err != nil {
-			return nil, 0, fmt.Errorf("encode memory: %w", err)
+	if s != nil {
+		if err := eachInParallel(ctx, out, s.memory); err != nil {
+			return nil, 0, err
 		}
-		return append(out, '\n'), len(list), nil
 	}
-	return withNewline(raw), len(list), nil
-}
-
-func withNewline(raw json.RawMessage) []byte {
-	out := append([]byte(nil), bytes.TrimSpace(raw)...)
-	return append(out, '\n')
+	data, err := encodeJSON(out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("encode memory: %w", err)
+	}
+	return data, len(list), nil
 }
 
 func boolInt(b bool) int {
@@ -535,6 +558,11 @@ func writeDB(ctx context.Context, ws *workspace.Workspace, path string, b *parse
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('revision', ?)`, fmt.Sprint(rev)); err != nil {
 		return storageErr(err, "write revision")
+	}
+	// every board written here has its texts redacted (parseDocument, or the upgrade of an earlier
+	// build's board)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('redaction', ?)`, fmt.Sprint(redactionVersion)); err != nil {
+		return storageErr(err, "write redaction")
 	}
 	insert := func(name, query string, n int, args func(i int) []any) error {
 		st, err := tx.PrepareContext(ctx, query)

@@ -15,15 +15,19 @@ import (
 // index and saves a new snapshot (a snapshot that cannot be written only costs speed next time).
 // An unreadable summaries or memory file is no error: the index remembers it as partial.
 // Waiting for the lock ends with ctx.
+//
+// A board an earlier build wrote, whose texts are not redacted, is first brought up to date
+// (redaction.go); when that cannot be done its texts are redacted as they are loaded.
 func Load(ctx context.Context, ws *workspace.Workspace) (*Index, error) {
-	return underReadLock(ctx, ws, func(stamp Stamp) (*Index, error) {
+	return underReadLock(ctx, ws, func(stamp Stamp, s *scrubber) (*Index, error) {
 		snapPath, pathErr := snapshotPath(ws)
 		if pathErr == nil {
+			// a snapshot of this format is always of redacted texts (snapshotVersion)
 			if ix, err := readSnapshot(snapPath, stamp); err == nil {
 				return ix, nil
 			}
 		}
-		ix, err := loadFresh(ws, stamp)
+		ix, err := loadFresh(ctx, ws, stamp, s)
 		if err != nil {
 			return nil, err
 		}
@@ -37,29 +41,54 @@ func Load(ctx context.Context, ws *workspace.Workspace) (*Index, error) {
 // LoadFresh builds the index from the files, ignoring and not writing any snapshot; tests and the
 // benchmark use it to measure and compare the plain way.
 func LoadFresh(ctx context.Context, ws *workspace.Workspace) (*Index, error) {
-	return underReadLock(ctx, ws, func(stamp Stamp) (*Index, error) { return loadFresh(ws, stamp) })
+	return underReadLock(ctx, ws, func(stamp Stamp, s *scrubber) (*Index, error) { return loadFresh(ctx, ws, stamp, s) })
 }
 
 // underReadLock is what both loads need first: a board to load, the shared board lock (an import
-// holds it exclusively), and the stamp of the files as they are under that lock.
-func underReadLock(ctx context.Context, ws *workspace.Workspace, fn func(Stamp) (*Index, error)) (*Index, error) {
+// holds it exclusively), and the stamp of the files as they are under that lock. A board whose
+// texts are not redacted (an earlier build's) is upgraded first, outside the shared lock; fn gets
+// a scrubber only when that failed, to redact what it reads.
+func underReadLock(ctx context.Context, ws *workspace.Workspace, fn func(Stamp, *scrubber) (*Index, error)) (*Index, error) {
+	for tried := false; ; tried = true {
+		ix, redacted, err := readLocked(ctx, ws, func(stamp Stamp, redacted bool) (*Index, error) {
+			if redacted {
+				return fn(stamp, nil)
+			}
+			if !tried {
+				return nil, nil // upgrade first
+			}
+			return fn(stamp, newScrubber())
+		})
+		if err != nil || redacted || tried {
+			return ix, err
+		}
+		if err := upgradeOnce(ctx, ws); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readLocked runs fn under the shared board lock with the files' stamp and whether the board's
+// texts are redacted.
+func readLocked(ctx context.Context, ws *workspace.Workspace, fn func(Stamp, bool) (*Index, error)) (*Index, bool, error) {
 	ok, err := dbExists(ws)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !ok {
-		return nil, errNoBoard()
+		return nil, false, errNoBoard()
 	}
 	lock, err := ws.LockNamed(ctx, lockName, false)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer lock.Unlock()
-	stamp, err := currentStamp(ws)
+	stamp, redacted, err := stampAndRedaction(ws)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return fn(stamp)
+	ix, err := fn(stamp, redacted)
+	return ix, redacted, err
 }
 
 // Stale reports whether the files changed since ix was built (or the snapshot it was mapped from
@@ -81,23 +110,34 @@ func (ix *Index) Stale(ws *workspace.Workspace) (bool, error) {
 
 // currentStamp stats the files and reads the revision.
 func currentStamp(ws *workspace.Workspace) (Stamp, error) {
-	s, err := fileStamps(ws)
-	if err != nil {
-		return s, err
-	}
-	if !s.DB.Exists {
-		return s, errNoBoard()
-	}
-	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
-	if err != nil {
-		return s, err
-	}
-	defer db.Close()
-	s.Revision, err = readRevision(db, DBPath)
+	s, _, err := stampAndRedaction(ws)
 	return s, err
 }
 
-func loadFresh(ws *workspace.Workspace, stamp Stamp) (*Index, error) {
+// stampAndRedaction is currentStamp and whether the board's texts are redacted (readRedaction).
+func stampAndRedaction(ws *workspace.Workspace) (Stamp, bool, error) {
+	s, err := fileStamps(ws)
+	if err != nil {
+		return s, false, err
+	}
+	if !s.DB.Exists {
+		return s, false, errNoBoard()
+	}
+	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
+	if err != nil {
+		return s, false, err
+	}
+	defer db.Close()
+	if s.Revision, err = readRevision(db, DBPath); err != nil {
+		return s, false, err
+	}
+	redacted, err := readRedaction(db)
+	return s, redacted, err
+}
+
+// loadFresh reads the board's files and builds its index; s, when not nil, redacts the records
+// first (an earlier build's board that could not be upgraded).
+func loadFresh(ctx context.Context, ws *workspace.Workspace, stamp Stamp, s *scrubber) (*Index, error) {
 	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
 	if err != nil {
 		return nil, err
@@ -114,6 +154,9 @@ func loadFresh(ws *workspace.Workspace, stamp Stamp) (*Index, error) {
 	if err := readJSON(ws.Path(MemoryPath), &l.memory); err != nil {
 		l.partial.memory = true
 		l.memory = nil
+	}
+	if err := s.loaded(ctx, &l); err != nil {
+		return nil, err
 	}
 	return build(&l, stamp), nil
 }

@@ -77,7 +77,8 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 	if err != nil {
 		return nil, fmt.Errorf("render project %s: %w", pb.Project.ID, err)
 	}
-	nb, err := parseDocument(ctx, data)
+	scrub := newScrubber()
+	nb, err := parseDocument(ctx, data, scrub)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +100,12 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 	if err != nil {
 		return nil, err
 	}
+	if !cur.redacted {
+		// an earlier build's board: the other projects are written again redacted too
+		if err := scrub.whole(ctx, cur); err != nil {
+			return nil, err
+		}
+	}
 	merged, replaced, err := mergeProject(cur, nb, pb.Project.ID)
 	if err != nil {
 		return nil, err
@@ -115,17 +122,20 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 }
 
 // wholeBoard is every record of the current board, as written (events of every type, the JSON
-// files entry by entry), so a project import can keep the other projects byte for byte.
+// files entry by entry), so a project import can keep the other projects byte for byte; its
+// revision is the board's, and redacted says its texts are redacted by this build (or there is
+// no board).
 type wholeBoard struct {
 	parsedBoard
 	summaries map[string]json.RawMessage
 	memory    []json.RawMessage
+	redacted  bool
 }
 
 // readWholeBoard reads the current board; no board yet is an empty one. A JSON file that cannot
 // be read is refused: the other projects' summaries or memory would be lost.
 func readWholeBoard(ws *workspace.Workspace) (*wholeBoard, error) {
-	w := &wholeBoard{summaries: map[string]json.RawMessage{}}
+	w := &wholeBoard{summaries: map[string]json.RawMessage{}, redacted: true}
 	ok, err := dbExists(ws)
 	if err != nil || !ok {
 		return w, err
@@ -135,7 +145,10 @@ func readWholeBoard(ws *workspace.Workspace) (*wholeBoard, error) {
 		return nil, err
 	}
 	defer db.Close()
-	if _, err := readRevision(db, DBPath); err != nil {
+	if w.revision, err = readRevision(db, DBPath); err != nil {
+		return nil, err
+	}
+	if w.redacted, err = readRedaction(db); err != nil {
 		return nil, err
 	}
 	if err := readAllTables(db, &w.parsedBoard); err != nil {
@@ -251,11 +264,6 @@ func mergeProject(cur *wholeBoard, nb *parsedBoard, id string) (*parsedBoard, bo
 	for card, v := range newSummaries {
 		summaries[card] = v
 	}
-	if out.summaries, err = json.Marshal(summaries); err != nil {
-		return nil, false, fmt.Errorf("project import: summaries: %w", err)
-	}
-	out.summaries = append(out.summaries, '\n')
-	out.nSummary = len(summaries)
 
 	var memory []json.RawMessage
 	memIDs := map[string]string{}
@@ -285,14 +293,9 @@ func mergeProject(cur *wholeBoard, nb *parsedBoard, id string) (*parsedBoard, bo
 		}
 		memory = append(memory, raw)
 	}
-	if memory == nil {
-		memory = []json.RawMessage{}
+	if err := encodeFiles(summaries, memory, out); err != nil {
+		return nil, false, fmt.Errorf("project import: %w", err)
 	}
-	if out.memory, err = json.Marshal(memory); err != nil {
-		return nil, false, fmt.Errorf("project import: memory: %w", err)
-	}
-	out.memory = append(out.memory, '\n')
-	out.nMemory = len(memory)
 	return out, replaced, nil
 }
 
@@ -325,6 +328,6 @@ func ImportProjectCheck(ctx context.Context, pb *ProjectBoard) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = parseDocument(ctx, data)
+	_, err = parseDocument(ctx, data, nil) // redaction cannot refuse a record: no rules to compile
 	return data, err
 }

@@ -68,7 +68,7 @@ type CardInfo struct {
 // project is live.
 func ListProjects(ws *workspace.Workspace, card string) (*ProjectList, error) {
 	res := &ProjectList{Projects: []ProjectInfo{}}
-	err := withReadTx(ws, func(tx *sql.Tx) error {
+	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
 		const what = "read projects from %s"
 		rows, err := tx.Query(`SELECT p.id, p.title, count(t.id), coalesce(max(t.updated_at), '')
 			FROM projects p LEFT JOIN tasks t ON t.project = p.id WHERE p.archived = 0 GROUP BY p.id`)
@@ -80,6 +80,9 @@ func ListProjects(ws *workspace.Workspace, card string) (*ProjectList, error) {
 			var p ProjectInfo
 			if err := rows.Scan(&p.ID, &p.Title, &p.Cards, &p.UpdatedAt); err != nil {
 				return storageErr(err, what, DBPath)
+			}
+			if s != nil {
+				s.str(&p.Title)
 			}
 			res.Projects = append(res.Projects, p)
 		}
@@ -128,7 +131,7 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 		return nil, errs.Invalidf("card input needs a taskId")
 	}
 	res := &CardDetail{Notes: []Event{}, Workpads: []Workpad{}, Ideas: []Idea{}, Artifacts: []Artifact{}, Partial: []string{}}
-	err := withReadTx(ws, func(tx *sql.Tx) error {
+	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
 		c := &res.Card
 		var tags string
 		var projArchived bool
@@ -147,6 +150,7 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
 			return fmt.Errorf("card %s: tags: %w", id, err)
 		}
+		s.cardInfo(c)
 		err = eachCardRow(tx, id, `SELECT id, card, type, note, actor, at FROM events
 			WHERE card = ? AND type IN ('status_changed', 'progress_reported') AND trim(note) <> ''
 			ORDER BY at DESC, id DESC`,
@@ -172,14 +176,19 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 		if err != nil {
 			return err
 		}
+		scrubAll(s, res.Notes, (*scrubber).event)
+		scrubAll(s, res.Workpads, (*scrubber).workpad)
+		scrubAll(s, res.Ideas, (*scrubber).idea)
+		scrubAll(s, res.Artifacts, (*scrubber).artifact)
 		// Still under the lock, so the summary belongs to the same import as the rows.
 		var all map[string][]Summary
 		if err := readJSON(ws.Path(SummariesPath), &all); err != nil {
 			res.Partial = append(res.Partial, "summaries")
 			return nil
 		}
-		if s, ok := latestSummary(all[id]); ok {
-			res.Summary = &s
+		if v, ok := latestSummary(all[id]); ok {
+			s.summary(&v)
+			res.Summary = &v
 		}
 		return nil
 	})
@@ -189,32 +198,71 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 	return res, nil
 }
 
+// scrubAll redacts every record of a list with one of a scrubber's methods; a nil scrubber
+// leaves them.
+func scrubAll[T any](s *scrubber, list []T, each func(*scrubber, *T)) {
+	if s == nil {
+		return
+	}
+	for i := range list {
+		each(s, &list[i])
+	}
+}
+
 // withReadTx runs fn in one read transaction on board.db under the shared board lock, as Load
-// reads it: a missing board is NOT_FOUND, a locked one STORAGE_BUSY.
-func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx) error) error {
+// reads it: a missing board is NOT_FOUND, a locked one STORAGE_BUSY. An earlier build's board,
+// whose texts are not redacted, is upgraded first (redaction.go); when that fails fn gets a
+// scrubber to redact what it reads, else nil.
+func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx, *scrubber) error) error {
+	for tried := false; ; tried = true {
+		redacted, err := readTx(ws, func(tx *sql.Tx, redacted bool) error {
+			switch {
+			case redacted:
+				return fn(tx, nil)
+			case tried:
+				return fn(tx, newScrubber())
+			}
+			return nil // upgrade first
+		})
+		if err != nil || redacted || tried {
+			return err
+		}
+		if err := upgradeOnce(context.TODO(), ws); err != nil {
+			return err
+		}
+	}
+}
+
+// readTx runs fn in one read transaction under the shared board lock, with whether the board's
+// texts are redacted.
+func readTx(ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error) {
 	ok, err := dbExists(ws)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !ok {
-		return errNoBoard()
+		return false, errNoBoard()
 	}
 	lock, err := ws.LockNamed(context.TODO(), lockName, false)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer lock.Unlock()
 	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer db.Close()
 	tx, err := db.Begin()
 	if err != nil {
-		return storageErr(err, "read %s", DBPath)
+		return false, storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	redacted, err := readRedaction(tx)
+	if err != nil {
+		return false, err
+	}
+	return redacted, fn(tx, redacted)
 }
 
 // eachCardRow runs a query over one card's records and calls each for every row.

@@ -18,9 +18,11 @@ import (
 // Layout: magic, format version, the Stamp it was built from, a CRC-32C of the body, the body.
 // A snapshot with another stamp, version or checksum is ignored and rebuilt.
 const (
-	snapshotName    = "board.snapshot"
-	snapshotMagic   = "CAIRNBS\x00"
-	snapshotVersion = 2
+	snapshotName  = "board.snapshot"
+	snapshotMagic = "CAIRNBS\x00"
+	// snapshotVersion 3: the texts are redacted (redaction.go); an earlier build's snapshot, which
+	// may hold secrets, is never read.
+	snapshotVersion = 3
 	stampBytes      = 8 + 4*(1+8+8+8+8)
 	headerBytes     = len(snapshotMagic) + 4 + stampBytes + 4 + 8
 )
