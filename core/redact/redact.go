@@ -287,6 +287,10 @@ func New() *Redactor {
 		// sshpass -p X, curl -u user:X
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH
+		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
+		// before the pattern runs, so "pass the login page" costs nothing
+		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth "}, scan: scanProtocolPassword},
 		// user:PW@host:port without a scheme (a proxy setting)
 		{Name: "hostport_credentials", scan: scanHostPortCredentials, needs: needsOperator},
 		// a secret-bearing word in any language, a separator, then the value (context.go)
@@ -866,12 +870,12 @@ var argumentRules = []struct {
 	hints         []string
 }{
 	// docker login -p X, and the other registry and cloud logins
-	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{"-p"}},
+	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{" -p", "\t-p"}},
 	// redis-cli -a X; requirepass X and masterauth X in redis.conf
 	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
 	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
 	{"sql_password", `\b(?:sqlcmd|bcp|osql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
-		[]string{"-p", "sqlplus", "jdbc:oracle"}},
+		[]string{" -p", "\t-p", "sqlplus", "jdbc:oracle"}},
 	// ldapsearch -w X (and the other OpenLDAP tools)
 	{"ldap_password", `\bldap[a-z]*\b[^\n]*?[ \t]-w[ \t]+` + argument, []string{"-w"}},
 	// keytool -storepass X, -keypass X, -srcstorepass X
@@ -884,11 +888,6 @@ var argumentRules = []struct {
 	{"htpasswd_password", `\bhtpasswd[ \t]+-[a-z]*b[a-z]*[ \t]+(?:-[a-z]+[ \t]+)*[^\s-]\S*[ \t]+\S+[ \t]+` + argument, []string{"passwd"}},
 	// PowerShell: ConvertTo-SecureString [-String] "X" -AsPlainText
 	{"powershell_secure_string", `\bconvertto-securestring\b[ \t]+(?:-string[ \t]+)?(?:"([^"\n]+)"|'([^'\n]+)')`, []string{"convertto-securestring"}},
-	// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH [user] X
-	// after its prompt: protocol words in capitals, so "pass the test" is no command
-	{"protocol_password", `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
-		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
-		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`, []string{"ftp>", "pass ", "login ", "auth "}},
 	// lftp -u user,X; ssh-keygen -N X / -P X (a key's new and old passphrase); xfreerdp /p:X;
 	// net use [Z:] \\server\share X /user:NAME
 	{"tool_password", `\blftp\b[^\n]*?[ \t]-u[ \t]+["']?[^\s,"']+,([^\s"']+)` +
@@ -909,7 +908,7 @@ var argumentRules = []struct {
 		`|\b(?:7z|7za|rar|unrar)\b[^\n]*?[ \t]-(?-i:p)` + argument +
 		`|\b(?:plink|pscp|psftp|putty)\b[^\n]*?[ \t]-pw[ \t]+` + argument +
 		`|[ \t]-pass(?:in|out)?[ \t]+pass:([^\s"']+)` +
-		`|--passphrase(?:=|[ \t]+)` + argument, []string{"zip", "7z", "rar", "-pw", "pass:", "--passphrase"}},
+		`|--passphrase(?:=|[ \t]+)` + argument, []string{" -p", "\t-p", "pass:", "--passphrase"}},
 	// a mongo, psexec or rabbitmq style user and password: -u USER -p X; rabbitmqctl add_user /
 	// change_password USER X; net user NAME X /add
 	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client)\b[^\n]*?[ \t]-p[ \t]+` + argument +
@@ -927,7 +926,7 @@ var argumentRules = []struct {
 	// key named for one (<add key="ClearTextPassword" value="X" />)
 	{"config_block_password", `(?m)^[ \t]*[a-z0-9_.-]*(?:password|passwd|secret|token|key|pwd|credentials?)["']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n[ \t]+(\S[^\n]*)` +
 		`|\bvariable[ \t]+"[^"\n]*(?:password|secret|token|key|pwd)[^"\n]*"[ \t]*\{[^}]{0,400}?\bdefault[ \t]*=[ \t]*"([^"\n]+)"` +
-		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", "variable", "value="}},
+		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", `variable "`, `value="`}},
 	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
@@ -997,6 +996,22 @@ func scanHostPortCredentials(s string, add func(start, end int)) int {
 
 // maxHostPortReach bounds how far scanHostPortCredentials reads from an @.
 const maxHostPortReach = 128
+
+// protocolPassword is the pattern of protocol_password.
+var protocolPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)` + `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
+		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
+		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`)
+})
+
+// scanProtocolPassword runs protocolPassword on a text holding a protocol word in capitals or an
+// FTP prompt.
+func scanProtocolPassword(s string, add func(start, end int)) int {
+	if !strings.Contains(s, "PASS ") && !strings.Contains(s, "LOGIN ") && !strings.Contains(s, "AUTH ") && !strings.Contains(strings.ToLower(s), "ftp>") {
+		return len(s)
+	}
+	return len(s) + scanArguments(protocolPassword())(s, add)
+}
 
 // scanCommandLine reports the secrets commandLine finds, leaving out placeholders.
 func scanCommandLine(s string, add func(start, end int)) int {
