@@ -73,7 +73,9 @@ func structureRules(depth int) []Rule {
 	return append(rules,
 		// a private key block with dashes of any kind (— – ‒ ―, or - alone) around BEGIN and END,
 		// its headers and body, to its end marker or the end of the body
-		rx("pem_any_dashes", `[\p{Pd}―~_=*]{1,10}[ \t]*begin[a-z0-9 ]*private key(?: block)?[ \t]*[\p{Pd}―~_=*]{1,10}[a-z0-9+/=\s:,.-]*(?:[\p{Pd}―~_=*]{1,10}[ \t]*end[a-z0-9 ]*private key(?: block)?[ \t]*[\p{Pd}―~_=*]{0,10})?`, "private key"),
+		// the body ends at the end marker, a blank line or the text's end, never later: the
+		// words after a block stay
+		rx("pem_any_dashes", `[\p{Pd}―~_=*]{1,10}[ \t]*begin[a-z0-9 ]*private key(?: block)?[ \t]*[\p{Pd}―~_=*]{1,10}[a-z0-9+/=\s:,.-]*?(?:[\p{Pd}―~_=*]{1,10}[ \t]*end[a-z0-9 ]*private key(?: block)?[ \t]*[\p{Pd}―~_=*]{0,10}|\n[ \t]*\n|\z|[^a-z0-9+/=\s:,.\p{Pd}―~_*])`, "private key"),
 		Rule{Name: "dotted_token", scan: scanDottedTokens, needs: needsBase64Run},
 		rx("paseto", `\bv[1-4]\.(?:local|public)\.[0-9a-z_-]{20,}(?:\.[0-9a-z_-]+)?|\bk[1-4]\.(?:local|secret|public|local-wrap\.[a-z0-9]+|secret-wrap\.[a-z0-9]+|local-pw|secret-pw|seal)\.[0-9a-z_-]{20,}`,
 			"v1.local.", "v2.local.", "v3.local.", "v4.local.", "v1.public.", "v2.public.", "v3.public.", "v4.public.",
