@@ -42,7 +42,25 @@ var contextWords = []string{
 	// Russian
 	"пароль", "секретный ключ", "ключ api", "api ключ", "токен", "секрет",
 	// Italian
-	"parola d'ordine", "chiave segreta",
+	"parola d'ordine", "chiave segreta", "credenziali",
+	// Dutch
+	"wachtwoord", "geheime sleutel", "toegangscode",
+	// Polish
+	"hasło", "hasla", "hasła", "tajny klucz", "klucz api",
+	// Turkish
+	"şifre", "şifresi", "sifre", "parola", "gizli anahtar", "api anahtarı",
+	// Vietnamese
+	"mật khẩu", "mat khau", "mã bí mật", "khóa api",
+	// Indonesian and Malay
+	"kata sandi", "kata laluan", "kunci rahasia", "kunci api",
+	// Arabic
+	"كلمة المرور", "كلمة السر", "الرقم السري", "مفتاح api",
+	// Hindi
+	"पासवर्ड", "कूटशब्द",
+	// Ukrainian
+	"секретний ключ", "ключ api",
+	// chat shorthand
+	"パス", "ぱすわーど", "비번은", "密码发你",
 }
 
 // contextSeparators are what people write between the word and its value, after optional
@@ -52,7 +70,8 @@ var contextSeparators = []string{
 	"は、", "は:", "は", "が", "を", "：", ":", "=>", "=", "->", "→", "—", "–",
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
-	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "era", "это", "такой",
+	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
+	"це", "là", "adalah", "هي",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each
@@ -153,6 +172,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	q := skipBlanks(s, p)
 	sepEnd := separatorAt(s, q)
 	if sepEnd < 0 {
+		sepEnd = separatorIn(s, q, directSeparators)
+	}
+	if sepEnd < 0 {
 		// qualifiers: a few plain words (for the prod DB, от сервера) before a copula or a
 		// separator; a word with other punctuation (code, markup, JSON) ends the phrase
 		w := q
@@ -250,7 +272,16 @@ func skipBlanks(s string, p int) int {
 // separatorAt returns where a separator that starts at p ends, or -1. A copula written in
 // letters must stand alone ("is", not "island").
 func separatorAt(s string, p int) int {
-	for _, sep := range contextSeparators {
+	return separatorIn(s, p, contextSeparators)
+}
+
+// directSeparators open a value only right after the key word ("password (X)", "| password | X
+// |", "password - X", "set the password to X"), never after qualifier words, where they are
+// prose ("a key word (`tests pass: 42`)").
+var directSeparators = []string{"(", "|", "-", "to"}
+
+func separatorIn(s string, p int, seps []string) int {
+	for _, sep := range seps {
 		if !hasFoldPrefix(s[p:], sep) {
 			continue
 		}

@@ -102,3 +102,20 @@ func TestContextLinear(t *testing.T) {
 		t.Fatalf("work grew from %d to %d bytes for 10x the text", a.Bytes, b.Bytes)
 	}
 }
+
+// More languages and the shapes of chat: each value is hidden and the words stay.
+func TestContextMoreLanguages(t *testing.T) {
+	r := New()
+	f := newFaker(7)
+	for _, tmpl := range []string{
+		"la password è %s", "het wachtwoord is %s", "hasło do bazy: %s", "şifre: %s", "mật khẩu là %s",
+		"kata sandi: %s", "كلمة المرور: %s", "पासवर्ड: %s", "секретний ключ: %s", "| password | %s |",
+		"password (%s)", "password - %s", "set the password to %s", "DBの管理者パス: %s",
+	} {
+		secret := f.s(alnum, 6) + "#" + f.s(alnum, 6)
+		text := fmt.Sprintf(tmpl, secret)
+		if got := r.Text(text); strings.Contains(got, secret[:8]) || strings.Contains(got, secret[len(secret)-8:]) {
+			t.Errorf("%q -> %q", text, got)
+		}
+	}
+}
