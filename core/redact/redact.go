@@ -927,6 +927,19 @@ var argumentRules = []struct {
 	{"config_block_password", `(?m)^[ \t]*[a-z0-9_.-]*(?:password|passwd|secret|token|key|pwd|credentials?)["']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n[ \t]+(\S[^\n]*)` +
 		`|\bvariable[ \t]+"[^"\n]*(?:password|secret|token|key|pwd)[^"\n]*"[ \t]*\{[^}]{0,400}?\bdefault[ \t]*=[ \t]*"([^"\n]+)"` +
 		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", `variable "`, `value="`}},
+	// Windows and other tools' own password flags: net use … /user:NAME X, cmdkey /pass:X,
+	// schtasks /rp X, gh secret set NAME --body X, mosquitto_pub -P X, a single-dash -password X,
+	// openssl enc -k X
+	{"windows_tool_password", `\bnet[ \t]+use\b[^\n]*?/user:\S+[ \t]+([^\s/]\S*)|\bcmdkey\b[^\n]*?/pass:([^\s/]\S*)|\bschtasks\b[^\n]*?/rp[ \t]+` + argument +
+		`|\bgh[ \t]+secret[ \t]+set\b[^\n]*?(?:--body|-b)[ \t]+` + argument + `|\bmosquitto_(?:pub|sub|rr)\b[^\n]*?[ \t]-(?-i:P)[ \t]+` + argument +
+		`|[ \t]-password[ \t]+` + argument + `|\bopenssl[ \t]+enc\b[^\n]*?[ \t]-k[ \t]+` + argument, []string{"net use", "cmdkey", "schtasks", "gh secret", "mosquitto", "-password ", "openssl enc"}},
+	// a Dockerfile's ENV or ARG of a secret without = (ENV DB_PASSWORD X); a Redis ACL user's
+	// >password; a plist's <key>APIKey</key><string>X</string>; an expect script's send after
+	// a password prompt
+	{"file_format_password", `(?:^|[\s;])(?:env|arg)[ \t]+[a-z0-9_]*(?:password|secret|token|key|pass|pwd)[a-z0-9_]*[ \t]+([^\s=]\S*)` +
+		`|\buser[ \t]+\S+[ \t]+(?:on|off|reset)\b[^\n]*?[ \t]>([^\s]+)` +
+		`|<key>[^<\n]*(?:password|secret|token|apikey|api_key|key)[^<\n]*</key>\s*<string>([^<\n]+)</string>` +
+		`|\bexpect[ \t]+[^\n]*(?:password|passphrase)[^\n]*\n\s*send[ \t]+"([^"\\\n]+)`, []string{"env ", "arg ", "user ", "<key>", "expect "}},
 	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +

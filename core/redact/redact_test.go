@@ -28,6 +28,8 @@ var ruleCases = []struct {
 	{"config_set_secret", "aws configure set aws_secret_access_key Jq4Lm8Np2Rs6Tv0Xz3Bc7Df1Gh5Kk9Wy2Ae6Ui0", "Jq4Lm8Np2Rs6Tv0Xz3Bc7Df1Gh5Kk9Wy2Ae6Ui0", "aws configure set region eu-west-1"},
 	{"named_value", `api := utils.GetEnvOrDefault("api_token", "Ht3#pQw9Lz2x")`, "Ht3#pQw9Lz2x", `os.getenv("API_TOKEN")`},
 	{"config_block_password", "db:\n  password: |\n    Rk9#vLq2Zx7mWp\n  user: app", "Rk9#vLq2Zx7mWp", "description: |\n  Rk9 docs here"},
+	{"windows_tool_password", "cmdkey /generic:db01 /user:svc /pass:Mx4#tRq8Wz", "Mx4#tRq8Wz", "cmdkey /list"},
+	{"file_format_password", "FROM alpine\nENV DB_PASSWORD Ny7$kLw2Pq\nRUN make", "Ny7$kLw2Pq", "ENV PATH /usr/local/bin"},
 	{"powershell_secure_string", `$pw = ConvertTo-SecureString "Qw7!zR2pLx9" -AsPlainText -Force`, "Qw7!zR2pLx9", "ConvertTo-SecureString -String $env:PW -AsPlainText"},
 	{"protocol_password", "ftp> USER deploy\n331 ok\nftp> PASS Kx8!mQ2vTz", "Kx8!mQ2vTz", "all 12 tests PASS quickly"},
 	{"tool_password", "lftp -u deploy,Tz9#wQ4mLp sftp://files.example.com", "Tz9#wQ4mLp", "lftp -u deploy sftp://files.example.com"},
