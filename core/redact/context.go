@@ -158,8 +158,62 @@ func scanContext(s string, add func(start, end int)) int {
 		if v0 >= 0 && contextValue(strings.ToLower(word), s[v0:v1]) {
 			add(v0, v1)
 		}
+		if b0, b1, n := valueBefore(s, start); b0 >= 0 {
+			work += n
+			add(b0, b1)
+		}
 	})
 	return work
+}
+
+// copulasBefore stand between a value and the key word after it ("X is the password", "use X as
+// my password", "Xがパスワードです", "X是密码", "X가 비밀번호"), longest first.
+var copulasBefore = []string{"is the new", "is the", "is my", "is our", "as the", "as my", "as our", "is", "as", "was",
+	"が", "は", "是", "为", "為", "가", "이", "는", "은", "è la", "è", "est le", "est", "ist das", "ist", "es la", "es", "é a", "é"}
+
+// valueBefore finds a value written before its key word: a strong value (strongValue), a copula,
+// at most two short words (db, wifi, new), then the key word at kw. Backwards is riskier than
+// forwards, so only a value that looks chosen as a password counts.
+func valueBefore(s string, kw int) (start, end, work int) {
+	p := kw
+	// up to two short qualifier words between the copula and the key word ("is the wifi password")
+	for range 3 {
+		q := p
+		for q > 0 && (s[q-1] == ' ' || s[q-1] == '\t') {
+			q--
+		}
+		for _, c := range copulasBefore {
+			if q >= len(c) && strings.EqualFold(s[q-len(c):q], c) {
+				b := q - len(c)
+				first, _ := utf8.DecodeRuneInString(c)
+				if r, _ := utf8.DecodeLastRuneInString(s[:b]); b > 0 && !isCJK(first) && wordLetter(r) {
+					continue // "this" is not "is"
+				}
+				e := b
+				for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
+					e--
+				}
+				v := e
+				for v > 0 && e-v < 128 && s[v-1] < utf8.RuneSelf && s[v-1] != ' ' && s[v-1] != '\t' && s[v-1] != '\n' && s[v-1] != '"' && s[v-1] != '\'' {
+					v--
+				}
+				if e-v >= 8 && strongValue(s[v:e]) {
+					return v, e, kw - v
+				}
+				return -1, -1, kw - v
+			}
+		}
+		// a short word of letters before the key word: skip it and look again
+		w := q
+		for w > 0 && q-w <= 8 && (s[w-1] >= 'a' && s[w-1] <= 'z' || s[w-1] >= 'A' && s[w-1] <= 'Z') {
+			w--
+		}
+		if w == q || q-w > 8 || w == 0 || s[w-1] != ' ' {
+			return -1, -1, kw - w
+		}
+		p = w
+	}
+	return -1, -1, kw - p
 }
 
 // maxQualifierWords bounds the words a phrase may put between its key word and the copula

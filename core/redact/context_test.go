@@ -119,3 +119,21 @@ func TestContextMoreLanguages(t *testing.T) {
 		}
 	}
 }
+
+// A value written before its key word: "X is the password", "Xがパスワードです".
+func TestContextValueBefore(t *testing.T) {
+	r := New()
+	f := newFaker(9)
+	for _, tmpl := range []string{"%s is the wifi password", "use %s as the password", "%sがパスワードです", "%s是密码", "%s is my new password"} {
+		secret := f.s(alnum, 5) + "#" + f.s(alnum, 5) + "9"
+		text := fmt.Sprintf(tmpl, secret)
+		if got := r.Text(text); strings.Contains(got, secret[:8]) {
+			t.Errorf("%q -> %q", text, got)
+		}
+	}
+	for _, s := range []string{"this is the password prompt", "v1.2.3 is the password-less release", "Go1.26 is the password manager's version"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("%q -> %q", s, got)
+		}
+	}
+}
