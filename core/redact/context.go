@@ -59,8 +59,8 @@ var contextWords = []string{
 	"पासवर्ड", "कूटशब्द",
 	// Ukrainian
 	"секретний ключ", "ключ api",
-	// chat shorthand
-	"パス", "ぱすわーど", "비번은", "密码发你",
+	// chat shorthand (not パス alone: it is also "path")
+	"ぱすわーど", "비번은", "密码发你",
 }
 
 // contextSeparators are what people write between the word and its value, after optional

@@ -76,6 +76,7 @@ func TestContextKeepsProse(t *testing.T) {
 		"passwords in URLs (`redis://`) and `password=`-style assignments",
 		"1 MB of `token=` in 0.12 s",
 		"API key は [REDACTED] です",
+		"Windows パス C:\\data\\links.json も対応",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("%q -> %q", s, got)
@@ -110,7 +111,7 @@ func TestContextMoreLanguages(t *testing.T) {
 	for _, tmpl := range []string{
 		"la password è %s", "het wachtwoord is %s", "hasło do bazy: %s", "şifre: %s", "mật khẩu là %s",
 		"kata sandi: %s", "كلمة المرور: %s", "पासवर्ड: %s", "секретний ключ: %s", "| password | %s |",
-		"password (%s)", "password - %s", "set the password to %s", "DBの管理者パス: %s",
+		"password (%s)", "password - %s", "set the password to %s", "DBの管理者ぱすわーど: %s",
 	} {
 		secret := f.s(alnum, 6) + "#" + f.s(alnum, 6)
 		text := fmt.Sprintf(tmpl, secret)

@@ -377,30 +377,7 @@ type span struct{ start, end int }
 // is, after one pass over it and without allocating.
 func (r *Redactor) pass(s string, st *Stats, screen bool) string {
 	st.Passes++
-	st.Bytes += len(s)
-	var hinted ruleSet
-	screened := false
-	if screen {
-		hinted, screened = r.screen(s)
-	}
-	if screened && hinted == (ruleSet{}) {
-		return s
-	}
-	f := textmatch.FoldMap(s)
-	if !screened {
-		st.Bytes += len(s)
-		hinted = r.hints.rules(f.Text)
-	}
-	var spans []span
-	add := func(start, end int) {
-		if end > start {
-			spans = append(spans, span{start, end})
-		}
-	}
-	r.find(s, hinted, add, st)
-	if !isASCII(s) {
-		r.find(f.Text, hinted, func(start, end int) { add(f.Span(start, end)) }, st)
-	}
+	spans := r.findSpans(s, st, screen)
 	if len(spans) == 0 {
 		return s
 	}
