@@ -917,6 +917,10 @@ var argumentRules = []struct {
 		`|\buser[ \t]+\S+[ \t]+(?:on|off|reset)\b[^\n]*?[ \t]>([^\s]+)` +
 		`|<key>[^<\n]*(?:password|secret|token|apikey|api_key|key)[^<\n]*</key>\s*<string>([^<\n]+)</string>` +
 		`|\bexpect[ \t]+[^\n]*(?:password|passphrase)[^\n]*\n\s*send[ \t]+"([^"\\\n]+)`, []string{"env ", "arg ", "user ", "<key>", "expect "}},
+	// any flag named for a secret: --db-password X, --admin-pass=X, --vault-token X, -Password X
+	// (PowerShell), -AccessKey X, /password:X, --client-secret X
+	{"flag_secret", `(?:^|[\s"'(])(?:--?|/)(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|secretkey|token|apikey|api[-_]key|accesskey|access[-_]key|credentials?|authkey|auth[-_]key)(?:=|:|[ \t]+)` + argument,
+		[]string{"-pass", "_pass", "/pass", "-pwd", "_pwd", "-secret", "_secret", "/secret", "-token", "_token", "-apikey", "-api", "_api", "-accesskey", "-access", "_access", "-key", "_key", "-credential", "-authkey", "-auth"}},
 	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
