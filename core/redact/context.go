@@ -59,6 +59,13 @@ var contextWords = []string{
 	"पासवर्ड", "कूटशब्द",
 	// Ukrainian
 	"секретний ключ", "ключ api",
+	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
+	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
+	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord",
+	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
+	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
+	// codes people share that work as passwords
+	"提取码", "提取碼", "访问码", "訪問碼", "認証キー", "アクセストークン", "apiトークン", "인증키", "암호키",
 	// chat shorthand (not パス alone: it is also "path")
 	"ぱすわーど", "비번은", "密码发你",
 }
@@ -286,7 +293,7 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		if c := strings.IndexByte(s[v:], quote); c < 0 || strings.IndexByte(s[v:v+c], '\n') >= 0 {
 			return -1, -1, v - p
 		}
-	} else if strings.HasPrefix(s[v:], "「") || strings.HasPrefix(s[v:], "『") || strings.HasPrefix(s[v:], "“") {
+	} else if hasAnyPrefix(s[v:], openingQuotes) {
 		_, size := utf8.DecodeRuneInString(s[v:])
 		v += size
 	}
@@ -294,8 +301,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	for e < len(s) && e-v < 512 {
 		r, size := utf8.DecodeRuneInString(s[e:])
 		if quote != 0 && s[e] == quote || quote == 0 && (unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`') ||
-			isCJK(r) || strings.ContainsRune("。、，！？；：（）「」『』【】“”‘’〔〕《》", r) || r == 0xA0 || r == 0x200B {
-			break
+			isCJK(r) || strings.ContainsRune("。、，！？；：（）「」『』【】“”‘’〔〕《》«»„‹›", r) || r == 0xA0 || r == 0x200B ||
+			r >= utf8.RuneSelf && unicode.IsLetter(r) && asciiSoFar(s[v:e]) && e > v {
+			break // an ASCII value ends where a word of another script begins (Thai, Hindi, …)
 		}
 		e += size
 	}
@@ -502,4 +510,17 @@ func strongValue(v string) bool {
 		}
 	}
 	return digit && (lower || upper) && (other || lower && upper) && !identifierLike(v) && !strings.Contains(strings.ToUpper(v), Placeholder)
+}
+
+// openingQuotes open a value as a quote does ("「X」", "«X»", "„X“").
+var openingQuotes = []string{"「", "『", "“", "«", "„", "‹", "‘", "【"}
+
+// asciiSoFar reports whether the value read so far is ASCII.
+func asciiSoFar(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
