@@ -896,8 +896,10 @@ var argumentRules = []struct {
 	{"config_set_secret", `\b(?:configure|config)[ \t]+set[ \t]+(?:--[a-z-]+[ \t]+)*[a-z0-9_.:/-]*(?:password|passwd|secret|token|key|auth)[a-z0-9_.:/-]*[ \t]+` + argument, []string{"configure set", "config set"}},
 	// a value given beside the name of a secret in code: define('DB_PASSWORD', 'X'),
 	// os.getenv("API_KEY", "X"), config["password"] = "X"
-	{"named_value", `\(['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd|credential|salt)[a-z0-9_.-]*['"]\s*,\s*['"]([^'"\s]{4,})['"]` +
-		`|\[['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd)[a-z0-9_.-]*['"]\]\s*=\s*['"]([^'"\s]{4,})['"]`, []string{`("`, `('`, `["`, `['`}},
+	{"named_value", `\([ \t]?['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd|credential|salt)[a-z0-9_.-]*['"]\s*,\s*['"]([^'"\s]{4,})['"]` +
+		`|\[['"][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|pwd)[a-z0-9_.-]*['"]\]\s*(?:\|\|)?=\s*['"]([^'"\s]{4,})['"]`, []string{`("`, `('`, `( "`, `( '`, `["`, `['`}},
+	// Apache's SetEnv (and PassEnv-style) KEY VALUE of a secret, without =
+	{"setenv_secret", `\bsetenv(?:if)?[ \t]+[a-z0-9_]*(?:pass|pwd|secret|token|key)[a-z0-9_]*[ \t]+` + argument, []string{"setenv"}},
 	// a YAML block scalar under a secret's key (password: |, then the value on the next line);
 	// a Terraform variable named for a secret and its default; an XML setting's value beside a
 	// key named for one (<add key="ClearTextPassword" value="X" />)

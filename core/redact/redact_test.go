@@ -31,6 +31,7 @@ var ruleCases = []struct {
 	{"windows_tool_password", "cmdkey /generic:db01 /user:svc /pass:Mx4#tRq8Wz", "Mx4#tRq8Wz", "cmdkey /list"},
 	{"file_format_password", "FROM alpine\nENV DB_PASSWORD Ny7$kLw2Pq\nRUN make", "Ny7$kLw2Pq", "ENV PATH /usr/local/bin"},
 	{"flag_secret", "deploy.sh --db-password Gq8#vNz2Lx --region eu", "Gq8#vNz2Lx", "deploy.sh --db-password-file /run/secrets/db"},
+	{"setenv_secret", "SetEnv DB_PASS Yv6#pLm3Qz", "Yv6#pLm3Qz", "SetEnv APP_ENV production"},
 	{"powershell_secure_string", `$pw = ConvertTo-SecureString "Qw7!zR2pLx9" -AsPlainText -Force`, "Qw7!zR2pLx9", "ConvertTo-SecureString -String $env:PW -AsPlainText"},
 	{"protocol_password", "ftp> USER deploy\n331 ok\nftp> PASS Kx8!mQ2vTz", "Kx8!mQ2vTz", "all 12 tests PASS quickly"},
 	{"tool_password", "lftp -u deploy,Tz9#wQ4mLp sftp://files.example.com", "Tz9#wQ4mLp", "lftp -u deploy sftp://files.example.com"},
