@@ -118,6 +118,9 @@ var providers = []provider{
 	// Langfuse (sk-lf-) keys have the same shape.
 	{"openai_key", `\bsk-(?:(?:proj|svcacct|admin|none|or-v1|lf)-[a-z0-9_-]{20,}|[a-z0-9]{32,}\b)`, []string{"sk-"}},
 	{"google_api_key", `\baiza[0-9a-z_-]{35}`, []string{"aiza"}},
+	// wallets' private keys: BIP32 extended private keys (xprv, yprv, zprv, tprv, …), Cardano's
+	// bech32 signing keys
+	{"wallet_private_key", `\b[xyztuv]prv[1-9a-z]{100,112}\b|\b(?:ed25519e?_sk|xprv)1[02-9ac-hj-np-z]{50,}`, []string{"prv", "_sk1"}},
 	// a Salesforce access token: the org id, !, then the session's secret part
 	{"salesforce_token", `\b00d[0-9a-z]{12,15}![0-9a-z._]{20,}`, []string{"00d"}},
 	{"stripe_key", `\b(?:sk|rk)_(?:live|test)_[0-9a-z]{16,}\b|\bwhsec_[0-9a-z]{24,}\b`, []string{"_live_", "_test_", "whsec_"}},
@@ -291,6 +294,10 @@ func New() *Redactor {
 		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
 		// before the pattern runs, so "pass the login page" costs nothing
 		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth "}, scan: scanProtocolPassword},
+		// a Stellar secret seed (S and 55 base32 capitals); a Solana keypair file's 64 bytes as
+		// a JSON list
+		{Name: "stellar_seed", scan: scanStellarSeeds, needs: needsTokenRun},
+		{Name: "byte_array_key", Hints: []string{"[0", "[1", "[2", "[3", "[4", "[5", "[6", "[7", "[8", "[9", "[ ", "[\n"}, scan: scanByteArrayKeys},
 		// user:PW@host:port without a scheme (a proxy setting)
 		{Name: "hostport_credentials", scan: scanHostPortCredentials, needs: needsOperator},
 		// a secret-bearing word in any language, a separator, then the value (context.go)
@@ -988,6 +995,66 @@ func scanHostPortCredentials(s string, add func(start, end int)) int {
 		at += 1 + next
 	}
 	return work
+}
+
+// scanStellarSeeds finds a Stellar secret seed: S and 55 more base32 capitals and digits 2-7, a
+// word of its own; one pass over the bytes.
+func scanStellarSeeds(s string, add func(start, end int)) int {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && ('A' <= s[i] && s[i] <= 'Z' || '2' <= s[i] && s[i] <= '7') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start == 56 && s[start] == 'S' && (start == 0 || !isWordByte(s[start-1])) && (i == len(s) || !isWordByte(s[i])) {
+			add(start, i)
+		}
+		start = -1
+	}
+	return len(s)
+}
+
+// scanByteArrayKeys finds a JSON list of exactly 64 numbers of 0 to 255 (a Solana keypair file,
+// an ed25519 secret key written as bytes): the list is hidden whole.
+func scanByteArrayKeys(s string, add func(start, end int)) int {
+	for i := strings.IndexByte(s, '['); i >= 0; {
+		n, p, ok := 0, i+1, true
+		for ok && n < 65 {
+			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
+				p++
+			}
+			d := p
+			v := 0
+			for p < len(s) && p-d < 3 && '0' <= s[p] && s[p] <= '9' {
+				v = v*10 + int(s[p]-'0')
+				p++
+			}
+			if p == d || v > 255 {
+				ok = false
+				break
+			}
+			n++
+			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
+				p++
+			}
+			if p < len(s) && s[p] == ',' {
+				p++
+				continue
+			}
+			break
+		}
+		if ok && n == 64 && p < len(s) && s[p] == ']' {
+			add(i, p+1)
+		}
+		next := strings.IndexByte(s[i+1:], '[')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return len(s)
 }
 
 // maxHostPortReach bounds how far scanHostPortCredentials reads from an @.
