@@ -858,7 +858,7 @@ var argumentRules = []struct {
 	// redis-cli -a X; requirepass X and masterauth X in redis.conf
 	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
 	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
-	{"sql_password", `\b(?:sqlcmd|bcp|osql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
+	{"sql_password", `\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
 		[]string{" -p", "\t-p", "sqlplus", "jdbc:oracle"}},
 	// ldapsearch -w X (and the other OpenLDAP tools)
 	{"ldap_password", `\bldap[a-z]*\b[^\n]*?[ \t]-w[ \t]+` + argument, []string{"-w"}},
@@ -926,6 +926,10 @@ var argumentRules = []struct {
 		`|\buser[ \t]+\S+[ \t]+(?:on|off|reset)\b[^\n]*?[ \t]>([^\s]+)` +
 		`|<key>[^<\n]*(?:password|secret|token|apikey|api_key|key)[^<\n]*</key>\s*<string>([^<\n]+)</string>` +
 		`|\bexpect[ \t]+[^\n]*(?:password|passphrase)[^\n]*\n\s*send[ \t]+"([^"\\\n]+)`, []string{"env ", "arg ", "user ", "<key>", "expect "}},
+	// a token fed on a here-string to a login (gh auth login --with-token <<< X), HTTPie's -a
+	// user:X and --auth user:X
+	{"login_input", `\b(?:login|auth|token)\b[^\n]*?<<<[ \t]*` + argument + `|\bhttps?\b[^\n]*?[ \t](?:-a|--auth)[ \t=]+[^\s:"']+:` + argument +
+		`|[ \t]--auth[ \t=]+["']?[^\s:"']+:` + argument, []string{"<<<", " -a", "--auth"}},
 	// any flag named for a secret: --db-password X, --admin-pass=X, --vault-token X, -Password X
 	// (PowerShell), -AccessKey X, /password:X, --client-secret X
 	{"flag_secret", `(?:^|[\s"'(])(?:--?|/)(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|secretkey|token|apikey|api[-_]key|accesskey|access[-_]key|credentials?|authkey|auth[-_]key)(?:=|:|[ \t]+)` + argument,

@@ -35,6 +35,7 @@ var ruleCases = []struct {
 	{"wallet_private_key", "backup: xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi ok", "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi", "the xpub export"},
 	{"stellar_seed", "seed SBKGCMBY56MHTT4EGE3YJIYL4CPWKSGJ7VDEQF4J3B3VO5VNH2P3WTFS done", "SBKGCMBY56MHTT4EGE3YJIYL4CPWKSGJ7VDEQF4J3B3VO5VNH2P3WTFS", "STELLAR is a network"},
 	{"byte_array_key", "id.json: [121,66,189,242,33,6,240,132,119,98,240,243,203,77,118,77,199,7,32,81,21,154,15,137,242,198,218,202,227,68,187,49,18,69,253,111,132,223,154,215,197,179,208,118,172,14,143,83,167,53,108,136,145,63,32,246,247,45,176,34,210,77,10,150]", "121,66,189,242,33,6,240,132,1", "sizes [1, 2, 3]"},
+	{"login_input", "gh auth login --with-token <<< Pz8kWq3LmV2xRt6N", "Pz8kWq3LmV2xRt6N", "gh auth login --with-token < token.txt"},
 	{"powershell_secure_string", `$pw = ConvertTo-SecureString "Qw7!zR2pLx9" -AsPlainText -Force`, "Qw7!zR2pLx9", "ConvertTo-SecureString -String $env:PW -AsPlainText"},
 	{"protocol_password", "ftp> USER deploy\n331 ok\nftp> PASS Kx8!mQ2vTz", "Kx8!mQ2vTz", "all 12 tests PASS quickly"},
 	{"tool_password", "lftp -u deploy,Tz9#wQ4mLp sftp://files.example.com", "Tz9#wQ4mLp", "lftp -u deploy sftp://files.example.com"},
