@@ -22,7 +22,7 @@ var contextWords = []string{
 	// English
 	"password", "passwd", "passphrase", "pass phrase", "passcode", "secret key", "client secret",
 	"api key", "api-key", "apikey", "access key", "access token", "auth token", "bearer token",
-	"pin code", "key",
+	"pin code", "key", "secret", "pw", "pwd", "creds", "pin",
 	// Japanese
 	"パスワード", "パスフレーズ", "暗証番号", "秘密鍵", "シークレット", "トークン", "アクセスキー",
 	"apiキー", "認証情報", "合言葉",
@@ -369,7 +369,7 @@ func hasFoldPrefix(s, prefix string) bool {
 
 // contextWordsOfCode are the key words that are everyday identifiers in code and prose
 // (token, secret, pin, clave, credential): their values must look like secrets outright.
-var contextWordsOfCode = map[string]bool{"key": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
+var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
 	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
 
 // proseWords are values that say something about a secret rather than being one.
@@ -423,6 +423,9 @@ func contextValue(w, v string) bool {
 		if c > 0 {
 			classes++
 		}
+	}
+	if w == "pin" {
+		return digit == n && n >= 4 && n <= 8 // a PIN: 4 to 8 digits, nothing else
 	}
 	if contextWordsOfCode[w] {
 		return classes >= 3 || classes >= 2 && digit > 0 && n >= 8 || n >= 20 && classes >= 2

@@ -138,3 +138,17 @@ func TestContextValueBefore(t *testing.T) {
 		}
 	}
 }
+
+func TestContextShortWords(t *testing.T) {
+	r := New()
+	for text, secret := range map[string]string{"my PIN is 482913": "482913", "wifi pw: Kx7#mQ2pLz": "Kx7#mQ2pLz", "the secret is Tz4$wN8qRv1p": "Tz4$wN8qRv1p", "creds: deploy/Hq5!vLm2Xs9k": "Hq5!vLm2Xs9k"} {
+		if got := r.Text(text); strings.Contains(got, secret) {
+			t.Errorf("%q -> %q", text, got)
+		}
+	}
+	for _, s := range []string{"GPIO pin 18 is high", "the pin is loose", "Pass expect_sha256 from MemoryRead", "run pwd to see the folder"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("%q -> %q", s, got)
+		}
+	}
+}
