@@ -445,6 +445,14 @@ func keyMaterial(b []byte) bool {
 	if strings.HasPrefix(string(b), "openssh-key-v1\x00") {
 		return true
 	}
+	// a Java keystore (JKS 0xFEEDFEED, JCEKS 0xCECECECE, version 1 or 2); a minisign secret key
+	// (signature Ed, KDF scrypt or none, checksum BLAKE2b)
+	if len(b) >= 8 && (string(b[:4]) == "\xfe\xed\xfe\xed" || string(b[:4]) == "\xce\xce\xce\xce") && b[4] == 0 && b[5] == 0 && b[6] == 0 && (b[7] == 1 || b[7] == 2) {
+		return true
+	}
+	if strings.HasPrefix(string(b), "EdScB2") || strings.HasPrefix(string(b), "Ed\x00\x00B2") {
+		return true
+	}
 	if len(b) >= 8 && b[0] == 0x30 {
 		o := 2
 		switch {
@@ -456,6 +464,11 @@ func keyMaterial(b []byte) bool {
 			return false
 		}
 		if o+4 <= len(b) && b[o] == 0x02 && b[o+1] == 0x01 && b[o+2] <= 1 && (b[o+3] == 0x30 || b[o+3] == 0x02 || b[o+3] == 0x04) {
+			return true
+		}
+		// a PKCS#12 (PFX) file: version 3, then the authenticated safe as pkcs7-data
+		if o+16 <= len(b) && b[o] == 0x02 && b[o+1] == 0x01 && b[o+2] == 3 && b[o+3] == 0x30 &&
+			strings.Contains(string(b[o+4:min(len(b), o+12)]), "\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x07\x01"[:4]) {
 			return true
 		}
 		// EncryptedPrivateKeyInfo: SEQUENCE { SEQUENCE { OID pbes2 | pkcs12PbeIds, ...

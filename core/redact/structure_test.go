@@ -183,3 +183,28 @@ func TestDecodeDepth(t *testing.T) {
 		t.Errorf("two levels: %q", got)
 	}
 }
+
+// Key stores and key files in base64 without a frame: a Java keystore, a PKCS#12 file, a minisign
+// secret key.
+func TestKeyStoresInBase64(t *testing.T) {
+	r := New()
+	rng := mrand.New(mrand.NewPCG(5, 6))
+	body := func(prefix []byte, n int) string {
+		b := append([]byte(nil), prefix...)
+		for len(b) < n {
+			b = append(b, byte(rng.Uint32()))
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	for name, prefix := range map[string][]byte{
+		"jks":      {0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2},
+		"pkcs12":   {0x30, 0x82, 0x0a, 0x1b, 0x02, 0x01, 0x03, 0x30, 0x82, 0x09, 0xe1, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01},
+		"minisign": []byte("EdScB2"),
+	} {
+		secret := body(prefix, 120)
+		text := "the " + name + " file, base64: " + secret
+		if got := r.Text(text); strings.Contains(got, secret[len(secret)/2:len(secret)/2+8]) {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+}
