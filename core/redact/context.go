@@ -155,6 +155,9 @@ func scanContext(s string, add func(start, end int)) int {
 		if r, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && wordLetter(r) {
 			return
 		}
+		if start > 0 && (s[start-1] == '-' || s[start-1] == '_') && contextWordsOfCode[strings.ToLower(s[start:end])] {
+			return // part of a name (SCENARIO-SECRET, my_key): the assignment rule's business
+		}
 		word := s[start:end]
 		last, _ := utf8.DecodeLastRuneInString(word)
 		if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && wordLetter(r) && !isCJK(last) {
@@ -489,8 +492,8 @@ func bareValue(s string, p int) (start, end int) {
 	for e > p && strings.IndexByte(".,;:!?)]}>", s[e-1]) >= 0 {
 		e--
 	}
-	if e-p < 8 || !strongValue(s[p:e]) {
-		return -1, -1
+	if e-p < 8 || !strongValue(s[p:e]) || strings.ContainsAny(s[p:e], "=:") {
+		return -1, -1 // KEY=VALUE and user:pw are the assignment and URL rules' business
 	}
 	return p, e
 }

@@ -53,14 +53,24 @@ func LockFile(ctx context.Context, path string, exclusive bool, wait time.Durati
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+	// one try before the clock starts: a lock that is free is taken even when this goroutine was
+	// kept from running until after a short wait had passed (the retry loop checks the deadline
+	// before its first try)
 	var ok bool
 	var err error
 	if exclusive {
-		ok, err = fl.TryLockContext(wctx, 10*time.Millisecond)
+		ok, err = fl.TryLock()
 	} else {
-		ok, err = fl.TryRLockContext(wctx, 10*time.Millisecond)
+		ok, err = fl.TryRLock()
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if !ok && err == nil {
+		if exclusive {
+			ok, err = fl.TryLockContext(wctx, 10*time.Millisecond)
+		} else {
+			ok, err = fl.TryRLockContext(wctx, 10*time.Millisecond)
+		}
 	}
 	if !ok {
 		if err := errs.Stopped(ctx, "waiting for "+path); err != nil {
