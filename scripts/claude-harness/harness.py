@@ -305,7 +305,7 @@ TRACE = {
         "steps": [{"name": "live", "stream": ["MIXED-1 use both task tools", "/compact", "MIXED-2 list both"]}],
     },
     "shell-cli": {
-        "about": "stream-json, /tmp/cairn-harness (cairn) on PATH: Bash `env | grep` for CLAUDE*/CAIRN*, Bash `cairn task create 'from the shell'`, mcp__cairn__TaskCreate, mcp__cairn__TaskList; `/compact`; mcp__cairn__TaskList and Bash `cairn task list`.",
+        "about": "stream-json, the cairn binary's folder on PATH: Bash `env | grep` for CLAUDE*/CAIRN*, Bash `cairn task create 'from the shell'`, mcp__cairn__TaskCreate, mcp__cairn__TaskList; `/compact`; mcp__cairn__TaskList and Bash `cairn task list`.",
         "path_cairn": True,
         "script": {"conversations": [
             {"match": "SHELL-1", "replies": [
@@ -352,6 +352,9 @@ class Scrubber:
     def s(self, v):
         for a, b in self.pairs + self.dash:
             v = v.replace(a, b)
+        # Claude Code's per-user runtime folder and its messaging sockets name this machine's uid and pids
+        v = re.sub(r"/tmp/claude-[0-9]+/", "/tmp/run/claude-uid/", v)
+        v = re.sub(r"/tmp/cc-socks/[0-9]+\.sock", "/tmp/run/cc-socks/PID.sock", v)
         # a secret-looking value in an environment listing (CLAUDE_CODE_MESSAGING_TOKEN=...)
         return re.sub(r"((?:TOKEN|KEY|SECRET)[A-Z_]*=)[0-9A-Za-z_-]{12,}", r"\1[redacted]", v)
 
