@@ -21,45 +21,35 @@ type File struct {
 	ModNS   int64 // modification time, nanoseconds since 1970
 }
 
-// Find lists the transcripts under paths: a .jsonl file is itself; a folder (a project folder such
-// as ~/.claude/projects/<project>/, or ~/.claude/projects itself) is walked for *.jsonl files.
-// Symbolic links inside folders are not followed; the result is sorted by path, each file once.
-func Find(paths []string) ([]File, error) {
-	seen := map[string]bool{}
-	var out []File
-	add := func(p string, fi fs.FileInfo) {
-		if seen[p] {
-			return
-		}
-		seen[p] = true
-		out = append(out, classify(p, fi))
-	}
+// Walk calls add with each transcript file under paths: a .jsonl file given is itself (any
+// other file is refused as not being what), a folder is walked for the files whose name keep
+// accepts. A folder given through a symbolic link (~/.claude often is one) is walked where it
+// points; links inside it are not followed. Both runtimes' importers find their files here.
+func Walk(paths []string, keep func(name string) bool, what string, add func(path string, fi fs.FileInfo)) error {
 	for _, arg := range paths {
 		abs, err := filepath.Abs(arg)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", arg, err)
+			return fmt.Errorf("%s: %w", arg, err)
 		}
 		fi, err := os.Stat(abs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case fi.Mode().IsRegular():
 			if !strings.HasSuffix(abs, ".jsonl") {
-				return nil, fmt.Errorf("%s is not a Claude Code transcript (want a .jsonl file or a folder such as ~/.claude/projects/<project>/)", arg)
+				return fmt.Errorf("%s is not %s", arg, what)
 			}
 			add(abs, fi)
 		case fi.IsDir():
-			// a folder given through a symbolic link (~/.claude often is one) is walked where it
-			// points; links inside it are not followed
 			if abs, err = filepath.EvalSymlinks(abs); err != nil {
-				return nil, err
+				return err
 			}
 			err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err
 				}
-				if d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
+				if d.IsDir() || !d.Type().IsRegular() || !keep(d.Name()) {
 					return nil
 				}
 				fi, err := d.Info()
@@ -70,11 +60,31 @@ func Find(paths []string) ([]File, error) {
 				return nil
 			})
 			if err != nil {
-				return nil, err
+				return err
 			}
 		default:
-			return nil, fmt.Errorf("%s is neither a file nor a folder", arg)
+			return fmt.Errorf("%s is neither a file nor a folder", arg)
 		}
+	}
+	return nil
+}
+
+// Find lists the transcripts under paths: a .jsonl file is itself; a folder (a project folder such
+// as ~/.claude/projects/<project>/, or ~/.claude/projects itself) is walked for *.jsonl files.
+// Symbolic links inside folders are not followed; the result is sorted by path, each file once.
+func Find(paths []string) ([]File, error) {
+	seen := map[string]bool{}
+	var out []File
+	err := Walk(paths, func(name string) bool { return strings.HasSuffix(name, ".jsonl") },
+		"a Claude Code transcript (want a .jsonl file or a folder such as ~/.claude/projects/<project>/)",
+		func(p string, fi fs.FileInfo) {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, classify(p, fi))
+			}
+		})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

@@ -44,52 +44,18 @@ type codexFile struct {
 func findCodex(paths []string) ([]codexFile, error) {
 	seen := map[string]bool{}
 	var out []codexFile
-	add := func(p string, fi fs.FileInfo) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, codexFile{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()})
-		}
-	}
-	for _, arg := range paths {
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", arg, err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case fi.Mode().IsRegular():
-			if !strings.HasSuffix(abs, ".jsonl") {
-				return nil, fmt.Errorf("%s is not a Codex rollout (want a rollout-*.jsonl file or a folder such as ~/.codex/sessions)", arg)
+	err := claudecode.Walk(paths, func(name string) bool {
+		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
+	},
+		"a Codex rollout (want a rollout-*.jsonl file or a folder such as ~/.codex/sessions)",
+		func(p string, fi fs.FileInfo) {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, codexFile{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()})
 			}
-			add(abs, fi)
-		case fi.IsDir():
-			if abs, err = filepath.EvalSymlinks(abs); err != nil {
-				return nil, err
-			}
-			err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				name := d.Name()
-				if d.IsDir() || !d.Type().IsRegular() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
-					return nil
-				}
-				fi, err := d.Info()
-				if err != nil {
-					return err
-				}
-				add(p, fi)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("%s is neither a file nor a folder", arg)
-		}
+		})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
