@@ -116,8 +116,14 @@ func (r *Replayer) replayParent(line int, f ForkPoint, stop Stop) error {
 	return nil
 }
 
-// successor reads a log's handoff entries and returns the last one's target ("" when the log
-// stays its session's, or has none).
+// maxHandoffLine bounds the tail successor reads: a handoff entry is far shorter.
+const maxHandoffLine = 4096
+
+// successor is where a log's binding points: the target of its last entry when that entry is a
+// handoff ("" when it names none, or the last entry is anything else). A handed-off log gets
+// no entry after its handoff but a handoff back (a resume) or what someone writes to it by
+// name, and either makes it its session's own again; so only the tail is read, and every call
+// that opens a log by session id costs one small read, not a scan of the log.
 func successor(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -127,22 +133,29 @@ func successor(path string) (string, error) {
 		return "", workspace.FSError(err, "open session log %s", path)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
 		return "", nil
 	}
-	to := ""
-	mark := []byte(`"handoff"`)
-	err = sessionlog.Filter(f, func(data []byte) bool { return bytes.Contains(data, mark) }, func(ln sessionlog.Line) bool {
-		var h Handoff
-		if ln.Torn || ln.TooLong || json.Unmarshal(ln.Data, &h) != nil || h.Type != TypeHandoff {
-			return true
-		}
-		if h.To == "" || logName(h.To) {
-			to = h.To
-		}
-		return true
-	})
-	return to, err
+	n := min(st.Size(), maxHandoffLine)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, st.Size()-n); err != nil {
+		return "", fmt.Errorf("read session log %s: %w", path, err)
+	}
+	if buf[len(buf)-1] != '\n' {
+		return "", nil // a torn last line is no handoff
+	}
+	line := buf[:len(buf)-1]
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	} else if n < st.Size() {
+		return "", nil // a last line longer than any handoff
+	}
+	var h Handoff
+	if json.Unmarshal(line, &h) != nil || h.Type != TypeHandoff || h.To != "" && !logName(h.To) {
+		return "", nil
+	}
+	return h.To, nil
 }
 
 // follow walks the handoffs from a session's log to the log its conversation lives in now.

@@ -338,3 +338,22 @@ func TestHookTextIsRedacted(t *testing.T) {
 		t.Fatalf("%q, %v", text, err)
 	}
 }
+
+// A handoff binds only while it is the log's last entry: something written to the old log by
+// name after it makes the log its session's own again.
+func TestHandoffHoldsWhileLast(t *testing.T) {
+	ctx := context.Background()
+	ws := lineageWorkspace(t)
+	create(t, bound(t, ws, parentID), "old")
+	HandOff(ctx, ws, parentID, clearID, "clear", "2026-12-01T10:00:00.000Z")
+	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != clearID+".jsonl" {
+		t.Fatalf("bound to %s", got)
+	}
+	byName := NewSession(ws.Path("sessions/"+parentID+".jsonl"), time.Second)
+	if _, err := byName.Create(ctx, "written by name", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != parentID+".jsonl" {
+		t.Fatalf("after a write by name, bound to %s", got)
+	}
+}
