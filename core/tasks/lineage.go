@@ -183,18 +183,10 @@ func follow(ws *workspace.Workspace, path string) (string, error) {
 	return path, nil
 }
 
-// lineLength counts the lines of a log (its length at a fork point); a missing log has none.
-func lineLength(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return 0, nil
-		}
-		return 0, workspace.FSError(err, "open session log %s", path)
-	}
-	defer f.Close()
+// lineCount counts the lines of a log (its length at a fork point).
+func lineCount(in io.Reader) (int, error) {
 	n := 0
-	sc := sessionlog.NewScanner(f)
+	sc := sessionlog.NewScanner(in)
 	for sc.Next() {
 		n = sc.Line().No
 	}
@@ -226,9 +218,9 @@ func StartFork(ctx context.Context, ws *workspace.Workspace, runtime, parent, ch
 	// the parent is read under its shared lock, so the fork point is a whole line
 	var lines int
 	plog := sessionlog.Log{Path: ppath, Wait: ws.Wait}
-	if err := plog.Read(func(io.Reader) error {
+	if err := plog.Read(func(in io.Reader) error {
 		var err error
-		lines, err = lineLength(ppath)
+		lines, err = lineCount(in)
 		return err
 	}); err != nil {
 		return false, err
