@@ -155,7 +155,7 @@ func shapePart(s string, a, b int, add func(start, end int)) int {
 // tokenStats are the character classes of a token.
 type tokenStats struct {
 	lower, upper, digit, sym int
-	lowerHex, upperHex                   bool // every letter is a hex digit of one case
+	lowerHex, upperHex       bool // every letter is a hex digit of one case
 }
 
 func statsOf(t string) tokenStats {
