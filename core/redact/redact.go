@@ -60,6 +60,9 @@ const (
 	// needsTokenRun: a run of at least minTokenRun characters a random token is made of
 	// (letters, digits and - _ . ~ + / =): the shortest token the shape layer judges.
 	needsTokenRun
+	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
+	// a symbol after its first (password.go).
+	needsPasswordRun
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
@@ -77,6 +80,8 @@ type Redactor struct {
 	operatorRules, base64Rules ruleSet
 	// wordRules need a run of words (a seed phrase); tokenRules a run of token characters.
 	wordRules, tokenRules ruleSet
+	// passwordRules need a run a made-up password could be.
+	passwordRules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -309,6 +314,8 @@ func New() *Redactor {
 		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
+		// a made-up password, whatever names it (password.go)
+		{Name: "password_shape", scan: scanPasswords, needs: needsPasswordRun},
 	}
 	// decoded text, key bodies, multi-part tokens, seed phrases (structure.go)
 	rules = append(rules, structureRules(0)...)
@@ -333,6 +340,9 @@ func newRedactor(rules []Rule) *Redactor {
 		}
 		if rule.needs&needsTokenRun != 0 {
 			r.tokenRules.set(i)
+		}
+		if rule.needs&needsPasswordRun != 0 {
+			r.passwordRules.set(i)
 		}
 		if rule.needs&needsWordRun != 0 {
 			r.wordRules.set(i)
@@ -1292,8 +1302,9 @@ func credentialBlob(b64 string) bool {
 func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	x := &r.hints
 	set := x.always
-	operator, base64Run, tokenRun := false, false, false
-	run, trun := 0, 0
+	operator, base64Run, tokenRun, passwordRun := false, false, false, false
+	run, trun, prun := 0, 0, 0
+	psym := false // a symbol after the first character of the current password run
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1315,7 +1326,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			run, trun, wordLen = 0, 0, -1
+			run, trun, wordLen, prun, psym = 0, 0, -1, 0, false
 			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1328,6 +1339,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			i += size - 1
 			continue
+		}
+		if pwByte[c] {
+			psym = psym || prun > 0 && pwSymbol[c]
+			prun++
+			passwordRun = passwordRun || psym && prun >= pwMinLen
+		} else {
+			prun, psym = 0, false
 		}
 		if isB64(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '=' {
 			trun++
@@ -1374,6 +1392,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	}
 	if !tokenRun {
 		set = set.minus(r.tokenRules)
+	}
+	if !passwordRun {
+		set = set.minus(r.passwordRules)
 	}
 	if endWord(); !wordRun {
 		set = set.minus(r.wordRules)

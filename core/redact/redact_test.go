@@ -89,13 +89,14 @@ var ruleCases = []struct {
 	{"assignment", `secret="s3cr3t value"`, "s3cr3t value", "secretary=alice"},
 	{"assignment", "token: abc123xyz", "abc123xyz", "max_token: 4096"},
 	{"assignment", "api_key=0123456789abcdef", "0123456789abcdef", "api_keys are rotated"},
+	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
 func TestRules(t *testing.T) {
 	r := New()
 	var kinds []Rule
 	for _, rule := range r.Rules() {
-		if rule.Name != "shape" {
+		if LayerOf(rule.Name) != LayerShape {
 			kinds = append(kinds, rule)
 		}
 	}

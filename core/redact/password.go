@@ -1,0 +1,437 @@
+package redact
+
+import "strings"
+
+// The password shape, part of the shape layer: a token a person made up as a password
+// (wR4Kqw9#3NeZGg0, Summer2026!Dx, M0n$00nm3@d0w546, biscuit.pelican.4604!) is hidden wherever it
+// stands, with or without a word naming it, so a password said in a language, a command or a
+// config nobody listed is hidden too. Random tokens of the base64 and hex alphabets are the other
+// half of the layer (shape.go); this half wants what those alphabets lack: a symbol.
+//
+// A piece is a run of printable ASCII without the characters code and prose delimit with
+// (quotes, brackets, commas, semicolons, pipes, slashes, backslashes), cut after a leading
+// name and a ':' or '=' (root:PW, SSHPASS=PW), and trimmed of a sentence's final stop. It is a
+// password when it is pwMinLen to pwMaxLen characters long, holds a symbol (! @ # $ % ^ & * ? +
+// = ~) after its first character, and mixes classes: letters with digits or both cases, the
+// case or the digits changing at least pwMinSwitch times (Giraffe&1740-ggC), or words joined by
+// dots or dashes before a number (mango.ember.4855?). It is not an e-mail address, a package at
+// a version (react@^18.2.0), an expression of one- and two-letter names (x1+y2*z3), a format
+// string, an operator (!=, &&, :=) or a flag.
+const (
+	pwMinLen    = 10
+	pwMaxLen    = 64
+	pwMinSwitch = 3
+)
+
+// pwByte: the characters of a piece.
+var pwByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = strings.IndexByte("\"'`()[]{}<>,;|\\/", byte(c)) < 0
+	}
+	return t
+}()
+
+// pwSymbol: the symbols a made-up password carries.
+var pwSymbol = func() (t [256]bool) {
+	for _, c := range []byte("!@#$%^&*?+=~") {
+		t[c] = true
+	}
+	return t
+}()
+
+// scanPasswords reports every piece of s that reads as a made-up password.
+func scanPasswords(s string, add func(start, end int)) int {
+	for i := 0; i < len(s); {
+		if !pwByte[s[i]] {
+			i++
+			continue
+		}
+		j := i
+		sym := false
+		for j < len(s) && pwByte[s[j]] {
+			sym = sym || j > i && pwSymbol[s[j]]
+			j++
+		}
+		if sym && j-i >= pwMinLen {
+			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
+			for a := i; a < j; {
+				b := a
+				for b < j && s[b] != ':' {
+					b++
+				}
+				if b-a >= pwMinLen {
+					passwordRun(s, a, b, add)
+				}
+				a = b + 1
+			}
+		}
+		i = j
+	}
+	return len(s)
+}
+
+// passwordRun cuts the run s[a:b] after each leading name and '=' and judges the rest.
+func passwordRun(s string, a, b int, add func(start, end int)) {
+	if a > 0 && s[a-1] == '\\' {
+		a += escapeLen(s[a:b]) // \u00b7?more: the escape is not part of what follows
+	}
+	for {
+		k := a
+		for k < b && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
+			k++
+		}
+		if k == a || k >= b-1 || s[k] != '=' || s[k+1] == '=' {
+			break
+		}
+		a = k + 1
+	}
+	for b > a && s[b-1] == '.' {
+		b--
+	}
+	// **bold** and _emphasis_ around a word are Markdown, not part of it; so is "+x+" around a
+	// name (a concatenation)
+	for b-a > 2 && strings.IndexByte("*_~+", s[a]) >= 0 && s[b-1] == s[a] {
+		a, b = a+1, b-1
+	}
+	// !ok, &v, *p, !*p, +name: code's negation, address, pointer and concatenation before a name
+	for k := a; k < b && strings.IndexByte("!&*+", s[k]) >= 0; k++ {
+		if k+1 < b && isWordByte(s[k+1]) {
+			a = k + 1
+			break
+		}
+	}
+	if b-a < pwMinLen || b-a > pwMaxLen {
+		return
+	}
+	if passwordPiece(s[a:b]) {
+		add(a, b)
+	}
+}
+
+// passwordPiece reports whether t reads as a made-up password.
+func passwordPiece(t string) bool {
+	if t[0] == '-' || strings.Contains(t, "://") {
+		return false // a flag, a URL
+	}
+	var lower, upper, digit, sym, switches, longest, piece int
+	last := byte(0)
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		var class byte
+		switch {
+		case isLower(c):
+			lower++
+			class = 'l'
+		case isUpper(c):
+			upper++
+			class = 'u'
+		case '0' <= c && c <= '9':
+			digit++
+			class = 'd'
+		default:
+			if pwSymbol[c] && i > 0 {
+				sym++
+			}
+			piece = 0
+			continue
+		}
+		piece++
+		longest = max(longest, piece)
+		if last != 0 && class != last {
+			switches++
+		}
+		last = class
+	}
+	if sym == 0 || lower+upper < 2 || longest <= 2 {
+		return false
+	}
+	classes := 0
+	for _, n := range []int{lower, upper, digit} {
+		if n > 0 {
+			classes++
+		}
+	}
+	if classes < 2 {
+		return false
+	}
+	need := pwMinSwitch
+	if interiorSymbol(t) {
+		need-- // summer2026!dx: a symbol between letters and digits is rarer in code than a case change
+	}
+	if digit == 0 {
+		need++ // Johnson&Johnson: capitals alone change the case twice a word
+	}
+	if switches < need && !dicewarePiece(t) {
+		return false
+	}
+	return !harmlessPiece(t)
+}
+
+// dicewarePiece reports whether t is two or more words of three letters or more, joined by dots,
+// dashes or underscores, then a number: the passphrases generators and people make.
+func dicewarePiece(t string) bool {
+	words, i := 0, 0
+	for i < len(t) {
+		j := i
+		for j < len(t) && isLetter(t[j]) {
+			j++
+		}
+		if j-i < 3 {
+			break
+		}
+		words++
+		if j == len(t) || strings.IndexByte(".-_", t[j]) < 0 {
+			i = j
+			break
+		}
+		i = j + 1
+	}
+	if words < 2 || i >= len(t) {
+		return false
+	}
+	digits := 0
+	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+		digits++
+		i++
+	}
+	return digits >= 2
+}
+
+// harmlessPiece reports the pieces of code and prose that have a password's classes: an e-mail
+// address, a package at a version, an operator, a format string.
+func harmlessPiece(t string) bool {
+	for _, op := range []string{"!=", "==", "&&", "||", "+=", "-=", "*=", ":=", "=>", "->", "++", "::", "#!", "%s", "%d", "%v", "%w", "%q", "%x"} {
+		if strings.Contains(t, op) {
+			return true
+		}
+	}
+	if expression(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
+		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
+	}
+	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) {
+		return true // a URL's query: watch?v=…&t=10s, ?id=…
+	}
+	if urlEscaped(t) || formatVerb(t) {
+		return true // is%3Aissue, %#02x
+	}
+	if last := t[len(t)-1]; strings.IndexByte("+*&?!", last) >= 0 && numberOrName(t[:len(t)-1]) && (strings.IndexByte(t, '.') >= 0 || !strings.ContainsAny(t, "0123456789")) {
+		return true // s.config.Path+, TrusteeValueFrom*: code broken across lines
+	}
+	if base64Body(t) {
+		return true // base64: the shape layer judges it, and decodes it
+	}
+	if v := strings.TrimPrefix(t, "v"); len(v) > 2 && '0' <= v[0] && v[0] <= '9' && strings.IndexByte(v, '.') > 0 && allDigits(v[:strings.IndexByte(v, '.')]) {
+		return true // a version: 0.1.0+1a2b3c4d, 1.2.3-rc.1+build
+	}
+	if at := strings.IndexByte(t, '@'); at > 0 && strings.IndexByte(t[at+1:], '@') < 0 {
+		rest := t[at+1:]
+		if rest != "" && (rest[0] == '^' || rest[0] == '~' || '0' <= rest[0] && rest[0] <= '9' || rest[0] == 'v' && len(rest) > 1 && '0' <= rest[1] && rest[1] <= '9') {
+			return true // name@1.2.3, react@^18
+		}
+		if domainName(rest) {
+			return true // an e-mail address
+		}
+	}
+	return false
+}
+
+// domainName reports whether s is a host name of two labels or more.
+func domainName(s string) bool {
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if !(isLetter(l[i]) || '0' <= l[i] && l[i] <= '9' || l[i] == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// expression reports whether t is operands joined by arithmetic and bit operators, each a
+// number or a name as code writes names (info.Lines+1, m&fs.ModeDir, seed^0x9e37,
+// k.Mods&^int64): not a password, whose letters change case at random (HtPUFxCvwR&pgND).
+func expression(t string) bool {
+	const ops = "+*&^%-~"
+	operands := 0
+	for i := 0; i < len(t); {
+		j := i
+		for j < len(t) && strings.IndexByte(ops, t[j]) < 0 {
+			j++
+		}
+		if j == i || !numberOrName(t[i:j]) {
+			return false // an operator first, last, or three in a row; or an operand of no code
+		}
+		operands++
+		if j == len(t) {
+			break
+		}
+		k := j
+		for k < len(t) && strings.IndexByte(ops, t[k]) >= 0 {
+			k++
+		}
+		if k-j > 2 || k == len(t) {
+			return false
+		}
+		i = k
+	}
+	return operands >= 2
+}
+
+// numberOrName reports whether t is a number (12, 0x9e37, 1.5, 1e9) or a name or selector of
+// names as code writes them: most letters in camel-case or snake-case pieces of three letters or
+// more (cmdText, fs.ModeDir, hasNonLatnMask), where a password's letters fall in ones and twos
+// (HtPUFxCvwR).
+func numberOrName(t string) bool {
+	if '0' <= t[0] && t[0] <= '9' {
+		if len(t) > 2 && (t[1] == 'x' || t[1] == 'X') {
+			return isHexString(t[2:])
+		}
+		for i := 0; i < len(t); i++ {
+			if !('0' <= t[i] && t[i] <= '9' || t[i] == '.' || t[i] == 'e') {
+				return false
+			}
+		}
+		return true
+	}
+	for _, part := range strings.Split(t, ".") {
+		if part == "" || !isLetter(part[0]) && part[0] != '_' {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			if !isWordByte(part[i]) {
+				return false
+			}
+		}
+		if letters, inWords := camelPieces(part); letters > 3 && inWords*10 < letters*6 {
+			return false
+		}
+	}
+	return true
+}
+
+// camelPieces counts the letters of t, and those in pieces of three letters or more: t split at
+// digits, underscores and case changes (parseHTTPRequest: parse, HTTP, Request).
+func camelPieces(t string) (letters, inWords int) {
+	for i := 0; i < len(t); {
+		c := t[i]
+		if !isLetter(c) {
+			i++
+			continue
+		}
+		j := i + 1
+		if isUpper(c) {
+			for j < len(t) && isUpper(t[j]) {
+				j++
+			}
+			if j < len(t) && isLower(t[j]) {
+				if j-i > 1 {
+					j--
+				}
+				for j < len(t) && isLower(t[j]) {
+					j++
+				}
+			}
+		} else {
+			for j < len(t) && isLower(t[j]) {
+				j++
+			}
+		}
+		letters += j - i
+		if j-i >= 3 {
+			inWords += j - i
+		}
+		i = j
+	}
+	return letters, inWords
+}
+
+// anchor reports whether t is a name, one #, and a fragment (Accessibility#method-getTree).
+func anchor(t string) bool {
+	h := strings.IndexByte(t, '#')
+	if h <= 0 || h == len(t)-1 || !isLetter(t[h+1]) && t[h+1] != '_' {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if i != h && !(isWordByte(t[i]) || t[i] == '-' || t[i] == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// queryKey reports whether s starts with a URL query's name and '=' (v=, id=, tab=).
+func queryKey(s string) bool {
+	i := 0
+	for i < len(s) && (isWordByte(s[i]) || s[i] == '-' || s[i] == '.') {
+		i++
+	}
+	return i > 0 && i < len(s) && s[i] == '='
+}
+
+// urlEscaped reports whether t holds a URL escape (%3A, %20): the structure layer decodes those.
+func urlEscaped(t string) bool {
+	for i := 0; i+2 < len(t); i++ {
+		if t[i] == '%' && isHexString(t[i+1:i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatVerb reports whether t holds a printf verb with flags (%#02x, %-8s).
+func formatVerb(t string) bool {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(t) && (strings.IndexByte("#-+ 0.", t[j]) >= 0 || '0' <= t[j] && t[j] <= '9') {
+			j++
+		}
+		if j > i+1 && j < len(t) && isLetter(t[j]) {
+			return true
+		}
+	}
+	return false
+}
+
+// base64Body reports whether t is base64 the shape layer judges: padded, or long enough for it.
+func base64Body(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if !isB64(t[i]) && t[i] != '=' {
+			return false
+		}
+	}
+	return strings.HasSuffix(t, "=") && len(t)%4 == 0 || len(t) >= shapeMinLen
+}
+
+// escapeLen is the length of the backslash escape s starts with, its backslash already read:
+// u and four hex digits, U and eight, x and two, or one character.
+func escapeLen(s string) int {
+	for _, e := range []struct {
+		c byte
+		n int
+	}{{'u', 4}, {'U', 8}, {'x', 2}} {
+		if len(s) > e.n && s[0] == e.c && isHexString(s[1:1+e.n]) {
+			return 1 + e.n
+		}
+	}
+	return min(1, len(s))
+}
+
+// interiorSymbol reports whether a password symbol of t stands between two letters or digits.
+func interiorSymbol(t string) bool {
+	for i := 1; i+1 < len(t); i++ {
+		if pwSymbol[t[i]] && isWordByte(t[i-1]) && t[i-1] != '_' && isWordByte(t[i+1]) && t[i+1] != '_' {
+			return true
+		}
+	}
+	return false
+}
