@@ -436,8 +436,8 @@ func harmlessShape(s string, a, b int) bool {
 	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
-	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) {
-		return true // a SHA-1, SHA-256 or SHA-512 digest, or a git object id: tool output is full of them, and a hex key of these lengths is found by the key that names it
+	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
+		return true // a SHA-1, SHA-256 or SHA-512 digest, or a git object id, where the text says so
 	}
 	if jsonKeyBefore(s, a, "signature") {
 		return true // a thinking block's signature in a transcript, not a credential
@@ -573,3 +573,49 @@ func isHexString(s string) bool {
 	}
 	return len(s) > 0
 }
+
+// digestContext reports whether the hex run s[a:b], of a digest's length, stands where digests
+// and object ids do: its line names a hash or a commit (hashWords), it is a URL's path segment
+// or fragment, a name@digest, a git describe's -g suffix, a checksum tool's line (the hex,
+// two spaces, a file name), or a JSON member's value (a key that names a secret is found by
+// the context layer). A hex key of those lengths stands anywhere else: a sentence, a flag,
+// a value.
+func digestContext(s string, a, b int) bool {
+	if a > 0 && strings.IndexByte("/@#", s[a-1]) >= 0 || a > 1 && s[a-2:a] == "-g" {
+		return true
+	}
+	if b+2 < len(s) && s[b] == ' ' && (s[b+1] == ' ' || s[b+1] == '*') {
+		return true // sha256sum: <hex>  file
+	}
+	if p := a - 1; p > 0 && s[p] == '"' {
+		for p > 0 && a-p < 4 && (s[p-1] == ' ' || s[p-1] == ':') {
+			p--
+		}
+		if p < a-1 && p > 0 && s[p-1] == '"' {
+			return true // a JSON member's value ("model_catalog":"<hex>"): a key naming a secret is the context layer's
+		}
+	}
+	ls := strings.LastIndexByte(s[:a], '\n') + 1
+	le := strings.IndexByte(s[b:], '\n')
+	if le < 0 {
+		le = len(s)
+	} else {
+		le += b
+	}
+	if a-ls > 512 {
+		ls = a - 512
+	}
+	if le-b > 512 {
+		le = b + 512
+	}
+	line := strings.ToLower(s[ls:a] + " " + s[b:le])
+	for _, w := range digestWords {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// digestWords on a hex digest's line say what it is.
+var digestWords = []string{"commit", "sha", "md5", "hash", "digest", "checksum", "tree", "parent", "object", "revision", "rev", "etag", "fingerprint", "integrity", "merge", "blob", "oid", "sum", "blake", "hmac", "nonce", "salt", "vector", "want", "expected", "golden", "git ", "head", "cherry", "rebase", "bisect", "pick", "ref", "tag", "version", "build", "release", "image", "layer", "manifest", "lock", "resolved", "pin", "go.mod", "vcs", "upstream", "snapshot", "hex", "id:", "id=", "_id", " id "}
