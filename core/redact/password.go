@@ -21,6 +21,9 @@ const (
 	pwMinLen    = 10
 	pwMaxLen    = 64
 	pwMinSwitch = 3
+	// pwMinRandom: the shortest piece without a symbol judged as random (NAU81QwQBn.NGoa); the
+	// shape layer judges those of shapeMinLen and more
+	pwMinRandom = 12
 )
 
 // pwByte: the characters of a piece.
@@ -39,6 +42,25 @@ var pwSymbol = func() (t [256]bool) {
 	return t
 }()
 
+// pwSym reports whether c, after prev, may be a password's symbol: one of pwSymbol, or a dash
+// or an underscore after a digit (TornadoRaven419-, 4636_), which names and numbers rarely end in.
+func pwSym(prev, c byte) bool {
+	return pwSymbol[c] || (c == '-' || c == '_') && '0' <= prev && prev <= '9'
+}
+
+// pwClass is a character's class in a password run, as bits: lower, upper, digit.
+func pwClass(c byte) uint8 {
+	switch {
+	case isLower(c):
+		return 1
+	case isUpper(c):
+		return 2
+	case '0' <= c && c <= '9':
+		return 4
+	}
+	return 0
+}
+
 // scanPasswords reports every piece of s that reads as a made-up password.
 func scanPasswords(s string, add func(start, end int)) int {
 	for i := 0; i < len(s); {
@@ -47,12 +69,13 @@ func scanPasswords(s string, add func(start, end int)) int {
 			continue
 		}
 		j := i
-		sym := false
+		sym, classes := false, uint8(0)
 		for j < len(s) && pwByte[s[j]] {
-			sym = sym || j > i && pwSymbol[s[j]]
+			sym = sym || j > i && pwSym(s[j-1], s[j])
+			classes |= pwClass(s[j])
 			j++
 		}
-		if sym && j-i >= pwMinLen {
+		if (sym || classes == 7 && j-i >= pwMinRandom) && j-i >= pwMinLen {
 			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
 			for a := i; a < j; {
 				b := a
@@ -80,8 +103,8 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 		for k < b && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
 			k++
 		}
-		if k == a || k >= b-1 || s[k] != '=' || s[k+1] == '=' {
-			break
+		if k-a < 3 || k >= b-1 || s[k] != '=' || s[k+1] == '=' || s[k-1] == '-' || !numberOrName(strings.ReplaceAll(s[a:k], "-", "_")) {
+			break // a value may hold an = (NTAsVtMv6u=sLEi); only a name before it is cut off
 		}
 		a = k + 1
 	}
@@ -103,13 +126,22 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	if b-a < pwMinLen || b-a > pwMaxLen {
 		return
 	}
-	if passwordPiece(s[a:b]) {
+	// a piece of a longer token (a base64 blob's segment between slashes) is the shape layer's
+	u, v := a, b
+	for u > 0 && tokenByte[s[u-1]] {
+		u--
+	}
+	for v < len(s) && tokenByte[s[v]] {
+		v++
+	}
+	if passwordPiece(s[a:b], v-u < shapeMinLen || u == a && v == b) {
 		add(a, b)
 	}
 }
 
-// passwordPiece reports whether t reads as a made-up password.
-func passwordPiece(t string) bool {
+// passwordPiece reports whether t reads as a made-up password; alone says t is not part of a
+// longer token, so it may be judged as random without a symbol.
+func passwordPiece(t string, alone bool) bool {
 	if t[0] == '-' || strings.Contains(t, "://") {
 		return false // a flag, a URL
 	}
@@ -129,8 +161,8 @@ func passwordPiece(t string) bool {
 			digit++
 			class = 'd'
 		default:
-			if pwSymbol[c] && i > 0 {
-				sym++
+			if i > 0 && (pwSymbol[c] || i == len(t)-1 && pwSym(t[i-1], c)) {
+				sym++ // a dash or an underscore only last (4636_), not between parts (a UUID's)
 			}
 			piece = 0
 			continue
@@ -142,7 +174,10 @@ func passwordPiece(t string) bool {
 		}
 		last = class
 	}
-	if sym == 0 || lower+upper < 2 || longest <= 2 {
+	if sym == 0 {
+		return alone && shortRandom(t, lower, upper, digit, switches) && !harmlessPiece(t)
+	}
+	if lower+upper < 2 || longest <= 2 {
 		return false
 	}
 	classes := 0
@@ -224,12 +259,8 @@ func harmlessPiece(t string) bool {
 		return true // a version: 0.1.0+1a2b3c4d, 1.2.3-rc.1+build
 	}
 	if at := strings.IndexByte(t, '@'); at > 0 && strings.IndexByte(t[at+1:], '@') < 0 {
-		rest := t[at+1:]
-		if rest != "" && (rest[0] == '^' || rest[0] == '~' || '0' <= rest[0] && rest[0] <= '9' || rest[0] == 'v' && len(rest) > 1 && '0' <= rest[1] && rest[1] <= '9') {
-			return true // name@1.2.3, react@^18
-		}
-		if domainName(rest) {
-			return true // an e-mail address
+		if rest := t[at+1:]; packageName(t[:at]) && versionLike(rest) || domainName(rest) {
+			return true // name@1.2.3, react@^18, an e-mail address
 		}
 	}
 	return false
@@ -309,8 +340,12 @@ func numberOrName(t string) bool {
 				return false
 			}
 		}
-		if letters, inWords := camelPieces(part); letters > 3 && inWords*10 < letters*6 {
+		letters, inWords := camelPieces(part)
+		if letters <= 3 && !shortName(part) || letters > 3 && inWords*10 < letters*6 {
 			return false
+		}
+		if digitThenLower(part) >= 2 {
+			return false // Rma8t2oPCX: digits between letters, twice
 		}
 	}
 	return true
@@ -355,7 +390,7 @@ func camelPieces(t string) (letters, inWords int) {
 // anchor reports whether t is a name, one #, and a fragment (Accessibility#method-getTree).
 func anchor(t string) bool {
 	h := strings.IndexByte(t, '#')
-	if h <= 0 || h == len(t)-1 || !isLetter(t[h+1]) && t[h+1] != '_' {
+	if h <= 0 || h == len(t)-1 || !isLetter(t[h+1]) && t[h+1] != '_' || !numberOrName(strings.ReplaceAll(t[:h], "-", "_")) {
 		return false
 	}
 	for i := 0; i < len(t); i++ {
@@ -434,4 +469,76 @@ func interiorSymbol(t string) bool {
 		}
 	}
 	return false
+}
+
+// shortRandom reports whether t, with no symbol, is a random token too short for the shape
+// layer: both cases and digits, the class changing at every third character or more often, and
+// few letters in pieces that read as names (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
+func shortRandom(t string, lower, upper, digit, switches int) bool {
+	if len(t) < pwMinRandom || len(t) >= shapeMinLen || lower == 0 || upper == 0 || digit == 0 || switches*3 < len(t) {
+		return false
+	}
+	seps := 0
+	for i := 0; i < len(t); i++ {
+		if !isLetter(t[i]) && !('0' <= t[i] && t[i] <= '9') {
+			seps++
+		}
+	}
+	if seps > 1 {
+		return false
+	}
+	letters, inWords := camelPieces(t)
+	return inWords*10 < letters*4 && wordiness(t) < 0.3
+}
+
+// packageName reports whether s can be a package's name before @version (left-pad,
+// @types/node, golang.org/x/text).
+func packageName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(isLower(s[i]) || '0' <= s[i] && s[i] <= '9' || strings.IndexByte("-_./@", s[i]) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// versionLike reports whether s is a version or a range of one: 1.2.3, ^18.2.0, ~1, v2.0.0-rc.1.
+func versionLike(s string) bool {
+	s = strings.TrimLeft(s, "^~=<>")
+	s = strings.TrimPrefix(s, "v")
+	if s == "" || !('0' <= s[0] && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(isWordByte(s[i]) || strings.IndexByte(".-+", s[i]) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortName reports whether t, of three letters or fewer, is written as code writes short names:
+// one case, or a capital then lower case, digits only at the end (i, n2, ID, Op, x86).
+func shortName(t string) bool {
+	end := len(t)
+	for end > 0 && '0' <= t[end-1] && t[end-1] <= '9' {
+		end--
+	}
+	w := strings.TrimLeft(t[:end], "_")
+	if strings.ContainsAny(w, "0123456789") {
+		return w == "x86" || w == "utf8"
+	}
+	lowerAfter := w != "" && (strings.ToLower(w[1:]) == w[1:])
+	return strings.ToLower(w) == w || strings.ToUpper(w) == w || isUpper(w[0]) && lowerAfter
+}
+
+// digitThenLower counts the places in t where a digit is followed by a lower-case letter.
+func digitThenLower(t string) int {
+	n := 0
+	for i := 1; i < len(t); i++ {
+		if isLower(t[i]) && '0' <= t[i-1] && t[i-1] <= '9' {
+			n++
+		}
+	}
+	return n
 }

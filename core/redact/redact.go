@@ -61,7 +61,7 @@ const (
 	// (letters, digits and - _ . ~ + / =): the shortest token the shape layer judges.
 	needsTokenRun
 	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
-	// a symbol after its first (password.go).
+	// a symbol after its first, or of pwMinRandom with both cases and a digit (password.go).
 	needsPasswordRun
 )
 
@@ -1304,7 +1304,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	set := x.always
 	operator, base64Run, tokenRun, passwordRun := false, false, false, false
 	run, trun, prun := 0, 0, 0
-	psym := false // a symbol after the first character of the current password run
+	psym := false      // a symbol after the first character of the current password run
+	pclass := uint8(0) // the classes (pwClass) of the current password run
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1326,7 +1327,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			run, trun, wordLen, prun, psym = 0, 0, -1, 0, false
+			run, trun, wordLen, prun, psym, pclass = 0, 0, -1, 0, false, 0
 			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1341,11 +1342,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			continue
 		}
 		if pwByte[c] {
-			psym = psym || prun > 0 && pwSymbol[c]
+			psym = psym || prun > 0 && pwSym(s[i-1], c)
+			pclass |= pwClass(c)
 			prun++
-			passwordRun = passwordRun || psym && prun >= pwMinLen
+			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinRandom)
 		} else {
-			prun, psym = 0, false
+			prun, psym, pclass = 0, false, 0
 		}
 		if isB64(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '=' {
 			trun++
