@@ -6,6 +6,8 @@
 //	go run ./scripts/redactbench -fp             false positives in ordinary prose and code
 //	go run ./scripts/redactbench -gen            rewrite the generated corpus files
 //	go run ./scripts/redactbench -gen-fresh      rewrite the fresh corpus file
+//	go run ./scripts/redactbench -split blind    recall on the blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind      rewrite the blind corpus file and its negatives
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -35,10 +37,11 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
+	genBlind := flag.Bool("gen-blind", false, "rewrite blind.jsonl and blind-negatives.txt from the blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -54,6 +57,12 @@ func main() {
 	}
 	if *genFresh {
 		if err := writeFresh(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
+	if *genBlind {
+		if err := writeBlind(*data); err != nil {
 			fatal(err)
 		}
 		return
@@ -137,15 +146,51 @@ func writeFresh(dir string) error {
 	return nil
 }
 
+// writeBlind writes the blind generators' samples into blind.jsonl and their negatives into
+// blind-negatives.txt, after checking that no blind kind is a kind of tune.jsonl, heldout.jsonl,
+// fresh.jsonl or their generators.
+func writeBlind(dir string) error {
+	old := map[string]bool{}
+	for _, name := range []string{"tune", "heldout", "fresh"} {
+		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			return err
+		}
+		for _, x := range s {
+			old[x.Kind] = true
+		}
+	}
+	for _, k := range append(kinds(), freshKinds()...) {
+		old[k.group+"/"+k.name] = true
+	}
+	samples := generateBlind(5)
+	kindsSeen := map[string]bool{}
+	for _, s := range samples {
+		if old[s.Kind] {
+			return fmt.Errorf("%s: the kind is in tune.jsonl, heldout.jsonl or fresh.jsonl already", s.Kind)
+		}
+		kindsSeen[s.Kind] = true
+	}
+	if err := writeSamples(filepath.Join(dir, "blind.jsonl"), samples); err != nil {
+		return err
+	}
+	neg := blindNegatives()
+	if err := os.WriteFile(filepath.Join(dir, "blind-negatives.txt"), []byte(strings.Join(neg, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("blind.jsonl: %d samples of %d kinds; blind-negatives.txt: %d lines\n", len(samples), len(kindsSeen), len(neg))
+	return nil
+}
+
 // load reads the split's file (both for all) and the external samples of the same split.
 func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	names := []string{split}
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh":
+	case "tune", "heldout", "fresh", "blind":
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -156,7 +201,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" {
+	if mirrors != "" && split != "fresh" && split != "blind" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
