@@ -22,7 +22,7 @@ var contextWords = []string{
 	// English
 	"password", "passwd", "passphrase", "pass phrase", "passcode", "secret key", "client secret",
 	"api key", "api-key", "apikey", "access key", "access token", "auth token", "bearer token",
-	"pin code", "key", "secret", "pw", "pwd", "creds", "pin",
+	"pin code", "key", "secret", "pw", "pwd", "creds", "pin", "secret seed", "secret id", "secretid", "psk",
 	// Japanese
 	"パスワード", "パスフレーズ", "暗証番号", "秘密鍵", "シークレット", "トークン", "アクセスキー",
 	"apiキー", "認証情報", "合言葉",
@@ -52,7 +52,7 @@ var contextWords = []string{
 	// Vietnamese
 	"mật khẩu", "mat khau", "mã bí mật", "khóa api",
 	// Indonesian and Malay
-	"kata sandi", "kata laluan", "kunci rahasia", "kunci api",
+	"kata sandi", "kata sandinya", "kata laluan", "kunci rahasia", "kunci api",
 	// Arabic
 	"كلمة المرور", "كلمة السر", "الرقم السري", "مفتاح api",
 	// Hindi
@@ -78,7 +78,7 @@ var contextSeparators = []string{
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
-	"це", "là", "adalah", "هي",
+	"це", "là", "adalah", "هي", "คือ", "เป็น",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each

@@ -118,6 +118,9 @@ var providers = []provider{
 	{"databricks_token", `\bdapi[0-9a-f]{32}(?:-[0-9])?\b`, []string{"dapi"}},
 	{"slack_token", `\b(?:xox[abposre]|xapp)-[a-z0-9-]{10,}`, []string{"xox", "xapp-"}},
 	{"anthropic_key", `\bsk-ant-[a-z0-9_-]{20,}`, []string{"sk-ant-"}},
+	// Django's generated SECRET_KEY: the prefix, then fifty characters of letters, digits and
+	// !@#$%^&*(-_=+)
+	{"django_secret_key", `\bdjango-insecure-[a-z0-9!@#$%^&*(\-_=+)]{20,}`, []string{"django-insecure-"}},
 	// OpenAI: project, service-account and admin keys carry a label; older keys are one run of
 	// letters and digits, so "sk-learn-classifier-model" is no key. OpenRouter (sk-or-v1-) and
 	// Langfuse (sk-lf-) keys have the same shape.
@@ -867,6 +870,9 @@ var argumentRules = []struct {
 	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{" -p", "\t-p"}},
 	// redis-cli -a X; requirepass X and masterauth X in redis.conf
 	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
+	// PHP: define('AUTH_KEY', 'X'), define('DB_PASSWORD', "X") — WordPress salts hold every
+	// character but the quote
+	{"php_define_secret", `\bdefine\([ \t]*['"][a-z0-9_]*(?:key|salt|pass|password|passwd|secret|token|nonce)[a-z0-9_]*['"][ \t]*,[ \t]*(?:'([^'\n]{4,})'|"([^"\n]{4,})")`, []string{"define("}},
 	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
 	{"sql_password", `\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
 		[]string{" -p", "\t-p", "sqlplus", "jdbc:oracle"}},
@@ -1429,18 +1435,18 @@ type ruleSet [ruleWords]uint64
 
 // ruleWords is the number of 64-bit words of a ruleSet: the rule table holds at most 64×ruleWords
 // rules.
-const ruleWords = 3
+const ruleWords = 4
 
 func (s ruleSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
 func (s *ruleSet) set(i int)     { s[i>>6] |= 1 << (i & 63) }
 func (s ruleSet) or(t ruleSet) ruleSet {
-	return ruleSet{s[0] | t[0], s[1] | t[1], s[2] | t[2]}
+	return ruleSet{s[0] | t[0], s[1] | t[1], s[2] | t[2], s[3] | t[3]}
 }
 func (s ruleSet) andNot(t ruleSet) bool {
-	return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 || s[2]&^t[2] != 0
+	return s[0]&^t[0] != 0 || s[1]&^t[1] != 0 || s[2]&^t[2] != 0 || s[3]&^t[3] != 0
 }
 func (s ruleSet) minus(t ruleSet) ruleSet {
-	return ruleSet{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2]}
+	return ruleSet{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2], s[3] &^ t[3]}
 }
 func (s ruleSet) equal(t ruleSet) bool { return s == t }
 func bit(i int) (s ruleSet)            { s.set(i); return s }
