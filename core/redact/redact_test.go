@@ -89,6 +89,8 @@ var ruleCases = []struct {
 	{"assignment", `secret="s3cr3t value"`, "s3cr3t value", "secretary=alice"},
 	{"assignment", "token: abc123xyz", "abc123xyz", "max_token: 4096"},
 	{"assignment", "api_key=0123456789abcdef", "0123456789abcdef", "api_keys are rotated"},
+	{"php_define_secret", "define( 'SECURE_AUTH_SALT', '8|9_UE-v$CY{/1tf@%FV>!N4xw(H}5@EC[wP*yI8Ry' );", "8|9_UE-v$CY{/1tf@%FV>!N4xw(H}5@EC[wP*yI8Ry", "define('WP_DEBUG', false);"},
+	{"django_secret_key", "SECRET_KEY = 'django-insecure-=4k2am-)ky-pfbt#y(fq#*5bcp(g0xocd=6r1qi=w+ouc'", "django-insecure-=4k2am-)ky-pfbt#y(fq#*5bcp(g0xocd=6r1qi=w+ouc", "see django-insecure settings in the docs"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
