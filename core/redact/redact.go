@@ -315,6 +315,9 @@ func New() *Redactor {
 		{Name: "discord_bot_token", scan: scanDiscordBotTokens, needs: needsBase64Run},
 		// a .pgpass line: host:port:database:user:password
 		{Name: "pgpass_password", scan: scanPgpass, needs: needsOperator},
+		// PHP: define('AUTH_KEY', 'X'), define('DB_PASSWORD', "X"): WordPress salts hold every
+		// character but the quote, so the value is taken whole, as quoted
+		{Name: "php_define_secret", Hints: []string{"define("}, scan: scanQuotedGroups(regexp.MustCompile(`(?i)\bdefine\([ \t]*['"][a-z0-9_]*(?:key|salt|pass|password|passwd|secret|token|nonce)[a-z0-9_]*['"][ \t]*,[ \t]*(?:'([^'\n]{8,})'|"([^"\n]{8,})")`))},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 		// a made-up password, whatever names it (password.go)
@@ -870,9 +873,6 @@ var argumentRules = []struct {
 	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{" -p", "\t-p"}},
 	// redis-cli -a X; requirepass X and masterauth X in redis.conf
 	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
-	// PHP: define('AUTH_KEY', 'X'), define('DB_PASSWORD', "X") — WordPress salts hold every
-	// character but the quote
-	{"php_define_secret", `\bdefine\([ \t]*['"][a-z0-9_]*(?:key|salt|pass|password|passwd|secret|token|nonce)[a-z0-9_]*['"][ \t]*,[ \t]*(?:'([^'\n]{4,})'|"([^"\n]{4,})")`, []string{"define("}},
 	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
 	{"sql_password", `\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?[ \t]-p[ \t]*` + argument + `|\bsqlplus[ \t]+(?:-[a-z]+[ \t]+)*["']?[^\s/@"']+/([^\s/@"']+)|\bjdbc:oracle:[a-z]+:[^\s/@:]+/([^\s@]+)@`,
 		[]string{" -p", "\t-p", "sqlplus", "jdbc:oracle"}},
@@ -955,6 +955,24 @@ var argumentRules = []struct {
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
 		`|\b(?:password|passwd|pass|pwd|pw|secret)["']?[ \t]*:[ \t]*&[a-z0-9_-]+[ \t]+([^\s"']\S*)` +
 		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"storepassword", "keypassword", ": &"}},
+}
+
+// scanQuotedGroups reports the first group of each match of pattern that is set and not a
+// placeholder: a value the pattern has already found quoted after a key that names a secret.
+func scanQuotedGroups(pattern *regexp.Regexp) func(s string, add func(start, end int)) int {
+	return func(s string, add func(start, end int)) int {
+		for _, loc := range pattern.FindAllStringSubmatchIndex(s, -1) {
+			for g := 1; 2*g < len(loc); g++ {
+				if start, end := loc[2*g], loc[2*g+1]; start >= 0 {
+					if !placeholderValue().MatchString(s[start:end]) && !strings.Contains(s[start:end], Placeholder) {
+						add(start, end)
+					}
+					break
+				}
+			}
+		}
+		return len(s)
+	}
 }
 
 // scanArguments returns a scanner reporting the first group of each match of pattern that is a
