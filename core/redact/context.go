@@ -66,6 +66,12 @@ var contextWords = []string{
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
 	"提取码", "提取碼", "访问码", "訪問碼", "認証キー", "アクセストークン", "apiトークン", "인증키", "암호키",
+	// recovery and backup codes
+	"recovery code", "recovery codes", "backup code", "backup codes", "2fa backup", "código de recuperación",
+	"code de récupération", "wiederherstellungscode", "код восстановления", "код відновлення", "リカバリーコード",
+	"リカバリコード", "恢复码", "复原码", "備援碼", "救援碼", "복구 코드", "복구코드", "रिकवरी कोड", "রিকভারি কোড",
+	"รหัสกู้คืน", "obnovovací kód", "kod odzyskiwania", "kurtarma kodu", "mã khôi phục", "kode pemulihan",
+	"herstelcode", "codice di recupero", "código de recuperação",
 	// chat shorthand (not パス alone: it is also "path")
 	"ぱすわーど", "비번은", "密码发你",
 }

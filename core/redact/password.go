@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // The password shape, part of the shape layer: a token a person made up as a password
 // (wR4Kqw9#3NeZGg0, Summer2026!Dx, M0n$00nm3@d0w546, biscuit.pelican.4604!) is hidden wherever it
@@ -48,6 +52,21 @@ func pwSym(prev, c byte) bool {
 	return pwSymbol[c] || (c == '-' || c == '_') && '0' <= prev && prev <= '9'
 }
 
+// pwLetter reports whether r, beyond ASCII, is a letter a password may hold: Latin, Greek and
+// Cyrillic (Jeż.1606!Łoś, Медведь2980#Ёж). Scripts written without spaces are not: a password
+// ends where they start.
+func pwLetter(r rune) bool {
+	return unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic) && unicode.IsLetter(r)
+}
+
+// pwRuneClass is pwClass for a letter beyond ASCII.
+func pwRuneClass(r rune) uint8 {
+	if unicode.IsUpper(r) {
+		return 2
+	}
+	return 1
+}
+
 // pwClass is a character's class in a password run, as bits: lower, upper, digit.
 func pwClass(c byte) uint8 {
 	switch {
@@ -65,12 +84,26 @@ func pwClass(c byte) uint8 {
 func scanPasswords(s string, add func(start, end int)) int {
 	for i := 0; i < len(s); {
 		if !pwByte[s[i]] {
-			i++
-			continue
+			if r, size := utf8.DecodeRuneInString(s[i:]); s[i] < utf8.RuneSelf || !pwLetter(r) {
+				i += size
+				continue
+			}
 		}
 		j := i
 		sym, classes := false, uint8(0)
-		for j < len(s) && pwByte[s[j]] {
+		for j < len(s) {
+			if c := s[j]; c >= utf8.RuneSelf {
+				r, size := utf8.DecodeRuneInString(s[j:])
+				if !pwLetter(r) {
+					break
+				}
+				classes |= pwRuneClass(r)
+				j += size
+				continue
+			}
+			if !pwByte[s[j]] {
+				break
+			}
 			sym = sym || j > i && pwSym(s[j-1], s[j])
 			classes |= pwClass(s[j])
 			j++
@@ -147,10 +180,16 @@ func passwordPiece(t string, alone bool) bool {
 	}
 	var lower, upper, digit, sym, switches, longest, piece int
 	last := byte(0)
-	for i := 0; i < len(t); i++ {
+	for i, r := range t {
 		c := t[i]
 		var class byte
 		switch {
+		case r >= utf8.RuneSelf && unicode.IsUpper(r):
+			upper++
+			class = 'u'
+		case r >= utf8.RuneSelf:
+			lower++
+			class = 'l'
 		case isLower(c):
 			lower++
 			class = 'l'
@@ -175,7 +214,7 @@ func passwordPiece(t string, alone bool) bool {
 		last = class
 	}
 	if sym == 0 {
-		return alone && shortRandom(t, lower, upper, digit, switches) && !harmlessPiece(t)
+		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t)) && !harmlessPiece(t)
 	}
 	if lower+upper < 2 || longest <= 2 {
 		return false
@@ -239,6 +278,9 @@ func harmlessPiece(t string) bool {
 		if strings.Contains(t, op) {
 			return true
 		}
+	}
+	if hasAnyPrefix(t, runtimeIDPrefixes) {
+		return true // toolu_01Srch: a runtime's id of a tool call or a message
 	}
 	if expression(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
@@ -393,6 +435,9 @@ func anchor(t string) bool {
 	if h <= 0 || h == len(t)-1 || !isLetter(t[h+1]) && t[h+1] != '_' || !numberOrName(strings.ReplaceAll(t[:h], "-", "_")) {
 		return false
 	}
+	if frag := t[h+1:]; len(frag) < 4 && strings.IndexByte(t[:h], '.') < 0 {
+		return false // Winter2025#Fm7: a short fragment after no file name is a password's
+	}
 	for i := 0; i < len(t); i++ {
 		if i != h && !(isWordByte(t[i]) || t[i] == '-' || t[i] == '.') {
 			return false
@@ -542,3 +587,122 @@ func digitThenLower(t string) int {
 	}
 	return n
 }
+
+// humanPassphrase reports whether t is how people make a password from words: capitalised or
+// lower-case words and a number, joined by - _ . or ~ (Granite-Crimson60, Ember_Bamboo49,
+// Summer2024.Vx9, Marble2988-Cogur): two words of three letters or more, one with a capital, and
+// digits. A name in code is camel-cased (TestFoo_Bar2) or has no digits; a host name is lower
+// case (db-replica-2).
+func humanPassphrase(t string) bool {
+	if len(t) < pwMinLen || len(t) > 40 || strings.ContainsAny(t, "!@#$%^&*?+=") || !strings.ContainsAny(t, "-_.~") {
+		return false
+	}
+	if dot := strings.IndexByte(t, '.'); dot > 0 && strings.ToLower(t[:dot]) == t[:dot] {
+		return false // time.RFC3339Nano, sha256.Sum256: a package's name, then what it exports
+	}
+	words, capital, digits, groups := 0, false, 0, 0
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch {
+		case isLetter(c):
+			groups++
+			j := i + 1
+			for j < len(t) && isLower(t[j]) {
+				j++
+			}
+			if j < len(t) && isUpper(t[j]) && j-i > 1 {
+				return false // camel case inside a word: a name
+			}
+			if j-i >= 3 && (isUpper(c) || strings.ToLower(t[i:j]) == t[i:j]) {
+				words++ // a word: Granite, bamboo (not a run of capitals: RFC, HTTP)
+				capital = capital || isUpper(c)
+			}
+			for j < len(t) && isUpper(t[j]) {
+				j++ // ZFR1D, Vx: a short capital tail
+			}
+			i = j
+		case '0' <= c && c <= '9':
+			digits++
+			i++
+		case strings.IndexByte("-_.~", c) >= 0:
+			i++
+		default:
+			return false
+		}
+	}
+	return capital && digits >= 2 && (words >= 2 || words == 1 && digits >= 4 && groups >= 2)
+}
+
+// scanCodeLists reports runs of three or more blank-separated codes of one shape: two to four
+// groups of 3 to 6 letters and digits joined by dashes, each code holding a digit, the groups
+// the same lengths in every code (5aceb-36be4, A5YY-Q45J-YW22). Recovery codes come in such
+// lists; dates (2024-01-02) and UUIDs have groups of other lengths.
+func scanCodeLists(s string, add func(start, end int)) int {
+	type code struct{ start, end int }
+	var run []code
+	shape := ""
+	flush := func() {
+		if len(run) >= 3 {
+			for _, c := range run {
+				add(c.start, c.end)
+			}
+		}
+		run, shape = run[:0], ""
+	}
+	for i := 0; i < len(s); {
+		if isSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		if sh, ok := codeShape(s[i:j]); ok && (shape == "" || sh == shape) {
+			shape = sh
+			run = append(run, code{i, j})
+		} else {
+			flush()
+			if sh, ok := codeShape(s[i:j]); ok {
+				shape = sh
+				run = append(run, code{i, j})
+			}
+		}
+		i = j
+	}
+	flush()
+	return len(s)
+}
+
+// codeShape returns the group lengths of a recovery code ("5-5"), and whether t is one.
+func codeShape(t string) (string, bool) {
+	if len(t) < 7 || len(t) > 27 || strings.IndexByte(t, '-') < 0 {
+		return "", false
+	}
+	groups := strings.Split(t, "-")
+	if len(groups) < 2 || len(groups) > 4 {
+		return "", false
+	}
+	var b strings.Builder
+	digit := false
+	for k, g := range groups {
+		if len(g) < 3 || len(g) > 6 {
+			return "", false
+		}
+		for i := 0; i < len(g); i++ {
+			c := g[i]
+			if !(isLetter(c) || '0' <= c && c <= '9') {
+				return "", false
+			}
+			digit = digit || '0' <= c && c <= '9'
+		}
+		if k > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteByte(byte('0' + len(g)))
+	}
+	return b.String(), digit
+}
+
+// runtimeIDPrefixes start the ids agent runtimes give tool calls, messages and requests.
+var runtimeIDPrefixes = []string{"toolu_", "srvtoolu_", "msg_", "call_", "req_", "resp_", "run_", "thread_", "asst_", "file_", "chatcmpl-", "fc_", "rs_"}

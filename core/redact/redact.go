@@ -63,6 +63,8 @@ const (
 	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
 	// a symbol after its first, or of pwMinRandom with both cases and a digit (password.go).
 	needsPasswordRun
+	// needsInnerDashes: three dashes or more between letters or digits (password.go's code lists).
+	needsInnerDashes
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
@@ -80,8 +82,8 @@ type Redactor struct {
 	operatorRules, base64Rules ruleSet
 	// wordRules need a run of words (a seed phrase); tokenRules a run of token characters.
 	wordRules, tokenRules ruleSet
-	// passwordRules need a run a made-up password could be.
-	passwordRules ruleSet
+	// passwordRules need a run a made-up password could be; dashRules inner dashes.
+	passwordRules, dashRules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -318,6 +320,12 @@ func New() *Redactor {
 		// PHP: define('AUTH_KEY', 'X'), define('DB_PASSWORD', "X"): WordPress salts hold every
 		// character but the quote, so the value is taken whole, as quoted
 		{Name: "php_define_secret", Hints: []string{"define("}, scan: scanQuotedGroups(regexp.MustCompile(`(?i)\bdefine\([ \t]*['"][a-z0-9_]*(?:key|salt|pass|password|passwd|secret|token|nonce)[a-z0-9_]*['"][ \t]*,[ \t]*(?:'([^'\n]{8,})'|"([^"\n]{8,})")`))},
+		// a secret-named key whose value is string literals joined ("ab" "cd", "ab" + "cd"), or
+		// one quoted value holding escaped quotes ("pass": "ab\"cd"): the whole value, as written
+		{Name: "joined_literal_secret", Hints: secretKeyWords, needs: needsOperator, scan: scanQuotedGroups(regexp.MustCompile(`(?i)[a-z0-9_]*(?:key|token|secret|password|passwd|pwd|pass)[a-z0-9_]*["']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*("[^"\n]{4,}"(?:[ \t]*\+?[ \t]*\n?[ \t]*"[^"\n]{4,}")+|"(?:[^"\\\n]|\\.)*\\"(?:[^"\\\n]|\\.)*")`))},
+		// a list of recovery codes (GitHub's 5aceb-36be4, A5YY-Q45J-YW22): three or more of one
+		// shape in a row
+		{Name: "code_list", scan: scanCodeLists, needs: needsInnerDashes},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 		// a made-up password, whatever names it (password.go)
@@ -349,6 +357,9 @@ func newRedactor(rules []Rule) *Redactor {
 		}
 		if rule.needs&needsPasswordRun != 0 {
 			r.passwordRules.set(i)
+		}
+		if rule.needs&needsInnerDashes != 0 {
+			r.dashRules.set(i)
 		}
 		if rule.needs&needsWordRun != 0 {
 			r.wordRules.set(i)
@@ -901,7 +912,22 @@ var argumentRules = []struct {
 		`|\bmysqladmin\b[^\n]*?[ \t]password[ \t]+` + argument, []string{"identified", "password '", "password='", "password = '", "mysqladmin"}},
 	// a secret piped into a command that reads it (echo X | docker login --password-stdin,
 	// echo user:X | chpasswd, echo X | sudo -S)
-	{"piped_password", `\becho[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin)`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s"}},
+	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
+	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
+	// channel URL
+	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp", "oathtool", "2fa", "mfa", "authenticator"}},
+	{"anaconda_token", `\banaconda\.(?:org|cloud)/t/([0-9a-z-]{12,})`, []string{"anaconda"}},
+	// ab -A user:X, httpie -a user:X, haproxy's stats auth user:X, mount_smbfs //user:X@host
+	// (httpie and ab only at a line's start or after a prompt: each line is looked along once)
+	{"user_colon_password", `(?m)(?:^|[$>] )[ \t]*ab[ \t][^\n]*?[ \t]-A[ \t]+["']?[^\s:"']+:([^\s"']+)|(?m)(?:^|[$>] )[ \t]*https?[ \t][^\n]*?[ \t](?:-a|--auth)[ \t=]+["']?[^\s:"']+:([^\s"']+)|\bstats[ \t]+auth[ \t]+[^\s:]+:(\S+)|(?:^|[\s'"(])//[^\s/:@]+:([^\s/@]+)@[a-z0-9.-]+/`, []string{" -a", "\t-a", "--auth", "stats auth", "//"}},
+	// ldappasswd -s X (the new password), ncftp -p X, rdesktop -p X, rclone obscure X, htpasswd
+	// -nb user X (no file), .NET's NetworkCredential("user", "X")
+	{"tool_secret_args", `\bldappasswd\b[^\n]*?[ \t]-s[ \t]+` + argument +
+		`|\bncftp[a-z]*\b[^\n]*?[ \t]-p[ \t]+` + argument +
+		`|\brdesktop\b[^\n]*?[ \t]-p[ \t]+` + argument +
+		`|\brclone[ \t]+obscure[ \t]+` + argument +
+		`|\bhtpasswd[ \t]+(?:-[a-z]*n[a-z]*b[a-z]*|-[a-z]*b[a-z]*n[a-z]*)[ \t]+(?:-[a-z]+[ \t]+)*[^\s-]\S*[ \t]+` + argument +
+		`|networkcredential\([ \t]*['"][^'"\n]*['"][ \t]*,[ \t]*['"]([^'"\n]+)['"]`, []string{"ldappasswd", "ncftp", "rdesktop", "rclone", "htpasswd", "networkcredential"}},
 	// passwords given to archivers, PuTTY, openssl and gpg: zip -P X, 7z -pX, unzip -P X,
 	// plink/pscp -pw X, openssl … -passin pass:X, gpg --passphrase X
 	{"tool_password_flags", `\b(?:zip|unzip|7z|7za|rar|unrar)\b[^\n]*?[ \t]-(?-i:P)[ \t]*` + argument +
@@ -956,6 +982,9 @@ var argumentRules = []struct {
 		`|\b(?:password|passwd|pass|pwd|pw|secret)["']?[ \t]*:[ \t]*&[a-z0-9_-]+[ \t]+([^\s"']\S*)` +
 		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"storepassword", "keypassword", ": &"}},
 }
+
+// secretKeyWords are the hints of rules keyed by a secret-named identifier.
+var secretKeyWords = []string{"key", "token", "secret", "password", "passwd", "pwd", "pass"}
 
 // scanQuotedGroups reports the first group of each match of pattern that is set and not a
 // placeholder: a value the pattern has already found quoted after a key that names a secret.
@@ -1330,6 +1359,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	run, trun, prun := 0, 0, 0
 	psym := false      // a symbol after the first character of the current password run
 	pclass := uint8(0) // the classes (pwClass) of the current password run
+	dashes := 0        // dashes between letters or digits
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1364,6 +1394,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			i += size - 1
 			continue
+		}
+		if c == '-' && i > 0 && i+1 < len(s) && isWordByte(s[i-1]) && isWordByte(s[i+1]) {
+			dashes++
 		}
 		if pwByte[c] {
 			psym = psym || prun > 0 && pwSym(s[i-1], c)
@@ -1421,6 +1454,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	}
 	if !passwordRun {
 		set = set.minus(r.passwordRules)
+	}
+	if dashes < 3 {
+		set = set.minus(r.dashRules)
 	}
 	if endWord(); !wordRun {
 		set = set.minus(r.wordRules)

@@ -91,6 +91,12 @@ var ruleCases = []struct {
 	{"assignment", "api_key=0123456789abcdef", "0123456789abcdef", "api_keys are rotated"},
 	{"php_define_secret", "define( 'SECURE_AUTH_SALT', '8|9_UE-v$CY{/1tf@%FV>!N4xw(H}5@EC[wP*yI8Ry' );", "8|9_UE-v$CY{/1tf@%FV>!N4xw(H}5@EC[wP*yI8Ry", "define('WP_DEBUG', false);"},
 	{"django_secret_key", "SECRET_KEY = 'django-insecure-=4k2am-)ky-pfbt#y(fq#*5bcp(g0xocd=6r1qi=w+ouc'", "django-insecure-=4k2am-)ky-pfbt#y(fq#*5bcp(g0xocd=6r1qi=w+ouc", "see django-insecure settings in the docs"},
+	{"joined_literal_secret", "api_key = (\"qCQcROZ1jSjO\"\n    \"BnoNa8id8SVpwRmmZ\")", "BnoNa8id8SVpwRmmZ", "label = (\"first part\" \"second part\")"},
+	{"code_list", "Recovery codes: 5aceb-36be4 1cfcf-c4f7b 3e36e-b7f68 4bd74-04ed5", "1cfcf-c4f7b", "dates 2024-01-02 2024-01-03 2024-01-04"},
+	{"otp_seed", "oathtool --totp -b HJUKX6ZT55K3PA6V", "HJUKX6ZT55K3PA6V", "oathtool --totp -b $SEED"},
+	{"anaconda_token", "channels: https://conda.anaconda.org/t/c8-d6f6610f-ceac-489d-8580-175390b377ca/acme", "c8-d6f6610f-ceac-489d-8580-175390b377ca", "channels: https://conda.anaconda.org/conda-forge"},
+	{"user_colon_password", "listen stats\n  stats auth admin:Marble2988-Cogur", "Marble2988-Cogur", "stats enable"},
+	{"tool_secret_args", "rclone obscure 'Cactus_Nebula25'", "Cactus_Nebula25", "rclone obscure -"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 

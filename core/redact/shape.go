@@ -433,7 +433,7 @@ func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
 // harmlessShape reports whether the random-looking token s[a:b] is a known harmless one.
 func harmlessShape(s string, a, b int) bool {
 	t := s[a:b]
-	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) {
+	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
 	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
@@ -619,3 +619,13 @@ func digestContext(s string, a, b int) bool {
 
 // digestWords on a hex digest's line say what it is.
 var digestWords = []string{"commit", "sha", "md5", "hash", "digest", "checksum", "tree", "parent", "object", "revision", "rev", "etag", "fingerprint", "integrity", "merge", "blob", "oid", "sum", "blake", "hmac", "nonce", "salt", "vector", "want", "expected", "golden", "git ", "head", "cherry", "rebase", "bisect", "pick", "ref", "tag", "version", "build", "release", "image", "layer", "manifest", "lock", "resolved", "pin", "go.mod", "vcs", "upstream", "snapshot", "hex", "id:", "id=", "_id", " id "}
+
+// secretPrefix reports whether p, before a UUID, says the UUID is a secret (sk_<uuid>, a
+// Checkout secret key) rather than an object's id (msg_<uuid>).
+func secretPrefix(p string) bool {
+	switch strings.ToLower(strings.TrimRight(p, "_-")) {
+	case "sk", "rk", "key", "secret", "token", "tok", "pat", "api", "apikey", "sess", "session", "auth", "pw", "pass":
+		return true
+	}
+	return false
+}
