@@ -400,7 +400,7 @@ var proseWords = map[string]bool{
 // contextValue reports whether v, after key word w, is worth hiding: not a placeholder or a word
 // about the secret, and — for the key words that are also identifiers — mixed like a secret.
 func contextValue(w, v string) bool {
-	if strings.Contains(strings.ToUpper(v), Placeholder) || placeholderValue().MatchString(v) {
+	if strings.Contains(strings.ToUpper(v), Placeholder) || placeholderValue().MatchString(v) || notAValue(v) {
 		return false
 	}
 	if proseWords[strings.ToLower(v)] {

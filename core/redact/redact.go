@@ -781,7 +781,10 @@ var passwordWords = []string{"password", "passwd", "passwort", "passphrase", "pw
 // none, not a placeholder, not a count (tests pass: 42, max_token: 4096) unless the key is a
 // password's, and, for a key other than a password's, not a short plain word (token: send).
 func secretValue(key, v string) bool {
-	switch strings.ToLower(v) {
+	if notAValue(v) {
+		return false
+	}
+	switch strings.ToLower(strings.TrimRight(v, ")")) {
 	case "true", "false", "null", "nil", "none", "undefined", "yes", "no", "on", "off", "required", "optional", "empty":
 		return false
 	}
@@ -1580,4 +1583,40 @@ func (x *hintIndex) rules(lower string) ruleSet {
 		}
 	}
 	return set
+}
+
+// notAValue reports the values a secret-named key is given in code, config and docs that are no
+// secret: a shell expansion (${PW:?unset}), a lookup in code (os.environ[, process.env.X!), a YAML
+// tag (!vault), a mask (••••••••), a flag (--oneline) and a path to a key file.
+func notAValue(v string) bool {
+	switch {
+	case v == "":
+		return false
+	case strings.HasPrefix(v, "${"):
+		return true
+	case strings.HasPrefix(v, "-"):
+		f := strings.TrimLeft(v, "-")
+		return f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyz-") == "" // --oneline, -query
+	case strings.HasPrefix(v, "!") && len(v) > 1 && allLetters(v[1:]):
+		return true
+	case strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./"):
+		return strings.Count(v, "/") >= 2 && strings.IndexByte(v[strings.LastIndexByte(v, '/'):], '.') > 0
+	}
+	if w := strings.TrimRight(v, "[(!"); w != v && identifierLike(w) {
+		return true // os.environ[, getenv(, process.env.KEY!
+	}
+	r, size := utf8.DecodeRuneInString(v)
+	if r >= utf8.RuneSelf && strings.Count(v, string(r))*size == len(v) {
+		return true // ••••••••
+	}
+	return false
+}
+
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -443,8 +443,8 @@ func harmlessShape(s string, a, b int) bool {
 		return true // a thinking block's signature in a transcript, not a credential
 	}
 
-	if goPseudoVersion(t) {
-		return true
+	if goPseudoVersion(t) || hasAnyPrefix(t, runtimeIDPrefixes) {
+		return true // a Go pseudo-version; a runtime's id of a request, a message or a tool call
 	}
 	if hashNamed(s, a) {
 		return true
@@ -509,7 +509,7 @@ var contentHashPrefixes = []string{"sha1-", "sha256-", "sha384-", "sha512-", "md
 
 // hashWords, just before a token, say it is a hash or an object id: commit abc…, sha256:…,
 // go.sum's h1:…, /commit/… in a URL, Merge:, tree, parent, a digest or checksum.
-var hashWords = []string{"commit", "sha", "md5", "hash", "digest", "checksum", "h1:", "tree ", "parent ", "object ", "revision", "rev ", "rev:", "etag", "fingerprint", "integrity", "merge:", "blob/", "oid ", "git-sha", "sum:", "sha256", "blake"}
+var hashWords = []string{"trace_id", "span_id", "traceid", "spanid", "trace id", "request_id", "request-id", "requestid", "correlation", "commit", "sha", "md5", "hash", "digest", "checksum", "h1:", "tree ", "parent ", "object ", "revision", "rev ", "rev:", "etag", "fingerprint", "integrity", "merge:", "blob/", "oid ", "git-sha", "sum:", "sha256", "blake"}
 
 // hashNamed reports whether the text just before a (at most 24 bytes, on the same line) names
 // a hash or a git object.
