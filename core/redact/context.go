@@ -22,7 +22,7 @@ var contextWords = []string{
 	// English
 	"password", "passwd", "passphrase", "pass phrase", "passcode", "secret key", "client secret",
 	"api key", "api-key", "apikey", "access key", "access token", "auth token", "bearer token",
-	"pin code", "key", "secret", "pw", "pwd", "creds", "pin", "secret seed", "secret id", "secretid", "psk",
+	"pin code", "key", "secret", "pw", "pwd", "creds", "credentials", "pin", "secret seed", "secret id", "secretid", "psk",
 	// Japanese
 	"パスワード", "パスフレーズ", "暗証番号", "秘密鍵", "シークレット", "トークン", "アクセスキー",
 	"apiキー", "認証情報", "合言葉",
@@ -84,7 +84,7 @@ var contextSeparators = []string{
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
-	"це", "là", "adalah", "هي", "คือ", "เป็น",
+	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each
@@ -173,6 +173,11 @@ func scanContext(s string, add func(start, end int)) int {
 		work += n
 		if v0 >= 0 && contextValue(strings.ToLower(word), s[v0:v1]) {
 			add(v0, v1)
+		}
+		if v0 >= 0 && pairWords[strings.ToLower(word)] {
+			if p0, p1 := pairedPassword(s, v1); p0 >= 0 {
+				add(p0, p1) // creds: deploy / X
+			}
 		}
 		if b0, b1, n := valueBefore(s, start); b0 >= 0 {
 			work += n
@@ -349,7 +354,7 @@ func separatorAt(s string, p int) int {
 // directSeparators open a value only right after the key word ("password (X)", "| password | X
 // |", "password - X", "set the password to X"), never after qualifier words, where they are
 // prose ("a key word (`tests pass: 42`)").
-var directSeparators = []string{"(", "|", "-", "to"}
+var directSeparators = []string{"(", "|", "-", "to", "【", "「", "『"}
 
 func separatorIn(s string, p int, seps []string) int {
 	for _, sep := range seps {
@@ -378,7 +383,7 @@ func hasFoldPrefix(s, prefix string) bool {
 
 // contextWordsOfCode are the key words that are everyday identifiers in code and prose
 // (token, secret, pin, clave, credential): their values must look like secrets outright.
-var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
+var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "credentials": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
 	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
 
 // proseWords are values that say something about a secret rather than being one.
@@ -498,6 +503,9 @@ func bareValue(s string, p int) (start, end int) {
 	for e > p && strings.IndexByte(".,;:!?)]}>", s[e-1]) >= 0 {
 		e--
 	}
+	if _, code := codeShape(s[p:e]); code {
+		return p, e // a recovery code: 0717-8507-2748, A5YY-Q45J-YW22
+	}
 	if e-p < 8 || !strongValue(s[p:e]) || strings.ContainsAny(s[p:e], "=:") {
 		return -1, -1 // KEY=VALUE and user:pw are the assignment and URL rules' business
 	}
@@ -535,4 +543,34 @@ func asciiSoFar(v string) bool {
 		}
 	}
 	return true
+}
+
+// pairWords name a user and a password given together (creds: deploy / X).
+var pairWords = map[string]bool{"creds": true, "credentials": true, "認証情報": true, "凭据": true, "凭证": true, "憑證": true, "인증 정보": true, "zugangsdaten": true, "credenciales": true, "credenziali": true}
+
+// pairedPassword finds the password after a user name that ends at p: a slash, then the value,
+// each perhaps quoted or in backticks (deploy / `X`, oracle/X).
+func pairedPassword(s string, p int) (start, end int) {
+	q := p
+	for q < len(s) && q-p < 4 && strings.IndexByte("`'\" ", s[q]) >= 0 {
+		q++
+	}
+	if q >= len(s) || s[q] != '/' {
+		return -1, -1
+	}
+	q++
+	for q < len(s) && q-p < 10 && strings.IndexByte("`'\" ", s[q]) >= 0 {
+		q++
+	}
+	e := q
+	for e < len(s) && e-q < 128 && s[e] < utf8.RuneSelf && !unicode.IsSpace(rune(s[e])) && strings.IndexByte("`'\"", s[e]) < 0 {
+		e++
+	}
+	for e > q && strings.IndexByte(".,;)", s[e-1]) >= 0 {
+		e--
+	}
+	if e-q < 6 || !strongValue(s[q:e]) && !passwordPiece(s[q:e], true) {
+		return -1, -1
+	}
+	return q, e
 }

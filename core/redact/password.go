@@ -136,7 +136,7 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 		for k < b && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
 			k++
 		}
-		if k-a < 3 || k >= b-1 || s[k] != '=' || s[k+1] == '=' || s[k-1] == '-' || !numberOrName(strings.ReplaceAll(s[a:k], "-", "_")) {
+		if k-a < 3 || k >= b-1 || s[k] != '=' || s[k+1] == '=' || s[k-1] == '-' || '0' <= s[k-1] && s[k-1] <= '9' && '0' <= s[k-2] && s[k-2] <= '9' || !numberOrName(strings.ReplaceAll(s[a:k], "-", "_")) {
 			break // a value may hold an = (NTAsVtMv6u=sLEi); only a name before it is cut off
 		}
 		a = k + 1

@@ -32,7 +32,7 @@ import (
 // (decoded text is never longer than its source).
 const (
 	maxDecodeDepth = 2
-	minDecodeRun   = 24
+	minDecodeRun   = 16
 	// minSeedWords: the shortest BIP39 phrase is 12 words.
 	minSeedWords = 12
 )
