@@ -1384,7 +1384,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			run, trun, wordLen, prun, psym, pclass = 0, 0, -1, 0, false, 0
+			endWord() // a word ends, and another may start, at another script (助记词：adapt)
+			run, trun, prun, psym, pclass = 0, 0, 0, false, 0
 			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {

@@ -638,6 +638,14 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 		for j < len(s) && !isSpace(s[j]) {
 			j++
 		}
+		next := j
+		// a word glued to text of another script (助记词：adapt) is that word
+		for i < j && s[i] >= utf8.RuneSelf {
+			i++
+		}
+		for j > i && s[j-1] >= utf8.RuneSelf {
+			j--
+		}
 		ok := j-i >= 3 && j-i <= 8
 		if ok {
 			for k := i; k < j; k++ {
@@ -660,7 +668,7 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 		} else {
 			flush()
 		}
-		i = j
+		i = next
 	}
 	flush()
 	return len(s)
