@@ -167,8 +167,19 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	for v < len(s) && tokenByte[s[v]] {
 		v++
 	}
-	if passwordPiece(s[a:b], v-u < shapeMinLen || u == a && v == b) {
+	alone := v-u < shapeMinLen || u == a && v == b
+	if passwordPiece(s[a:b], alone) {
 		add(a, b)
+		return
+	}
+	// mysql -pS3cret!x, rar -hpX: a short flag glued to its value
+	if s[a] == '-' && b-a > pwMinLen+2 && isLetter(s[a+1]) {
+		for k := a + 2; k <= a+3 && k < b && isLetter(s[k-1]); k++ {
+			if b-k >= pwMinLen && passwordPiece(s[k:b], alone) {
+				add(k, b)
+				return
+			}
+		}
 	}
 }
 
@@ -282,7 +293,7 @@ func harmlessPiece(t string) bool {
 	if hasAnyPrefix(t, runtimeIDPrefixes) {
 		return true // toolu_01Srch: a runtime's id of a tool call or a message
 	}
-	if expression(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
+	if expression(t) && (strings.ContainsAny(t, "+*&^%~") || !humanPassphrase(t)) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
 	}
 	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) {
@@ -518,7 +529,7 @@ func interiorSymbol(t string) bool {
 
 // shortRandom reports whether t, with no symbol, is a random token too short for the shape
 // layer: both cases and digits, the class changing at every third character or more often, and
-// few letters in pieces that read as names (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
+// few letters in pieces that read as words (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
 func shortRandom(t string, lower, upper, digit, switches int) bool {
 	if len(t) < pwMinRandom || len(t) >= shapeMinLen || lower == 0 || upper == 0 || digit == 0 || switches*3 < len(t) {
 		return false
@@ -532,8 +543,7 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	if seps > 1 {
 		return false
 	}
-	letters, inWords := camelPieces(t)
-	return inWords*10 < letters*4 && wordiness(t) < 0.3
+	return wordiness(t) < 0.3
 }
 
 // packageName reports whether s can be a package's name before @version (left-pad,
@@ -630,6 +640,17 @@ func humanPassphrase(t string) bool {
 			return false
 		}
 	}
+	for i := 2; i < len(t); i++ {
+		if '0' <= t[i-2] && t[i-2] <= '9' && isUpper(t[i-1]) && isLower(t[i]) {
+			return false // Float64Flag, IPhone11Pro: a camel-cased name with a number inside
+		}
+	}
+	// the last part ends in digits or starts with a capital (Crimson60, -Hn8): not a phrase
+	// joined to a word (Base64-encoded)
+	last := t[strings.LastIndexAny(t, "-_.~")+1:]
+	if last == "" || !isUpper(last[0]) && !('0' <= last[len(last)-1] && last[len(last)-1] <= '9') {
+		return false
+	}
 	return capital && digits >= 2 && (words >= 2 || words == 1 && digits >= 4 && groups >= 2)
 }
 
@@ -657,6 +678,9 @@ func scanCodeLists(s string, add func(start, end int)) int {
 		j := i
 		for j < len(s) && !isSpace(s[j]) {
 			j++
+		}
+		if mixedCode(s[i:j]) {
+			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2: a code even alone
 		}
 		if sh, ok := codeShape(s[i:j]); ok && (shape == "" || sh == shape) {
 			shape = sh
@@ -706,3 +730,90 @@ func codeShape(t string) (string, bool) {
 
 // runtimeIDPrefixes start the ids agent runtimes give tool calls, messages and requests.
 var runtimeIDPrefixes = []string{"toolu_", "srvtoolu_", "msg_", "call_", "req_", "resp_", "run_", "thread_", "asst_", "file_", "chatcmpl-", "fc_", "rs_"}
+
+// scanGroupedSecrets reports keys written in groups of four between single spaces, as apps
+// show them: a TOTP setup key (7ckh cu5r mrev mvk3 ihwo jzub), a Gmail app password (mrwq cyin
+// abst ocqg), Google's backup codes (6677 7843 6932 2976 …). Four groups or more, most of them
+// reading as no word; groups of digits alone only in a run of eight or more after "code".
+func scanGroupedSecrets(s string, add func(start, end int)) int {
+	pairs := englishPairs()
+	for i := 0; i+19 <= len(s); {
+		if !quad(s, i) || i > 0 && !isSpace(s[i-1]) && s[i-1] < utf8.RuneSelf && !strings.ContainsRune(":：'\"`(—-", rune(s[i-1])) {
+			i++
+			continue
+		}
+		n, nonWord, digitsOnly := 0, 0, 0
+		j := i
+		for j+4 <= len(s) && quad(s, j) {
+			g := s[j : j+4]
+			n++
+			if strings.Trim(g, "0123456789") == "" {
+				digitsOnly++
+			}
+			if strings.ContainsAny(g, "0123456789") || !readsAsWord(g, pairs) {
+				nonWord++
+			}
+			j += 4
+			if j < len(s) && s[j] == ' ' && j+5 <= len(s) && quad(s, j+1) {
+				j++
+				continue
+			}
+			break
+		}
+		switch {
+		case digitsOnly == n && n >= 8 && strings.Contains(strings.ToLower(s[max(0, i-120):i]), "code"):
+			add(i, j)
+		case digitsOnly < n && n >= 4 && nonWord*4 >= n*3:
+			add(i, j)
+		}
+		i = j
+	}
+	return len(s)
+}
+
+// quad reports whether s[i:i+4] is four letters or digits ending a group (a blank, the end of
+// s, or punctuation after it).
+func quad(s string, i int) bool {
+	if i+4 > len(s) {
+		return false
+	}
+	for k := i; k < i+4; k++ {
+		if !(isLetter(s[k]) || '0' <= s[k] && s[k] <= '9') {
+			return false
+		}
+	}
+	return i+4 == len(s) || !isWordByte(s[i+4]) && s[i+4] != '-'
+}
+
+// mixedCode reports whether t, trimmed of punctuation, is a recovery or licence code that needs
+// no list around it: codeShape's groups, one of them mixing letters and digits, none of the
+// letter groups reading as a word (arm64-linux, rc1-final are names).
+func mixedCode(t string) bool {
+	t = strings.Trim(t, ".,;:()[]'\"`")
+	if _, ok := codeShape(t); !ok || len(t) < 9 || strings.Contains(strings.ToLower(t), "0x") {
+		return false // CRC-32C, 0xEE-0xE3
+	}
+	pairs := englishPairs()
+	mixed := false
+	for _, g := range strings.Split(t, "-") {
+		letters, digits := allLetters(g), allDigits(g)
+		switch {
+		case letters && readsAsWord(g, pairs):
+			return false
+		case !letters && !digits:
+			mixed = true
+		}
+	}
+	return mixed
+}
+
+// codeBounds trims the punctuation around a code at s[i:j].
+func codeBounds(s string, i, j int) (int, int) {
+	for i < j && strings.IndexByte(".,;:()[]'\"`", s[i]) >= 0 {
+		i++
+	}
+	for j > i && strings.IndexByte(".,;:()[]'\"`", s[j-1]) >= 0 {
+		j--
+	}
+	return i, j
+}

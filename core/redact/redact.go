@@ -63,8 +63,10 @@ const (
 	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
 	// a symbol after its first, or of pwMinRandom with both cases and a digit (password.go).
 	needsPasswordRun
-	// needsInnerDashes: three dashes or more between letters or digits (password.go's code lists).
+	// needsInnerDashes: a dash between letters or digits (password.go's codes).
 	needsInnerDashes
+	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
+	needsGroupRun
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
@@ -83,7 +85,7 @@ type Redactor struct {
 	// wordRules need a run of words (a seed phrase); tokenRules a run of token characters.
 	wordRules, tokenRules ruleSet
 	// passwordRules need a run a made-up password could be; dashRules inner dashes.
-	passwordRules, dashRules ruleSet
+	passwordRules, dashRules, groupRules ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -326,6 +328,8 @@ func New() *Redactor {
 		// a list of recovery codes (GitHub's 5aceb-36be4, A5YY-Q45J-YW22): three or more of one
 		// shape in a row
 		{Name: "code_list", scan: scanCodeLists, needs: needsInnerDashes},
+		// keys shown in groups of four (a TOTP setup key, an app password, backup codes)
+		{Name: "grouped_secret", scan: scanGroupedSecrets, needs: needsGroupRun},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 		// a made-up password, whatever names it (password.go)
@@ -360,6 +364,9 @@ func newRedactor(rules []Rule) *Redactor {
 		}
 		if rule.needs&needsInnerDashes != 0 {
 			r.dashRules.set(i)
+		}
+		if rule.needs&needsGroupRun != 0 {
+			r.groupRules.set(i)
 		}
 		if rule.needs&needsWordRun != 0 {
 			r.wordRules.set(i)
@@ -916,6 +923,10 @@ var argumentRules = []struct {
 	// a secret piped into a command that reads it (echo X | docker login --password-stdin,
 	// echo user:X | chpasswd, echo X | sudo -S)
 	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
+	// the secret path of a webhook, a password reset or an invitation link: what follows the word
+	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"hook", "reset", "invit", "magic", "unsubscribe", "confirm", "verify"}},
+	// curl -u KEY: (an API key as the user, no password)
+	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"-u", "--user"}},
 	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
 	// channel URL
 	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp", "oathtool", "2fa", "mfa", "authenticator"}},
@@ -1363,6 +1374,20 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	psym := false      // a symbol after the first character of the current password run
 	pclass := uint8(0) // the classes (pwClass) of the current password run
 	dashes := 0        // dashes between letters or digits
+	// the letters and digits of the current group, and groups of four in a row (-1: not a group)
+	glen, groups, groupRun := 0, 0, false
+	endGroup := func(blank bool) {
+		if glen == 4 {
+			groups++
+			groupRun = groupRun || groups >= 4
+		} else if glen != 0 {
+			groups = 0
+		}
+		if !blank {
+			groups = 0
+		}
+		glen = 0
+	}
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1385,6 +1410,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 				return ruleSet{}, false
 			}
 			endWord() // a word ends, and another may start, at another script (助记词：adapt)
+			endGroup(false)
 			run, trun, prun, psym, pclass = 0, 0, 0, false, 0
 			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
@@ -1401,6 +1427,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 		if c == '-' && i > 0 && i+1 < len(s) && isWordByte(s[i-1]) && isWordByte(s[i+1]) {
 			dashes++
+		}
+		if isLetter(c) || '0' <= c && c <= '9' {
+			if glen >= 0 {
+				glen++
+			}
+		} else {
+			endGroup(c == ' ')
 		}
 		if pwByte[c] {
 			psym = psym || prun > 0 && pwSym(s[i-1], c)
@@ -1459,8 +1492,11 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	if !passwordRun {
 		set = set.minus(r.passwordRules)
 	}
-	if dashes < 3 {
+	if dashes == 0 {
 		set = set.minus(r.dashRules)
+	}
+	if endGroup(true); !groupRun {
+		set = set.minus(r.groupRules)
 	}
 	if endWord(); !wordRun {
 		set = set.minus(r.wordRules)

@@ -97,6 +97,9 @@ var ruleCases = []struct {
 	{"anaconda_token", "channels: https://conda.anaconda.org/t/c8-d6f6610f-ceac-489d-8580-175390b377ca/acme", "c8-d6f6610f-ceac-489d-8580-175390b377ca", "channels: https://conda.anaconda.org/conda-forge"},
 	{"user_colon_password", "listen stats\n  stats auth admin:Marble2988-Cogur", "Marble2988-Cogur", "stats enable"},
 	{"tool_secret_args", "rclone obscure 'Cactus_Nebula25'", "Cactus_Nebula25", "rclone obscure -"},
+	{"grouped_secret", "Can't scan? Enter this key: cy62 t67t 3g7v wh2o rygt 4bod o37h nxu7 thanks", "t67t 3g7v wh2o", "this will make sure that they work"},
+	{"url_path_secret", "send the alert to https://x.tines.com/webhook/malgkm3fhv7i57mcul20v7876dkxyjhs/lty7gmaz5ydubolzt0vatsn4yv27uodd", "lty7gmaz5ydubolzt0vatsn4yv27uodd", "see codex-rs/hooks/src/engine/discovery.rs"},
+	{"curl_key_user", "curl https://api.lob.com/v1/postcards -u live_573a667378bc116ce16388b5824cec28969:", "573a667378bc116ce16388b5824cec28969", "curl -u $LOB_KEY: https://api.lob.com"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
