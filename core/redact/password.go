@@ -293,7 +293,7 @@ func harmlessPiece(t string) bool {
 	if hasAnyPrefix(t, runtimeIDPrefixes) {
 		return true // toolu_01Srch: a runtime's id of a tool call or a message
 	}
-	if expression(t) && (strings.ContainsAny(t, "+*&^%~") || !humanPassphrase(t)) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
+	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
 	}
 	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) {
@@ -531,7 +531,7 @@ func interiorSymbol(t string) bool {
 // layer: both cases and digits, the class changing at every third character or more often, and
 // few letters in pieces that read as words (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
 func shortRandom(t string, lower, upper, digit, switches int) bool {
-	if len(t) < pwMinRandom || len(t) >= shapeMinLen || lower == 0 || upper == 0 || digit == 0 || switches*3 < len(t) {
+	if len(t) < pwMinRandom || len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
 		return false
 	}
 	seps := 0
@@ -540,10 +540,27 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 			seps++
 		}
 	}
-	if seps > 1 {
+	if seps > 2 {
 		return false
 	}
-	return wordiness(t) < 0.3
+	if dot := strings.IndexByte(t, '.'); dot > 1 && strings.ToUpper(t[:dot]) == t[:dot] {
+		return false // X86.HasAVX512BW, RISCV64.HasV: a capitalised package and a field
+	}
+	if digit > 0 && !isHexString(strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' {
+			return -1
+		}
+		return r
+	}, t)) && digitThenLower(t) >= 2 {
+		return true // M34d0w391-nosb, Puzzl3563-o5JH: letters written as digits, twice or more
+	}
+	switch {
+	case upper > 0 && digit > 0:
+		return wordiness(t) <= 0.34
+	case upper > 0:
+		return len(t) >= 14 && wordiness(t) < 0.2 // gMjXfP-ARNPYQ-OAxcqp
+	}
+	return false
 }
 
 // packageName reports whether s can be a package's name before @version (left-pad,
@@ -816,4 +833,16 @@ func codeBounds(s string, i, j int) (int, int) {
 		j--
 	}
 	return i, j
+}
+
+// symbolsAsDashes is t with its password symbols written as dashes, so a password joined by a
+// symbol (Janvier2025*Eg9) reads as one joined by a dash.
+func symbolsAsDashes(t string) string {
+	b := []byte(t)
+	for i, c := range b {
+		if pwSymbol[c] {
+			b[i] = '-'
+		}
+	}
+	return string(b)
 }
