@@ -71,7 +71,12 @@ var contextWords = []string{
 	"code de récupération", "wiederherstellungscode", "код восстановления", "код відновлення", "リカバリーコード",
 	"リカバリコード", "恢复码", "复原码", "備援碼", "救援碼", "복구 코드", "복구코드", "रिकवरी कोड", "রিকভারি কোড",
 	"รหัสกู้คืน", "obnovovací kód", "kod odzyskiwania", "kurtarma kodu", "mã khôi phục", "kode pemulihan",
-	"herstelcode", "codice di recupero", "código de recuperação",
+	"herstelcode", "codice di recupero", "código de recuperação", "palautuskoodi", "gendannelseskode",
+	"gjenopprettingskode", "återställningskod", "cod de recuperare", "κωδικός ανάκτησης", "رمز الاسترداد",
+	"کد بازیابی", "קוד שחזור", "helyreállítási kód", "kód pro obnovení",
+	// more forms: a PUK, a licence key, Hebrew's construct state, Hungarian's accusative, Persian
+	"puk", "puk code", "license key", "licensekey", "licence key", "unlock phrase", "סיסמת", "jelszót",
+	"jelszavam", "jelszava", "رمز", "گذرواژه",
 	// chat shorthand (not パス alone: it is also "path")
 	"ぱすわーど", "비번은", "密码发你",
 }
@@ -158,8 +163,8 @@ func wordLetter(r rune) bool {
 func scanContext(s string, add func(start, end int)) int {
 	work := len(s)
 	contextWordIndex().find(s, func(start, end int) {
-		if r, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && wordLetter(r) {
-			return
+		if r, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && wordLetter(r) && (s[start] < utf8.RuneSelf || r >= utf8.RuneSelf) {
+			return // inside a word; a word of another script may follow ASCII letters (WiFi密码)
 		}
 		if start > 0 && (s[start-1] == '-' || s[start-1] == '_') && contextWordsOfCode[strings.ToLower(s[start:end])] {
 			return // part of a name (SCENARIO-SECRET, my_key): the assignment rule's business
