@@ -324,10 +324,15 @@ func New() *Redactor {
 		{Name: "php_define_secret", Hints: []string{"define("}, scan: scanQuotedGroups(regexp.MustCompile(`(?i)\bdefine\([ \t]*['"][a-z0-9_]*(?:key|salt|pass|password|passwd|secret|token|nonce)[a-z0-9_]*['"][ \t]*,[ \t]*(?:'([^'\n]{8,})'|"([^"\n]{8,})")`))},
 		// a secret-named key whose value is string literals joined ("ab" "cd", "ab" + "cd"), or
 		// one quoted value holding escaped quotes ("pass": "ab\"cd"): the whole value, as written
-		{Name: "joined_literal_secret", Hints: secretKeyWords, needs: needsOperator, scan: scanQuotedGroups(regexp.MustCompile(`(?i)[a-z0-9_]*(?:key|token|secret|password|passwd|pwd|pass)[a-z0-9_]*["']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*("[^"\n]{4,}"(?:[ \t]*\+?[ \t]*\n?[ \t]*"[^"\n]{4,}")+|"(?:[^"\\\n]|\\.)*\\"(?:[^"\\\n]|\\.)*")`))},
+		{Name: "joined_literal_secret", Hints: secretKeyWords, needs: needsOperator, scan: joinedLiterals(regexp.MustCompile(`(?i)(?:key|token|secret|password|passwd|pwd|pass)[a-z0-9_]*["']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*("[^"\n]{4,}"(?:[ \t]*\+?[ \t]*\n?[ \t]*"[^"\n]{4,}")+|"(?:[^"\\\n]|\\.)*\\"(?:[^"\\\n]|\\.)*")`))},
 		// a list of recovery codes (GitHub's 5aceb-36be4, A5YY-Q45J-YW22): three or more of one
 		// shape in a row
 		{Name: "code_list", scan: scanCodeLists, needs: needsInnerDashes},
+		// ab -A user:X, httpie -a user:X (at a line's start or after a prompt, so each line is
+		// looked along once), haproxy's stats auth user:X, mount_smbfs //user:X@host/
+		{Name: "user_colon_password", Hints: []string{" -a ", "\t-a ", "--auth", "stats auth", "//"}, scan: gated(scanArguments(regexp.MustCompile(`(?i)(?m)(?:^|[$>] )[ \t]*ab[ \t][^\n]*?[ \t]-A[ \t]+["']?[^\s:"']+:([^\s"']+)|(?i)(?m)(?:^|[$>] )[ \t]*https?[ \t][^\n]*?[ \t](?:-a|--auth)[ \t=]+["']?[^\s:"']+:([^\s"']+)|(?i)\bstats[ \t]+auth[ \t]+[^\s:]+:(\S+)|(?:^|[\s'"(])//[^\s/:@]+:([^\s/@]+)@[a-z0-9.-]+/`)), func(s string) bool {
+			return strings.Contains(s, ":") && (strings.Contains(s, "@") || strings.Contains(s, "stats") || strings.Contains(s, "-a") || strings.Contains(s, "-A"))
+		})},
 		// keys shown in groups of four (a TOTP setup key, an app password, backup codes)
 		{Name: "grouped_secret", scan: scanGroupedSecrets, needs: needsGroupRun},
 		// a token that looks random, whatever its kind (shape.go)
@@ -924,16 +929,14 @@ var argumentRules = []struct {
 	// echo user:X | chpasswd, echo X | sudo -S)
 	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
 	// the secret path of a webhook, a password reset or an invitation link: what follows the word
-	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"hook", "reset", "invit", "magic", "unsubscribe", "confirm", "verify"}},
+	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
 	// curl -u KEY: (an API key as the user, no password)
-	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"-u", "--user"}},
+	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"curl"}},
 	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
 	// channel URL
-	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp", "oathtool", "2fa", "mfa", "authenticator"}},
+	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp ", "otp:", "otp(", "oathtool", "2fa", "mfa", "authenticator"}},
 	{"anaconda_token", `\banaconda\.(?:org|cloud)/t/([0-9a-z-]{12,})`, []string{"anaconda"}},
 	// ab -A user:X, httpie -a user:X, haproxy's stats auth user:X, mount_smbfs //user:X@host
-	// (httpie and ab only at a line's start or after a prompt: each line is looked along once)
-	{"user_colon_password", `(?m)(?:^|[$>] )[ \t]*ab[ \t][^\n]*?[ \t]-A[ \t]+["']?[^\s:"']+:([^\s"']+)|(?m)(?:^|[$>] )[ \t]*https?[ \t][^\n]*?[ \t](?:-a|--auth)[ \t=]+["']?[^\s:"']+:([^\s"']+)|\bstats[ \t]+auth[ \t]+[^\s:]+:(\S+)|(?:^|[\s'"(])//[^\s/:@]+:([^\s/@]+)@[a-z0-9.-]+/`, []string{" -a", "\t-a", "--auth", "stats auth", "//"}},
 	// ldappasswd -s X (the new password), ncftp -p X, rdesktop -p X, rclone obscure X, htpasswd
 	// -nb user X (no file), .NET's NetworkCredential("user", "X")
 	{"tool_secret_args", `\bldappasswd\b[^\n]*?[ \t]-s[ \t]+` + argument +
@@ -995,6 +998,28 @@ var argumentRules = []struct {
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
 		`|\b(?:password|passwd|pass|pwd|pw|secret)["']?[ \t]*:[ \t]*&[a-z0-9_-]+[ \t]+([^\s"']\S*)` +
 		`|&[a-z0-9_-]*(?:pass|pwd|secret)[a-z0-9_-]*[ \t]+([^\s"'&*]\S*)`, []string{"storepassword", "keypassword", ": &"}},
+}
+
+// gated runs scan only over a text ok accepts: a cheap look for what every match needs.
+func gated(scan func(s string, add func(start, end int)) int, ok func(string) bool) func(s string, add func(start, end int)) int {
+	return func(s string, add func(start, end int)) int {
+		if !ok(s) {
+			return len(s)
+		}
+		return scan(s, add)
+	}
+}
+
+// joinedLiterals runs pattern (scanQuotedGroups) only over a text with a literal joined to
+// another ("a" "b", "a" + "b") or an escaped quote: the pattern costs a backtracking pass.
+func joinedLiterals(pattern *regexp.Regexp) func(s string, add func(start, end int)) int {
+	scan := scanQuotedGroups(pattern)
+	return func(s string, add func(start, end int)) int {
+		if !strings.Contains(s, `\"`) && !strings.Contains(s, `" "`) && !strings.Contains(s, `"+`) && !strings.Contains(s, `" +`) && !strings.Contains(s, "\"\n") {
+			return len(s)
+		}
+		return scan(s, add)
+	}
 }
 
 // secretKeyWords are the hints of rules keyed by a secret-named identifier.
