@@ -230,7 +230,7 @@ func configureCommands(env *Env, where string, cmds []*cli.Command) {
 // family actions, so an error without a code is INTERNAL.
 func (e *Env) fail(err error) int {
 	code := errs.CodeOf(err)
-	msg := err.Error()
+	msg := errs.Message(err, forCLI)
 	if e.JSON {
 		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
 	} else {

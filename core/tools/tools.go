@@ -358,32 +358,36 @@ func syntaxProblem(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-// modelWording rewrites the parts of core messages that speak to a CLI user (flags,
-// environment variables) into what a tool caller can act on: the tool's own field names, or
-// that the session itself lacks something. The CLI keeps the flag names.
-var modelWording = strings.NewReplacer(
-	"give status, subject or description (--status, --subject, --description)", "give status, subject or description",
-	"around_ref (--around comment:<id>)", "around_ref (comment:<id> from a hit's ref)",
-	"around_ref (--around)", "around_ref",
-	"or pass --all to replace every one", "or set all to true to replace every one",
-	"needs the current task: pass --task ID or set CAIRN_TASK", "needs the current task, and this session was started without one",
-	"(the current task, from --task or CAIRN_TASK)", "(the current task of this session)",
-	"(use a cairn log with --session)", "(this session must be started with a cairn log)",
-	"; raise it with --wait)", "; try again)",
-	"unknown --session-format", "unknown session format",
-)
+// ForModel writes an input named in an error for a model: by its field name, and a caller
+// input as something of the session, which a model cannot change. The command line writes the
+// same inputs as flags (commands' namer); the HTTP actions by their JSON names (errs.JSONNames).
+func ForModel(in errs.Input) string {
+	name := ""
+	if len(in.Fields) > 0 {
+		name = in.Fields[0]
+	}
+	switch in.Use {
+	case errs.Name:
+		return strings.ReplaceAll(name, "_", " ")
+	case errs.Example:
+		if ex, ok := modelExamples[name]; ok {
+			return name + " (" + ex + ")"
+		}
+	case errs.Give:
+		return ", and this session was started without one"
+	case errs.Source:
+		return " of this session"
+	case errs.CairnLog:
+		return "this session must be started with a cairn log"
+	}
+	return errs.JSONNames(in)
+}
+
+// modelExamples say where a model finds the value of a field a message asks for.
+var modelExamples = map[string]string{"around_ref": "comment:<id> from a hit's ref"}
 
 // forModel rewords err for a tool answer, keeping its code.
-func forModel(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if reworded := modelWording.Replace(msg); reworded != msg {
-		return &errs.Error{Code: errs.CodeOf(err), Msg: reworded}
-	}
-	return err
-}
+func forModel(err error) error { return errs.Reworded(err, ForModel) }
 
 func (t *Tool) fieldNames() []string {
 	names := make([]string, 0, len(t.Schema.Properties))

@@ -123,7 +123,7 @@ func LoadConfig(path string) (Config, error) {
 		return cfg, errs.Invalidf("%s: session.log contains a NUL byte", path)
 	}
 	if !filepath.IsLocal(filepath.FromSlash(log)) {
-		return cfg, errs.Invalidf("%s: session.log = %q leaves the workspace; a manifest may only name a path inside it, relative and without '..' (give a log elsewhere with --session or CAIRN_SESSION)", path, clip(log))
+		return cfg, errs.Invalidf("%s: session.log = %q leaves the workspace; a manifest may only name a path inside it, relative and without '..' (give a log elsewhere%s)", path, clip(log), errs.Field("session", errs.With))
 	}
 	return cfg, nil
 }
