@@ -108,7 +108,7 @@ func (e *Env) run(args []string) int {
 	app := NewApp(e)
 	p := parseArgs(app, args)
 	if p.complete && p.valueOf != "" {
-		e.completeFlagValue(p.valueOf)
+		e.completeFlagValue(app, p.command, p.valueOf)
 		return 0
 	}
 	if p.complete && p.flagPrefix != "" {

@@ -79,8 +79,3 @@ func forCLI(in errs.Input) string {
 	}
 	return flag
 }
-
-// operationInputs are the flags of the registry's operations by the field each sets.
-func operationInputs() map[string]cliInput {
-	return map[string]cliInput{"around_ref": {flag: "around", value: "comment:<id>"}, "project": {flag: "project", value: "NAME"}}
-}

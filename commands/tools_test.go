@@ -171,8 +171,12 @@ func hasFlag(cmd *cli.Command, name string) bool {
 	return false
 }
 
-// Every operation of the registry has its CLI command; every agent tool is listed over MCP and
-// is an action of the HTTP API, and nothing is listed that the registry does not hold.
+// faceless are the commands that are no domain operation: they list, serve or complete the others.
+var faceless = map[string]bool{"tools list": true, "tools call": true, "mcp": true, "serve": true, "completion": true, "version": true}
+
+// Every operation of the registry has its CLI command, built from it (its flags are its options);
+// every agent tool is listed over MCP and is an action of the HTTP API, as is every HTTP action;
+// nothing is listed that the registry does not hold, and every domain command is an operation.
 func TestRegistryCoversEveryFace(t *testing.T) {
 	f := newFaces(t)
 	env := newEnv(strings.NewReader(""), io.Discard, io.Discard)
@@ -185,10 +189,21 @@ func TestRegistryCoversEveryFace(t *testing.T) {
 		listed[tool.Name] = true
 	}
 	reg := tools.New()
-	cliOnly := 0
+	cliOnly, httpOnly := 0, 0
 	for _, op := range reg.Operations() {
-		if ok, problem := commandOf(env, op.Command); !ok {
-			t.Errorf("operation %q has no CLI command `cairn %s`: %s", op.Command, op.Command, problem)
+		if op.On(tools.CLI) {
+			if ok, problem := commandOf(env, op.Command); !ok {
+				t.Errorf("operation %q has no CLI command `cairn %s`: %s", op.Command, op.Command, problem)
+			}
+		}
+		checkOptions(t, op)
+		if op.Tool == nil && op.On(tools.HTTP) {
+			httpOnly++
+			ans, _ := f.viaHTTP(op.Name, "{}").(map[string]any)
+			if e, _ := ans["error"].(map[string]any); e != nil && strings.HasPrefix(e["message"].(string), "unknown action") {
+				t.Errorf("HTTP operation %s is no action of the HTTP API: %v", op.Name, e)
+			}
+			continue
 		}
 		if op.Tool == nil {
 			cliOnly++
@@ -206,16 +221,67 @@ func TestRegistryCoversEveryFace(t *testing.T) {
 	for name := range listed {
 		t.Errorf("MCP lists %s, which the registry does not hold", name)
 	}
-	if len(reg.Operations()) != len(reg.List())+cliOnly {
-		t.Errorf("%d operations, %d tools and %d CLI-only ones", len(reg.Operations()), len(reg.List()), cliOnly)
+	if len(reg.Operations()) != len(reg.List())+cliOnly+httpOnly {
+		t.Errorf("%d operations, %d tools, %d CLI-only and %d HTTP-only ones", len(reg.Operations()), len(reg.List()), cliOnly, httpOnly)
 	}
-	if cliOnly == 0 {
-		t.Error("the Claude Code commands are not in the registry as CLI-only operations")
+	if cliOnly == 0 || httpOnly == 0 {
+		t.Error("the CLI-only and HTTP-only operations are not in the registry")
 	}
+	// Every command of the tree that does something is an operation, with its flags from it.
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			path := strings.TrimSpace(prefix + " " + c.Name)
+			if len(c.Subcommands) > 0 {
+				walk(path, c.Subcommands)
+				continue
+			}
+			if faceless[path] {
+				continue
+			}
+			op := reg.Operation(path)
+			if op == nil {
+				t.Errorf("cairn %s is in no operation of the registry", path)
+				continue
+			}
+			if strings.HasPrefix(path, "setup ") || strings.HasPrefix(path, "hook ") {
+				continue // their flags are the runtime's own (scope, plugin, dry-run)
+			}
+			var names []string
+			for _, fl := range c.Flags {
+				names = append(names, fl.Names()[0])
+			}
+			var want []string
+			for _, o := range op.Options {
+				want = append(want, o.Flag)
+			}
+			if !reflect.DeepEqual(names, want) {
+				t.Errorf("cairn %s has flags %v, its operation's options are %v", path, names, want)
+			}
+		}
+	}
+	walk("", NewApp(env).Commands)
 	// The walk itself fails on a command that does not exist.
 	for _, bad := range []string{"task frobnicate", "space import --nope x", "nosuch"} {
 		if ok, _ := commandOf(env, bad); ok {
 			t.Errorf("the walk finds `cairn %s`", bad)
+		}
+	}
+}
+
+// checkOptions fails for an option bound to a field its operation's input does not have.
+func checkOptions(t *testing.T, op *tools.Operation) {
+	t.Helper()
+	for _, o := range op.Options {
+		if o.Field == "" {
+			continue
+		}
+		if op.Input == nil {
+			t.Errorf("%s: --%s sets %s, but the operation has no input type", op.Command, o.Flag, o.Field)
+			continue
+		}
+		if _, ok := fieldByJSON(reflect.New(op.Input).Elem(), o.Field); !ok {
+			t.Errorf("%s: --%s sets %s, which %s does not have", op.Command, o.Flag, o.Field, op.Input)
 		}
 	}
 }

@@ -16,9 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/core/formats"
 )
 
-// Formats lists the --from values, in the order help shows them.
-func Formats() []string { return []string{"github", "beads", "backlog-md"} }
-
 // slug lowercases a name and turns every run of other characters than letters and digits into
 // one '-', so "Owner/My Repo" becomes "owner-my-repo".
 func slug(s string) string {

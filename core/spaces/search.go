@@ -57,8 +57,8 @@ type Caller = workspace.Caller
 type SearchInput struct {
 	Query   string `json:"query,omitempty" jsonschema:"words to find (all of them, in any order); exclusive with around_ref"`
 	Around  string `json:"around_ref,omitempty" jsonschema:"comment:<id> from a hit: read that comment and its neighbours in full; exclusive with query"`
-	Context int    `json:"context,omitempty" jsonschema:"neighbouring comments to attach to each hit, or to show each side of around_ref (0-5, default 0)"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"most hits (1-30, default 10; query mode only)"`
+	Context int    `json:"context,omitempty" jsonschema:"neighbouring comments to attach to each hit, or to show each side of around_ref ({range}, default 0)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most hits ({range}, default {default}; query mode only)"`
 	Kind    string `json:"kind,omitempty" jsonschema:"only comments of this kind"`
 	Author  string `json:"author,omitempty" jsonschema:"only comments by this author"`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"only comments of this task of the space"`
