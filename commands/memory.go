@@ -291,7 +291,7 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		if hits == 1 {
 			plural = ""
 		}
-		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
+		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most %d)\n", hits, plural, workspace.MaxSearchHits)
 	}
 	for _, p := range skipped {
 		reason := why[p]

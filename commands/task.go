@@ -57,7 +57,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := s.Create(c.Context, in.Subject, in.Description)
+					res, err := s.CreateFrom(c.Context, in)
 					if err != nil {
 						return err
 					}

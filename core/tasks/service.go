@@ -232,8 +232,15 @@ func marshalArgs(v any) json.RawMessage {
 	return data
 }
 
-// Create is TaskCreate: validate, append one tool_call under the exclusive lock, fsync, answer.
+// Create is TaskCreate with a subject and a description, the short form of CreateFrom.
 func (s *Session) Create(ctx context.Context, subject, description string) (Result, error) {
+	return s.CreateFrom(ctx, CreateInput{Subject: subject, Description: description})
+}
+
+// CreateFrom is TaskCreate from its input, as every face passes it: validate, append one
+// tool_call under the exclusive lock, fsync, answer.
+func (s *Session) CreateFrom(ctx context.Context, in CreateInput) (Result, error) {
+	subject, description := in.Subject, in.Description
 	subject, err := CheckSubject(subject)
 	if err != nil {
 		return Result{}, err

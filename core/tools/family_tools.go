@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/core/importers"
 	"github.com/cairn-dev/cairn/core/memory"
 	"github.com/cairn-dev/cairn/core/spaces"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 var memoryKinds = []string{"summary", "decision", "request", "knowledge"}
@@ -22,13 +23,13 @@ var expectOption = Option{Flag: "expect-sha256", Field: "expect_sha256", Usage: 
 // searchOptions are the flags of memory search and knowledge search.
 func searchOptions() []Option {
 	return []Option{
-		{Flag: "limit", Aliases: []string{"n"}, Field: "limit", Kind: Int, Usage: "at most this many hits, 1..500", DefaultText: "search_hit_limit of cairn.toml"},
-		{Flag: "context", Aliases: []string{"c"}, Field: "context", Kind: Int, Usage: "lines before and after each match, 0..20", DefaultText: "search_excerpt_lines of cairn.toml"},
+		{Flag: "limit", Aliases: []string{"n"}, Field: "limit", Kind: Int, Usage: fmt.Sprintf("at most this many hits, 1..%d", workspace.MaxSearchHits), DefaultText: "search_hit_limit of cairn.toml"},
+		{Flag: "context", Aliases: []string{"c"}, Field: "context", Kind: Int, Usage: fmt.Sprintf("lines before and after each match, 0..%d", workspace.MaxExcerptLines), DefaultText: "search_excerpt_lines of cairn.toml"},
 	}
 }
 
 func memoryOperations() []*Operation {
-	searchBounds := all(bounds("limit", 1, 500), bounds("context", 0, 20))
+	searchBounds := all(bounds("limit", 1, workspace.MaxSearchHits), bounds("context", 0, workspace.MaxExcerptLines))
 	return []*Operation{
 		tool(parallel(define("MemorySearch", "memory search",
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+

@@ -48,7 +48,7 @@ func taskOperations() []*Operation {
 				"Use it to plan multi-step work before you start, one task per concrete step. The list is kept in the session log, "+
 				"so it survives context compaction and resume. Never use it to record finished work you did not plan.",
 			false, nil, onSession(func(ctx context.Context, _ Context, s *tasks.Session, in tasks.CreateInput) (tasks.Result, error) {
-				return s.Create(ctx, in.Subject, in.Description)
+				return s.CreateFrom(ctx, in)
 			})),
 			ex("cairn task create 'Write the migration' -d 'users table first'", "cairn --json task create 'Review the PR'"),
 			descriptionOptions("details of the task", "read the description from a file (- for standard input)")...),
