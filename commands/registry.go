@@ -50,12 +50,13 @@ func cliFlag(o tools.Option) cli.Flag {
 }
 
 // bind sets the fields of in, a pointer to the operation's input, from the flags bound to them
-// that were given: a flag's field is the one of its JSON name (embedded structs included); a
-// pointer field is set only when its flag is given, so nil still means "not given".
+// that were given, and from the defaults of those that have one: a flag's field is the one of
+// its JSON name (embedded structs included); a pointer field is set only when its flag is given,
+// so nil still means "not given".
 func bind(c *cli.Context, path string, in any) {
 	v := reflect.ValueOf(in).Elem()
 	for _, o := range operation(path).Options {
-		if o.Field == "" || !c.IsSet(o.Flag) {
+		if o.Field == "" || !c.IsSet(o.Flag) && o.Default == "" {
 			continue
 		}
 		f, ok := fieldByJSON(v, o.Field)

@@ -300,31 +300,24 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			if task == "" {
 				return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
 			}
-			author := c.String("author")
-			if author == "" {
-				author = env.Caller.User
+			in := spaces.Comment{Task: spaces.ID(task), Body: body, Attachments: []string{}}
+			bind(c, "space add-comment", &in)
+			in.ID = spaces.ID(strings.TrimPrefix(string(in.ID), "comment:"))
+			if in.Author == "" {
+				in.Author = env.Caller.User
 			}
-			if author == "" {
+			if in.Author == "" {
 				return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
 			}
-			at := c.String("at")
-			if at == "" {
-				at = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+			if in.CreatedAt == "" {
+				in.CreatedAt = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 			}
 			st, err := env.openSpaces(c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			att := c.StringSlice("attach")
-			if att == nil {
-				att = []string{}
-			}
-			added, err := st.AddComment(c.Context, spaces.Comment{
-				ID: spaces.ID(strings.TrimPrefix(c.String("id"), "comment:")), Task: spaces.ID(task), Kind: c.String("kind"),
-				ProgressType: c.String("progress-type"), ToolName: c.String("tool-name"), Author: author,
-				CreatedAt: at, Body: body, Attachments: att,
-			})
+			added, err := st.AddComment(c.Context, in)
 			if err != nil {
 				return err
 			}

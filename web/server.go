@@ -144,7 +144,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			return errorBody(&statusError{http.StatusUnauthorized, "UNAUTHORIZED", "missing or wrong token: send \"Authorization: Bearer <token>\" with the token in .cairn/serve.token"})
 		}
-		req, err := decodeRequest(w, r, h.reg.Actions())
+		req, err := decodeRequest(w, r, h.reg)
 		if err != nil {
 			return errorBody(err)
 		}
@@ -182,7 +182,7 @@ func (h *Handler) authorized(r *http.Request) bool {
 }
 
 // decodeRequest reads the capped body and checks the envelope.
-func decodeRequest(w http.ResponseWriter, r *http.Request, actions []string) (*request, error) {
+func decodeRequest(w http.ResponseWriter, r *http.Request, reg *tools.Registry) (*request, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -201,7 +201,7 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, actions []string) (*r
 		return nil, errs.Invalidf("request body must hold one JSON object")
 	}
 	if req.Action == "" {
-		return nil, errs.Invalidf("request body needs an \"action\" (%s, or a tool name)", strings.Join(actions, ", "))
+		return nil, errs.Invalidf("request body needs an \"action\" (%s, or a tool name)", strings.Join(reg.Actions(), ", "))
 	}
 	return &req, nil
 }
