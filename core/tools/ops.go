@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"strings"
 
 	"github.com/cairn-dev/cairn/core/errs"
 )
@@ -173,12 +172,7 @@ func (r *Registry) Operation(command string) *Operation { return r.byCommand[com
 
 // Action finds the operation POST /api answers for an action name: an agent tool or an HTTP
 // action; nil when none.
-func (r *Registry) Action(name string) *Operation {
-	if op := r.byAction[name]; op != nil {
-		return op
-	}
-	return nil
-}
+func (r *Registry) Action(name string) *Operation { return r.byAction[name] }
 
 // Actions are the names of the HTTP actions that are no agent tool, in registry order.
 func (r *Registry) Actions() []string {
@@ -190,20 +184,3 @@ func (r *Registry) Actions() []string {
 	}
 	return names
 }
-
-// OptionsOf lists every option of every operation, for the faces that look a flag up without
-// knowing its command (completion of a flag's values, the flag a field is given with).
-func (r *Registry) OptionsOf(field string) []Option {
-	var out []Option
-	for _, op := range r.ops {
-		for _, o := range op.Options {
-			if o.Field == field && field != "" {
-				out = append(out, o)
-			}
-		}
-	}
-	return out
-}
-
-// joinFlags writes option names for help prose ("a, b, c").
-func joinFlags(values []string) string { return strings.Join(values, ", ") }
