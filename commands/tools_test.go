@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -359,6 +360,84 @@ func TestFacesAnswerAlike(t *testing.T) {
 			if w.name == "TaskCreate" && !strings.Contains(file, "the same on every face") || w.name != "TaskCreate" && file != files[0] {
 				t.Errorf("%s left a different file through face %d:\n%q\n%q", w.name, i, files[0], file)
 			}
+		}
+	}
+}
+
+// positional are the input fields a tool's command takes as arguments, in order; every other
+// field is a flag of the command, found through the registry's options.
+var positional = map[string][]string{
+	"TaskGet": {"taskid"}, "MemorySearch": {"query"}, "KnowledgeSearch": {"query"},
+	"MemoryRead": {"kind", "slug"}, "SearchWorkspaceTasks": {"query"}, "flowly_search": {"query"},
+}
+
+// cliArgs turns a tool's JSON input into its command line: the positional fields as arguments,
+// every other field as the flag bound to it (a list comma-separated).
+func cliArgs(t *testing.T, op *tools.Operation, input string) []string {
+	t.Helper()
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(input), &fields); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields(op.Command)
+	for _, name := range positional[op.Name] {
+		if v, ok := fields[name]; ok {
+			args = append(args, fmt.Sprint(v))
+			delete(fields, name)
+		}
+	}
+	for name, v := range fields {
+		var flag string
+		for _, o := range op.Options {
+			if o.Field == name {
+				flag = o.Flag
+			}
+		}
+		if flag == "" {
+			t.Fatalf("%s: no option sets %s", op.Command, name)
+		}
+		value := fmt.Sprint(v)
+		if list, ok := v.([]any); ok {
+			parts := make([]string, len(list))
+			for i, x := range list {
+				parts[i] = fmt.Sprint(x)
+			}
+			value = strings.Join(parts, ",")
+		}
+		args = append(args, "--"+flag, value)
+	}
+	return args
+}
+
+// The command of every read-only tool, its flags built from the registry, answers --json with
+// the tool's own answer to the same input.
+func TestCommandsAnswerLikeTools(t *testing.T) {
+	f := newFaces(t)
+	reg := tools.New()
+	compared := map[string]bool{}
+	for _, tool := range reg.List() {
+		if !tool.ReadOnly {
+			continue
+		}
+		op := reg.Operation(tool.Command)
+		for _, in := range readOnlyInputs[tool.Name] {
+			viaTool, _ := f.viaCLI(tool.Name, in).(map[string]any)
+			if viaTool["error"] != nil {
+				continue // a refusal is worded for its reader; the answers are what must agree
+			}
+			args := append([]string{"-C", f.root, "--user", facesCaller.User, "--task", facesCaller.Task, "--card", facesCaller.Card, "--json"}, cliArgs(t, op, in)...)
+			code, out := f.cli(args...)
+			if code != 0 {
+				t.Errorf("cairn %s: exit %d\n%s", strings.Join(args, " "), code, out)
+				continue
+			}
+			compared[tool.Name] = true
+			if viaCommand := f.decode("cairn "+op.Command, []byte(out)); !reflect.DeepEqual(viaCommand, any(viaTool)) {
+				t.Errorf("cairn %s answers differently from %s %s:\ncommand: %v\ntool:    %v", strings.Join(args, " "), tool.Name, in, viaCommand, viaTool)
+			}
+		}
+		if !compared[tool.Name] {
+			t.Errorf("%s: no input of readOnlyInputs was answered, so its command was never compared", tool.Name)
 		}
 	}
 }
