@@ -2,6 +2,7 @@ package commands
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/core/errs"
 )
@@ -10,22 +11,31 @@ import (
 // its value and its environment variable.
 type cliInput struct{ flag, value, env, alias string }
 
-// callerInputs are the caller's inputs, given by the global flags.
-var callerInputs = map[string]cliInput{
-	"task":           {"task", "ID", "CAIRN_TASK", ""},
-	"user":           {"user", "ID", "CAIRN_USER", ""},
-	"session":        {"session", "FILE", "CAIRN_SESSION", ""},
-	"session_format": {"session-format", "FORMAT", "CAIRN_SESSION_FORMAT", ""},
-	"list":           {"list", "LIST", "CAIRN_LIST", ""},
-	"wait":           {"wait", "DURATION", "", ""},
-	"card":           {"card", "ID", "CAIRN_CARD", ""},
-	"workspace":      {"workspace", "DIR", "CAIRN_WORKSPACE", "C"},
-}
+// callerForms are the forms of the caller inputs' values that messages ask for.
+var callerForms = map[string]string{"task": "ID"}
+
+// globalInputs are the caller's inputs as the global flags give them, by field: a flag's name,
+// its first alias and its environment variable.
+var globalInputs = sync.OnceValue(func() map[string]cliInput {
+	out := map[string]cliInput{}
+	for _, f := range globalFlags() {
+		names := f.Names()
+		in := cliInput{flag: names[0], value: callerForms[strings.ReplaceAll(names[0], "-", "_")]}
+		if len(names) > 1 {
+			in.alias = names[1]
+		}
+		if ev, ok := f.(interface{ GetEnvVars() []string }); ok && len(ev.GetEnvVars()) > 0 {
+			in.env = ev.GetEnvVars()[0]
+		}
+		out[strings.ReplaceAll(names[0], "-", "_")] = in
+	}
+	return out
+})
 
 // inputOf is how the command line gives the input field: a caller's global flag, or the flag of
 // an operation bound to it (the registry's options), else the field in kebab case.
 func inputOf(field string) cliInput {
-	if in, ok := callerInputs[field]; ok {
+	if in, ok := globalInputs()[field]; ok {
 		return in
 	}
 	if in, ok := operationInputs()[field]; ok {
