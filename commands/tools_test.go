@@ -440,4 +440,13 @@ func TestCommandsAnswerLikeTools(t *testing.T) {
 			t.Errorf("%s: no input of readOnlyInputs was answered, so its command was never compared", tool.Name)
 		}
 	}
+	// The Search page's search is board search without a card.
+	viaHTTP := f.viaHTTP("search", `{"query":"link","sources":["card","summary"],"limit":5}`)
+	code, out := f.cli("-C", f.root, "--json", "board", "search", "link", "--sources", "card,summary", "--limit", "5")
+	if viaCommand := f.decode("cairn board search", []byte(out)); code != 0 || !reflect.DeepEqual(viaCommand, viaHTTP) {
+		t.Errorf("cairn board search answers differently from the search action:\ncommand: %v\naction:  %v", viaCommand, viaHTTP)
+	}
+	if m, _ := viaHTTP.(map[string]any); len(m["cards"].([]any)) == 0 {
+		t.Errorf("the search action found nothing: %v", viaHTTP)
+	}
 }
