@@ -204,78 +204,54 @@ func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error
 			return errs.Invalidf("space import --from %s reads files and folders, not standard input", format.Name)
 		}
 	}
-	if format.Name == spaces.SourceCodex {
-		return e.spaceImportCodex(c)
-	}
-	return e.spaceImportClaude(c)
-}
-
-// spaceImportClaude is space import --from claude-code: transcripts into one space per project.
-func (e *Env) spaceImportClaude(c *cli.Context) error {
 	st, err := e.openSpaces(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	progress, finish := e.spaceProgress(0, true, "importing")
-	rep, err := st.ImportClaude(c.Context, c.Args().Slice(), progress)
+	rep, err := format.Import(st, c.Context, c.Args().Slice(), progress)
 	finish()
 	if err != nil {
 		return err
 	}
-	err = e.Render(rep, func(w io.Writer) error {
-		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
-			count(rep.Files, "Claude Code transcript", "Claude Code transcripts"), rep.Read, rep.Resumed, rep.Unchanged,
-			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
-		for _, bl := range rep.BadLines {
-			if bl.Line > 0 {
-				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
-			} else {
-				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
-			}
-		}
-		return nil
-	})
-	return err
+	return e.Render(rep, func(w io.Writer) error { return writeTranscriptReport(w, rep) })
 }
 
-// spaceImportCodex is space import --from codex: rollouts into one space per working directory.
-func (e *Env) spaceImportCodex(c *cli.Context) error {
-	st, err := e.openSpaces(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	progress, finish := e.spaceProgress(0, true, "importing")
-	rep, err := st.ImportCodex(c.Context, c.Args().Slice(), progress)
-	finish()
-	if err != nil {
-		return err
-	}
-	return e.Render(rep, func(w io.Writer) error {
+// writeTranscriptReport is the text of a transcript import: the counts, then what was skipped.
+func writeTranscriptReport(w io.Writer, rep any) error {
+	var bad []spaces.ClaudeBadLine
+	switch r := rep.(type) {
+	case spaces.ClaudeReport:
 		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
-			count(rep.Files, "Codex rollout", "Codex rollouts"), rep.Read, rep.Resumed, rep.Unchanged,
-			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
-		if rep.Read+rep.Resumed == 0 && rep.Files > 0 {
+			count(r.Files, "Claude Code transcript", "Claude Code transcripts"), r.Read, r.Resumed, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
+		bad = r.BadLines
+	case spaces.CodexReport:
+		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
+			count(r.Files, "Codex rollout", "Codex rollouts"), r.Read, r.Resumed, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
+		if r.Read+r.Resumed == 0 && r.Files > 0 {
 			fmt.Fprintln(w, "nothing new since the last import")
 		}
-		types := make([]string, 0, len(rep.Unknown))
-		for t := range rep.Unknown {
+		types := make([]string, 0, len(r.Unknown))
+		for t := range r.Unknown {
 			types = append(types, t)
 		}
 		sort.Strings(types)
 		for _, t := range types {
-			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(rep.Unknown[t], "record", "records"), sanitizeLine(t))
+			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(r.Unknown[t], "record", "records"), sanitizeLine(t))
 		}
-		for _, bl := range rep.BadLines {
-			if bl.Line > 0 {
-				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
-			} else {
-				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
-			}
+		bad = r.BadLines
+	}
+	for _, bl := range bad {
+		if bl.Line > 0 {
+			fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
+		} else {
+			fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func spaceAddCommentCommand(env *Env) *cli.Command {

@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"context"
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -18,15 +19,26 @@ type ImportFormat struct {
 	Paths bool
 	// Needs says what one source of a Paths format is, for the message when none is given.
 	Needs string
+	// Import reads the files and folders of a Paths format into the store and reports what
+	// it read (a ClaudeReport, a CodexReport).
+	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
 }
 
 // ImportFormats are the formats of space import, the default first.
 var ImportFormats = []ImportFormat{
 	{Name: "cairn", Doc: "JSON Lines of spaces, members, tasks, comments; docs/formats.md"},
 	{Name: SourceClaudeCode, Doc: "transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/", Paths: true,
-		Needs: "transcript (.jsonl) or folder such as ~/.claude/projects/<project>/"},
+		Needs: "transcript (.jsonl) or folder such as ~/.claude/projects/<project>/",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportClaude(ctx, paths, progress)
+			return rep, err
+		}},
 	{Name: SourceCodex, Doc: "rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions", Paths: true,
-		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions"},
+		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportCodex(ctx, paths, progress)
+			return rep, err
+		}},
 }
 
 // FormatUsage lists the formats with what each reads: "cairn (...) claude-code (...) or codex (...)".
