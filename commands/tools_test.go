@@ -245,9 +245,6 @@ func TestRegistryCoversEveryFace(t *testing.T) {
 				t.Errorf("cairn %s is in no operation of the registry", path)
 				continue
 			}
-			if strings.HasPrefix(path, "setup ") || strings.HasPrefix(path, "hook ") {
-				continue // their flags are the runtime's own (scope, plugin, dry-run)
-			}
 			var names []string
 			for _, fl := range c.Flags {
 				names = append(names, fl.Names()[0])

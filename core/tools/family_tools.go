@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/importers"
 	"github.com/cairn-dev/cairn/core/memory"
+	"github.com/cairn-dev/cairn/core/setup"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -215,9 +216,17 @@ func (c Context) board(ctx context.Context) (*board.Index, error) {
 // runtimeOperations are the commands that set up and feed an agent runtime: a person or the
 // runtime's hooks run them, never a model through a tool.
 func runtimeOperations() []*Operation {
+	dryRun := Option{Flag: "dry-run", Aliases: []string{"n"}, Kind: Bool, Usage: "print the changes as a diff and write nothing"}
+	binary := Option{Flag: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: this binary)"}
 	return []*Operation{
-		command[struct{}, any]("setup claude-code", false, ex("cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin")),
-		command[struct{}, any]("setup codex", false, ex("cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json")),
+		command[struct{}, any]("setup claude-code", false, ex("cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin"),
+			Option{Flag: "scope", Default: "local", Usage: "where to register: " + errs.OrList(setup.Scopes), Enum: setup.Scopes},
+			dryRun,
+			Option{Flag: "plugin", Usage: "write a Claude Code plugin folder `DIR` (plugin.json, .mcp.json, hooks, skill) instead of settings"},
+			binary),
+		command[struct{}, any]("setup codex", false, ex("cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json"),
+			Option{Flag: "scope", Default: "user", Usage: "where to register: " + errs.OrList(setup.CodexScopes), Enum: setup.CodexScopes},
+			dryRun, binary),
 		command[struct{}, any]("hook claude-code", false, ex(`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`)),
 		command[struct{}, any]("hook codex", false, ex(`echo '{"hook_event_name":"SessionStart","source":"resume","session_id":"abc","cwd":"."}' | cairn hook codex`)),
 	}
