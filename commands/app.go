@@ -108,7 +108,7 @@ func (e *Env) run(args []string) int {
 	app := NewApp(e)
 	p := parseArgs(app, args)
 	if p.complete && p.valueOf != "" {
-		e.completeFlagValue(p.valueOf)
+		e.completeFlagValue(app, p.command, p.valueOf)
 		return 0
 	}
 	if p.complete && p.flagPrefix != "" {
@@ -230,7 +230,7 @@ func configureCommands(env *Env, where string, cmds []*cli.Command) {
 // family actions, so an error without a code is INTERNAL.
 func (e *Env) fail(err error) int {
 	code := errs.CodeOf(err)
-	msg := err.Error()
+	msg := errs.Message(err, forCLI)
 	if e.JSON {
 		e.writeJSON(e.Stdout, map[string]any{"error": map[string]string{"code": code.Name(), "message": msg}})
 	} else {

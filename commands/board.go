@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
@@ -37,21 +36,14 @@ func boardImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input), or one project with --from",
-		ArgsUsage: "FILE.json | --from github|beads|backlog-md SOURCE... | --schema",
+		ArgsUsage: "FILE.json | --from " + strings.Join(importers.Formats(), "|") + " SOURCE... | --schema",
 		Description: "Without --from, FILE.json (or - for standard input) replaces the whole board.\n" +
 			"With --from, SOURCE is one project of another tracker, which replaces that project only\n" +
 			"(every other project is kept as it was; importing it again never duplicates cards):\n" +
-			"  github      the JSON of 'gh issue list --json ...' and/or 'gh pr list --json ...' (files or -);\n" +
-			"              project gh-OWNER-REPO, from the items' url or --project OWNER/REPO\n" +
-			"  beads       a .beads/issues.jsonl file (or the folder holding .beads/); project beads-FOLDER\n" +
-			"  backlog-md  a Backlog.md backlog/ folder (or the folder holding it); project backlog-FOLDER\n" +
+			formatLines() +
 			"--project names the source where its own name is missing or wrong.\n" +
 			"The fields each --from reads, and the board document: docs/formats.md.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of the board document and import nothing"},
-			&cli.StringFlag{Name: "from", Usage: "import one project from another tracker: " + strings.Join(importers.Formats(), ", ")},
-			&cli.StringFlag{Name: "project", Usage: "with --from: the source's name (github: OWNER/REPO; beads, backlog-md: the folder name to use)"},
-		},
+		Flags: flagsOf("board import"),
 		Action: func(c *cli.Context) error {
 			if c.Bool("schema") {
 				if c.NArg() != 0 || c.IsSet("from") {
@@ -111,9 +103,7 @@ func boardExportCommand(env *Env) *cli.Command {
 		Usage: "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path",
 		Description: "The output imports into a fresh workspace with cairn board import and answers every search the same.\n" +
 			"Order: records in the order they were imported, summaries by card id, memory entries in their file's order.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically: a failed export leaves it as it was) instead of standard output"},
-		},
+		Flags: flagsOf("board export"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return errs.Invalidf("board export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
@@ -143,50 +133,36 @@ func boardExportCommand(env *Env) *cli.Command {
 	}
 }
 
+// formatLines are the --from formats of help, one per line with what each reads, in columns.
+func formatLines() string {
+	width := 0
+	for _, f := range importers.Table {
+		width = max(width, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range importers.Table {
+		for i, line := range strings.Split(f.Doc, "\n") {
+			name := f.Name
+			if i > 0 {
+				name = ""
+			}
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, name, line)
+		}
+	}
+	return b.String()
+}
+
 // boardImportFrom converts one source of another tracker into a project and puts it on the board.
 func boardImportFrom(env *Env, c *cli.Context, from string) error {
-	if c.NArg() != 1 && !(from == "github" && c.NArg() > 1) {
+	format, unknown := importers.Lookup(from)
+	if c.NArg() != 1 && !(format.Many && c.NArg() > 1) {
 		return errs.Invalidf("board import --from %s needs exactly one SOURCE, got %d arguments", from, c.NArg())
 	}
-	src, name := c.Args().First(), c.String("project")
-	var pb *board.ProjectBoard
-	var err error
-	switch from {
-	case "github":
-		var files []importers.File
-		for _, a := range c.Args().Slice() {
-			data, file, err := readSource(env, a)
-			if err != nil {
-				return err
-			}
-			files = append(files, importers.File{Name: file, Data: data})
-		}
-		pb, err = importers.GitHubFiles(files, name)
-	case "beads":
-		file := src
-		if src != "-" {
-			if file, err = beadsFile(src); err != nil {
-				return err
-			}
-			if name == "" {
-				name = beadsName(file)
-			}
-		} else if name == "" {
-			return errs.Invalidf("beads from standard input has no folder to name the project; pass --project NAME")
-		}
-		var data []byte
-		if data, file, err = readSource(env, file); err != nil {
-			return err
-		}
-		pb, err = importers.Beads(file, data, name)
-	case "backlog-md":
-		if src == "-" {
-			return errs.Invalidf("backlog-md reads a folder (backlog/ or the folder holding it), not standard input")
-		}
-		pb, err = importers.BacklogMD(src, name)
-	default:
-		return errs.Invalidf("--from %q is not one of %s", from, strings.Join(importers.Formats(), ", "))
+	if unknown != nil {
+		return unknown
 	}
+	pb, err := format.Read(importers.Source{Paths: c.Args().Slice(), Name: c.String("project"),
+		ReadFile: func(path string) ([]byte, string, error) { return readSource(env, path) }})
 	if err != nil {
 		return err
 	}
@@ -236,42 +212,7 @@ func readSource(env *Env, src string) ([]byte, string, error) {
 	return data, name, nil
 }
 
-// beadsFile finds issues.jsonl: the file given, or inside the .beads folder given or held by the
-// folder given.
-func beadsFile(src string) (string, error) {
-	st, err := os.Stat(src)
-	if err != nil {
-		return "", errs.Wrap(errs.Invalid, err, "board import")
-	}
-	if !st.IsDir() {
-		return src, nil
-	}
-	for _, p := range []string{filepath.Join(src, ".beads", "issues.jsonl"), filepath.Join(src, "issues.jsonl")} {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	return "", errs.Invalidf("board import: %s holds no .beads/issues.jsonl", src)
-}
-
-// beadsName is the name of the folder that holds .beads/ (or the file's folder elsewhere).
-func beadsName(file string) string {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		abs = file
-	}
-	dir := filepath.Dir(abs)
-	if filepath.Base(dir) == ".beads" {
-		dir = filepath.Dir(dir)
-	}
-	return filepath.Base(dir)
-}
-
 func boardSearchCommand(env *Env) *cli.Command {
-	sources := make([]string, 0, 7)
-	for _, s := range board.AllSources() {
-		sources = append(sources, string(s))
-	}
 	return &cli.Command{
 		Name:  "search",
 		Usage: "search cards, summaries, notes, workpads, ideas, deliverables and project memory",
@@ -280,12 +221,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n" +
 			"the card itself excluded, no memory, each card with its tags and latest summary.",
 		ArgsUsage: "QUERY...",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "project", Usage: "search this project only (default: every project that is not archived)"},
-			&cli.BoolFlag{Name: "all-projects", Usage: "search every project that is not archived (the default)"},
-			&cli.StringFlag{Name: "sources", Usage: "comma-separated sources to search: " + strings.Join(sources, ",") + " (default: all)"},
-			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most cards, 1..%d (with --card: 1..%d, default %d)", board.MaxCardLimit, board.MaxAgentLimit, board.DefaultAgentLimit), DefaultText: fmt.Sprint(board.DefaultCardLimit)},
-		},
+		Flags:     flagsOf("board search"),
 		Action: func(c *cli.Context) error {
 			query := strings.Join(c.Args().Slice(), " ")
 			var limit *int

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tasks"
 )
@@ -97,19 +96,18 @@ func completionCommand(env *Env) *cli.Command {
 	}
 }
 
-// completeFlagValue prints the values a flag takes, for a TAB after it; a flag with no fixed set
-// prints nothing, so the shell falls back to completing file names.
-func (e *Env) completeFlagValue(name string) {
+// completeFlagValue prints the values a flag of cmd takes, for a TAB after it (the enum of its
+// option in the registry); a flag with no fixed set prints nothing, so the shell falls back to
+// completing file names.
+func (e *Env) completeFlagValue(app *cli.App, cmd *cli.Command, name string) {
 	var values []string
-	switch name {
-	case "status", "s":
-		values = tasks.Statuses
-	case "session-format":
-		values = []string{tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude}
-	case "sources":
-		for _, s := range board.AllSources() {
-			values = append(values, string(s))
+	if op := registry().Operation(commandPath(app.Commands, cmd)); op != nil {
+		if o, ok := op.Option(name); ok {
+			values = o.Enum
 		}
+	}
+	if name == "session-format" {
+		values = []string{tasks.FormatAuto, tasks.FormatCairn, tasks.FormatClaude}
 	}
 	for _, v := range values {
 		fmt.Fprintln(e.Stdout, v)

@@ -8,8 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// examples are a command's typical uses, shown in its --help and the man page. A test parses
-// each one, so an example can never name a flag or command that does not exist.
+// examples are the typical uses of a family and of the commands that are no operation (tools,
+// mcp, serve, ...), shown in its --help and the man page; an operation's are in the registry. A
+// test parses each one, so an example can never name a flag or command that does not exist.
 var examples = map[string][]string{
 	// a family's help shows the first steps with its commands
 	"task":      {"cairn task create 'Write the migration'", "cairn task list"},
@@ -21,40 +22,22 @@ var examples = map[string][]string{
 	"tools":     {"cairn tools list", `cairn tools call TaskList '{}'`},
 	"setup":     {"cairn setup claude-code --dry-run", "cairn setup codex --dry-run"},
 	"hook":      {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
-	// a command's help shows its typical uses
-	"init":                    {"cairn init", "cairn init ~/work/demo"},
-	"task create":             {"cairn task create 'Write the migration' -d 'users table first'", "cairn --json task create 'Review the PR'"},
-	"task list":               {"cairn task list", "cairn task list --status pending,inprogress", "cairn task list --as-of 120"},
-	"task get":                {"cairn task get 3", "cairn --json task get 3"},
-	"task update":             {"cairn task update 3 --status inprogress", "cairn task update 3 -s completed"},
-	"task history":            {"cairn task history 3"},
-	"session compact":         {"cairn session compact --summary 'schema done; migration next'"},
-	"session compact-context": {"cairn session compact-context"},
-	"session brief":           {"cairn session brief"},
-	"session check":           {"cairn session check", "cairn --json session check"},
-	"memory search":           {"cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2"},
-	"memory read":             {"cairn memory read summary", "cairn memory read decision auth-flow", "cairn memory read knowledge oauth-errors"},
-	"memory write":            {"cairn memory write decision cache-policy -f notes.md", "echo '- keep it short' | cairn memory write summary"},
-	"memory edit":             {"cairn memory edit summary --old 'v1' --new 'v2'", "cairn memory edit decision auth-flow --old draft --new accepted --all"},
-	"knowledge search":        {"cairn knowledge search oauth", "cairn knowledge search retry --kind howto"},
-	"space import":            {"cairn space import space.jsonl", "cat space.jsonl | cairn space import -", "cairn space import --from claude-code ~/.claude/projects/PROJECT", "cairn space import --from codex ~/.codex/sessions", "cairn space import --schema"},
-	"space export":            {"cairn space export --output space.jsonl", "cairn space export > backup.jsonl"},
-	"space add-comment":       {"cairn --user alice --task 7 space add-comment 'switched the UI only'", "cairn --user alice --task 7 space add-comment --kind result -"},
-	"space reindex":           {"cairn space reindex"},
-	"space search":            {"cairn --user alice --task 7 space search 認証 migration", "cairn --user alice --task 7 space search --around comment:42 --context 3"},
-	"board import":            {"cairn board import board.json", "gh issue list --state all --json number,title,body,labels,state,comments,createdAt,updatedAt,closedAt,milestone,assignees,url | cairn board import --from github -", "cairn board import --from beads .beads/issues.jsonl", "cairn board import --from backlog-md backlog", "cairn board import --schema"},
-	"board export":            {"cairn board export --output board.json"},
-	"board search":            {"cairn board search 'rate limit' #backend", "cairn board search migration --project p1 --sources card,note --limit 5"},
-	"tools list":              {"cairn tools list", "cairn --json tools list"},
-	"tools call":              {`cairn tools call TaskCreate '{"subject":"Write the tests"}'`, `echo '{"query":"token"}' | cairn tools call MemorySearch -`},
-	"mcp":                     {"claude mcp add cairn -- cairn --workspace /path/to/ws mcp"},
-	"serve":                   {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
-	"completion":              {"source <(cairn completion bash)", "cairn completion fish | source"},
-	"version":                 {"cairn version", "cairn --json version"},
-	"setup claude-code":       {"cairn setup claude-code --dry-run", "cairn setup claude-code --scope project", "cairn setup claude-code --plugin ./cairn-plugin"},
-	"setup codex":             {"cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json"},
-	"hook claude-code":        {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
-	"hook codex":              {`echo '{"hook_event_name":"SessionStart","source":"resume","session_id":"abc","cwd":"."}' | cairn hook codex`},
+	// the commands that are no operation of the registry (which holds the others' examples)
+	"tools list": {"cairn tools list", "cairn --json tools list"},
+	"tools call": {`cairn tools call TaskCreate '{"subject":"Write the tests"}'`, `echo '{"query":"token"}' | cairn tools call MemorySearch -`},
+	"mcp":        {"claude mcp add cairn -- cairn --workspace /path/to/ws mcp"},
+	"serve":      {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
+	"completion": {"source <(cairn completion bash)", "cairn completion fish | source"},
+	"version":    {"cairn version", "cairn --json version"},
+}
+
+// examplesOf are the examples of a command path ("task create"): its operation's, else those of
+// the examples map.
+func examplesOf(path string) []string {
+	if op := registry().Operation(path); op != nil {
+		return op.Examples
+	}
+	return examples[path]
 }
 
 // exitStatus is the exit status table every command's help ends with.
@@ -75,7 +58,7 @@ var hookExitStatus = []string{"0  always; a failure is reported in one line on s
 // the man page show them; path is the command line without "cairn" ("task create").
 func addHelp(c *cli.Command, path string) {
 	var b strings.Builder
-	ex := examples[path]
+	ex := examplesOf(path)
 	size := len(c.Description) + len(statusBlocks()[0]) + 16
 	for _, e := range ex {
 		size += len(e) + 3

@@ -13,8 +13,17 @@ import (
 // Every example in the help names a real command and only flags that command takes.
 func TestExamplesParse(t *testing.T) {
 	app := NewApp(newEnv(nil, io.Discard, io.Discard))
-	for path, exs := range examples {
-		for _, ex := range exs {
+	paths := map[string]bool{}
+	for path := range examples {
+		paths[path] = true
+	}
+	for _, op := range registry().Operations() {
+		if len(op.Examples) > 0 {
+			paths[op.Command] = true
+		}
+	}
+	for path := range paths {
+		for _, ex := range examplesOf(path) {
 			i := strings.LastIndex(ex, "cairn ")
 			if i < 0 {
 				t.Errorf("%s: example %q does not run cairn", path, ex)
@@ -37,7 +46,7 @@ func TestExamplesParse(t *testing.T) {
 	var walk func(prefix string, cmds []*cli.Command)
 	walk = func(prefix string, cmds []*cli.Command) {
 		for _, c := range cmds {
-			if len(examples[prefix+c.Name]) == 0 {
+			if len(examplesOf(prefix+c.Name)) == 0 {
 				t.Errorf("cairn %s%s has no examples", prefix, c.Name)
 			}
 			walk(prefix+c.Name+" ", c.Subcommands)

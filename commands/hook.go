@@ -63,7 +63,7 @@ func hookSubcommand(env *Env, name string, rt tasks.HookRuntime, processEnv, usa
 				process = os.Getenv(processEnv)
 			}
 			if err := runHook(env, c, rt, process); err != nil {
-				report(err.Error())
+				report(errs.Message(err, forCLI))
 			}
 			return nil
 		},

@@ -104,7 +104,7 @@ func manSections(app *cli.App) string {
 	}
 	b.WriteString("# EXAMPLES\n\n")
 	for _, path := range []string{"init", "task create", "task list", "memory search", "space search", "board search", "tools call"} {
-		for _, e := range examples[path] {
+		for _, e := range examplesOf(path) {
 			fmt.Fprintf(&b, "    %s\n", e)
 		}
 	}

@@ -25,7 +25,7 @@ func memoryCommand(env *Env) *cli.Command {
 				Name:      "search",
 				Usage:     "find a literal text in memory/summary.md, memory/decisions/ and memory/requests/ (MemorySearch)",
 				ArgsUsage: "QUERY",
-				Flags:     searchFlags(false),
+				Flags:     flagsOf("memory search"),
 				Action: func(c *cli.Context) error {
 					ws, in, err := env.searchInput(c)
 					if err != nil {
@@ -74,10 +74,7 @@ func memoryCommand(env *Env) *cli.Command {
 				Usage:        "create or replace one entry atomically from --file or standard input (MemoryWrite)",
 				ArgsUsage:    "KIND [SLUG] | decision:SLUG",
 				BashComplete: env.completeEntry,
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from this file (- or absent: standard input)"},
-					expectFlag(),
-				},
+				Flags:        flagsOf("memory write"),
 				Action: func(c *cli.Context) error {
 					ws, ref, err := env.entryArgs(c, "write")
 					if err != nil {
@@ -113,12 +110,7 @@ func memoryCommand(env *Env) *cli.Command {
 				Usage:        "replace exact text in one entry (MemoryEdit); --old must occur once unless --all",
 				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
 				BashComplete: env.completeEntry,
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "old", Usage: "the exact text to replace (whitespace and line ends included; required)"},
-					&cli.StringFlag{Name: "new", Usage: "the replacement text (required; may be empty)"},
-					&cli.BoolFlag{Name: "all", Usage: "replace every occurrence instead of requiring exactly one"},
-					expectFlag(),
-				},
+				Flags:        flagsOf("memory edit"),
 				Action: func(c *cli.Context) error {
 					if err := requireFlags(c, "old", "new"); err != nil {
 						return err
@@ -127,7 +119,9 @@ func memoryCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.MemoryEdit(c.Context, ws, memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug, Old: c.String("old"), New: c.String("new"), All: c.Bool("all"), ExpectSHA256: c.String("expect-sha256")})
+					in := memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug}
+					bind(c, "memory edit", &in)
+					res, err := memory.MemoryEdit(c.Context, ws, in)
 					if err != nil {
 						return err
 					}
@@ -154,13 +148,15 @@ func knowledgeCommand(env *Env) *cli.Command {
 				Name:      "search",
 				Usage:     "find a literal text in knowledge/*.md, frontmatter included (KnowledgeSearch)",
 				ArgsUsage: "QUERY",
-				Flags:     searchFlags(true),
+				Flags:     flagsOf("knowledge search"),
 				Action: func(c *cli.Context) error {
 					ws, in, err := env.searchInput(c)
 					if err != nil {
 						return err
 					}
-					res, err := memory.KnowledgeSearch(c.Context, ws, memory.KnowledgeSearchInput{Query: in.Query, Kind: c.String("kind"), Limit: in.Limit, Context: in.Context})
+					kin := memory.KnowledgeSearchInput{Query: in.Query}
+					bind(c, "knowledge search", &kin)
+					res, err := memory.KnowledgeSearch(c.Context, ws, kin)
 					if err != nil {
 						return err
 					}
@@ -207,22 +203,6 @@ func (e *Env) completeEntry(c *cli.Context) {
 	}
 }
 
-// searchFlags are the flags of memory search and knowledge search.
-func searchFlags(knowledge bool) []cli.Flag {
-	flags := []cli.Flag{
-		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most this many hits, 1..500", DefaultText: "search_hit_limit of cairn.toml"},
-		&cli.IntFlag{Name: "context", Aliases: []string{"c"}, Usage: "lines before and after each match, 0..20", DefaultText: "search_excerpt_lines of cairn.toml"},
-	}
-	if knowledge {
-		flags = append(flags, &cli.StringFlag{Name: "kind", Aliases: []string{"k"}, Usage: "only files whose frontmatter kind is exactly this"})
-	}
-	return flags
-}
-
-func expectFlag() cli.Flag {
-	return &cli.StringFlag{Name: "expect-sha256", Usage: "refuse (exit 2, nothing written) unless the entry still has this sha256, as 'memory read --json' printed it"}
-}
-
 // searchInput opens the workspace and reads the query (all positional arguments, joined by
 // spaces) and the overrides.
 func (e *Env) searchInput(c *cli.Context) (*workspace.Workspace, memory.SearchInput, error) {
@@ -230,14 +210,7 @@ func (e *Env) searchInput(c *cli.Context) (*workspace.Workspace, memory.SearchIn
 		return nil, memory.SearchInput{}, errs.Invalidf("%s needs a QUERY", c.Command.FullName())
 	}
 	in := memory.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
-	if c.IsSet("limit") {
-		n := c.Int("limit")
-		in.Limit = &n
-	}
-	if c.IsSet("context") {
-		n := c.Int("context")
-		in.Context = &n
-	}
+	bind(c, "memory search", &in)
 	ws, err := e.Workspace()
 	return ws, in, err
 }
@@ -318,7 +291,7 @@ func (e *Env) searchNotes(query string, hits int, truncated bool, skipped []stri
 		if hits == 1 {
 			plural = ""
 		}
-		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most 500)\n", hits, plural)
+		fmt.Fprintf(e.Stderr, "note: showing the first %d hit%s; more exist (raise --limit, at most %d)\n", hits, plural, workspace.MaxSearchHits)
 	}
 	for _, p := range skipped {
 		reason := why[p]

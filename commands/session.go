@@ -23,11 +23,7 @@ func sessionCommand(env *Env) *cli.Command {
 				Name:      "compact",
 				Usage:     "record a compaction: task snapshot, mark_read_required message, runtime TaskList",
 				ArgsUsage: "[-]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "summary", Usage: "the compaction summary"},
-					&cli.StringFlag{Name: "summary-file", Usage: "read the summary from a file (- for standard input)"},
-					&cli.StringFlag{Name: "new-log", Usage: "also start this new log (never overwritten) with the compaction"},
-				},
+				Flags:     flagsOf("session compact"),
 				Action: func(c *cli.Context) error {
 					if nl := c.String("new-log"); c.IsSet("new-log") && (strings.TrimSpace(nl) == "" || nl == "-") {
 						return errs.Invalidf("--new-log needs the path of a new file, got %q", nl)

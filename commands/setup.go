@@ -36,12 +36,7 @@ func setupCommand(env *Env) *cli.Command {
 					"hooks with the PATH it was launched with, where a bare `cairn` is often missing. The workspace\n" +
 					"is found from the project folder, where Claude Code starts them; --workspace (or\n" +
 					"CAIRN_WORKSPACE) given here is registered outright.",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "scope", Value: "local", Usage: "where to register: project, local or user"},
-					&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the changes as a diff and write nothing"},
-					&cli.StringFlag{Name: "plugin", Usage: "write a Claude Code plugin folder `DIR` (plugin.json, .mcp.json, hooks, skill) instead of settings"},
-					&cli.StringFlag{Name: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: this binary)"},
-				},
+				Flags:  flagsOf("setup claude-code"),
 				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
 			},
 			{
@@ -55,11 +50,7 @@ func setupCommand(env *Env) *cli.Command {
 					"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n" +
 					"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n" +
 					"binary's absolute path; --workspace (or CAIRN_WORKSPACE) given here is registered outright.",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "scope", Value: "user", Usage: "where to register: user or project"},
-					&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the changes as a diff and write nothing"},
-					&cli.StringFlag{Name: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: this binary)"},
-				},
+				Flags:  flagsOf("setup codex"),
 				Action: func(c *cli.Context) error { return setupCodex(env, c) },
 			},
 		},

@@ -84,10 +84,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 		Name:      "import",
 		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code) or Codex rollouts (--from codex)",
 		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --schema",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Value: "cairn", Usage: "what the input is: cairn (JSON Lines of spaces, members, tasks, comments; docs/formats.md) claude-code (transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/) or codex (rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions)"},
-			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of one line of the cairn format and import nothing"},
-		},
+		Flags:     flagsOf("space import"),
 		Action: func(c *cli.Context) error {
 			if c.Bool("schema") {
 				if c.NArg() != 0 || c.IsSet("from") {
@@ -95,14 +92,12 @@ func spaceImportCommand(env *Env) *cli.Command {
 				}
 				return env.printSchema(formats.SpaceSchema)
 			}
-			switch c.String("from") {
-			case "cairn":
-			case "claude-code":
-				return env.spaceImportClaude(c)
-			case "codex":
-				return env.spaceImportCodex(c)
-			default:
-				return errs.Invalidf("--from %q is not one of cairn, claude-code, codex", c.String("from"))
+			format, err := spaces.LookupImportFormat(c.String("from"))
+			if err != nil {
+				return err
+			}
+			if format.Paths {
+				return env.spaceImportPaths(c, format)
 			}
 			if c.NArg() != 1 {
 				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
@@ -170,9 +165,7 @@ func spaceExportCommand(env *Env) *cli.Command {
 		Description: "The output imports into a fresh workspace with cairn space import and answers every search the same.\n" +
 			"Order: spaces by id, members by space then user, tasks by id, comments by id (integer ids by value first).\n" +
 			"Titles and bodies are written as imported, secrets included: it is the workspace owner's data, and no --user is needed.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this file (atomically: a failed export leaves it as it was) instead of standard output"},
-		},
+		Flags: flagsOf("space export"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return errs.Invalidf("space export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
@@ -200,14 +193,15 @@ func spaceExportCommand(env *Env) *cli.Command {
 	}
 }
 
-// spaceImportClaude is space import --from claude-code: transcripts into one space per project.
-func (e *Env) spaceImportClaude(c *cli.Context) error {
+// spaceImportPaths is space import of a format that reads files and folders: the runtimes'
+// transcripts, each into one space per project.
+func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error {
 	if c.NArg() == 0 {
-		return errs.Invalidf("space import --from claude-code needs at least one transcript (.jsonl) or folder such as ~/.claude/projects/<project>/")
+		return errs.Invalidf("space import --from %s needs at least one %s", format.Name, format.Needs)
 	}
 	for _, p := range c.Args().Slice() {
 		if p == "-" {
-			return errs.Invalidf("space import --from claude-code reads files and folders, not standard input")
+			return errs.Invalidf("space import --from %s reads files and folders, not standard input", format.Name)
 		}
 	}
 	st, err := e.openSpaces(c)
@@ -216,72 +210,48 @@ func (e *Env) spaceImportClaude(c *cli.Context) error {
 	}
 	defer st.Close()
 	progress, finish := e.spaceProgress(0, true, "importing")
-	rep, err := st.ImportClaude(c.Context, c.Args().Slice(), progress)
+	rep, err := format.Import(st, c.Context, c.Args().Slice(), progress)
 	finish()
 	if err != nil {
 		return err
 	}
-	err = e.Render(rep, func(w io.Writer) error {
-		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
-			count(rep.Files, "Claude Code transcript", "Claude Code transcripts"), rep.Read, rep.Resumed, rep.Unchanged,
-			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
-		for _, bl := range rep.BadLines {
-			if bl.Line > 0 {
-				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
-			} else {
-				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
-			}
-		}
-		return nil
-	})
-	return err
+	return e.Render(rep, func(w io.Writer) error { return writeTranscriptReport(w, rep) })
 }
 
-// spaceImportCodex is space import --from codex: rollouts into one space per working directory.
-func (e *Env) spaceImportCodex(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return errs.Invalidf("space import --from codex needs at least one rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions")
-	}
-	for _, p := range c.Args().Slice() {
-		if p == "-" {
-			return errs.Invalidf("space import --from codex reads files and folders, not standard input")
-		}
-	}
-	st, err := e.openSpaces(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	progress, finish := e.spaceProgress(0, true, "importing")
-	rep, err := st.ImportCodex(c.Context, c.Args().Slice(), progress)
-	finish()
-	if err != nil {
-		return err
-	}
-	return e.Render(rep, func(w io.Writer) error {
+// writeTranscriptReport is the text of a transcript import: the counts, then what was skipped.
+func writeTranscriptReport(w io.Writer, rep any) error {
+	var bad []spaces.ClaudeBadLine
+	switch r := rep.(type) {
+	case spaces.ClaudeReport:
 		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
-			count(rep.Files, "Codex rollout", "Codex rollouts"), rep.Read, rep.Resumed, rep.Unchanged,
-			count(rep.Spaces, "space", "spaces"), count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
-		if rep.Read+rep.Resumed == 0 && rep.Files > 0 {
+			count(r.Files, "Claude Code transcript", "Claude Code transcripts"), r.Read, r.Resumed, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
+		bad = r.BadLines
+	case spaces.CodexReport:
+		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
+			count(r.Files, "Codex rollout", "Codex rollouts"), r.Read, r.Resumed, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
+		if r.Read+r.Resumed == 0 && r.Files > 0 {
 			fmt.Fprintln(w, "nothing new since the last import")
 		}
-		types := make([]string, 0, len(rep.Unknown))
-		for t := range rep.Unknown {
+		types := make([]string, 0, len(r.Unknown))
+		for t := range r.Unknown {
 			types = append(types, t)
 		}
 		sort.Strings(types)
 		for _, t := range types {
-			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(rep.Unknown[t], "record", "records"), sanitizeLine(t))
+			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(r.Unknown[t], "record", "records"), sanitizeLine(t))
 		}
-		for _, bl := range rep.BadLines {
-			if bl.Line > 0 {
-				fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
-			} else {
-				fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
-			}
+		bad = r.BadLines
+	}
+	for _, bl := range bad {
+		if bl.Line > 0 {
+			fmt.Fprintf(w, "  skipped %s line %d: %s\n", bl.File, bl.Line, bl.Message)
+		} else {
+			fmt.Fprintf(w, "  skipped %s: %s\n", bl.File, bl.Message)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func spaceAddCommentCommand(env *Env) *cli.Command {
@@ -289,15 +259,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 		Name:      "add-comment",
 		Usage:     "add one comment to the current task (--task / CAIRN_TASK); upsert by --id",
 		ArgsUsage: "BODY|-",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "id", Usage: "comment id (default: one more than the highest integer id)"},
-			&cli.StringFlag{Name: "kind", Value: "comment", Usage: "one of " + strings.Join(spaces.Kinds, ", ")},
-			&cli.StringFlag{Name: "progress-type", Usage: "for --kind progress: thinking, summary, tool, ..."},
-			&cli.StringFlag{Name: "tool-name", Usage: "for a tool progress comment: the tool's name"},
-			&cli.StringFlag{Name: "author", Usage: "who wrote it (default: --user)"},
-			&cli.StringFlag{Name: "at", Usage: "RFC 3339 time (default: now)"},
-			&cli.StringSliceFlag{Name: "attach", Usage: "an attachment file name (repeatable)"},
-		},
+		Flags:     flagsOf("space add-comment"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return errs.Invalidf("space add-comment needs exactly one BODY (or - for standard input), got %d arguments", c.NArg())
@@ -314,31 +276,24 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			if task == "" {
 				return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
 			}
-			author := c.String("author")
-			if author == "" {
-				author = env.Caller.User
+			in := spaces.Comment{Task: spaces.ID(task), Body: body, Attachments: []string{}}
+			bind(c, "space add-comment", &in)
+			in.ID = spaces.ID(strings.TrimPrefix(string(in.ID), "comment:"))
+			if in.Author == "" {
+				in.Author = env.Caller.User
 			}
-			if author == "" {
+			if in.Author == "" {
 				return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
 			}
-			at := c.String("at")
-			if at == "" {
-				at = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+			if in.CreatedAt == "" {
+				in.CreatedAt = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
 			}
 			st, err := env.openSpaces(c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			att := c.StringSlice("attach")
-			if att == nil {
-				att = []string{}
-			}
-			added, err := st.AddComment(c.Context, spaces.Comment{
-				ID: spaces.ID(strings.TrimPrefix(c.String("id"), "comment:")), Task: spaces.ID(task), Kind: c.String("kind"),
-				ProgressType: c.String("progress-type"), ToolName: c.String("tool-name"), Author: author,
-				CreatedAt: at, Body: body, Attachments: att,
-			})
+			added, err := st.AddComment(c.Context, in)
 			if err != nil {
 				return err
 			}
@@ -389,24 +344,10 @@ func spaceSearchCommand(env *Env) *cli.Command {
 		Name:      "search",
 		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code and Codex sessions imported with --from claude-code or --from codex",
 		ArgsUsage: "[QUERY...]",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "around", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
-			&cli.IntFlag{Name: "context", Usage: "neighbouring comments per hit, or each side of --around (0..5)"},
-			&cli.IntFlag{Name: "limit", Usage: fmt.Sprintf("most hits, 1..%d (query only)", spaces.MaxLimit), DefaultText: fmt.Sprint(spaces.DefaultLimit)},
-			&cli.StringFlag{Name: "kind", Usage: "only comments of this kind: " + strings.Join(spaces.FilterKinds, ", ")},
-			&cli.StringFlag{Name: "author", Usage: "only comments by this author"},
-			&cli.StringFlag{Name: "task-id", Usage: "only this task (task:<id> or <id>)"},
-		},
+		Flags:     flagsOf("space search"),
 		Action: func(c *cli.Context) error {
-			in := spaces.SearchInput{
-				Query:   strings.Join(c.Args().Slice(), " "),
-				Around:  c.String("around"),
-				Context: c.Int("context"),
-				Limit:   c.Int("limit"),
-				Kind:    c.String("kind"),
-				Author:  c.String("author"),
-				TaskID:  c.String("task-id"),
-			}
+			in := spaces.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
+			bind(c, "space search", &in)
 			if c.IsSet("limit") && in.Limit == 0 {
 				return errs.Invalidf("--limit 0 is out of range 1..%d", spaces.MaxLimit)
 			}

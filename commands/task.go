@@ -39,24 +39,25 @@ func taskCommand(env *Env) *cli.Command {
 				Name:      "create",
 				Usage:     "add a pending task (TaskCreate)",
 				ArgsUsage: "SUBJECT",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "details of the task"},
-					&cli.StringFlag{Name: "description-file", Usage: "read the description from a file (- for standard input)"},
-				},
+				Flags:     flagsOf("task create"),
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
 						return errs.Invalidf("task create needs a SUBJECT")
 					}
-					subject := strings.Join(c.Args().Slice(), " ")
-					desc, _, err := env.description(c)
+					in := tasks.CreateInput{Subject: strings.Join(c.Args().Slice(), " ")}
+					bind(c, "task create", &in)
+					desc, set, err := env.description(c)
 					if err != nil {
 						return err
+					}
+					if set {
+						in.Description = desc
 					}
 					s, err := env.session()
 					if err != nil {
 						return err
 					}
-					res, err := s.Create(c.Context, subject, desc)
+					res, err := s.CreateFrom(c.Context, in)
 					if err != nil {
 						return err
 					}
@@ -66,10 +67,7 @@ func taskCommand(env *Env) *cli.Command {
 			{
 				Name:  "list",
 				Usage: "every task by id, deleted and completed included (TaskList)",
-				Flags: []cli.Flag{
-					&cli.StringSliceFlag{Name: "status", Usage: "only these statuses, comma-separated or repeated (pending,inprogress,completed,deleted)"},
-					&cli.StringFlag{Name: "as-of", Usage: "the list as it was after log line N, or at an RFC 3339 time"},
-				},
+				Flags: flagsOf("task list"),
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
 						return errs.Invalidf("task list takes no arguments, got %q", c.Args().First())
@@ -135,38 +133,26 @@ func taskCommand(env *Env) *cli.Command {
 				Usage:        "change a task's status, subject or description (TaskUpdate)",
 				ArgsUsage:    "ID",
 				BashComplete: env.completeTaskIDs,
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "status", Aliases: []string{"s"}, Usage: "pending, inprogress, completed or deleted"},
-					&cli.StringFlag{Name: "subject", Usage: "new one-line subject"},
-					&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "new description"},
-					&cli.StringFlag{Name: "description-file", Usage: "read the new description from a file (- for standard input)"},
-				},
+				Flags:        flagsOf("task update"),
 				Action: func(c *cli.Context) error {
 					id, err := taskID(c)
 					if err != nil {
 						return err
 					}
-					var f tasks.UpdateFields
-					if c.IsSet("status") {
-						v := c.String("status")
-						f.Status = &v
-					}
-					if c.IsSet("subject") {
-						v := c.String("subject")
-						f.Subject = &v
-					}
+					in := tasks.UpdateInput{TaskID: id}
+					bind(c, "task update", &in)
 					desc, set, err := env.description(c)
 					if err != nil {
 						return err
 					}
 					if set {
-						f.Description = &desc
+						in.Description = &desc
 					}
 					s, err := env.session()
 					if err != nil {
 						return err
 					}
-					res, err := s.Update(c.Context, id, f)
+					res, err := s.Update(c.Context, in.TaskID, in.UpdateFields)
 					if err != nil {
 						return err
 					}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -171,8 +172,12 @@ func hasFlag(cmd *cli.Command, name string) bool {
 	return false
 }
 
-// Every operation of the registry has its CLI command; every agent tool is listed over MCP and
-// is an action of the HTTP API, and nothing is listed that the registry does not hold.
+// faceless are the commands that are no domain operation: they list, serve or complete the others.
+var faceless = map[string]bool{"tools list": true, "tools call": true, "mcp": true, "serve": true, "completion": true, "version": true}
+
+// Every operation of the registry has its CLI command, built from it (its flags are its options);
+// every agent tool is listed over MCP and is an action of the HTTP API, as is every HTTP action;
+// nothing is listed that the registry does not hold, and every domain command is an operation.
 func TestRegistryCoversEveryFace(t *testing.T) {
 	f := newFaces(t)
 	env := newEnv(strings.NewReader(""), io.Discard, io.Discard)
@@ -185,10 +190,21 @@ func TestRegistryCoversEveryFace(t *testing.T) {
 		listed[tool.Name] = true
 	}
 	reg := tools.New()
-	cliOnly := 0
+	cliOnly, httpOnly := 0, 0
 	for _, op := range reg.Operations() {
-		if ok, problem := commandOf(env, op.Command); !ok {
-			t.Errorf("operation %q has no CLI command `cairn %s`: %s", op.Command, op.Command, problem)
+		if op.On(tools.CLI) {
+			if ok, problem := commandOf(env, op.Command); !ok {
+				t.Errorf("operation %q has no CLI command `cairn %s`: %s", op.Command, op.Command, problem)
+			}
+		}
+		checkOptions(t, op)
+		if op.Tool == nil && op.On(tools.HTTP) {
+			httpOnly++
+			ans, _ := f.viaHTTP(op.Name, "{}").(map[string]any)
+			if e, _ := ans["error"].(map[string]any); e != nil && strings.HasPrefix(e["message"].(string), "unknown action") {
+				t.Errorf("HTTP operation %s is no action of the HTTP API: %v", op.Name, e)
+			}
+			continue
 		}
 		if op.Tool == nil {
 			cliOnly++
@@ -206,16 +222,64 @@ func TestRegistryCoversEveryFace(t *testing.T) {
 	for name := range listed {
 		t.Errorf("MCP lists %s, which the registry does not hold", name)
 	}
-	if len(reg.Operations()) != len(reg.List())+cliOnly {
-		t.Errorf("%d operations, %d tools and %d CLI-only ones", len(reg.Operations()), len(reg.List()), cliOnly)
+	if len(reg.Operations()) != len(reg.List())+cliOnly+httpOnly {
+		t.Errorf("%d operations, %d tools, %d CLI-only and %d HTTP-only ones", len(reg.Operations()), len(reg.List()), cliOnly, httpOnly)
 	}
-	if cliOnly == 0 {
-		t.Error("the Claude Code commands are not in the registry as CLI-only operations")
+	if cliOnly == 0 || httpOnly == 0 {
+		t.Error("the CLI-only and HTTP-only operations are not in the registry")
 	}
+	// Every command of the tree that does something is an operation, with its flags from it.
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			path := strings.TrimSpace(prefix + " " + c.Name)
+			if len(c.Subcommands) > 0 {
+				walk(path, c.Subcommands)
+				continue
+			}
+			if faceless[path] {
+				continue
+			}
+			op := reg.Operation(path)
+			if op == nil {
+				t.Errorf("cairn %s is in no operation of the registry", path)
+				continue
+			}
+			var names []string
+			for _, fl := range c.Flags {
+				names = append(names, fl.Names()[0])
+			}
+			var want []string
+			for _, o := range op.Options {
+				want = append(want, o.Flag)
+			}
+			if !reflect.DeepEqual(names, want) {
+				t.Errorf("cairn %s has flags %v, its operation's options are %v", path, names, want)
+			}
+		}
+	}
+	walk("", NewApp(env).Commands)
 	// The walk itself fails on a command that does not exist.
 	for _, bad := range []string{"task frobnicate", "space import --nope x", "nosuch"} {
 		if ok, _ := commandOf(env, bad); ok {
 			t.Errorf("the walk finds `cairn %s`", bad)
+		}
+	}
+}
+
+// checkOptions fails for an option bound to a field its operation's input does not have.
+func checkOptions(t *testing.T, op *tools.Operation) {
+	t.Helper()
+	for _, o := range op.Options {
+		if o.Field == "" {
+			continue
+		}
+		if op.Input == nil {
+			t.Errorf("%s: --%s sets %s, but the operation has no input type", op.Command, o.Flag, o.Field)
+			continue
+		}
+		if _, ok := fieldByJSON(reflect.New(op.Input).Elem(), o.Field); !ok {
+			t.Errorf("%s: --%s sets %s, which %s does not have", op.Command, o.Flag, o.Field, op.Input)
 		}
 	}
 }
@@ -294,5 +358,92 @@ func TestFacesAnswerAlike(t *testing.T) {
 				t.Errorf("%s left a different file through face %d:\n%q\n%q", w.name, i, files[0], file)
 			}
 		}
+	}
+}
+
+// positional are the input fields a tool's command takes as arguments, in order; every other
+// field is a flag of the command, found through the registry's options.
+var positional = map[string][]string{
+	"TaskGet": {"taskid"}, "MemorySearch": {"query"}, "KnowledgeSearch": {"query"},
+	"MemoryRead": {"kind", "slug"}, "SearchWorkspaceTasks": {"query"}, "flowly_search": {"query"},
+}
+
+// cliArgs turns a tool's JSON input into its command line: the positional fields as arguments,
+// every other field as the flag bound to it (a list comma-separated).
+func cliArgs(t *testing.T, op *tools.Operation, input string) []string {
+	t.Helper()
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(input), &fields); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields(op.Command)
+	for _, name := range positional[op.Name] {
+		if v, ok := fields[name]; ok {
+			args = append(args, fmt.Sprint(v))
+			delete(fields, name)
+		}
+	}
+	for name, v := range fields {
+		var flag string
+		for _, o := range op.Options {
+			if o.Field == name {
+				flag = o.Flag
+			}
+		}
+		if flag == "" {
+			t.Fatalf("%s: no option sets %s", op.Command, name)
+		}
+		value := fmt.Sprint(v)
+		if list, ok := v.([]any); ok {
+			parts := make([]string, len(list))
+			for i, x := range list {
+				parts[i] = fmt.Sprint(x)
+			}
+			value = strings.Join(parts, ",")
+		}
+		args = append(args, "--"+flag, value)
+	}
+	return args
+}
+
+// The command of every read-only tool, its flags built from the registry, answers --json with
+// the tool's own answer to the same input.
+func TestCommandsAnswerLikeTools(t *testing.T) {
+	f := newFaces(t)
+	reg := tools.New()
+	compared := map[string]bool{}
+	for _, tool := range reg.List() {
+		if !tool.ReadOnly {
+			continue
+		}
+		op := reg.Operation(tool.Command)
+		for _, in := range readOnlyInputs[tool.Name] {
+			viaTool, _ := f.viaCLI(tool.Name, in).(map[string]any)
+			if viaTool["error"] != nil {
+				continue // a refusal is worded for its reader; the answers are what must agree
+			}
+			args := append([]string{"-C", f.root, "--user", facesCaller.User, "--task", facesCaller.Task, "--card", facesCaller.Card, "--json"}, cliArgs(t, op, in)...)
+			code, out := f.cli(args...)
+			if code != 0 {
+				t.Errorf("cairn %s: exit %d\n%s", strings.Join(args, " "), code, out)
+				continue
+			}
+			compared[tool.Name] = true
+			if viaCommand := f.decode("cairn "+op.Command, []byte(out)); !reflect.DeepEqual(viaCommand, any(viaTool)) {
+				t.Errorf("cairn %s answers differently from %s %s:\ncommand: %v\ntool:    %v", strings.Join(args, " "), tool.Name, in, viaCommand, viaTool)
+			}
+		}
+		if !compared[tool.Name] {
+			t.Errorf("%s: no input of readOnlyInputs was answered, so its command was never compared", tool.Name)
+		}
+	}
+	// The Search page's search is board search without a card.
+	viaHTTP := f.viaHTTP("search", `{"query":"link","sources":["card","summary"],"limit":5}`)
+	code, out := f.cli("-C", f.root, "--json", "board", "search", "link", "--sources", "card,summary", "--limit", "5")
+	if viaCommand := f.decode("cairn board search", []byte(out)); code != 0 || !reflect.DeepEqual(viaCommand, viaHTTP) {
+		t.Errorf("cairn board search answers differently from the search action:\ncommand: %v\naction:  %v", viaCommand, viaHTTP)
+	}
+	if m, _ := viaHTTP.(map[string]any); len(m["cards"].([]any)) == 0 {
+		t.Errorf("the search action found nothing: %v", viaHTTP)
 	}
 }

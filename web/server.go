@@ -91,7 +91,10 @@ func New(opts Options) (*Handler, error) {
 		h.cur.Store(opts.Index)
 	}
 	if h.tc.Board == nil {
-		h.tc.Board = h.index // flowly_search over HTTP answers from the index in memory
+		h.tc.Board = h.index // every board action and flowly_search answer from the index in memory
+	}
+	if h.tc.Queue == nil {
+		h.tc.Queue = h.queue
 	}
 	static, err := staticHandler()
 	if err != nil {
@@ -141,7 +144,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			return errorBody(&statusError{http.StatusUnauthorized, "UNAUTHORIZED", "missing or wrong token: send \"Authorization: Bearer <token>\" with the token in .cairn/serve.token"})
 		}
-		req, err := decodeRequest(w, r)
+		req, err := decodeRequest(w, r, h.reg)
 		if err != nil {
 			return errorBody(err)
 		}
@@ -161,11 +164,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 // safeAction logs an action name only when it is a known one, so input cannot be smuggled into
 // the log through the action field.
 func safeAction(a string, h *Handler) string {
-	switch a {
-	case "-", actionSearch, actionProjects, actionCard:
-		return a
-	}
-	if _, err := h.reg.Get(a); err == nil {
+	if a == "-" || h.reg.Action(a) != nil {
 		return a
 	}
 	return "unknown"
@@ -183,7 +182,7 @@ func (h *Handler) authorized(r *http.Request) bool {
 }
 
 // decodeRequest reads the capped body and checks the envelope.
-func decodeRequest(w http.ResponseWriter, r *http.Request) (*request, error) {
+func decodeRequest(w http.ResponseWriter, r *http.Request, reg *tools.Registry) (*request, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -202,17 +201,10 @@ func decodeRequest(w http.ResponseWriter, r *http.Request) (*request, error) {
 		return nil, errs.Invalidf("request body must hold one JSON object")
 	}
 	if req.Action == "" {
-		return nil, errs.Invalidf("request body needs an \"action\" (search, projects, card, or a tool name)")
+		return nil, errs.Invalidf("request body needs an \"action\" (%s, or a tool name)", strings.Join(reg.Actions(), ", "))
 	}
 	return &req, nil
 }
-
-// API actions besides the tools of the registry.
-const (
-	actionSearch   = "search"
-	actionProjects = "projects"
-	actionCard     = "card"
-)
 
 // safeDispatch turns a panic in an action into an INTERNAL answer, so a bug in one tool costs one
 // request, not a stack trace on stderr and a dropped connection.
@@ -225,72 +217,29 @@ func (h *Handler) safeDispatch(ctx context.Context, req *request) (out any, err 
 	return h.dispatch(ctx, req)
 }
 
+// dispatch answers an action: an operation of the registry (an agent tool, or an action of the
+// Search page), called with the daemon's caller.
 func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
-	switch req.Action {
-	case actionSearch:
-		var in board.SearchInput
-		if err := decodeInput(req.Input, &in, "search"); err != nil {
-			return nil, err
-		}
-		// query is a required string (projectId may be null or left out).
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(req.Input, &fields) != nil || fields["query"] == nil || string(fields["query"]) == "null" {
-			return nil, errs.Invalidf("search input needs query: a string of at most 200 characters (an empty one finds nothing)")
-		}
-		ix, err := h.index()
-		if err != nil {
-			return nil, err
-		}
-		// A search is pure CPU: run as many at once as there are processors and queue the rest
-		// in arrival order, so under load each waits its turn instead of all of them slowing down
-		// together (same throughput, a much shorter tail).
-		select {
-		case h.cpu <- struct{}{}:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("search: %w", ctx.Err())
-		}
-		defer func() { <-h.cpu }()
-		return ix.Search(h.ws.Config.Board, in)
-	case actionProjects:
-		var in struct{}
-		if err := decodeInput(req.Input, &in, "projects"); err != nil {
-			return nil, err
-		}
-		ix, err := h.index()
-		if err != nil {
-			return nil, err
-		}
-		return listProjects(h.ws, h.tc.Card, ix)
-	case actionCard:
-		var in cardInput
-		if err := decodeInput(req.Input, &in, "card"); err != nil {
-			return nil, err
-		}
-		return readCard(h.ws, in)
-	}
-	t, err := h.reg.Get(req.Action)
-	if err != nil {
-		return nil, errs.NotFoundf("unknown action %q; actions: search, projects, card, and every tool of 'cairn tools list'", req.Action)
+	op := h.reg.Action(req.Action)
+	if op == nil {
+		return nil, errs.NotFoundf("unknown action %q; actions: %s, and every tool of 'cairn tools list'", req.Action, strings.Join(h.reg.Actions(), ", "))
 	}
 	input := bytes.TrimSpace(req.Input)
 	if string(input) == "null" {
-		input = nil // a tool takes a missing input as {}
+		input = nil // a missing input is {}
 	}
-	return t.Call(ctx, h.tc, input)
+	return op.Call(ctx, h.tc, input)
 }
 
-// decodeInput decodes an action's input strictly; a missing or null input means {}.
-func decodeInput(raw json.RawMessage, v any, action string) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
+// queue waits for one of the processors' slots, so under load searches take turns in arrival
+// order instead of all slowing down together (same throughput, a much shorter tail).
+func (h *Handler) queue(ctx context.Context) (func(), error) {
+	select {
+	case h.cpu <- struct{}{}:
+		return func() { <-h.cpu }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("search: %w", ctx.Err())
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errs.Invalidf("%s input: %s", action, tools.DecodeProblem(err))
-	}
-	return nil
 }
 
 // index returns the current board, rebuilding it first when its files changed. The stamp is
@@ -619,7 +568,7 @@ func countsOf(v any) string {
 		return fmt.Sprintf(" cards=%d memory=%d truncated=%t", len(r.Cards), len(r.Memory), r.Truncated)
 	case *board.AgentResult:
 		return fmt.Sprintf(" cards=%d", len(r.Cards))
-	case *projectsAnswer:
+	case *tools.ProjectsAnswer:
 		return fmt.Sprintf(" projects=%d", len(r.Projects))
 	}
 	return ""

@@ -85,7 +85,7 @@ type AgentInput struct {
 	Card    string   `json:"-"`
 	Query   string   `json:"query" jsonschema:"1-200 characters: words (all must match), \"quoted phrases\", #tag filters"`
 	Sources []Source `json:"sources,omitempty" jsonschema:"limit to these sources: card, summary, note, workpad, idea, artifact"`
-	Limit   *int     `json:"limit,omitempty" jsonschema:"most cards (1-20, default 10)"`
+	Limit   *int     `json:"limit,omitempty" jsonschema:"most cards ({range}, default {default})"`
 }
 
 // AgentResult is the flowly_search output: cards of the caller's project with tags and summary.

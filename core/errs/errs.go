@@ -4,7 +4,6 @@ package errs
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // Code classifies a failure; the CLI turns it into an exit code and an error name
@@ -62,6 +61,11 @@ type Error struct {
 	Code Code
 	Msg  string
 	Err  error
+	// Field is the JSON name of the input field the error is about, "" when it is about none.
+	Field string
+	// format and args keep a message that names inputs (Input), so Message can write them again.
+	format string
+	args   []any
 }
 
 func (e *Error) Error() string {
@@ -78,7 +82,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // New makes a coded error with a formatted message.
 func New(code Code, format string, args ...any) error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return newError(code, format, args)
 }
 
 // Wrap attaches a code and context to a cause; a nil cause stays nil.
@@ -86,7 +90,9 @@ func Wrap(code Code, err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+	e := newError(code, format, args)
+	e.Err = err
+	return e
 }
 
 // Invalidf is shorthand for New(Invalid, ...), the most common failure.

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
 )
 
 // blList is a YAML value Backlog.md writes either as one string or as a list of strings
@@ -108,7 +109,7 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 		}
 	}
 	if slug(name) == "" || !validText(name) {
-		return nil, badf(dir, 0, "cannot name the project from %q; pass --project NAME", name)
+		return nil, badf(dir, 0, "cannot name the project from %q; %s", name, errs.Field("project", errs.Pass))
 	}
 	pid := "backlog-" + slug(name)
 	title := firstNonEmpty(strings.TrimSpace(cfg.ProjectName), name)

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
 )
 
@@ -66,7 +67,7 @@ var beadsLanes = map[string]string{
 // external_ref an artifact.
 func Beads(file string, data []byte, name string) (*board.ProjectBoard, error) {
 	if slug(name) == "" || !validText(name) {
-		return nil, badf(file, 0, "cannot name the project from %q; pass --project NAME", name)
+		return nil, badf(file, 0, "cannot name the project from %q; %s", name, errs.Field("project", errs.Pass))
 	}
 	pid := "beads-" + slug(name)
 	pb := &board.ProjectBoard{Project: board.Project{ID: pid, Title: name, Memory: true}}

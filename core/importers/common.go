@@ -16,9 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/core/formats"
 )
 
-// Formats lists the --from values, in the order help shows them.
-func Formats() []string { return []string{"github", "beads", "backlog-md"} }
-
 // slug lowercases a name and turns every run of other characters than letters and digits into
 // one '-', so "Owner/My Repo" becomes "owner-my-repo".
 func slug(s string) string {
@@ -47,7 +44,8 @@ func at(file string, line int) string {
 // badf is an INVALID_INPUT error naming the file, line and what was wrong, and the page that says
 // what each --from reads.
 func badf(file string, line int, format string, args ...any) error {
-	return errs.Invalidf("%s: %s (nothing was changed; what --from reads: %s)", at(file, line), fmt.Sprintf(format, args...), formats.Doc)
+	args = append(append([]any{at(file, line)}, args...), errs.Field("from", errs.Name), formats.Doc)
+	return errs.Invalidf("%s: "+format+" (nothing was changed; what %s reads: %s)", args...)
 }
 
 // normTime turns a time of the source into RFC 3339 UTC; "" stays "". Besides RFC 3339 it takes

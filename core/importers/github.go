@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
 )
 
@@ -87,7 +88,7 @@ func GitHubFiles(files []File, repo string) (*board.ProjectBoard, error) {
 		if r, ok := repoOf(repo); ok && !strings.Contains(repo, "://") && validText(repo) {
 			repo = r
 		} else {
-			return nil, badf(file, 0, "--project %q is not OWNER/REPO", repo)
+			return nil, badf(file, 0, "%s %q is not OWNER/REPO", errs.Field("project", errs.Name), repo)
 		}
 	}
 	kinds := make([]string, len(items))
@@ -105,11 +106,11 @@ func GitHubFiles(files []File, repo string) (*board.ProjectBoard, error) {
 		case repo == "":
 			repo = r
 		case !strings.EqualFold(repo, r):
-			return nil, badf(w.file, w.line, "item %d: field url: repository %s, but the other items (or --project) are from %s; import one repository at a time", w.item, r, repo)
+			return nil, badf(w.file, w.line, "item %d: field url: repository %s, but the other items (or %s) are from %s; import one repository at a time", w.item, r, errs.Field("project", errs.Name), repo)
 		}
 	}
 	if repo == "" {
-		return nil, badf(file, 0, "the items have no url to tell their repository; add url to the --json fields or pass --project OWNER/REPO")
+		return nil, badf(file, 0, "the items have no url to tell their repository; add url to the --json fields or %s", errs.FieldValue("project", errs.Pass, "OWNER/REPO"))
 	}
 	pid := "gh-" + slug(repo)
 	pb := &board.ProjectBoard{Project: board.Project{ID: pid, Title: repo, Memory: true}}

@@ -50,11 +50,26 @@ func wantInvalid(t *testing.T, err error, parts ...string) {
 	if errs.CodeOf(err) != errs.Invalid {
 		t.Fatalf("want INVALID_INPUT, got %v", err)
 	}
+	msg := errs.Message(err, asFlags)
 	for _, p := range append(parts, formats.Doc) {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q does not say %q", err, p)
+		if !strings.Contains(msg, p) {
+			t.Fatalf("error %q does not say %q", msg, p)
 		}
 	}
+}
+
+// asFlags writes the inputs a message names as the command line does (--project NAME), so the
+// checks here read as what a person sees; the messages themselves name fields only.
+func asFlags(in errs.Input) string {
+	flag := "--" + in.Fields[0]
+	value := in.Value
+	if value == "" {
+		value = "NAME"
+	}
+	if in.Use == errs.Pass {
+		return "pass " + flag + " " + value
+	}
+	return flag
 }
 
 func TestGitHubIssuesAndPullRequests(t *testing.T) {

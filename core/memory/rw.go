@@ -157,7 +157,7 @@ func MemoryEdit(ctx context.Context, ws *workspace.Workspace, in EditInput) (*Ed
 		case n == 0:
 			return errs.Invalidf("old text occurs 0 times in %s; nothing changed (it must match exactly, whitespace and line ends included)", rel)
 		case n > 1 && !in.All:
-			return errs.Invalidf("old text occurs %d times in %s; nothing changed (give more surrounding text to make it unique, or pass --all to replace every one)", n, rel)
+			return errs.Invalidf("old text occurs %d times in %s; nothing changed (give more surrounding text to make it unique, or %s to replace every one)", n, rel, errs.Field("all", errs.Switch))
 		}
 		if updated := strings.ReplaceAll(text, in.Old, in.New); updated != text {
 			if err := workspace.WriteFileAtomicRoot(root, rel, []byte(updated), filePerm(root, rel)); err != nil {

@@ -28,8 +28,8 @@ const MaxSearchFileSize = MaxFileSize
 // Context override the manifest's search_hit_limit and search_excerpt_lines for one call when set.
 type SearchInput struct {
 	Query   string `json:"query" jsonschema:"one literal string matched case-insensitively (full-width equals half-width) against every line, frontmatter included; not split into words"`
-	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return (1-500); default search_hit_limit of cairn.toml"`
-	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match (0-20); default search_excerpt_lines of cairn.toml"`
+	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return ({range}); default search_hit_limit of cairn.toml"`
+	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match ({range}); default search_excerpt_lines of cairn.toml"`
 	// Kind keeps files whose frontmatter kind equals it exactly: KnowledgeSearch only.
 	Kind string `json:"-"`
 }
@@ -39,8 +39,8 @@ type SearchInput struct {
 type KnowledgeSearchInput struct {
 	Query   string `json:"query" jsonschema:"one literal string matched case-insensitively against every line, frontmatter included"`
 	Kind    string `json:"kind,omitempty" jsonschema:"keep only files whose frontmatter kind equals this exactly"`
-	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return (1-500)"`
-	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match (0-20)"`
+	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return ({range})"`
+	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match ({range})"`
 }
 
 // MemoryHit is one MemorySearch hit.
@@ -195,14 +195,14 @@ func searchParams(ws *workspace.Workspace, in SearchInput) (params, error) {
 	p := params{needle: textmatch.NewNeedle(q), limit: ws.Config.Memory.SearchHitLimit,
 		context: ws.Config.Memory.SearchExcerptLines, kind: in.Kind}
 	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 500 {
-			return params{}, errs.Invalidf("limit %d is out of range 1..500", *in.Limit)
+		if *in.Limit < 1 || *in.Limit > workspace.MaxSearchHits {
+			return params{}, errs.InvalidField("limit", "limit %d is out of range 1..%d", *in.Limit, workspace.MaxSearchHits)
 		}
 		p.limit = *in.Limit
 	}
 	if in.Context != nil {
-		if *in.Context < 0 || *in.Context > 20 {
-			return params{}, errs.Invalidf("context %d is out of range 0..20", *in.Context)
+		if *in.Context < 0 || *in.Context > workspace.MaxExcerptLines {
+			return params{}, errs.InvalidField("context", "context %d is out of range 0..%d", *in.Context, workspace.MaxExcerptLines)
 		}
 		p.context = *in.Context
 	}

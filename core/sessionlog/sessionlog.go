@@ -308,7 +308,7 @@ func CreateLog(path string, entries []any) error {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		return errs.Invalidf("%s already exists; --new-log never overwrites a file", path)
+		return errs.Invalidf("%s already exists; %s never overwrites a file", path, errs.Field("new_log", errs.Name))
 	}
 	if err != nil {
 		return errs.Wrap(errs.Invalid, err, "create new log")

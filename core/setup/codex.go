@@ -63,7 +63,7 @@ func CodexDir(o CodexOptions) (string, error) {
 	case "project":
 		return filepath.Join(o.ProjectDir, ".codex"), nil
 	}
-	return "", errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", o.Scope)
+	return "", errs.Invalidf("%s %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", errs.Field("scope", errs.Name), o.Scope)
 }
 
 // CodexServerArgs are the arguments of the registered MCP server.

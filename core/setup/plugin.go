@@ -32,7 +32,7 @@ var semver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 func planPlugin(o Options) ([]*Change, error) {
 	dir := o.Plugin
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, errs.Invalidf("--plugin %s is a file; give a folder (it is created when missing)", dir)
+		return nil, errs.Invalidf("%s %s is a file; give a folder (it is created when missing)", errs.Field("plugin", errs.Name), dir)
 	}
 	var out []*Change
 	add := func(c *Change, err error) error {

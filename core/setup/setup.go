@@ -100,7 +100,7 @@ func ScopeFiles(o Options) (Files, error) {
 	case "user":
 		return Files{MCP: global, Settings: filepath.Join(cfgDir, "settings.json")}, nil
 	}
-	return Files{}, errs.Invalidf("--scope %q is not a scope; use project (shared .mcp.json and .claude/settings.json), local (just you, this project) or user (just you, every project)", o.Scope)
+	return Files{}, errs.Invalidf("%s %q is not a scope; use project (shared .mcp.json and .claude/settings.json), local (just you, this project) or user (just you, every project)", errs.Field("scope", errs.Name), o.Scope)
 }
 
 // ServerArgs are the arguments of the registered MCP server.

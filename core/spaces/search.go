@@ -57,8 +57,8 @@ type Caller = workspace.Caller
 type SearchInput struct {
 	Query   string `json:"query,omitempty" jsonschema:"words to find (all of them, in any order); exclusive with around_ref"`
 	Around  string `json:"around_ref,omitempty" jsonschema:"comment:<id> from a hit: read that comment and its neighbours in full; exclusive with query"`
-	Context int    `json:"context,omitempty" jsonschema:"neighbouring comments to attach to each hit, or to show each side of around_ref (0-5, default 0)"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"most hits (1-30, default 10; query mode only)"`
+	Context int    `json:"context,omitempty" jsonschema:"neighbouring comments to attach to each hit, or to show each side of around_ref ({range}, default 0)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most hits ({range}, default {default}; query mode only)"`
 	Kind    string `json:"kind,omitempty" jsonschema:"only comments of this kind"`
 	Author  string `json:"author,omitempty" jsonschema:"only comments by this author"`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"only comments of this task of the space"`
@@ -175,18 +175,21 @@ func likePattern(t string) string {
 	return "%" + r.Replace(t) + "%"
 }
 
+// aroundRef names around_ref with the form of its value, as the messages that ask for it do.
+var aroundRef = errs.Field("around_ref", errs.Example)
+
 // validate checks the input alone, before any context or storage is looked at.
 func (in *SearchInput) validate() error {
 	hasQuery := strings.TrimSpace(in.Query) != ""
 	hasAround := strings.TrimSpace(in.Around) != ""
 	switch {
 	case hasQuery && hasAround:
-		return errs.Invalidf("give a query or around_ref (--around comment:<id>), not both")
+		return errs.Invalidf("give a query or %s, not both", aroundRef)
 	case !hasQuery && !hasAround:
 		if in.Query != "" {
-			return errs.Invalidf("the query is empty after trimming; give a query or around_ref (--around comment:<id>)")
+			return errs.Invalidf("the query is empty after trimming; give a query or %s", aroundRef)
 		}
-		return errs.Invalidf("give a query or around_ref (--around comment:<id>)")
+		return errs.Invalidf("give a query or %s", aroundRef)
 	}
 	if !utf8.ValidString(in.Query) {
 		return errs.Invalidf("the query is not valid UTF-8")
@@ -219,7 +222,7 @@ func (in *SearchInput) validate() error {
 			if len(extra) > 1 {
 				verb = "narrow"
 			}
-			return errs.Invalidf("%s only %s a query; around_ref (--around) reads one comment and its neighbours", strings.Join(extra, ", "), verb)
+			return errs.Invalidf("%s only %s a query; %s reads one comment and its neighbours", strings.Join(extra, ", "), verb, errs.Field("around_ref", errs.Also))
 		}
 		if _, err := parseRef("comment", in.Around); err != nil {
 			return err
@@ -275,7 +278,7 @@ func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 		return searchLocal(ctx, ws, caller, in, open)
 	}
 	if strings.TrimSpace(caller.Task) == "" {
-		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task: pass --task ID or set CAIRN_TASK")
+		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task%s", errs.Field("task", errs.Give))
 	}
 	current, err := parseRef("task", caller.Task)
 	if err != nil {
@@ -319,7 +322,7 @@ func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (s
 		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = ?2) + (SELECT count(*) FROM members WHERE space = t.space AND user = ?2)
 		FROM tasks t WHERE t.id = ?1`, string(task), user).Scan(&space, &parent, &ok)
 	if errors.Is(err, sql.ErrNoRows) {
-		return scope{}, nil, errs.NotFoundf("task:%s (the current task, from --task or CAIRN_TASK) not found in %s", task, FileName)
+		return scope{}, nil, errs.NotFoundf("task:%s (the current task%s) not found in %s", task, errs.Field("task", errs.Source), FileName)
 	}
 	if err != nil {
 		return scope{}, nil, s.dbErr(err, "look up the current task")
@@ -352,7 +355,7 @@ func (s *Store) search(ctx context.Context, user string, task ID, in SearchInput
 		}
 	}
 	if err != nil && bctx.Err() != nil {
-		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with --task-id, --kind or --author", searchBudget)
+		return Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with %s", searchBudget, errs.Fields(errs.Alternatives, "task_id", "kind", "author"))
 	}
 	return a, err
 }

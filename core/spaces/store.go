@@ -479,7 +479,7 @@ func (s *Store) dbErr(err error, doing string) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return errs.New(errs.Busy, "%s: %s is locked by another process (waited %s; raise it with --wait)", doing, s.path, s.wait)
+			return errs.New(errs.Busy, "%s: %s is locked by another process (waited %s; %s)", doing, s.path, s.wait, errs.Field("wait", errs.Retry))
 		case sqlite3.SQLITE_NOTADB:
 			return errs.Invalidf("%s: %s is not an SQLite database; move it away and import again", doing, s.path)
 		case sqlite3.SQLITE_CORRUPT:

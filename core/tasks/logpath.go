@@ -105,7 +105,7 @@ func OpenSession(ws *workspace.Workspace, wait time.Duration, c workspace.Caller
 	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex:
 		s.Format = c.SessionFormat
 	default:
-		return nil, errs.Invalidf("unknown --session-format %q; valid: auto, cairn, claude, codex", c.SessionFormat)
+		return nil, errs.Invalidf("unknown %s %q; valid: auto, cairn, claude, codex", errs.Field("session_format", errs.Name), c.SessionFormat)
 	}
 	return s, nil
 }

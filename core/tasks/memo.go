@@ -163,7 +163,7 @@ func notTranscript(path string, held bool) error {
 	if !held {
 		return nil
 	}
-	return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", path)
+	return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
 }
 
 // forkMark is what a fork entry's type looks like in a line.

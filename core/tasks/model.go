@@ -182,17 +182,17 @@ func CheckSubject(subject string) (string, error) {
 	s := strings.TrimSpace(subject)
 	switch {
 	case s == "":
-		return "", errs.Invalidf("subject is empty; give a one-line subject of 1-%d characters", MaxSubjectRunes)
+		return "", errs.InvalidField("subject", "subject is empty; give a one-line subject of 1-%d characters", MaxSubjectRunes)
 	case !utf8.ValidString(s):
-		return "", errs.Invalidf("subject is not valid UTF-8")
+		return "", errs.InvalidField("subject", "subject is not valid UTF-8")
 	case strings.ContainsAny(s, "\n\r"):
-		return "", errs.Invalidf("subject must be one line; put details in the description")
+		return "", errs.InvalidField("subject", "subject must be one line; put details in the description")
 	case utf8.RuneCountInString(s) > MaxSubjectRunes:
-		return "", errs.Invalidf("subject is %d characters; at most %d", utf8.RuneCountInString(s), MaxSubjectRunes)
+		return "", errs.InvalidField("subject", "subject is %d characters; at most %d", utf8.RuneCountInString(s), MaxSubjectRunes)
 	}
 	for _, r := range s {
 		if r < 0x20 && r != '\t' || r == 0x7f {
-			return "", errs.Invalidf("subject contains control character %U", r)
+			return "", errs.InvalidField("subject", "subject contains control character %U", r)
 		}
 	}
 	return s, nil
@@ -201,10 +201,10 @@ func CheckSubject(subject string) (string, error) {
 // CheckDescription enforces the 64 KiB limit and valid UTF-8.
 func CheckDescription(d string) error {
 	if len(d) > maxDescription {
-		return errs.Invalidf("description is %d bytes; at most %d KiB", len(d), MaxDescriptionKB)
+		return errs.InvalidField("description", "description is %d bytes; at most %d KiB", len(d), MaxDescriptionKB)
 	}
 	if !utf8.ValidString(d) {
-		return errs.Invalidf("description is not valid UTF-8")
+		return errs.InvalidField("description", "description is not valid UTF-8")
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func CheckStatus(st string) error {
 			return nil
 		}
 	}
-	return errs.Invalidf("unknown status %q; valid: %s", st, strings.Join(Statuses, ", "))
+	return errs.InvalidField("status", "unknown status %q; valid: %s", st, strings.Join(Statuses, ", "))
 }
 
 // ParseStatuses splits a comma-separated --status filter and validates each part.

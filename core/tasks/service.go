@@ -84,7 +84,7 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 		})
 	}
 	if r.Want != "" && r.Want != ListAuto && r.Want != ListCairn {
-		return errs.Invalidf("%s is a cairn log: it holds cairn's own task list only (--list cairn), not the runtime's %q list", s.Log.Path, r.Want)
+		return errs.Invalidf("%s is a cairn log: it holds cairn's own task list only (%s cairn), not the runtime's %q list", s.Log.Path, errs.Field("list", errs.Name), r.Want)
 	}
 	r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
 	if s.Memo != nil {
@@ -132,10 +132,10 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		}
 	}
 	if format == FormatClaude {
-		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
+		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (%s)", s.Log.Path, errs.Field("session", errs.CairnLog))
 	}
 	if format == FormatCodex {
-		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
+		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (%s)", s.Log.Path, errs.Field("session", errs.CairnLog))
 	}
 	return s.Log.Update(func(log io.Reader) ([]any, error) {
 		r, err := replay(log)
@@ -232,8 +232,15 @@ func marshalArgs(v any) json.RawMessage {
 	return data
 }
 
-// Create is TaskCreate: validate, append one tool_call under the exclusive lock, fsync, answer.
+// Create is TaskCreate with a subject and a description, the short form of CreateFrom.
 func (s *Session) Create(ctx context.Context, subject, description string) (Result, error) {
+	return s.CreateFrom(ctx, CreateInput{Subject: subject, Description: description})
+}
+
+// CreateFrom is TaskCreate from its input, as every face passes it: validate, append one
+// tool_call under the exclusive lock, fsync, answer.
+func (s *Session) CreateFrom(ctx context.Context, in CreateInput) (Result, error) {
+	subject, description := in.Subject, in.Description
 	subject, err := CheckSubject(subject)
 	if err != nil {
 		return Result{}, err
@@ -266,7 +273,7 @@ type UpdateFields struct {
 // Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.
 func (s *Session) Update(ctx context.Context, id int, f UpdateFields) (Result, error) {
 	if f.Status == nil && f.Subject == nil && f.Description == nil {
-		return Result{}, errs.Invalidf("nothing to update: give status, subject or description (--status, --subject, --description)")
+		return Result{}, errs.Invalidf("nothing to update: give status, subject or description%s", errs.Fields(errs.Flags, "status", "subject", "description"))
 	}
 	a := updateArgs{TaskID: &id, Status: f.Status, Subject: f.Subject, Description: f.Description}
 	if _, err := applyUpdate(Task{}, a); err != nil {

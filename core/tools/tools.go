@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,6 +34,9 @@ type Context struct {
 	// Cache, when set, keeps stores open and answers warm between calls (`cairn mcp`); nil opens
 	// everything on each call.
 	Cache *Cache
+	// Queue, when set, is where a search that is pure CPU waits for a processor (a daemon runs
+	// as many at once as it has, and queues the rest in arrival order); release ends its turn.
+	Queue func(ctx context.Context) (release func(), err error)
 }
 
 // Tool is one agent tool.
@@ -47,6 +51,10 @@ type Tool struct {
 	Parallel bool
 	Schema   *jsonschema.Schema
 	run      func(ctx context.Context, c Context, raw json.RawMessage) (any, error)
+	// input and output are the types of the tool's input and answer (Operation.Input, Output).
+	input, output reflect.Type
+	// prepare infers Schema (New does, Commands does not).
+	prepare func()
 }
 
 // parallel marks t as splitting its work over the cores (Tool.Parallel).
@@ -56,25 +64,12 @@ func parallel(t *Tool) *Tool {
 }
 
 // define builds a tool whose input schema is inferred from In, so schema and decoding never drift.
-func define[In any](name, command, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (any, error)) *Tool {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // a programming error, caught by tests
-	}
-	if schema.Properties == nil {
-		schema.Properties = map[string]*jsonschema.Schema{}
-	}
-	if fix != nil {
-		fix(schema)
-	}
-	if _, err := schema.Resolve(nil); err != nil {
-		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
-	}
-	if err := checkable(schema); err != nil {
-		panic(fmt.Sprintf("tool %s: %v", name, err))
-	}
-	return &Tool{
-		Name: name, Command: command, Description: description, ReadOnly: readOnly, Schema: schema,
+// The schema is inferred when the registry is built for calls (New), not for the command
+// line's help and flags (Commands): about 2 ms that every start of cairn would pay.
+func define[In, Out any](name, command, description string, readOnly bool, fix func(*jsonschema.Schema), fn func(context.Context, Context, In) (Out, error)) *Tool {
+	t := &Tool{
+		Name: name, Command: command, Description: description, ReadOnly: readOnly,
+		input: typeOf[In](), output: typeOf[Out](),
 		run: func(ctx context.Context, c Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := strictjson.Decode(raw, &in); err != nil {
@@ -84,6 +79,31 @@ func define[In any](name, command, description string, readOnly bool, fix func(*
 			return out, forModel(err)
 		},
 	}
+	t.prepare = func() {
+		schema, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // a programming error, caught by tests
+		}
+		if schema.Properties == nil {
+			schema.Properties = map[string]*jsonschema.Schema{}
+		}
+		if fix != nil {
+			fix(schema)
+		}
+		if _, err := schema.Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
+		}
+		if err := checkable(schema); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", name, err))
+		}
+		for pname, p := range schema.Properties {
+			if strings.Contains(p.Description, "{") {
+				panic(fmt.Sprintf("tool %s: property %s: a placeholder is left in %q", name, pname, p.Description))
+			}
+		}
+		t.Schema = schema
+	}
+	return t
 }
 
 // Call validates input against the tool's schema and runs it. Empty input means {}. Every
@@ -358,32 +378,36 @@ func syntaxProblem(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-// modelWording rewrites the parts of core messages that speak to a CLI user (flags,
-// environment variables) into what a tool caller can act on: the tool's own field names, or
-// that the session itself lacks something. The CLI keeps the flag names.
-var modelWording = strings.NewReplacer(
-	"give status, subject or description (--status, --subject, --description)", "give status, subject or description",
-	"around_ref (--around comment:<id>)", "around_ref (comment:<id> from a hit's ref)",
-	"around_ref (--around)", "around_ref",
-	"or pass --all to replace every one", "or set all to true to replace every one",
-	"needs the current task: pass --task ID or set CAIRN_TASK", "needs the current task, and this session was started without one",
-	"(the current task, from --task or CAIRN_TASK)", "(the current task of this session)",
-	"(use a cairn log with --session)", "(this session must be started with a cairn log)",
-	"; raise it with --wait)", "; try again)",
-	"unknown --session-format", "unknown session format",
-)
+// ForModel writes an input named in an error for a model: by its field name, and a caller
+// input as something of the session, which a model cannot change. The command line writes the
+// same inputs as flags (commands' namer); the HTTP actions by their JSON names (errs.JSONNames).
+func ForModel(in errs.Input) string {
+	name := ""
+	if len(in.Fields) > 0 {
+		name = in.Fields[0]
+	}
+	switch in.Use {
+	case errs.Name:
+		return strings.ReplaceAll(name, "_", " ")
+	case errs.Example:
+		if ex, ok := modelExamples[name]; ok {
+			return name + " (" + ex + ")"
+		}
+	case errs.Give:
+		return ", and this session was started without one"
+	case errs.Source:
+		return " of this session"
+	case errs.CairnLog:
+		return "this session must be started with a cairn log"
+	}
+	return errs.JSONNames(in)
+}
+
+// modelExamples say where a model finds the value of a field a message asks for.
+var modelExamples = map[string]string{"around_ref": "comment:<id> from a hit's ref"}
 
 // forModel rewords err for a tool answer, keeping its code.
-func forModel(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if reworded := modelWording.Replace(msg); reworded != msg {
-		return &errs.Error{Code: errs.CodeOf(err), Msg: reworded}
-	}
-	return err
-}
+func forModel(err error) error { return errs.Reworded(err, ForModel) }
 
 func (t *Tool) fieldNames() []string {
 	names := make([]string, 0, len(t.Schema.Properties))
@@ -408,45 +432,65 @@ func (t *Tool) unknownFields(obj map[string]any) []string {
 	return out
 }
 
-// Operation is one thing cairn does, listed once in the registry, which every face is checked
-// against: its Command ("task create", "space import --from claude-code") and its agent tool, nil
-// for an operation only a person runs at the command line.
-type Operation struct {
-	Command string
-	Tool    *Tool
-}
-
 // Registry holds every operation, and every tool by name.
 type Registry struct {
-	tools  []*Tool
-	byName map[string]*Tool
-	ops    []Operation
+	tools     []*Tool
+	byName    map[string]*Tool
+	ops       []*Operation
+	byCommand map[string]*Operation
+	byAction  map[string]*Operation
 }
 
-// New registers every cairn tool and CLI-only operation.
+// New registers every operation of cairn: the agent tools, the commands of the command line
+// and the actions of the HTTP API, ready to be called.
 func New() *Registry {
-	r := &Registry{byName: map[string]*Tool{}}
-	for _, t := range append(append(append(taskTools(), memoryTools()...), spaceTools()...), boardTools()...) {
-		if _, dup := r.byName[t.Name]; dup {
-			panic("duplicate tool " + t.Name)
-		}
-		r.tools = append(r.tools, t)
-		r.byName[t.Name] = t
-		r.ops = append(r.ops, Operation{Command: t.Command, Tool: t})
-	}
-	// Setting up and feeding Claude Code is done by a person or by Claude Code's hooks, never by
-	// a model through a tool.
-	for _, c := range []string{"setup claude-code", "hook claude-code", "space import --from claude-code"} {
-		r.ops = append(r.ops, Operation{Command: c})
+	r := Commands()
+	for _, t := range r.tools {
+		t.prepare()
 	}
 	return r
+}
+
+// Commands is the registry without the tools' schemas, which only a call needs: what the command
+// line reads to build its commands, flags, help and completion on every start.
+func Commands() *Registry {
+	r := &Registry{byName: make(map[string]*Tool, 16), byCommand: make(map[string]*Operation, 64), byAction: make(map[string]*Operation, 16), ops: make([]*Operation, 0, 48)}
+	families := [][]*Operation{workspaceOperations(), taskOperations(), sessionOperations(), memoryOperations(),
+		spaceOperations(), boardOperations(), httpOperations(), runtimeOperations()}
+	for _, family := range families {
+		for _, op := range family {
+			r.add(op)
+		}
+	}
+	return r
+}
+
+// add registers op under its command and its name.
+func (r *Registry) add(op *Operation) {
+	if op.Command != "" {
+		if _, dup := r.byCommand[op.Command]; dup {
+			panic("duplicate operation " + op.Command)
+		}
+		r.byCommand[op.Command] = op
+	}
+	if op.Name != "" && op.On(AgentTool|HTTP) {
+		if _, dup := r.byAction[op.Name]; dup {
+			panic("duplicate tool or action " + op.Name)
+		}
+		r.byAction[op.Name] = op
+	}
+	if op.Tool != nil {
+		r.byName[op.Name] = op.Tool
+		r.tools = append(r.tools, op.Tool) // families in the order of the spec: tasks, memory, space, board
+	}
+	r.ops = append(r.ops, op)
 }
 
 // List returns the agent tools in a stable order (families as in the spec, then definition order).
 func (r *Registry) List() []*Tool { return r.tools }
 
-// Operations returns every operation: the tools in List's order, then the CLI-only ones.
-func (r *Registry) Operations() []Operation { return r.ops }
+// Operations returns every operation, families in the order of the command line.
+func (r *Registry) Operations() []*Operation { return r.ops }
 
 // Get finds a tool by its exact name; an unknown name is INVALID_INPUT listing the valid names.
 func (r *Registry) Get(name string) (*Tool, error) {
@@ -491,7 +535,9 @@ func enum(prop string, values ...string) func(*jsonschema.Schema) {
 	}
 }
 
-// bounds sets an integer property's range.
+// bounds sets an integer property's range, and writes it where the property's description says
+// {range} ("most hits ({range}, ...)" becomes "most hits (1-30, ...)"): the core constant is the
+// one place the bound is written.
 func bounds(prop string, min, max float64) func(*jsonschema.Schema) {
 	return func(s *jsonschema.Schema) {
 		p := s.Properties[prop]
@@ -499,6 +545,18 @@ func bounds(prop string, min, max float64) func(*jsonschema.Schema) {
 			panic("bounds on missing property " + prop)
 		}
 		p.Minimum, p.Maximum = &min, &max
+		p.Description = strings.ReplaceAll(p.Description, "{range}", number(min)+"-"+number(max))
+	}
+}
+
+// defaults writes a property's default where its description says {default}.
+func defaults(prop string, value int) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		p := s.Properties[prop]
+		if p == nil {
+			panic("default on missing property " + prop)
+		}
+		p.Description = strings.ReplaceAll(p.Description, "{default}", strconv.Itoa(value))
 	}
 }
 

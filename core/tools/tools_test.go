@@ -249,7 +249,7 @@ func TestSchemasUseOnlyCheckedKeywords(t *testing.T) {
 					t.Errorf("define with %s: panic %q", message, r)
 				}
 			}()
-			define("Probe", "probe", "", true, fix, func(context.Context, Context, in) (any, error) { return nil, nil })
+			define("Probe", "probe", "", true, fix, func(context.Context, Context, in) (any, error) { return nil, nil }).prepare()
 		}()
 	}
 }

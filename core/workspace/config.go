@@ -49,6 +49,14 @@ func DefaultConfig() Config {
 	}
 }
 
+// The bounds of a memory or knowledge search, in cairn.toml and in each call.
+const (
+	// MaxSearchHits is the most hits one search returns.
+	MaxSearchHits = 500
+	// MaxExcerptLines is the most lines of excerpt before and after a match.
+	MaxExcerptLines = 20
+)
+
 // DefaultManifest is written by `cairn init`: every key, commented out, at its default.
 const DefaultManifest = `# cairn workspace manifest. Every key is shown at its default; uncomment to change.
 
@@ -108,8 +116,8 @@ func LoadConfig(path string) (Config, error) {
 		return cfg, errs.Invalidf("%s: unknown key %s (valid: %s)", path, clip(undec[0].String()), validKeys)
 	}
 	for _, r := range []intRange{
-		{"memory.search_hit_limit", &cfg.Memory.SearchHitLimit, 1, 500},
-		{"memory.search_excerpt_lines", &cfg.Memory.SearchExcerptLines, 0, 20},
+		{"memory.search_hit_limit", &cfg.Memory.SearchHitLimit, 1, MaxSearchHits},
+		{"memory.search_excerpt_lines", &cfg.Memory.SearchExcerptLines, 0, MaxExcerptLines},
 	} {
 		if *r.value < r.min || *r.value > r.max {
 			return cfg, errs.Invalidf("%s: %s = %d is out of range %d..%d", path, r.key, *r.value, r.min, r.max)
@@ -123,7 +131,7 @@ func LoadConfig(path string) (Config, error) {
 		return cfg, errs.Invalidf("%s: session.log contains a NUL byte", path)
 	}
 	if !filepath.IsLocal(filepath.FromSlash(log)) {
-		return cfg, errs.Invalidf("%s: session.log = %q leaves the workspace; a manifest may only name a path inside it, relative and without '..' (give a log elsewhere with --session or CAIRN_SESSION)", path, clip(log))
+		return cfg, errs.Invalidf("%s: session.log = %q leaves the workspace; a manifest may only name a path inside it, relative and without '..' (give a log elsewhere%s)", path, clip(log), errs.Field("session", errs.With))
 	}
 	return cfg, nil
 }

@@ -81,7 +81,7 @@ func LockFile(ctx context.Context, path string, exclusive bool, wait time.Durati
 		return nil, FSError(err, "lock %s", path)
 	}
 	if !ok {
-		return nil, errs.New(errs.Busy, "%s is locked by another process (waited %s; raise it with --wait)", path, wait)
+		return nil, errs.New(errs.Busy, "%s is locked by another process (waited %s; %s)", path, wait, errs.Field("wait", errs.Retry))
 	}
 	return &Lock{fl: fl}, nil
 }

@@ -45,7 +45,7 @@ func Find(explicit, start string) (string, error) {
 		if _, err := os.Stat(filepath.Join(abs, ManifestName)); err != nil {
 			if strings.HasPrefix(explicit, "-") {
 				// cairn -C --json task list: the flag took the next word as its directory
-				return "", errs.Invalidf("--workspace (-C) needs a directory, got %q, which looks like a flag", explicit)
+				return "", errs.Invalidf("%s needs a directory, got %q, which looks like a flag", errs.Field("workspace", errs.Name), explicit)
 			}
 			return "", errs.Invalidf("%s is not a cairn workspace (no %s); run 'cairn init %s'", explicit, ManifestName, explicit)
 		}
@@ -106,7 +106,7 @@ func (w *Workspace) SessionLogPath(explicit string) (string, error) {
 	if explicit == "" {
 		log := w.Config.Session.Log
 		if !filepath.IsLocal(filepath.FromSlash(log)) {
-			return "", errs.Invalidf("%s: session.log = %q leaves the workspace; give a log elsewhere with --session or CAIRN_SESSION", ManifestName, log)
+			return "", errs.Invalidf("%s: session.log = %q leaves the workspace; give a log elsewhere%s", ManifestName, log, errs.Field("session", errs.With))
 		}
 		if err := w.CheckStore(log, log+".lock"); err != nil {
 			return "", err

@@ -182,7 +182,7 @@ func TestConfigSessionLogStaysInside(t *testing.T) {
 	for _, log := range []string{"/home/u/.bashrc", "../outside.jsonl", "sessions/../../x.jsonl", "./../x"} {
 		p := filepath.Join(t.TempDir(), ManifestName)
 		os.WriteFile(p, []byte(fmt.Sprintf("[session]\nlog = %q\n", log)), 0o644)
-		if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "leaves the workspace") || !strings.Contains(err.Error(), "--session") {
+		if _, err := LoadConfig(p); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "leaves the workspace") || errs.FieldOf(err) != "session" {
 			t.Errorf("log = %q: %v", log, err)
 		}
 	}

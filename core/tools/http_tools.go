@@ -1,26 +1,70 @@
-package web
+package tools
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/cairn-dev/cairn/core/board"
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/textmatch"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
-// The page needs two things the search index does not hold: the list of projects for the scope
-// chooser and a card's full records for the side panel. core/board reads both from the board
-// files; these adapters only bind them to the API's actions.
+// The Search page of `cairn serve` has three actions of its own: the search of the whole board,
+// the list of projects for the scope chooser and a card's full records for the side panel.
+// core/board answers all three; these adapters bind them to the API's actions.
 
-type cardInput struct {
+func httpOperations() []*Operation {
+	return []*Operation{
+		required(action("search", true, func(ctx context.Context, c Context, in board.SearchInput) (*board.Result, error) {
+			ix, err := c.board(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if c.Queue != nil {
+				release, err := c.Queue(ctx)
+				if err != nil {
+					return nil, err
+				}
+				defer release()
+			}
+			return ix.Search(c.Workspace.Config.Board, in)
+		}), "query", fmt.Sprintf("a string of at most %d characters (an empty one finds nothing)", board.MaxQueryChars)),
+		action("projects", true, func(ctx context.Context, c Context, _ struct{}) (*ProjectsAnswer, error) {
+			ix, err := c.board(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return listProjects(c.Workspace, c.Card, ix)
+		}),
+		action("card", true, func(_ context.Context, c Context, in CardInput) (*CardAnswer, error) {
+			return readCard(c.Workspace, in)
+		}),
+	}
+}
+
+// required makes an action refuse input without field (missing or null), saying what it takes.
+func required(op *Operation, field, takes string) *Operation {
+	op.check = func(fields map[string]json.RawMessage) error {
+		if v := fields[field]; v == nil || string(v) == "null" {
+			return errs.InvalidField(field, "%s input needs %s: %s", op.Name, field, takes)
+		}
+		return nil
+	}
+	return op
+}
+
+// CardInput is the input of the "card" action.
+type CardInput struct {
 	TaskID string `json:"taskId"`
 	// Query is the search the card was opened from (optional): its terms are what the answer's
 	// highlights mark, found by the same rules as the search.
 	Query string `json:"query"`
 }
 
-// cardAnswer is the "card" answer: the card's records and where the query's terms occur in them.
-type cardAnswer struct {
+// CardAnswer is the "card" answer: the card's records and where the query's terms occur in them.
+type CardAnswer struct {
 	*board.CardDetail
 	// Highlights lists, for each text field of the answer that holds a term of the query, the
 	// ranges to mark; empty without a query.
@@ -45,20 +89,20 @@ type Highlight struct {
 	Ranges []board.Range `json:"ranges"`
 }
 
-// projectsAnswer is the "projects" answer: the live projects, and for each of them (and "" for
+// ProjectsAnswer is the "projects" answer: the live projects, and for each of them (and "" for
 // all projects) up to two example queries from its own cards for the empty Search page.
-type projectsAnswer struct {
+type ProjectsAnswer struct {
 	*board.ProjectList
 	Examples map[string][]string `json:"examples"`
 }
 
 // listProjects answers the "projects" action; card is the daemon's --card, the default scope.
-func listProjects(ws *workspace.Workspace, card string, ix *board.Index) (*projectsAnswer, error) {
+func listProjects(ws *workspace.Workspace, card string, ix *board.Index) (*ProjectsAnswer, error) {
 	list, err := board.ListProjects(ws, card)
 	if err != nil {
 		return nil, err
 	}
-	ans := &projectsAnswer{ProjectList: list, Examples: map[string][]string{"": nonNil(ix.Examples(""))}}
+	ans := &ProjectsAnswer{ProjectList: list, Examples: map[string][]string{"": nonNil(ix.Examples(""))}}
 	for _, p := range list.Projects {
 		ans.Examples[p.ID] = nonNil(ix.Examples(p.ID))
 	}
@@ -74,7 +118,7 @@ func nonNil(s []string) []string {
 
 // readCard answers the "card" action: everything the side panel shows, with the highlights of
 // the query's terms (the tags when the query has only #tags, as search snippets mark them).
-func readCard(ws *workspace.Workspace, in cardInput) (*cardAnswer, error) {
+func readCard(ws *workspace.Workspace, in CardInput) (*CardAnswer, error) {
 	q, err := board.ParseQuery(in.Query)
 	if err != nil {
 		return nil, fmt.Errorf("card input query: %w", err)
@@ -83,7 +127,7 @@ func readCard(ws *workspace.Workspace, in cardInput) (*cardAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cardAnswer{CardDetail: d, Highlights: cardHighlights(d, q.HighlightTerms())}, nil
+	return &CardAnswer{CardDetail: d, Highlights: cardHighlights(d, q.HighlightTerms())}, nil
 }
 
 // cardHighlights finds the terms in every text field the side panel shows.

@@ -1,0 +1,63 @@
+package spaces
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cairn-dev/cairn/core/errs"
+)
+
+// ImportFormat is one kind of input `space import --from NAME` reads: the CLI's usage and
+// dispatch read this table.
+type ImportFormat struct {
+	// Name is the --from value.
+	Name string
+	// Doc says what the input is, for the flag's usage.
+	Doc string
+	// Paths formats read files and folders themselves (runtime transcripts); the others read
+	// one stream (a file or standard input).
+	Paths bool
+	// Needs says what one source of a Paths format is, for the message when none is given.
+	Needs string
+	// Import reads the files and folders of a Paths format into the store and reports what
+	// it read (a ClaudeReport, a CodexReport).
+	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
+}
+
+// ImportFormats are the formats of space import, the default first.
+var ImportFormats = []ImportFormat{
+	{Name: "cairn", Doc: "JSON Lines of spaces, members, tasks, comments; docs/formats.md"},
+	{Name: SourceClaudeCode, Doc: "transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/", Paths: true,
+		Needs: "transcript (.jsonl) or folder such as ~/.claude/projects/<project>/",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportClaude(ctx, paths, progress)
+			return rep, err
+		}},
+	{Name: SourceCodex, Doc: "rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions", Paths: true,
+		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportCodex(ctx, paths, progress)
+			return rep, err
+		}},
+}
+
+// FormatUsage lists the formats with what each reads: "cairn (...) claude-code (...) or codex (...)".
+func FormatUsage() string {
+	parts := make([]string, len(ImportFormats))
+	for i, f := range ImportFormats {
+		parts[i] = f.Name + " (" + f.Doc + ")"
+	}
+	return strings.Join(parts[:len(parts)-1], " ") + " or " + parts[len(parts)-1]
+}
+
+// LookupImportFormat finds a format by name; an unknown one is INVALID_INPUT naming the others.
+func LookupImportFormat(name string) (ImportFormat, error) {
+	names := make([]string, len(ImportFormats))
+	for i, f := range ImportFormats {
+		if f.Name == name {
+			return f, nil
+		}
+		names[i] = f.Name
+	}
+	return ImportFormat{}, errs.Invalidf("%s %q is not one of %s", errs.Field("from", errs.Name), name, strings.Join(names, ", "))
+}
