@@ -43,8 +43,9 @@ import (
 // what it reads instead, so an old board never shows a secret either way.
 
 // redactionVersion is meta 'redaction' of a board redacted by this build; raise it when boards
-// must be redacted again (a board with a lower one is treated as an earlier build's).
-const redactionVersion = 1
+// must be redacted again (a board with a lower one is treated as an earlier build's). 2: the
+// password shape and the other rules of session 8.
+const redactionVersion = 2
 
 // scrubber redacts the texts of board records with one Redactor. A nil *scrubber leaves them as
 // they are: the reader of a board whose stored texts are already redacted.

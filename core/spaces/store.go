@@ -159,6 +159,9 @@ var migrations = []string{
 	// 8: the texts and authors redacted again by the layered detector (context words in every
 	// language, random-looking tokens, decoded and multi-part secrets): migrationFills.
 	`SELECT 1;`,
+	// 9: the same with the password shape (made-up passwords, recovery codes, keys in groups of
+	// four) and the other rules of session 8: migrationFills.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -178,6 +181,12 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	// 8: the same with the layered detector, authors included, so a secret of a kind no rule
 	// names is neither found nor shown after the upgrade.
 	8: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+		return err
+	},
+	// 9: again, for the password shape: a made-up password no word names is neither found nor
+	// shown after the upgrade.
+	9: func(ctx context.Context, db execer) error {
 		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},
