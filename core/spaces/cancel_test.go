@@ -56,9 +56,22 @@ func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string
 // time budget), however long the whole search would run.
 func TestSearchCancelled(t *testing.T) {
 	ws, query := slowSpace(t, 120, 128<<10) // the whole search: about a second here
+	checkCancelled(t, ws, query, Caller{User: "o", Task: "1"})
+}
+
+// The local account's search (no user) stops on a cancel as a user's does.
+func TestLocalSearchCancelled(t *testing.T) {
+	ws, query := slowSpace(t, 120, 128<<10)
+	asLocalSpace(t, ws, "s")
+	checkCancelled(t, ws, query, Caller{})
+	checkCancelled(t, ws, query, Caller{Task: "1"})
+}
+
+// checkCancelled cancels caller's slow search while it runs, and before it starts.
+func checkCancelled(t *testing.T, ws *workspace.Workspace, query string, caller Caller) {
+	t.Helper()
 	defer func(b time.Duration) { searchBudget = b }(searchBudget)
 	searchBudget = time.Minute
-	caller := Caller{User: "o", Task: "1"}
 	best := time.Hour
 	for range 5 {
 		took, err := workspacetest.CancelAfter(200*time.Millisecond, func(ctx context.Context) error {
