@@ -27,7 +27,7 @@ func lineageWorkspace(t *testing.T) *workspace.Workspace { return workspacetest.
 // server open it.
 func bound(t *testing.T, ws *workspace.Workspace, id string) *Session {
 	t.Helper()
-	s, err := OpenSession(ws, time.Second, workspace.Caller{ClaudeSession: id})
+	s, err := OpenSession(context.Background(), ws, time.Second, workspace.Caller{ClaudeSession: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestClearHandsTheBindingOver(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"type":"handoff","to":"../cairn.toml","reason":"clear"}` + "\n")
 	f.Close()
-	if got, err := LogPath(ws, "", clearID); err != nil || got != p {
+	if got, err := LogPath(context.Background(), ws, "", clearID); err != nil || got != p {
 		t.Fatalf("hostile handoff followed: %s, %v", got, err)
 	}
 }
@@ -346,14 +346,14 @@ func TestHandoffHoldsWhileLast(t *testing.T) {
 	ws := lineageWorkspace(t)
 	create(t, bound(t, ws, parentID), "old")
 	HandOff(ctx, ws, parentID, clearID, "clear", "2026-12-01T10:00:00.000Z")
-	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != clearID+".jsonl" {
+	if got, _ := LogPath(context.Background(), ws, "", parentID); filepath.Base(got) != clearID+".jsonl" {
 		t.Fatalf("bound to %s", got)
 	}
 	byName := NewSession(ws.Path("sessions/"+parentID+".jsonl"), time.Second)
 	if _, err := byName.Create(ctx, "written by name", ""); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != parentID+".jsonl" {
+	if got, _ := LogPath(context.Background(), ws, "", parentID); filepath.Base(got) != parentID+".jsonl" {
 		t.Fatalf("after a write by name, bound to %s", got)
 	}
 }

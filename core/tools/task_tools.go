@@ -13,7 +13,7 @@ func onSession[In any](fn func(context.Context, Context, *tasks.Session, In) (an
 		if c.Workspace == nil {
 			return nil, errs.Invalidf("no workspace")
 		}
-		s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+		s, err := tasks.OpenSession(ctx, c.Workspace, c.Workspace.Wait, c.Caller)
 		if err != nil {
 			return nil, err
 		}
