@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cairn-dev/cairn/core/board"
@@ -53,8 +54,8 @@ type projectsAnswer struct {
 }
 
 // listProjects answers the "projects" action; card is the daemon's --card, the default scope.
-func listProjects(ws *workspace.Workspace, card string, ix *board.Index) (*projectsAnswer, error) {
-	list, err := board.ListProjects(ws, card)
+func listProjects(ctx context.Context, ws *workspace.Workspace, card string, ix *board.Index) (*projectsAnswer, error) {
+	list, err := board.ListProjects(ctx, ws, card)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +75,12 @@ func nonNil(s []string) []string {
 
 // readCard answers the "card" action: everything the side panel shows, with the highlights of
 // the query's terms (the tags when the query has only #tags, as search snippets mark them).
-func readCard(ws *workspace.Workspace, in cardInput) (*cardAnswer, error) {
+func readCard(ctx context.Context, ws *workspace.Workspace, in cardInput) (*cardAnswer, error) {
 	q, err := board.ParseQuery(in.Query)
 	if err != nil {
 		return nil, fmt.Errorf("card input query: %w", err)
 	}
-	d, err := board.ReadCard(ws, in.TaskID)
+	d, err := board.ReadCard(ctx, ws, in.TaskID)
 	if err != nil {
 		return nil, err
 	}

@@ -250,7 +250,7 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 			return nil, fmt.Errorf("search: %w", ctx.Err())
 		}
 		defer func() { <-h.cpu }()
-		return ix.Search(h.ws.Config.Board, in)
+		return ix.Search(ctx, h.ws.Config.Board, in)
 	case actionProjects:
 		var in struct{}
 		if err := decodeInput(req.Input, &in, "projects"); err != nil {
@@ -260,13 +260,13 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return listProjects(h.ws, h.tc.Card, ix)
+		return listProjects(ctx, h.ws, h.tc.Card, ix)
 	case actionCard:
 		var in cardInput
 		if err := decodeInput(req.Input, &in, "card"); err != nil {
 			return nil, err
 		}
-		return readCard(h.ws, in)
+		return readCard(ctx, h.ws, in)
 	}
 	t, err := h.reg.Get(req.Action)
 	if err != nil {

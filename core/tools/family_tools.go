@@ -121,7 +121,7 @@ func boardTools() []*Tool {
 					return nil, err
 				}
 				in.Card = c.Card
-				return ix.AgentSearch(c.Workspace.Config.Board, in)
+				return ix.AgentSearch(ctx, c.Workspace.Config.Board, in)
 			}),
 	}
 }
