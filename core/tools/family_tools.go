@@ -35,8 +35,8 @@ func memoryTools() []*Tool {
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
 				"or request as MemorySearch returns it, or knowledge for any knowledge file whatever its frontmatter kind. "+
 				"An unknown slug is an error that suggests close slugs. Read-only.",
-			true, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.ReadInput) (any, error) {
-				return memory.MemoryRead(c.Workspace, in)
+			true, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memory.ReadInput) (any, error) {
+				return memory.MemoryRead(ctx, c.Workspace, in)
 			}),
 		define("MemoryWrite", "memory write",
 			"Create or replace a whole memory or knowledge entry atomically. Pass expect_sha256 from MemoryRead so a "+
