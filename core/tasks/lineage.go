@@ -152,12 +152,19 @@ func successor(path string) (string, error) {
 	} else if n < st.Size() {
 		return "", nil // a last line longer than any handoff
 	}
+	if !bytes.Contains(line, markHandoff) && !bytes.Contains(line, markEscape) {
+		return "", nil // no handoff type, even escaped: the last entry of almost every call, not decoded
+	}
 	var h Handoff
 	if json.Unmarshal(line, &h) != nil || h.Type != TypeHandoff || h.To != "" && !logName(h.To) {
 		return "", nil
 	}
 	return h.To, nil
 }
+
+// markHandoff is a handoff entry's type as it is written; markEscape starts the escape that could
+// spell it otherwise.
+var markHandoff, markEscape = []byte(`"` + TypeHandoff + `"`), []byte(`\u`)
 
 // follow walks the handoffs from a session's log to the log its conversation lives in now.
 func follow(ws *workspace.Workspace, path string) (string, error) {

@@ -357,3 +357,24 @@ func TestHandoffHoldsWhileLast(t *testing.T) {
 		t.Fatalf("after a write by name, bound to %s", got)
 	}
 }
+
+// successor reads the handoff a log ends with, however its type is spelt, and nothing else.
+func TestSuccessorTail(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ last, want string }{
+		{`{"type":"handoff","to":"b.jsonl","reason":"clear","at":"2026-01-01T00:00:00.000Z"}`, "b.jsonl"},
+		{`{"type":"\u0068andoff","to":"c.jsonl","reason":"clear","at":"2026-01-01T00:00:00.000Z"}`, "c.jsonl"},
+		{`{"Type":"handoff","To":"d.jsonl"}`, "d.jsonl"},
+		{`{"type":"handoff","to":"","reason":"resume","at":"2026-01-01T00:00:00.000Z"}`, ""},
+		{`{"type":"tool_call","id":"call_1","name":"TaskCreate","arguments":{"subject":"handoff"}}`, ""},
+		{`{"type":"tool_call","id":"call_1","name":"TaskCreate","arguments":{"subject":"a \u00e9 \"handoff\""}}`, ""},
+	} {
+		p := filepath.Join(dir, "a.jsonl")
+		if err := os.WriteFile(p, []byte(`{"type":"tool_call","id":"call_0","name":"TaskList","arguments":{}}`+"\n"+c.last+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := successor(p); err != nil || got != c.want {
+			t.Errorf("last line %s: successor %q, %v; want %q", c.last, got, err, c.want)
+		}
+	}
+}
