@@ -114,6 +114,9 @@ func (s *Session) updateMemo(ctx context.Context, replay func(io.Reader) (*Repla
 			return err
 		}
 	}
+	if err := readOnlyFormat(s.Log.Path, format); err != nil {
+		return err // a Codex rollout, refused as Session.update refuses it
+	}
 	var kept *Store
 	v, err := s.Log.UpdateVersioned(ctx, func(v sessionlog.Version, log io.Reader) ([]any, error) {
 		st := m.storeFor(v)

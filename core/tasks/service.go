@@ -166,11 +166,8 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 			format = FormatClaude
 		}
 	}
-	if format == FormatClaude {
-		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
-	}
-	if format == FormatCodex {
-		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (use a cairn log with --session)", s.Log.Path)
+	if err := readOnlyFormat(s.Log.Path, format); err != nil {
+		return err
 	}
 	return s.Log.Update(ctx, func(log io.Reader) ([]any, error) {
 		r, err := replay(log)
@@ -182,6 +179,17 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		}
 		return fn(r)
 	})
+}
+
+// readOnlyFormat refuses to write to a runtime's transcript (format claude or codex).
+func readOnlyFormat(path, format string) error {
+	switch format {
+	case FormatClaude:
+		return notTranscript(path, true)
+	case FormatCodex:
+		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (use a cairn log with --session)", path)
+	}
+	return nil
 }
 
 func (s *Session) now() string { return s.Now().UTC().Format(TimeFormat) }
