@@ -857,15 +857,12 @@ func TestSearchLongTermOnRepetitiveComment(t *testing.T) {
 
 // One search has a time budget of its own: when it runs out, SQLite is interrupted and the search
 // fails with STORAGE_BUSY naming the budget, instead of running on; with time enough it answers.
-func TestSearchTimeBudget(t *testing.T) {
-	checkTimeBudget(t, hostileWorkspace(t, 48, 256<<10), Caller{User: "o", Task: "1"})
-}
-
 // The local account's search (no user: the agent path over the Claude Code and Codex spaces) runs
 // in the same budget, with a current task and without one.
-func TestLocalSearchTimeBudget(t *testing.T) {
+func TestSearchTimeBudget(t *testing.T) {
 	ws := hostileWorkspace(t, 48, 256<<10)
-	asLocalSpace(t, ws, "s")
+	checkTimeBudget(t, ws, Caller{User: "o", Task: "1"})
+	asLocalSpace(t, ws, "s") // the same space, now the local account's
 	checkTimeBudget(t, ws, Caller{})
 	checkTimeBudget(t, ws, Caller{Task: "1"})
 }
