@@ -168,7 +168,8 @@ func loadFresh(ctx context.Context, ws *workspace.Workspace, stamp Stamp, s *scr
 	if err := errs.Stopped(ctx, "board load"); err != nil {
 		return nil, err
 	}
-	return build(&l, stamp), nil
+	ix = build(&l, stamp)
+	return ix, errs.Stopped(ctx, "board load") // built, but for a caller that left meanwhile
 }
 
 // readJSON decodes a board JSON file. A missing one is an error too: every import writes both
