@@ -116,7 +116,7 @@ func boardExportCommand(env *Env) *cli.Command {
 			var res *board.ExportResult
 			err = env.writeOutput(out, func(w io.Writer) error {
 				var err error
-				res, err = board.Export(ws, w)
+				res, err = board.Export(c.Context, ws, w)
 				return err
 			})
 			if err != nil || out == "" || out == "-" {
@@ -255,7 +255,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				res, err := ix.AgentSearch(ws.Config.Board, board.AgentInput{Card: card, Query: query, Sources: srcs, Limit: limit})
+				res, err := ix.AgentSearch(c.Context, ws.Config.Board, board.AgentInput{Card: card, Query: query, Sources: srcs, Limit: limit})
 				if err != nil {
 					return err
 				}
@@ -270,7 +270,7 @@ func boardSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := ix.Search(ws.Config.Board, in)
+			res, err := ix.Search(c.Context, ws.Config.Board, in)
 			if err != nil {
 				return err
 			}

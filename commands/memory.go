@@ -56,7 +56,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := memory.MemoryRead(ws, memory.ReadInput{Kind: string(ref.Kind), Slug: ref.Slug})
+					res, err := memory.MemoryRead(c.Context, ws, memory.ReadInput{Kind: string(ref.Kind), Slug: ref.Slug})
 					if err != nil {
 						return err
 					}

@@ -32,7 +32,7 @@ func sessionCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					s, err := env.session()
+					s, err := env.session(c.Context)
 					if err != nil {
 						return err
 					}
@@ -127,7 +127,7 @@ func sessionQuery[T any](env *Env, c *cli.Context, query func(*tasks.Session, co
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	s, err := env.session()
+	s, err := env.session(c.Context)
 	if err != nil {
 		return err
 	}

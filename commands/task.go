@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ import (
 
 // session opens the workspace and binds the caller's session log (tasks.OpenSession). A log
 // named outright (--session, CAIRN_SESSION) needs no workspace.
-func (e *Env) session() (*tasks.Session, error) {
+func (e *Env) session(ctx context.Context) (*tasks.Session, error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		if !errors.Is(err, workspace.ErrNoWorkspace) || e.Caller.Session == "" {
@@ -27,7 +28,7 @@ func (e *Env) session() (*tasks.Session, error) {
 		}
 		ws = nil
 	}
-	return tasks.OpenSession(ws, e.wait, e.Caller)
+	return tasks.OpenSession(ctx, ws, e.wait, e.Caller)
 }
 
 func taskCommand(env *Env) *cli.Command {
@@ -53,7 +54,7 @@ func taskCommand(env *Env) *cli.Command {
 					if set {
 						in.Description = desc
 					}
-					s, err := env.session()
+					s, err := env.session(c.Context)
 					if err != nil {
 						return err
 					}
@@ -83,7 +84,7 @@ func taskCommand(env *Env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					s, err := env.session()
+					s, err := env.session(c.Context)
 					if err != nil {
 						return err
 					}
@@ -148,7 +149,7 @@ func taskCommand(env *Env) *cli.Command {
 					if set {
 						in.Description = &desc
 					}
-					s, err := env.session()
+					s, err := env.session(c.Context)
 					if err != nil {
 						return err
 					}
@@ -202,7 +203,7 @@ func (e *Env) description(c *cli.Context) (desc string, set bool, err error) {
 // completeTaskIDs offers the ids of the session's tasks (open ones first) for shell completion, or
 // the statuses after --status.
 func (e *Env) completeTaskIDs(c *cli.Context) {
-	s, err := e.session()
+	s, err := e.session(c.Context)
 	if err != nil {
 		return
 	}
@@ -222,7 +223,7 @@ func (e *Env) taskAndSession(c *cli.Context) (int, *tasks.Session, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	s, err := e.session()
+	s, err := e.session(c.Context)
 	return id, s, err
 }
 

@@ -83,7 +83,7 @@ func TestEncodeIndentedSameAsEncoder(t *testing.T) {
 	}
 	limit := board.MaxCardLimit
 	for _, q := range []string{"迁移", "sqlite timeout", "a", "kumquat-not-there", "#perf", `"card search"`, "ログイン", "TL-4"} {
-		res, err := ix.Search(ws.Config.Board, board.SearchInput{Query: q, Limit: &limit})
+		res, err := ix.Search(context.Background(), ws.Config.Board, board.SearchInput{Query: q, Limit: &limit})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,7 +64,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			cpu := processCPU()
 			for b.Loop() {
-				if _, err := ix.Search(ws.Config.Board, tc.in); err != nil {
+				if _, err := ix.Search(context.Background(), ws.Config.Board, tc.in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -125,7 +125,7 @@ func BenchmarkSearchNarrowed(b *testing.B) {
 			b.Run(tc.name+"/"+v.name, func(b *testing.B) {
 				cpu := processCPU()
 				for b.Loop() {
-					if _, err := v.ix.Search(ws.Config.Board, tc.in); err != nil {
+					if _, err := v.ix.Search(context.Background(), ws.Config.Board, tc.in); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -56,7 +56,7 @@ func search(t testing.TB, ix *Index, query string, mod ...func(*SearchInput)) *R
 	for _, m := range mod {
 		m(&in)
 	}
-	res, err := ix.Search(workspace.DefaultConfig().Board, in)
+	res, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, in)
 	if err != nil {
 		t.Fatalf("search %q: %v", query, err)
 	}
@@ -159,7 +159,7 @@ func TestAcceptance1SourcesAndExclusions(t *testing.T) {
 	cfg := workspace.DefaultConfig().Board
 	cfg.Ideas, cfg.Artifacts, cfg.Memory = false, false, false
 	for _, q := range []string{"trigram", "TL-12", "WAL 模式"} {
-		res, err := ix.Search(cfg, SearchInput{Query: q})
+		res, err := ix.Search(context.Background(), cfg, SearchInput{Query: q})
 		if err != nil || len(res.Cards)+len(res.Memory) != 0 {
 			t.Errorf("switched off: %q found %v %v (%v)", q, cardIDs(res), memIDs(res), err)
 		}
@@ -271,7 +271,7 @@ func TestAcceptance4SnippetsRangesHits(t *testing.T) {
 	}
 	// "cache" is in c4's title, tags, description, type, summary, note, workpad, idea, artifact.
 	q, _ := ParseQuery("cache")
-	matches, _ := ix.matchCards(q, []int32{ix.projByID["p1"]}, 0xff, -1, 10)
+	matches, _ := ix.matchCards(context.Background(), q, []int32{ix.projByID["p1"]}, 0xff, -1, 10)
 	if len(matches) != 1 || len(matches[0].hits) < 6 {
 		t.Fatalf("c4 should match in at least six fields: %+v", matches)
 	}
@@ -340,12 +340,12 @@ func TestAcceptance6LimitsScopeErrors(t *testing.T) {
 		{SearchInput{Query: strings.Repeat("搜", 201)}, errs.Invalid, "query is 201 characters; at most 200"},
 	}
 	for _, b := range bad {
-		_, err := ix.Search(workspace.DefaultConfig().Board, b.in)
+		_, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, b.in)
 		if err == nil || errs.CodeOf(err) != b.code || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%+v: got %v", b.in, err)
 		}
 	}
-	if _, err := ix.Search(workspace.DefaultConfig().Board, SearchInput{Query: strings.Repeat("搜", 200)}); err != nil {
+	if _, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, SearchInput{Query: strings.Repeat("搜", 200)}); err != nil {
 		t.Errorf("200 characters are allowed: %v", err)
 	}
 }
@@ -401,7 +401,7 @@ func TestAcceptance7Partial(t *testing.T) {
 func TestAcceptance8Agent(t *testing.T) {
 	ix := load(t, newBoard(t, nil))
 	cfg := workspace.DefaultConfig().Board
-	res, err := ix.AgentSearch(cfg, AgentInput{Card: "c8", Query: "迁移"})
+	res, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c8", Query: "迁移"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,18 +416,18 @@ func TestAcceptance8Agent(t *testing.T) {
 	if strings.Contains(string(data), "memory") || strings.Contains(string(data), "ranges") {
 		t.Errorf("agent output has no memory and no ranges: %s", data)
 	}
-	res, err = ix.AgentSearch(cfg, AgentInput{Card: "c1", Query: "AGENTRECAP"})
+	res, err = ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c1", Query: "AGENTRECAP"})
 	if err != nil || len(res.Cards) != 1 {
 		t.Fatalf("%v %+v", err, res)
 	}
 	if n := utf8.RuneCountInString(res.Cards[0].Summary); n != 400 || !strings.HasSuffix(res.Cards[0].Summary, "…") {
 		t.Errorf("summary of %d characters: %q", n, res.Cards[0].Summary)
 	}
-	res, _ = ix.AgentSearch(cfg, AgentInput{Card: "c1", Query: "cache", Limit: intPtr(1)})
+	res, _ = ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c1", Query: "cache", Limit: intPtr(1)})
 	if len(res.Cards) != 1 || res.Truncated {
 		t.Errorf("limit 1: %+v", res)
 	}
-	if res, _ := ix.AgentSearch(cfg, AgentInput{Card: "c9", Query: "Tinylink"}); len(res.Cards) != 0 {
+	if res, _ := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c9", Query: "Tinylink"}); len(res.Cards) != 0 {
 		t.Errorf("project memory and other projects are never searched: %+v", res.Cards)
 	}
 	for _, in := range []AgentInput{
@@ -436,24 +436,24 @@ func TestAcceptance8Agent(t *testing.T) {
 		{Card: "c8", Query: "x", Limit: intPtr(0)},
 		{Card: "c8", Query: "x", Sources: []Source{SourceMemory}},
 	} {
-		if _, err := ix.AgentSearch(cfg, in); errs.CodeOf(err) != errs.Invalid {
+		if _, err := ix.AgentSearch(context.Background(), cfg, in); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("%+v: %v", in, err)
 		}
 	}
 	// white space alone is within 1..200 characters and, as the query rules say, an empty result
 	for _, q := range []string{"   ", "\u3000", " \t "} {
-		res, err := ix.AgentSearch(cfg, AgentInput{Card: "c8", Query: q})
+		res, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c8", Query: q})
 		if err != nil || len(res.Cards) != 0 || res.Truncated {
 			t.Errorf("query %q: %+v %v, want an empty result", q, res, err)
 		}
 	}
-	if _, err := ix.AgentSearch(cfg, AgentInput{Card: "zz", Query: "  "}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "zz", Query: "  "}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("an empty query still checks the card: %v", err)
 	}
-	if _, err := ix.AgentSearch(cfg, AgentInput{Card: "c30", Query: "x"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c30", Query: "x"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("card of an archived project: %v", err)
 	}
-	if _, err := ix.AgentSearch(cfg, AgentInput{Card: "zz", Query: "x"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "zz", Query: "x"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("unknown card: %v", err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,5 +129,66 @@ func TestImportProjectCancelled(t *testing.T) {
 	}
 	if got := boardState(t, ws); got != before {
 		t.Errorf("the board changed:\n got %s\nwant %s", got, before)
+	}
+}
+
+// Loading a board honours its ctx: an ended one is CANCELLED before anything is read, and a
+// cancel while the tables of a big board are read (LoadFresh, no snapshot) stops the load at
+// once instead of finishing it. A search, a card read, the project list and an export under an
+// ended ctx are CANCELLED too.
+func TestLoadCancelled(t *testing.T) {
+	ws := newBoard(t, bigBoardDoc(30000))
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Load(ended, ws); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("Load under an ended ctx: %v, want CANCELLED", err)
+	}
+	start := time.Now()
+	ix, err := LoadFresh(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	best := time.Hour
+	for range 5 {
+		took, err := workspacetest.CancelAfter(whole/4, func(ctx context.Context) error {
+			_, err := LoadFresh(ctx, ws)
+			return err
+		})
+		if took < 0 || err == nil {
+			// finished before its cancel, or past its last check when the cancel came (a
+			// machine slowed by others)
+			t.Logf("the load finished before its cancel after %s (err %v)", whole/4, err)
+			continue
+		}
+		if errs.CodeOf(err) != errs.Cancelled || !strings.Contains(err.Error(), "board load cancelled") {
+			t.Fatalf("load cancelled after %s: %v (code %s), want CANCELLED", whole/4, err, errs.CodeOf(err).Name())
+		}
+		if best = min(best, took); best < workspacetest.CancelBudget {
+			break
+		}
+	}
+	t.Logf("a whole load takes %s; cancelled after a quarter of it, it returned %s after the cancel at best", whole, best)
+	if best != time.Hour && best >= workspacetest.CancelBudget {
+		t.Errorf("the cancelled load returned %s after the cancel at best, want < %s", best, workspacetest.CancelBudget)
+	}
+	cfg := workspace.DefaultConfig().Board
+	if _, err := ix.Search(ended, cfg, SearchInput{Query: "bravo"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("Search under an ended ctx: %v, want CANCELLED", err)
+	}
+	if _, err := ix.AgentSearch(ended, cfg, AgentInput{Card: "c1", Query: "bravo"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("AgentSearch under an ended ctx: %v, want CANCELLED", err)
+	}
+	if _, err := ReadCard(ended, ws, "c1"); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("ReadCard under an ended ctx: %v, want CANCELLED", err)
+	}
+	if _, err := ListProjects(ended, ws, ""); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("ListProjects under an ended ctx: %v, want CANCELLED", err)
+	}
+	if _, err := Export(ended, ws, io.Discard); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("Export under an ended ctx: %v, want CANCELLED", err)
+	}
+	if res, err := ix.Search(context.Background(), cfg, SearchInput{Query: "bravo"}); err != nil || len(res.Cards) == 0 {
+		t.Errorf("Search: %+v, %v", res, err)
 	}
 }

@@ -3,6 +3,7 @@ package board
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -36,13 +37,14 @@ type ExportResult = BoardCounts
 // made the board), the summaries by card id, and the memory entries in their file's order. The
 // board is read under the shared board lock, so an import running at the same time is either
 // wholly in the output or not at all. Importing the output into a fresh workspace answers every
-// search the same; it is the backup and migration path.
-func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
+// search the same; it is the backup and migration path. ctx ends the wait for the board lock and
+// interrupts the read (CANCELLED).
+func Export(ctx context.Context, ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 	res := &ExportResult{}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
+	err := withReadTx(ctx, ws, func(tx *sql.Tx, s *scrubber) error {
 		var rev string
-		if err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'revision'`).Scan(&rev); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'revision'`).Scan(&rev); err != nil {
 			return storageErr(err, "read the revision from %s", DBPath)
 		}
 		if _, err := fmt.Sscan(rev, &res.Revision); err != nil {
@@ -50,7 +52,7 @@ func Export(ws *workspace.Workspace, w io.Writer) (*ExportResult, error) {
 		}
 		fmt.Fprintf(bw, "{\n  \"revision\": %d", res.Revision)
 		list := func(name, query string, n *int, row func(*sql.Rows) (any, error)) error {
-			rows, err := tx.Query(query)
+			rows, err := tx.QueryContext(ctx, query)
 			if err != nil {
 				return storageErr(err, "read %s from %s", name, DBPath)
 			}

@@ -66,11 +66,11 @@ func TestSnapshotTruncatedUnderSearch(t *testing.T) {
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Search(workspace.DefaultConfig().Board, SearchInput{Query: "迁移"})
+	res, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, SearchInput{Query: "迁移"})
 	if err == nil || res != nil || errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("search on a truncated snapshot: %v %v, want STORAGE_BUSY", res, err)
 	}
-	ares, err := ix.AgentSearch(workspace.DefaultConfig().Board, AgentInput{Card: "c1", Query: "迁移"})
+	ares, err := ix.AgentSearch(context.Background(), workspace.DefaultConfig().Board, AgentInput{Card: "c1", Query: "迁移"})
 	if err == nil || ares != nil || errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("agent search on a truncated snapshot: %v %v, want STORAGE_BUSY", ares, err)
 	}
@@ -117,7 +117,7 @@ func TestSnapshotTruncatedUnderParallelScan(t *testing.T) {
 	if _, err := guarded(ix, func() ([]int32, error) { return ix.scanParallel(&n, 0, all, nil), nil }); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("parallel scan on a truncated mapping: %v, want STORAGE_BUSY", err)
 	}
-	if _, err := ix.Search(workspace.DefaultConfig().Board, SearchInput{Query: "sqlite"}); errs.CodeOf(err) != errs.Busy {
+	if _, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, SearchInput{Query: "sqlite"}); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("search on a truncated mapping: %v, want STORAGE_BUSY", err)
 	}
 	if stale, _ := ix.Stale(ws); !stale {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -136,15 +137,21 @@ func stampAndRedaction(ws *workspace.Workspace) (Stamp, bool, error) {
 }
 
 // loadFresh reads the board's files and builds its index; s, when not nil, redacts the records
-// first (an earlier build's board that could not be upgraded).
-func loadFresh(ctx context.Context, ws *workspace.Workspace, stamp Stamp, s *scrubber) (*Index, error) {
+// first (an earlier build's board that could not be upgraded). ctx ending interrupts the read of
+// the tables and stops it between steps (CANCELLED).
+func loadFresh(ctx context.Context, ws *workspace.Workspace, stamp Stamp, s *scrubber) (ix *Index, err error) {
+	defer func() {
+		if err = errs.IfStopped(ctx, err, "board load"); err != nil {
+			ix = nil
+		}
+	}()
 	db, err := openDB(ws.Path(DBPath), ws.Wait, true)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	var l loaded
-	if err := readTables(db, &l); err != nil {
+	if err := readTables(ctx, db, &l); err != nil {
 		return nil, err
 	}
 	if err := readJSON(ws.Path(SummariesPath), &l.summaries); err != nil {
@@ -158,7 +165,11 @@ func loadFresh(ctx context.Context, ws *workspace.Workspace, stamp Stamp, s *scr
 	if err := s.loaded(ctx, &l); err != nil {
 		return nil, err
 	}
-	return build(&l, stamp), nil
+	if err := errs.Stopped(ctx, "board load"); err != nil {
+		return nil, err
+	}
+	ix = build(&l, stamp)
+	return ix, errs.Stopped(ctx, "board load") // built, but for a caller that left meanwhile
 }
 
 // readJSON decodes a board JSON file. A missing one is an error too: every import writes both
@@ -175,9 +186,10 @@ func readJSON(path string, v any) error {
 }
 
 // eachRow runs query in tx and calls each for every row; any failure is a storage error of
-// board.db. Both the search's load and a project import read the tables this way.
-func eachRow(tx *sql.Tx, query string, each func(*sql.Rows) error) error {
-	rows, err := tx.Query(query)
+// board.db. Both the search's load and a project import read the tables this way; ctx ending
+// interrupts the query.
+func eachRow(ctx context.Context, tx *sql.Tx, query string, each func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return storageErr(err, "read %s", DBPath)
 	}
@@ -191,8 +203,8 @@ func eachRow(tx *sql.Tx, query string, each func(*sql.Rows) error) error {
 }
 
 // rowsInto appends one T per row of query to dst, each read by scan.
-func rowsInto[T any](tx *sql.Tx, query string, dst *[]T, scan func(*sql.Rows, *T) error) error {
-	return eachRow(tx, query, func(r *sql.Rows) error { return appendRow(r, dst, scan) })
+func rowsInto[T any](ctx context.Context, tx *sql.Tx, query string, dst *[]T, scan func(*sql.Rows, *T) error) error {
+	return eachRow(ctx, tx, query, func(r *sql.Rows) error { return appendRow(r, dst, scan) })
 }
 
 // appendRow reads the current row into a new T with scan and appends it to dst.
@@ -258,32 +270,32 @@ func scanArtifact(r *sql.Rows, a *Artifact) error {
 }
 
 // readTables reads what the search uses: every row but the events that carry no searchable note.
-func readTables(db *sql.DB, l *loaded) error {
-	tx, err := db.Begin()
+func readTables(ctx context.Context, db *sql.DB, l *loaded) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
 	return inOrder(
 		func() error {
-			return rowsInto(tx, `SELECT id, title, archived, memory FROM projects`, &l.projects, scanProject)
+			return rowsInto(ctx, tx, `SELECT id, title, archived, memory FROM projects`, &l.projects, scanProject)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, &l.cards, scanCard)
+			return rowsInto(ctx, tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks`, &l.cards, scanCard)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, &l.events, func(r *sql.Rows, e *Event) error {
+			return rowsInto(ctx, tx, `SELECT id, card, type, note, at FROM events WHERE type IN ('status_changed', 'progress_reported') AND trim(note) <> ''`, &l.events, func(r *sql.Rows, e *Event) error {
 				return r.Scan(&e.ID, &e.Card, &e.Type, &e.Note, &e.At)
 			})
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads`, &l.workpads, scanWorkpad)
+			return rowsInto(ctx, tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads`, &l.workpads, scanWorkpad)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, &l.ideas, scanIdea)
+			return rowsInto(ctx, tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas`, &l.ideas, scanIdea)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts`, &l.artifacts, scanArtifact)
+			return rowsInto(ctx, tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts`, &l.artifacts, scanArtifact)
 		},
 	)
 }

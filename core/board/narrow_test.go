@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -71,8 +72,8 @@ func TestNarrowedSearchEqualsFullScan(t *testing.T) {
 		}
 		lim := MaxCardLimit
 		in := SearchInput{Query: q, Limit: &lim}
-		want, werr := full.Search(cfg, in)
-		got, gerr := narrowed.Search(cfg, in)
+		want, werr := full.Search(context.Background(), cfg, in)
+		got, gerr := narrowed.Search(context.Background(), cfg, in)
 		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("query %q: narrowed %v (%v), full scan %v (%v)", q, summary(got), gerr, summary(want), werr)
 		}
@@ -82,8 +83,8 @@ func TestNarrowedSearchEqualsFullScan(t *testing.T) {
 		card := full.cards[rng.Intn(len(full.cards))].id
 		alim := MaxAgentLimit
 		ain := AgentInput{Card: card, Query: q, Limit: &alim}
-		awant, werr := full.AgentSearch(cfg, ain)
-		agot, gerr := narrowed.AgentSearch(cfg, ain)
+		awant, werr := full.AgentSearch(context.Background(), cfg, ain)
+		agot, gerr := narrowed.AgentSearch(context.Background(), cfg, ain)
 		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(agot, awant) {
 			t.Fatalf("agent query %q on %s: narrowed %+v (%v), full scan %+v (%v)", q, card, agot, gerr, awant, werr)
 		}
@@ -145,8 +146,8 @@ func TestNarrowedSearchEqualsFullScanFiltered(t *testing.T) {
 		if i%2 == 1 {
 			in.ProjectID = &projects[rng.Intn(len(projects))]
 		}
-		want, werr := full.Search(cfg, in)
-		got, gerr := narrowed.Search(cfg, in)
+		want, werr := full.Search(context.Background(), cfg, in)
+		got, gerr := narrowed.Search(context.Background(), cfg, in)
 		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("query %q in %v, sources %v: narrowed %v (%v), full scan %v (%v)", in.Query, in.ProjectID, in.Sources, summary(got), gerr, summary(want), werr)
 		}
@@ -186,7 +187,7 @@ func TestNarrowedSearchConcurrent(t *testing.T) {
 	queries := []string{"迁移", "sqlite timeout", "a", "ログイン", "crash fix", "e 登录", "tl-4", "#perf timeout"}
 	want := make([]*Result, len(queries))
 	for i, q := range queries {
-		r, err := seq.Search(cfg, SearchInput{Query: q})
+		r, err := seq.Search(context.Background(), cfg, SearchInput{Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestNarrowedSearchConcurrent(t *testing.T) {
 		go func() {
 			for k := range 40 {
 				i := (g + k) % len(queries)
-				got, err := ix.Search(cfg, SearchInput{Query: queries[i]})
+				got, err := ix.Search(context.Background(), cfg, SearchInput{Query: queries[i]})
 				if err != nil || !reflect.DeepEqual(got, want[i]) {
 					done <- fmt.Errorf("query %q: got %v (%v), want %v", queries[i], summary(got), err, summary(want[i]))
 					return

@@ -96,9 +96,9 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 	if err := checkBoardDir(ws); err != nil {
 		return nil, err
 	}
-	cur, err := readWholeBoard(ws)
+	cur, err := readWholeBoard(ctx, ws)
 	if err != nil {
-		return nil, err
+		return nil, errs.IfStopped(ctx, err, "project import")
 	}
 	if !cur.redacted {
 		// an earlier build's board: the other projects are written again redacted too
@@ -134,7 +134,7 @@ type wholeBoard struct {
 
 // readWholeBoard reads the current board; no board yet is an empty one. A JSON file that cannot
 // be read is refused: the other projects' summaries or memory would be lost.
-func readWholeBoard(ws *workspace.Workspace) (*wholeBoard, error) {
+func readWholeBoard(ctx context.Context, ws *workspace.Workspace) (*wholeBoard, error) {
 	w := &wholeBoard{summaries: map[string]json.RawMessage{}, redacted: true}
 	ok, err := dbExists(ws)
 	if err != nil || !ok {
@@ -151,7 +151,7 @@ func readWholeBoard(ws *workspace.Workspace) (*wholeBoard, error) {
 	if w.redacted, err = readRedaction(db); err != nil {
 		return nil, err
 	}
-	if err := readAllTables(db, &w.parsedBoard); err != nil {
+	if err := readAllTables(ctx, db, &w.parsedBoard); err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
@@ -174,30 +174,30 @@ func readWholeBoard(ws *workspace.Workspace) (*wholeBoard, error) {
 
 // readAllTables reads every row of every table, unlike the search's readTables, which skips
 // what is never searched.
-func readAllTables(db *sql.DB, b *parsedBoard) error {
-	tx, err := db.Begin()
+func readAllTables(ctx context.Context, db *sql.DB, b *parsedBoard) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return storageErr(err, "read %s", DBPath)
 	}
 	defer tx.Rollback()
 	return inOrder(
 		func() error {
-			return rowsInto(tx, `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &b.projects, scanProject)
+			return rowsInto(ctx, tx, `SELECT id, title, archived, memory FROM projects ORDER BY rowid`, &b.projects, scanProject)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &b.cards, scanCard)
+			return rowsInto(ctx, tx, `SELECT id, project, title, description, tags, type, status, archived, updated_at, workspace_id FROM tasks ORDER BY rowid`, &b.cards, scanCard)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &b.events, scanEvent)
+			return rowsInto(ctx, tx, `SELECT id, card, type, note, actor, at FROM events ORDER BY rowid`, &b.events, scanEvent)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &b.workpads, scanWorkpad)
+			return rowsInto(ctx, tx, `SELECT id, card, kind, description, command, evidence, at FROM workpads ORDER BY rowid`, &b.workpads, scanWorkpad)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &b.ideas, scanIdea)
+			return rowsInto(ctx, tx, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas ORDER BY rowid`, &b.ideas, scanIdea)
 		},
 		func() error {
-			return rowsInto(tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &b.artifacts, scanArtifact)
+			return rowsInto(ctx, tx, `SELECT id, card, title, note, target, external_key, at FROM artifacts ORDER BY rowid`, &b.artifacts, scanArtifact)
 		},
 	)
 }

@@ -30,7 +30,7 @@ func sampleProject(id string, cards ...string) *ProjectBoard {
 // others is everything on the board that does not belong to project id.
 func others(t *testing.T, ws *workspace.Workspace, id string) string {
 	t.Helper()
-	w, err := readWholeBoard(ws)
+	w, err := readWholeBoard(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestImportProjectAddsReplacesAndKeepsOthers(t *testing.T) {
 
 func TestImportProjectReplacesAFixtureProject(t *testing.T) {
 	ws := newBoard(t, nil)
-	w, err := readWholeBoard(ws)
+	w, err := readWholeBoard(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestImportProjectReplacesAFixtureProject(t *testing.T) {
 	if _, err := ImportProject(context.Background(), ws, sampleProject(victim, "only")); err != nil {
 		t.Fatal(err)
 	}
-	w, err = readWholeBoard(ws)
+	w, err = readWholeBoard(context.Background(), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestImportProjectReplacesAFixtureProject(t *testing.T) {
 
 func TestImportProjectRefusesAndChangesNothing(t *testing.T) {
 	ws := newBoard(t, nil)
-	w, _ := readWholeBoard(ws)
+	w, _ := readWholeBoard(context.Background(), ws)
 	taken := w.cards[0]
 	db, _ := os.ReadFile(ws.Path(DBPath))
 	clash := sampleProject("imp", "a")

@@ -40,7 +40,7 @@ func generationOf(t *testing.T, ws *workspace.Workspace) string {
 		}
 		var found []string
 		for _, word := range []string{"alpha", "bravo"} {
-			res, err := ix.Search(workspace.DefaultConfig().Board, SearchInput{Query: word})
+			res, err := ix.Search(context.Background(), workspace.DefaultConfig().Board, SearchInput{Query: word})
 			if err != nil {
 				return fmt.Sprintf("search %s: %v", word, err)
 			}
@@ -200,7 +200,7 @@ func TestDamagedBoardDB(t *testing.T) {
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "board/board.db is damaged") || !strings.Contains(err.Error(), "cairn board import FILE.json") {
 		t.Fatalf("load of a damaged board.db: %v", err)
 	}
-	if _, err := ReadCard(ws, "c1"); errs.CodeOf(err) != errs.Invalid {
+	if _, err := ReadCard(context.Background(), ws, "c1"); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("card read of a damaged board.db: %v", err)
 	}
 	res, err := Import(context.Background(), ws, strings.NewReader(generationDoc("bravo", 2)))

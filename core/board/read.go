@@ -65,12 +65,12 @@ type CardInfo struct {
 
 // ListProjects returns the projects that are not archived, by title then id, with their card
 // counts, so a search page can offer them as scopes; card (may be "") picks Current when its
-// project is live.
-func ListProjects(ws *workspace.Workspace, card string) (*ProjectList, error) {
+// project is live. ctx ends the wait for the board lock and interrupts the read (CANCELLED).
+func ListProjects(ctx context.Context, ws *workspace.Workspace, card string) (*ProjectList, error) {
 	res := &ProjectList{Projects: []ProjectInfo{}}
-	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
+	err := withReadTx(ctx, ws, func(tx *sql.Tx, s *scrubber) error {
 		const what = "read projects from %s"
-		rows, err := tx.Query(`SELECT p.id, p.title, count(t.id), coalesce(max(t.updated_at), '')
+		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.title, count(t.id), coalesce(max(t.updated_at), '')
 			FROM projects p LEFT JOIN tasks t ON t.project = p.id WHERE p.archived = 0 GROUP BY p.id`)
 		if err != nil {
 			return storageErr(err, what, DBPath)
@@ -93,7 +93,7 @@ func ListProjects(ws *workspace.Workspace, card string) (*ProjectList, error) {
 			return nil
 		}
 		var pid string
-		err = tx.QueryRow(`SELECT t.project FROM tasks t JOIN projects p ON p.id = t.project
+		err = tx.QueryRowContext(ctx, `SELECT t.project FROM tasks t JOIN projects p ON p.id = t.project
 			WHERE t.id = ? AND p.archived = 0`, card).Scan(&pid)
 		switch {
 		case err == nil:
@@ -125,17 +125,18 @@ func ListProjects(ws *workspace.Workspace, card string) (*ProjectList, error) {
 
 // ReadCard returns one card of a project that is not archived with all its records, so a card
 // can be shown whole; notes are the searched events (status changes and progress reports with a
-// note), and an unreadable summaries file is no error but named in Partial.
-func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
+// note), and an unreadable summaries file is no error but named in Partial. ctx ends the wait for
+// the board lock and interrupts the read (CANCELLED).
+func ReadCard(ctx context.Context, ws *workspace.Workspace, id string) (*CardDetail, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, errs.Invalidf("card input needs a taskId")
 	}
 	res := &CardDetail{Notes: []Event{}, Workpads: []Workpad{}, Ideas: []Idea{}, Artifacts: []Artifact{}, Partial: []string{}}
-	err := withReadTx(ws, func(tx *sql.Tx, s *scrubber) error {
+	err := withReadTx(ctx, ws, func(tx *sql.Tx, s *scrubber) error {
 		c := &res.Card
 		var tags string
 		var projArchived bool
-		err := tx.QueryRow(`SELECT t.id, t.project, p.title, p.archived, t.workspace_id, t.title, t.description,
+		err := tx.QueryRowContext(ctx, `SELECT t.id, t.project, p.title, p.archived, t.workspace_id, t.title, t.description,
 			t.tags, t.type, t.status, t.archived, t.updated_at
 			FROM tasks t JOIN projects p ON p.id = t.project WHERE t.id = ?`, id).
 			Scan(&c.TaskID, &c.ProjectID, &c.ProjectTitle, &projArchived, &c.WorkspaceID, &c.Title, &c.Description,
@@ -151,26 +152,26 @@ func ReadCard(ws *workspace.Workspace, id string) (*CardDetail, error) {
 			return fmt.Errorf("card %s: tags: %w", id, err)
 		}
 		s.cardInfo(c)
-		err = eachCardRow(tx, id, `SELECT id, card, type, note, actor, at FROM events
+		err = eachCardRow(ctx, tx, id, `SELECT id, card, type, note, actor, at FROM events
 			WHERE card = ? AND type IN ('status_changed', 'progress_reported') AND trim(note) <> ''
 			ORDER BY at DESC, id DESC`,
 			func(r *sql.Rows) error { return appendRow(r, &res.Notes, scanEvent) })
 		if err != nil {
 			return err
 		}
-		err = eachCardRow(tx, id, `SELECT id, card, kind, description, command, evidence, at FROM workpads
+		err = eachCardRow(ctx, tx, id, `SELECT id, card, kind, description, command, evidence, at FROM workpads
 			WHERE card = ? ORDER BY at, id`,
 			func(r *sql.Rows) error { return appendRow(r, &res.Workpads, scanWorkpad) })
 		if err != nil {
 			return err
 		}
-		err = eachCardRow(tx, id, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas
+		err = eachCardRow(ctx, tx, id, `SELECT id, card, title, detail, rationale, context, status, at FROM ideas
 			WHERE card = ? ORDER BY at DESC, id`,
 			func(r *sql.Rows) error { return appendRow(r, &res.Ideas, scanIdea) })
 		if err != nil {
 			return err
 		}
-		err = eachCardRow(tx, id, `SELECT id, card, title, note, target, external_key, at FROM artifacts
+		err = eachCardRow(ctx, tx, id, `SELECT id, card, title, note, target, external_key, at FROM artifacts
 			WHERE card = ? ORDER BY at DESC, id`,
 			func(r *sql.Rows) error { return appendRow(r, &res.Artifacts, scanArtifact) })
 		if err != nil {
@@ -212,10 +213,11 @@ func scrubAll[T any](s *scrubber, list []T, each func(*scrubber, *T)) {
 // withReadTx runs fn in one read transaction on board.db under the shared board lock, as Load
 // reads it: a missing board is NOT_FOUND, a locked one STORAGE_BUSY. An earlier build's board,
 // whose texts are not redacted, is upgraded first (redaction.go); when that fails fn gets a
-// scrubber to redact what it reads, else nil.
-func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx, *scrubber) error) error {
+// scrubber to redact what it reads, else nil. ctx ending is CANCELLED, in the lock's wait or
+// the read.
+func withReadTx(ctx context.Context, ws *workspace.Workspace, fn func(*sql.Tx, *scrubber) error) error {
 	for tried := false; ; tried = true {
-		redacted, err := readTx(ws, func(tx *sql.Tx, redacted bool) error {
+		redacted, err := readTx(ctx, ws, func(tx *sql.Tx, redacted bool) error {
 			switch {
 			case redacted:
 				return fn(tx, nil)
@@ -225,9 +227,9 @@ func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx, *scrubber) error) erro
 			return nil // upgrade first
 		})
 		if err != nil || redacted || tried {
-			return err
+			return errs.IfStopped(ctx, err, "board read")
 		}
-		if err := upgradeOnce(context.TODO(), ws); err != nil {
+		if err := upgradeOnce(ctx, ws); err != nil {
 			return err
 		}
 	}
@@ -235,7 +237,7 @@ func withReadTx(ws *workspace.Workspace, fn func(*sql.Tx, *scrubber) error) erro
 
 // readTx runs fn in one read transaction under the shared board lock, with whether the board's
 // texts are redacted.
-func readTx(ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error) {
+func readTx(ctx context.Context, ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error) {
 	ok, err := dbExists(ws)
 	if err != nil {
 		return false, err
@@ -243,7 +245,7 @@ func readTx(ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error)
 	if !ok {
 		return false, errNoBoard()
 	}
-	lock, err := ws.LockNamed(context.TODO(), lockName, false)
+	lock, err := ws.LockNamed(ctx, lockName, false)
 	if err != nil {
 		return false, err
 	}
@@ -253,7 +255,7 @@ func readTx(ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error)
 		return false, err
 	}
 	defer db.Close()
-	tx, err := db.Begin()
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, storageErr(err, "read %s", DBPath)
 	}
@@ -266,8 +268,8 @@ func readTx(ws *workspace.Workspace, fn func(*sql.Tx, bool) error) (bool, error)
 }
 
 // eachCardRow runs a query over one card's records and calls each for every row.
-func eachCardRow(tx *sql.Tx, id, query string, each func(*sql.Rows) error) error {
-	rows, err := tx.Query(query, id)
+func eachCardRow(ctx context.Context, tx *sql.Tx, id, query string, each func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, query, id)
 	if err != nil {
 		return storageErr(err, "read the records of card %s from %s", id, DBPath)
 	}

@@ -29,7 +29,7 @@ func TestListProjects(t *testing.T) {
 		{"c30", "p1"},  // a card of an archived project falls back to the latest activity
 		{"nope", "p1"}, // so does an unknown card
 	} {
-		l, err := ListProjects(ws, tc.card)
+		l, err := ListProjects(context.Background(), ws, tc.card)
 		if err != nil {
 			t.Fatalf("card %q: %v", tc.card, err)
 		}
@@ -41,7 +41,7 @@ func TestListProjects(t *testing.T) {
 			t.Errorf("card %q: current %v, want %s", tc.card, l.Current, tc.current)
 		}
 	}
-	l, err := ListProjects(ws, "")
+	l, err := ListProjects(context.Background(), ws, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestListProjects(t *testing.T) {
 
 	// A board whose projects are all archived has no current project; the list is [] not null.
 	ws = newBoard(t, []byte(`{"revision":1,"projects":[{"id":"p","title":"P","archived":true,"memory":false}]}`))
-	l, err = ListProjects(ws, "")
+	l, err = ListProjects(context.Background(), ws, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestListProjects(t *testing.T) {
 
 func TestReadCard(t *testing.T) {
 	ws := newBoard(t, nil)
-	d, err := ReadCard(ws, "c1")
+	d, err := ReadCard(context.Background(), ws, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestReadCard(t *testing.T) {
 	}
 
 	// An archived card of a live project is shown; its empty lists are [] and its summary null.
-	d, err = ReadCard(ws, "c3")
+	d, err = ReadCard(context.Background(), ws, "c3")
 	if err != nil || !d.Card.Archived || d.Summary != nil {
 		t.Fatalf("archived card of a live project: %+v %v", d, err)
 	}
@@ -120,11 +120,11 @@ func TestReadCard(t *testing.T) {
 	}
 
 	for _, id := range []string{"nope", "c30"} { // unknown, and a card of an archived project
-		if _, err := ReadCard(ws, id); errs.CodeOf(err) != errs.NotFound {
+		if _, err := ReadCard(context.Background(), ws, id); errs.CodeOf(err) != errs.NotFound {
 			t.Errorf("card %q: %v, want NOT_FOUND", id, err)
 		}
 	}
-	if _, err := ReadCard(ws, " "); errs.CodeOf(err) != errs.Invalid {
+	if _, err := ReadCard(context.Background(), ws, " "); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("blank id: %v, want INVALID_INPUT", err)
 	}
 }
@@ -136,7 +136,7 @@ func TestReadCardSummariesPartial(t *testing.T) {
 	if err := os.WriteFile(ws.Path(SummariesPath), []byte(`{"c1": [{"state": `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ReadCard(ws, "c1")
+	d, err := ReadCard(context.Background(), ws, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestReadCardSummariesPartial(t *testing.T) {
 	if err := os.Remove(ws.Path(SummariesPath)); err != nil {
 		t.Fatal(err)
 	}
-	d, err = ReadCard(ws, "c1")
+	d, err = ReadCard(context.Background(), ws, "c1")
 	// Every import writes summaries.json, so a missing one could not be read: partial says so.
 	if err != nil || d.Summary != nil || !reflect.DeepEqual(d.Partial, []string{"summaries"}) {
 		t.Errorf("missing summaries: %+v %v", d, err)
@@ -155,10 +155,10 @@ func TestReadCardSummariesPartial(t *testing.T) {
 
 func TestReadersNoBoardAndBusy(t *testing.T) {
 	empty := workspacetest.New(t)
-	if _, err := ListProjects(empty, ""); errs.CodeOf(err) != errs.NotFound {
+	if _, err := ListProjects(context.Background(), empty, ""); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("projects without a board: %v", err)
 	}
-	if _, err := ReadCard(empty, "c1"); errs.CodeOf(err) != errs.NotFound {
+	if _, err := ReadCard(context.Background(), empty, "c1"); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("card without a board: %v", err)
 	}
 
@@ -170,10 +170,10 @@ func TestReadersNoBoardAndBusy(t *testing.T) {
 	defer lock.Unlock()
 	other := *ws
 	other.Wait = 50 * time.Millisecond
-	if _, err := ListProjects(&other, ""); errs.CodeOf(err) != errs.Busy {
+	if _, err := ListProjects(context.Background(), &other, ""); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("projects under an import: %v", err)
 	}
-	if _, err := ReadCard(&other, "c1"); errs.CodeOf(err) != errs.Busy {
+	if _, err := ReadCard(context.Background(), &other, "c1"); errs.CodeOf(err) != errs.Busy {
 		t.Errorf("card under an import: %v", err)
 	}
 }

@@ -307,9 +307,9 @@ func upgradeRedaction(ctx context.Context, ws *workspace.Workspace) error {
 	if err := checkBoardDir(ws); err != nil {
 		return err
 	}
-	w, err := readWholeBoard(ws)
+	w, err := readWholeBoard(ctx, ws)
 	if err != nil || w.redacted {
-		return err
+		return errs.IfStopped(ctx, err, "board redaction")
 	}
 	if err := newScrubber().whole(ctx, w); err != nil {
 		return err

@@ -149,7 +149,7 @@ func checkRedacted(t *testing.T, ws *workspace.Workspace, secrets []string) {
 			if res := search(t, ix, frag); len(res.Cards)+len(res.Memory) > 0 {
 				t.Errorf("search %q (of %q) finds %s", frag, s, asJSON(t, res))
 			}
-			res, err := ix.AgentSearch(cfg, AgentInput{Card: "c2", Query: frag})
+			res, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c2", Query: frag})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,26 +164,26 @@ func checkRedacted(t *testing.T, ws *workspace.Workspace, secrets []string) {
 			t.Errorf("search %q finds nothing", q)
 		}
 		noFragment(t, "search "+q, asJSON(t, res), secrets)
-		ares, err := ix.AgentSearch(cfg, AgentInput{Card: "c2", Query: q})
+		ares, err := ix.AgentSearch(context.Background(), cfg, AgentInput{Card: "c2", Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
 		noFragment(t, "agent search "+q, asJSON(t, ares), secrets)
 	}
-	list, err := ListProjects(ws, "c1")
+	list, err := ListProjects(context.Background(), ws, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	noFragment(t, "the project list", asJSON(t, list), secrets)
 	for _, id := range []string{"c1", "c2"} {
-		d, err := ReadCard(ws, id)
+		d, err := ReadCard(context.Background(), ws, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		noFragment(t, "card "+id, asJSON(t, d), secrets)
 	}
 	var out bytes.Buffer
-	if _, err := Export(ws, &out); err != nil {
+	if _, err := Export(context.Background(), ws, &out); err != nil {
 		t.Fatal(err)
 	}
 	noFragment(t, "the export", out.Bytes(), secrets)
@@ -193,7 +193,7 @@ func checkRedacted(t *testing.T, ws *workspace.Workspace, secrets []string) {
 // card with what was given.
 func checkTexts(t *testing.T, ws *workspace.Workspace) {
 	t.Helper()
-	d, err := ReadCard(ws, "c1")
+	d, err := ReadCard(context.Background(), ws, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func checkTexts(t *testing.T, ws *workspace.Workspace) {
 			t.Errorf("card c1 shows %q, want %q", f.got, f.want)
 		}
 	}
-	d, err = ReadCard(ws, "c2")
+	d, err = ReadCard(context.Background(), ws, "c2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestRedactedAtImport(t *testing.T) {
 	checkTexts(t, ws)
 	// The export imports again as the same board, no secret to find.
 	var out bytes.Buffer
-	if _, err := Export(ws, &out); err != nil {
+	if _, err := Export(context.Background(), ws, &out); err != nil {
 		t.Fatal(err)
 	}
 	again := newBoard(t, out.Bytes())
@@ -256,7 +256,7 @@ func TestRedactedAtImport(t *testing.T) {
 // `cairn board import --from`), and the other project is kept as it was.
 func TestRedactedAtProjectImport(t *testing.T) {
 	ws := newBoard(t, nil) // the fixture's p1 is replaced, p2..p4 kept
-	before, err := ReadCard(ws, "c20")
+	before, err := ReadCard(context.Background(), ws, "c20")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestRedactedAtProjectImport(t *testing.T) {
 	}
 	checkRedacted(t, ws, p.secrets)
 	checkTexts(t, ws)
-	after, err := ReadCard(ws, "c20")
+	after, err := ReadCard(context.Background(), ws, "c20")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,16 +347,16 @@ func TestOldBoardUpgraded(t *testing.T) {
 				_, err = Load(context.Background(), ws)
 			case "card":
 				var d *CardDetail
-				d, err = ReadCard(ws, "c1")
+				d, err = ReadCard(context.Background(), ws, "c1")
 				if err == nil {
 					noFragment(t, "the first card read", asJSON(t, d), p.secrets)
 				}
 			case "export":
 				var out bytes.Buffer
-				_, err = Export(ws, &out)
+				_, err = Export(context.Background(), ws, &out)
 				noFragment(t, "the first export", out.Bytes(), p.secrets)
 			case "projects":
-				_, err = ListProjects(ws, "")
+				_, err = ListProjects(context.Background(), ws, "")
 			case "project import":
 				_, err = ImportProject(context.Background(), ws, &ProjectBoard{
 					Project: Project{ID: "p2", Title: "Other", Memory: true},
@@ -403,7 +403,7 @@ func TestOldBoardRedactedWhenNotUpgraded(t *testing.T) {
 	if ix := load(t, ws); ix.snap == (mapRange{}) && len(data) > 0 {
 		t.Log("the second load did not map the snapshot")
 	}
-	d, err := ReadCard(ws, "c1")
+	d, err := ReadCard(context.Background(), ws, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestOldBoardRedactedWhenNotUpgraded(t *testing.T) {
 	if d.Card.Title != wantText("card title") {
 		t.Errorf("card title %q", d.Card.Title)
 	}
-	list, err := ListProjects(ws, "")
+	list, err := ListProjects(context.Background(), ws, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package board
 
 import (
 	"cmp"
+	"context"
 	"runtime"
 	"slices"
 	"sort"
@@ -166,12 +167,13 @@ func checkLimit(limit *int, def, maxLimit int) (int, error) {
 	return *limit, nil
 }
 
-// Search answers search.query (seed 004 §3–§4) with the [board] switches of cfg.
-func (ix *Index) Search(cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
-	return guarded(ix, func() (*Result, error) { return ix.runSearch(cfg, in) })
+// Search answers search.query (seed 004 §3–§4) with the [board] switches of cfg. ctx ending
+// stops it between terms (CANCELLED), so a cancelled request gives its core back.
+func (ix *Index) Search(ctx context.Context, cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
+	return guarded(ix, func() (*Result, error) { return ix.runSearch(ctx, cfg, in) })
 }
 
-func (ix *Index) runSearch(cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
+func (ix *Index) runSearch(ctx context.Context, cfg workspace.BoardConfig, in SearchInput) (*Result, error) {
 	q, err := ParseQuery(in.Query)
 	if err != nil {
 		return nil, err
@@ -209,7 +211,10 @@ func (ix *Index) runSearch(cfg workspace.BoardConfig, in SearchInput) (*Result, 
 	if q.Empty() {
 		return res, nil
 	}
-	matches, total := ix.matchCards(q, scope, mask, -1, limit)
+	matches, total := ix.matchCards(ctx, q, scope, mask, -1, limit)
+	if err := errs.Stopped(ctx, "board search"); err != nil {
+		return nil, err
+	}
 	res.Truncated = total > len(matches)
 	terms := highlightTerms(q)
 	for _, m := range matches {
@@ -243,12 +248,13 @@ func (ix *Index) runSearch(cfg workspace.BoardConfig, in SearchInput) (*Result, 
 }
 
 // AgentSearch answers flowly_search (seed 004 §6): the caller's project only, its own card
-// excluded, no memory, each card with its tags and latest summary.
-func (ix *Index) AgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
-	return guarded(ix, func() (*AgentResult, error) { return ix.runAgentSearch(cfg, in) })
+// excluded, no memory, each card with its tags and latest summary. ctx ending stops it between
+// terms (CANCELLED).
+func (ix *Index) AgentSearch(ctx context.Context, cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
+	return guarded(ix, func() (*AgentResult, error) { return ix.runAgentSearch(ctx, cfg, in) })
 }
 
-func (ix *Index) runAgentSearch(cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
+func (ix *Index) runAgentSearch(ctx context.Context, cfg workspace.BoardConfig, in AgentInput) (*AgentResult, error) {
 	// Seed 004 §6: query is 1..200 characters with the syntax of §3.1, where white space alone
 	// is an empty result, not an error (§9).
 	if in.Query == "" {
@@ -277,7 +283,10 @@ func (ix *Index) runAgentSearch(cfg workspace.BoardConfig, in AgentInput) (*Agen
 	if q.Empty() {
 		return res, nil
 	}
-	matches, total := ix.matchCards(q, []int32{ix.cards[own].proj}, mask, own, limit)
+	matches, total := ix.matchCards(ctx, q, []int32{ix.cards[own].proj}, mask, own, limit)
+	if err := errs.Stopped(ctx, "board search"); err != nil {
+		return nil, err
+	}
 	res.Truncated = total > len(matches)
 	terms := highlightTerms(q)
 	for _, m := range matches {
@@ -470,9 +479,11 @@ func (ix *Index) scanParallel(n *needle, flo, fhi int32, out []int32) []int32 {
 // matchCards finds the cards of the scope projects where every term occurs in some allowed
 // field and every tag filter matches, ranked, each with at most three hits. It returns the best
 // limit cards and how many matched in all. The steps: candidates (the cards a search may
-// return), narrow (each term in turn keeps the cards that hold it), rank, and hits.
-func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
+// return), narrow (each term in turn keeps the cards that hold it), rank, and hits. ctx ending
+// stops narrow before its next term, and what is returned then is to be thrown away.
+func (ix *Index) matchCards(ctx context.Context, q Query, scope []int32, mask sourceMask, exclude int32, limit int) ([]cardMatch, int) {
 	m := ix.newMatcher(q, mask, exclude)
+	m.ctx = ctx
 	defer ix.scratch.Put(m.matchScratch)
 	var cands []int32
 	if len(q.Terms) == 0 {
@@ -489,6 +500,7 @@ func (ix *Index) matchCards(q Query, scope []int32, mask sourceMask, exclude int
 
 // matcher is the state of one matchCards: which fields hold a term, and per card what ranks it.
 type matcher struct {
+	ctx     context.Context // nil: never stopped
 	ix      *Index
 	q       Query
 	mask    sourceMask
@@ -590,6 +602,9 @@ func (m *matcher) narrow(scope []int32) []int32 {
 	found := m.found[:0]
 	defer func() { m.found = found[:0] }()
 	for ti, term := range m.ix.termOrder(m.q.Terms, nx) {
+		if m.ctx != nil && m.ctx.Err() != nil {
+			return nil // stopped: the caller answers CANCELLED
+		}
 		n := m.ix.newNeedle(term)
 		num := int32(ti + 1)
 		switch {

@@ -133,7 +133,7 @@ func TestSchemasMatchFixturesAndExports(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if _, err := board.Export(ws, &out); err != nil {
+		if _, err := board.Export(context.Background(), ws, &out); err != nil {
 			t.Fatalf("export of %s: %v", f, err)
 		}
 		if err := boardRS.Validate(instance(t, out.Bytes())); err != nil {
@@ -171,7 +171,7 @@ func TestSchemaMatchesImportedTrackers(t *testing.T) {
 		cards += len(pb.Cards)
 	}
 	var out bytes.Buffer
-	if _, err := board.Export(ws, &out); err != nil {
+	if _, err := board.Export(context.Background(), ws, &out); err != nil {
 		t.Fatal(err)
 	}
 	if n := bytes.Count(out.Bytes(), []byte(`"updated_at"`)); n != cards {

@@ -37,7 +37,7 @@ func TestReadWriteEditRefuseOversize(t *testing.T) {
 	}
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := MemoryRead(ws, ReadInput{Kind: "summary"})
+	_, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "summary"})
 	wantCode(t, err, errs.Invalid)
 	if err == nil || !strings.Contains(err.Error(), "2147483648 bytes") || !strings.Contains(err.Error(), "8388608") {
 		t.Errorf("message should name the size and the limit: %v", err)
@@ -60,7 +60,7 @@ func TestReadWriteEditRefuseOversize(t *testing.T) {
 	if _, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "at-limit", Content: limit}); err != nil {
 		t.Fatalf("write of exactly %d bytes: %v", MaxFileSize, err)
 	}
-	if r, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "at-limit"}); err != nil || len(r.Content) != MaxFileSize {
+	if r, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: "at-limit"}); err != nil || len(r.Content) != MaxFileSize {
 		t.Fatalf("read at the limit: %v", err)
 	}
 	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: "over-limit", Content: limit + "b"})
@@ -95,7 +95,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 	mustSymlink(t, "../../pipe", ws.Path("memory/decisions/piped.md"))
 	within(t, 10*time.Second, "memory read, write, edit and search on FIFOs", func() {
 		for _, in := range []ReadInput{{Kind: "summary"}, {Kind: "knowledge", Slug: "piped"}, {Kind: "decision", Slug: "piped"}} {
-			_, err := MemoryRead(ws, in)
+			_, err := MemoryRead(context.Background(), ws, in)
 			wantCode(t, err, errs.Invalid)
 			if err == nil || !strings.Contains(err.Error(), "FIFO") {
 				t.Errorf("read %+v: %v, want a message naming the FIFO", in, err)

@@ -50,7 +50,24 @@ func TestKnowledgeSearchCancelled(t *testing.T) {
 	if _, err := MemoryWrite(ctx, ws, WriteInput{Kind: "decision", Slug: "new", Content: "x"}); errs.CodeOf(err) != errs.Cancelled {
 		t.Errorf("memory write under an ended context: %v, want CANCELLED", err)
 	}
-	if _, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "new"}); errs.CodeOf(err) != errs.NotFound {
+	if _, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: "new"}); errs.CodeOf(err) != errs.NotFound {
 		t.Errorf("the cancelled write wrote: %v", err)
+	}
+}
+
+// A memory read under an ended context is CANCELLED, for an entry that exists and one that does
+// not (whose answer would list similar slugs), and reads nothing.
+func TestMemoryReadCancelled(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	writeFile(t, ws, "memory/decisions/auth.md", "---\nkind: decision\n---\nuse the device flow\n")
+	if _, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: "auth"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, slug := range []string{"auth", "missing"} {
+		if r, err := MemoryRead(ctx, ws, ReadInput{Kind: "decision", Slug: slug}); errs.CodeOf(err) != errs.Cancelled || r != nil {
+			t.Errorf("memory read of %s under an ended context: %+v, %v, want CANCELLED", slug, r, err)
+		}
 	}
 }

@@ -333,11 +333,11 @@ func TestSearchSkipsOversizeAndSymlinks(t *testing.T) {
 		t.Errorf("truncated=%t skipped=%v", res.Truncated, res.Skipped)
 	}
 
-	_, err = MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: "outside"})
+	_, err = MemoryRead(context.Background(), ws, ReadInput{Kind: "knowledge", Slug: "outside"})
 	wantCode(t, err, errs.Invalid)
-	_, err = MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: "into-workflow"})
+	_, err = MemoryRead(context.Background(), ws, ReadInput{Kind: "knowledge", Slug: "into-workflow"})
 	wantCode(t, err, errs.Invalid)
-	if r, err := MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: "alias"}); err != nil || !strings.Contains(r.Content, "device flow") {
+	if r, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "knowledge", Slug: "alias"}); err != nil || !strings.Contains(r.Content, "device flow") {
 		t.Errorf("read through inner symlink: %v", err)
 	}
 	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "knowledge", Slug: "outside", Content: "pwned"})
@@ -363,7 +363,7 @@ func TestDirectorySymlinkOutside(t *testing.T) {
 	if err != nil || len(res.Hits) != 0 || !reflect.DeepEqual(res.Skipped, []string{"memory/requests/"}) {
 		t.Errorf("%+v %v", res, err)
 	}
-	_, err = MemoryRead(ws, ReadInput{Kind: "request", Slug: "x"})
+	_, err = MemoryRead(context.Background(), ws, ReadInput{Kind: "request", Slug: "x"})
 	wantCode(t, err, errs.Invalid)
 	_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "request", Slug: "new", Content: "x"})
 	if err == nil {
@@ -389,7 +389,7 @@ func TestSearchHitsReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, h := range mres.Hits {
-			r, err := MemoryRead(ws, ReadInput{Kind: string(h.Kind), Slug: h.Slug})
+			r, err := MemoryRead(context.Background(), ws, ReadInput{Kind: string(h.Kind), Slug: h.Slug})
 			if err != nil || r.Path != h.Path {
 				t.Errorf("hit %s:%s does not read back: %v", h.Kind, h.Slug, err)
 			}
@@ -399,7 +399,7 @@ func TestSearchHitsReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, h := range kres.Hits {
-			if _, err := MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: h.Slug}); err != nil {
+			if _, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "knowledge", Slug: h.Slug}); err != nil {
 				t.Errorf("knowledge hit %s does not read back: %v", h.Slug, err)
 			}
 		}
@@ -412,7 +412,7 @@ func TestReadWriteEdit(t *testing.T) {
 	if err != nil || !w.Created || w.Bytes != 58 || w.Path != "memory/decisions/キャッシュ方針.md" {
 		t.Fatalf("write: %+v %v", w, err)
 	}
-	r, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "キャッシュ方針"})
+	r, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: "キャッシュ方針"})
 	if err != nil || r.SHA256 != SHA256([]byte(r.Content)) {
 		t.Fatalf("read: %+v %v", r, err)
 	}
@@ -460,7 +460,7 @@ func TestReadWriteEdit(t *testing.T) {
 	if w, err := MemoryWrite(context.Background(), ws, WriteInput{Kind: "request", Slug: "new-one", Content: "hi\n"}); err != nil || !w.Created {
 		t.Errorf("write creates the directory: %+v %v", w, err)
 	}
-	if r, err := MemoryRead(ws, ReadInput{Kind: "summary"}); err != nil || r.Slug != "summary" || r.Path != "memory/summary.md" {
+	if r, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "summary"}); err != nil || r.Slug != "summary" || r.Path != "memory/summary.md" {
 		t.Errorf("summary: %+v %v", r, err)
 	}
 	// No temp files are left behind.
@@ -483,12 +483,12 @@ func mustRead(t *testing.T, ws *workspace.Workspace, rel string) []byte {
 
 func TestNotFoundSuggestions(t *testing.T) {
 	ws := fixtureWorkspace(t)
-	_, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: "auth"})
+	_, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: "auth"})
 	wantCode(t, err, errs.NotFound)
 	if !strings.Contains(err.Error(), "did you mean auth-flow?") {
 		t.Errorf("suggestion: %v", err)
 	}
-	_, err = MemoryRead(ws, ReadInput{Kind: "knowledge", Slug: "oauth"})
+	_, err = MemoryRead(context.Background(), ws, ReadInput{Kind: "knowledge", Slug: "oauth"})
 	if !strings.Contains(err.Error(), "oauth-errors") {
 		t.Errorf("suggestion: %v", err)
 	}
@@ -498,7 +498,7 @@ func TestNotFoundSuggestions(t *testing.T) {
 		t.Errorf("suggestion: %v", err)
 	}
 	for _, slug := range []string{"../x", "..", "a/b", "/abs", ".hidden", "a\x01b"} {
-		_, err := MemoryRead(ws, ReadInput{Kind: "decision", Slug: slug})
+		_, err := MemoryRead(context.Background(), ws, ReadInput{Kind: "decision", Slug: slug})
 		wantCode(t, err, errs.Invalid)
 		_, err = MemoryWrite(context.Background(), ws, WriteInput{Kind: "decision", Slug: slug, Content: "x"})
 		wantCode(t, err, errs.Invalid)

@@ -83,10 +83,13 @@ func OpenRoot(ws *workspace.Workspace) (*os.Root, error) {
 }
 
 // MemoryRead returns an entry's content and its sha256; a missing entry is NOT_FOUND with up to
-// three similar slugs of the same kind.
-func MemoryRead(ws *workspace.Workspace, in ReadInput) (*ReadResult, error) {
+// three similar slugs of the same kind. ctx ending stops the read (CANCELLED).
+func MemoryRead(ctx context.Context, ws *workspace.Workspace, in ReadInput) (*ReadResult, error) {
 	k, slug, rel, err := Address(in.Kind, in.Slug)
 	if err != nil {
+		return nil, err
+	}
+	if err := errs.Stopped(ctx, "memory read"); err != nil {
 		return nil, err
 	}
 	root, err := OpenRoot(ws)
@@ -94,7 +97,7 @@ func MemoryRead(ws *workspace.Workspace, in ReadInput) (*ReadResult, error) {
 		return nil, err
 	}
 	defer root.Close()
-	data, exists, err := readEntry(root, ws.Root, rel)
+	data, exists, err := readEntry(ctx, root, ws.Root, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +194,7 @@ func lockedEntry(ctx context.Context, ws *workspace.Workspace, rel, expectHex st
 	if err := refuseSymlink(root, rel); err != nil {
 		return err
 	}
-	cur, exists, err := readEntry(root, ws.Root, rel)
+	cur, exists, err := readEntry(ctx, root, ws.Root, rel)
 	if err != nil {
 		return err
 	}
@@ -202,8 +205,9 @@ func lockedEntry(ctx context.Context, ws *workspace.Workspace, rel, expectHex st
 }
 
 // readEntry reads rel through root; exists is false when there is no such file. A symlink that
-// leaves the workspace, or a directory in the file's place, is INVALID_INPUT.
-func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
+// leaves the workspace, or a directory in the file's place, is INVALID_INPUT; ctx ending while it
+// reads is CANCELLED.
+func readEntry(ctx context.Context, root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 	st, err := root.Lstat(rel)
 	if err != nil {
 		if isNotExist(err) {
@@ -243,8 +247,11 @@ func readEntry(root *os.Root, wsRoot, rel string) ([]byte, bool, error) {
 		return nil, false, tooBig(rel+" is", fst.Size())
 	}
 	// At most the limit and one byte more: the file may grow while it is read.
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := io.ReadAll(workspace.ContextReader(ctx, io.LimitReader(f, MaxFileSize+1)))
 	if err != nil {
+		if stopped := errs.Stopped(ctx, "read "+rel); stopped != nil {
+			return nil, false, stopped
+		}
 		return nil, false, errs.Wrap(errs.Invalid, err, "read %s", rel)
 	}
 	if len(data) > MaxFileSize {

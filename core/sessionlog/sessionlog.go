@@ -161,9 +161,11 @@ type Log struct {
 // LockPath is where the log's flock lives.
 func (l Log) LockPath() string { return l.Path + ".lock" }
 
-// Read opens the log under a shared lock and calls fn with its content; a missing log reads as empty.
-func (l Log) Read(fn func(io.Reader) error) error {
-	lock, err := workspace.LockFile(context.TODO(), l.LockPath(), false, l.Wait)
+// Read opens the log under a shared lock and calls fn with its content; a missing log reads as
+// empty. ctx ends the wait for the lock (CANCELLED), so a Ctrl-C or a cancelled MCP call does
+// not wait out --wait.
+func (l Log) Read(ctx context.Context, fn func(io.Reader) error) error {
+	lock, err := workspace.LockFile(ctx, l.LockPath(), false, l.Wait)
 	if err != nil {
 		return err
 	}
@@ -174,6 +176,15 @@ func (l Log) Read(fn func(io.Reader) error) error {
 // ReadWithoutLock reads a log that cairn never writes (a Claude Code transcript), so no lock file
 // is created beside it.
 func (l Log) ReadWithoutLock(fn func(io.Reader) error) error { return l.readUnlocked(fn) }
+
+// ReadOpened is ReadWithoutLock of the log already open as f (the open that detected its
+// format), read from its start, so a transcript is opened once per call. f stays open.
+func (l Log) ReadOpened(f *os.File, fn func(io.Reader) error) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("read session log %s: %w", l.Path, err)
+	}
+	return l.readFile(f, fn)
+}
 
 // errReader remembers a read error so it is reported even when the consumer stops early.
 type errReader struct {
@@ -198,6 +209,11 @@ func (l Log) readUnlocked(fn func(io.Reader) error) error {
 		return workspace.FSError(err, "open session log %s", l.Path)
 	}
 	defer f.Close()
+	return l.readFile(f, fn)
+}
+
+// readFile calls fn with the content of the log open as f.
+func (l Log) readFile(f *os.File, fn func(io.Reader) error) error {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return errs.Invalidf("session log %s is a directory", l.Path)
 	}
@@ -214,31 +230,12 @@ func (l Log) readUnlocked(fn func(io.Reader) error) error {
 	return nil
 }
 
-// Update takes the exclusive lock, lets fn read the log and decide what to append, appends those
-// entries (one JSON line each, after isolating a torn tail) and fsyncs before returning.
-func (l Log) Update(fn func(io.Reader) ([]any, error)) error {
-	lock, err := workspace.LockFile(context.TODO(), l.LockPath(), true, l.Wait)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	var entries []any
-	err = l.readUnlocked(func(r io.Reader) error {
-		var err error
-		entries, err = fn(r)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	payload, err := encodeLines(entries)
-	if err != nil {
-		return err
-	}
-	return AppendLines(l.Path, payload)
+// Update takes the exclusive lock (ctx ends the wait: CANCELLED), lets fn read the log and decide
+// what to append, appends those entries (one JSON line each, after isolating a torn tail) and
+// fsyncs before returning.
+func (l Log) Update(ctx context.Context, fn func(io.Reader) ([]any, error)) error {
+	_, err := l.update(ctx, false, func(_ Version, r io.Reader) ([]any, error) { return fn(r) })
+	return err
 }
 
 // encodeLines renders entries as JSON lines without HTML escaping.
@@ -265,25 +262,26 @@ const TornMark = " #torn"
 // line, TornMark and a newline are written first so the fragment stays a skipped line of its own.
 // Callers hold the lock.
 func AppendLines(path string, payload []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	_, err := appendLines(path, payload, false)
+	return err
+}
+
+// appendLines is AppendLines through one open of the file, which also reads its last byte and,
+// with version, gives the file's Version after the append.
+func appendLines(path string, payload []byte, version bool) (Version, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return workspace.FSError(err, "open session log %s", path)
+		return Version{}, workspace.FSError(err, "open session log %s", path)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("stat session log %s: %w", path, err)
+		return Version{}, fmt.Errorf("stat session log %s: %w", path, err)
 	}
 	if st.Size() > 0 {
-		rf, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("open session log %s: %w", path, err)
-		}
 		last := make([]byte, 1)
-		_, err = rf.ReadAt(last, st.Size()-1)
-		rf.Close()
-		if err != nil {
-			return fmt.Errorf("read session log %s: %w", path, err)
+		if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+			return Version{}, fmt.Errorf("read session log %s: %w", path, err)
 		}
 		if last[0] != '\n' {
 			payload = append([]byte(TornMark+"\n"), payload...)
@@ -291,13 +289,20 @@ func AppendLines(path string, payload []byte) error {
 	}
 	if _, err := f.Write(payload); err != nil {
 		f.Truncate(st.Size()) // a half-written line (disk full) is taken back; we hold the lock
-		return fmt.Errorf("append to session log %s: %w", path, err)
+		return Version{}, fmt.Errorf("append to session log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Truncate(st.Size())
-		return fmt.Errorf("sync session log %s: %w", path, err)
+		return Version{}, fmt.Errorf("sync session log %s: %w", path, err)
 	}
-	return nil
+	if !version {
+		return Version{}, nil
+	}
+	v, err := versionOf(f)
+	if err != nil {
+		return Version{}, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	return v, nil
 }
 
 // CreateLog writes entries as a new log at path; an existing file is never overwritten.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 func lines(t *testing.T, s string) []Line {
@@ -69,15 +70,58 @@ func TestUpdateWaitsForLock(t *testing.T) {
 	}
 	defer held.Unlock()
 	log := Log{Path: p, Wait: 50 * time.Millisecond}
-	err = log.Update(func(io.Reader) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
+	err = log.Update(context.Background(), func(io.Reader) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
 	if errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("err = %v, want STORAGE_BUSY", err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Fatal("a write happened without the lock")
 	}
-	if err := log.Read(func(io.Reader) error { return nil }); errs.CodeOf(err) != errs.Busy {
+	if err := log.Read(context.Background(), func(io.Reader) error { return nil }); errs.CodeOf(err) != errs.Busy {
 		t.Fatalf("shared read under an exclusive lock: %v", err)
+	}
+}
+
+// A cancel while another process holds the log's lock ends the wait at once with CANCELLED (exit
+// 130), for a write and a read alike, instead of waiting out --wait; nothing is written.
+func TestLockWaitCancelled(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	held, err := workspace.LockFile(context.Background(), p+".lock", true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	log := Log{Path: p, Wait: time.Minute}
+	calls := map[string]func(context.Context) error{
+		"update": func(ctx context.Context) error {
+			return log.Update(ctx, func(io.Reader) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
+		},
+		"versioned update": func(ctx context.Context) error {
+			_, err := log.UpdateVersioned(ctx, func(Version, io.Reader) ([]any, error) { return []any{System{Type: TypeSystem}}, nil })
+			return err
+		},
+		"read": func(ctx context.Context) error { return log.Read(ctx, func(io.Reader) error { return nil }) },
+	}
+	for name, call := range calls {
+		best := time.Hour
+		for range 3 {
+			took, err := workspacetest.CancelAfter(50*time.Millisecond, call)
+			if took < 0 {
+				t.Fatalf("%s returned before its cancel: %v", name, err)
+			}
+			if errs.CodeOf(err) != errs.Cancelled {
+				t.Fatalf("%s cancelled while the lock is held: %v (code %s), want CANCELLED", name, err, errs.CodeOf(err).Name())
+			}
+			if best = min(best, took); best < workspacetest.CancelBudget {
+				break
+			}
+		}
+		if best >= workspacetest.CancelBudget {
+			t.Errorf("%s returned %s after its cancel at best, want < %s", name, best, workspacetest.CancelBudget)
+		}
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatal("a write happened without the lock")
 	}
 }
 

@@ -73,12 +73,28 @@ func (l Log) Stat() (Version, error) {
 	return v, nil
 }
 
+// StatOpened is Stat of the log already open as f (the open that detected its format), so a
+// call that checks its log before the lock opens it once.
+func (l Log) StatOpened(f *os.File) (Version, error) {
+	v, err := versionOf(f)
+	if err != nil {
+		return Version{}, fmt.Errorf("stat session log %s: %w", l.Path, err)
+	}
+	return v, nil
+}
+
 // UpdateVersioned is Update (ctx bounds the wait for the lock) for a caller that keeps what it
 // read between calls: fn is also given the log's Version as the exclusive lock found it, and
 // the Version the log has once fn's entries are appended (still under the lock) is returned. A
 // caller that saw Version v and gets v again from a later call knows nobody else wrote in
 // between. On an error the returned Version is the zero one.
 func (l Log) UpdateVersioned(ctx context.Context, fn func(v Version, r io.Reader) ([]any, error)) (Version, error) {
+	return l.update(ctx, true, fn)
+}
+
+// update is Update and UpdateVersioned: with version, fn is given the log's Version as the lock
+// found it and the Version after the append is returned (read from the file the append opened).
+func (l Log) update(ctx context.Context, version bool, fn func(v Version, r io.Reader) ([]any, error)) (Version, error) {
 	lock, err := workspace.LockFile(ctx, l.LockPath(), true, l.Wait)
 	if err != nil {
 		return Version{}, err
@@ -87,13 +103,15 @@ func (l Log) UpdateVersioned(ctx context.Context, fn func(v Version, r io.Reader
 	var before Version
 	var entries []any
 	err = l.readUnlocked(func(r io.Reader) error {
-		if er, ok := r.(*errReader); ok {
-			if f, ok := er.r.(*os.File); ok {
-				v, err := versionOf(f)
-				if err != nil {
-					return fmt.Errorf("stat session log %s: %w", l.Path, err)
+		if version {
+			if er, ok := r.(*errReader); ok {
+				if f, ok := er.r.(*os.File); ok {
+					v, err := versionOf(f)
+					if err != nil {
+						return fmt.Errorf("stat session log %s: %w", l.Path, err)
+					}
+					before = v
 				}
-				before = v
 			}
 		}
 		var err error
@@ -110,12 +128,5 @@ func (l Log) UpdateVersioned(ctx context.Context, fn func(v Version, r io.Reader
 	if err != nil {
 		return Version{}, err
 	}
-	if err := AppendLines(l.Path, payload); err != nil {
-		return Version{}, err
-	}
-	after, err := l.Stat()
-	if err != nil {
-		return Version{}, err
-	}
-	return after, nil
+	return appendLines(l.Path, payload, version)
 }

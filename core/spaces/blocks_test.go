@@ -64,10 +64,10 @@ func openChecked(t *testing.T, ws *workspace.Workspace) *Store {
 func searchBoth(t *testing.T, st *Store, in SearchInput) (got, want Answer) {
 	t.Helper()
 	var err error
-	if want, err = st.search(context.Background(), "o", "1", in, true); err != nil {
+	if want, err = st.search(context.Background(), asker{user: "o", task: "1"}, in, true); err != nil {
 		t.Fatalf("%+v (LIKE): %v", in, err)
 	}
-	if got, err = st.search(context.Background(), "o", "1", in, false); err != nil {
+	if got, err = st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil {
 		t.Fatalf("%+v: %v", in, err)
 	}
 	return got, want
@@ -168,7 +168,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	st.streamMax = 11 + 7 + 1
 	in := SearchInput{Query: "kumquat", Limit: 10}
 	in.validate()
-	a, err := st.search(context.Background(), "o", "1", in, false)
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,13 +213,13 @@ func TestSchema6ReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a read-only schema 6 file: %v", err)
 	}
-	a, err := ro.search(context.Background(), "o", "1", in, false)
+	a, err := ro.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 	ro.Close()
 	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
 		t.Fatalf("read-only schema 6 search: %v %v", refs(a), err)
 	}
 	st := openChecked(t, ws)
-	if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed != 1 {
+	if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed != 1 {
 		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed)
 	}
 }
@@ -242,13 +242,13 @@ func TestMigration7RedactsAgain(t *testing.T) {
 	for _, q := range []string{"zq3xvb7kp2", "7Kp2Lm9N", "dckr_pat_Zq"} {
 		in := SearchInput{Query: q}
 		in.validate()
-		if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || len(refs(a)) != 0 {
+		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
 			t.Errorf("%q after migration: %v %v", q, refs(a), err)
 		}
 	}
 	in := SearchInput{Query: "docker login"}
 	in.validate()
-	a, err := st.search(context.Background(), "o", "1", in, false)
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
 		t.Fatalf("docker login after migration: %v %v", refs(a), err)
 	}

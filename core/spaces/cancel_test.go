@@ -53,12 +53,21 @@ func slowSpace(t *testing.T, n, size int) (ws *workspace.Workspace, query string
 }
 
 // A search cancelled by its caller stops at once with CANCELLED (not the STORAGE_BUSY of its own
-// time budget), however long the whole search would run.
+// time budget), however long the whole search would run; the local account's search (no user,
+// the agent path) as a user's.
 func TestSearchCancelled(t *testing.T) {
 	ws, query := slowSpace(t, 120, 128<<10) // the whole search: about a second here
+	checkCancelled(t, ws, query, Caller{User: "o", Task: "1"})
+	asLocalSpace(t, ws, "s") // the same space, now the local account's
+	checkCancelled(t, ws, query, Caller{})
+	checkCancelled(t, ws, query, Caller{Task: "1"})
+}
+
+// checkCancelled cancels caller's slow search while it runs, and before it starts.
+func checkCancelled(t *testing.T, ws *workspace.Workspace, query string, caller Caller) {
+	t.Helper()
 	defer func(b time.Duration) { searchBudget = b }(searchBudget)
 	searchBudget = time.Minute
-	caller := Caller{User: "o", Task: "1"}
 	best := time.Hour
 	for range 5 {
 		took, err := workspacetest.CancelAfter(200*time.Millisecond, func(ctx context.Context) error {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // LocalAccount owns every space imported from Claude Code transcripts: the history of one person
@@ -383,111 +382,76 @@ func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 	return n > 0, err
 }
 
-// searchLocal answers a search with no user. It is not available, except in the spaces
-// imported from Claude Code or Codex, which belong to the local account: with a current task
-// (--task, or the runtime's session, Caller.ClaudeSession, when it was imported) its space without
-// that task; with neither, every Claude Code and Codex space of the local account, nothing excluded.
-func searchLocal(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (Answer, error) {
-	unavailable := Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}
-	st, release, err := open(ctx, ws)
-	if errors.Is(err, os.ErrNotExist) {
-		return unavailable, nil
+// localAsker is a caller with no user: the local account, leaving out the current task, which is
+// --task when given, or the runtime's session (Caller.ClaudeSession) when it names one.
+func localAsker(caller Caller) (asker, error) {
+	if strings.TrimSpace(caller.Task) != "" {
+		current, err := parseRef("task", caller.Task)
+		return asker{task: current, explicit: true}, err
 	}
-	if errors.Is(err, ErrNoFTS5) {
-		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
+	if checkID("session", ID(caller.ClaudeSession)) == nil {
+		return asker{task: ID(caller.ClaudeSession)}, nil
 	}
-	if err != nil {
-		return Answer{}, err
-	}
-	defer release()
-	if ok, err := st.hasFTS5(ctx); err != nil {
-		return Answer{}, err
-	} else if !ok {
-		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
-	}
-	current := ID("")
-	explicit := strings.TrimSpace(caller.Task) != ""
-	if explicit {
-		if current, err = parseRef("task", caller.Task); err != nil {
-			return Answer{}, err
-		}
-	} else if checkID("session", ID(caller.ClaudeSession)) == nil {
-		current = ID(caller.ClaudeSession)
-	}
-	tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return Answer{}, st.dbErr(err, "begin search")
-	}
-	defer tx.Rollback()
-	if current != "" {
+	return asker{}, nil
+}
+
+// resolveLocal resolves a caller with no user. Search is not available to it, except in the
+// spaces imported from Claude Code or Codex, which belong to the local account: with a current
+// task of one of them, its space without that task; with none (or a runtime session not imported),
+// every Claude Code and Codex space of the local account, or for around_ref the comment's one.
+func (s *Store) resolveLocal(ctx context.Context, q querier, who asker, in SearchInput) ([]scope, *Unavailable, error) {
+	unavailable := &Unavailable{Message: UnavailableMessage}
+	if who.task != "" {
 		var space string
-		err := tx.QueryRowContext(ctx, `SELECT space FROM tasks WHERE id = ?`, string(current)).Scan(&space)
+		err := q.QueryRowContext(ctx, `SELECT space FROM tasks WHERE id = ?`, string(who.task)).Scan(&space)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			if explicit {
-				return unavailable, nil // no user, and not a task of a Claude Code space
+			if who.explicit {
+				return nil, unavailable, nil // no user, and not a task of a Claude Code space
 			}
 			// the Claude Code session has not been imported: there is nothing of it to leave out
 		case err != nil:
-			return Answer{}, st.dbErr(err, "look up the current task")
+			return nil, nil, s.dbErr(err, "look up the current task")
 		default:
-			ok, err := isClaudeSpace(ctx, tx, space)
+			ok, err := isClaudeSpace(ctx, q, space)
 			if err != nil {
-				return Answer{}, st.dbErr(err, "look up the current space")
+				return nil, nil, s.dbErr(err, "look up the current space")
 			}
 			if !ok {
-				return unavailable, nil
+				return nil, unavailable, nil
 			}
-			tx.Rollback()
-			return st.search(ctx, LocalAccount, current, in, false)
+			sc, unavailable, err := s.resolveTask(ctx, q, LocalAccount, who.task)
+			return []scope{sc}, unavailable, err
 		}
 	}
-	all, err := claudeSpaces(ctx, tx)
+	all, err := claudeSpaces(ctx, q)
 	if err != nil {
-		return Answer{}, st.dbErr(err, "list the Claude Code and Codex spaces")
+		return nil, nil, s.dbErr(err, "list the Claude Code and Codex spaces")
 	}
 	if len(all) == 0 {
-		return unavailable, nil
+		return nil, unavailable, nil
 	}
 	if strings.TrimSpace(in.Around) != "" {
 		id, err := parseRef("comment", in.Around)
 		if err != nil {
-			return Answer{}, err
+			return nil, nil, err
 		}
 		var space string
-		err = tx.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
+		err = q.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
 			WHERE c.id = ? AND s.source IN (?, ?) AND s.owner = ?`, string(id), SourceClaudeCode, SourceCodex, LocalAccount).Scan(&space)
 		if errors.Is(err, sql.ErrNoRows) {
-			return Answer{}, errs.NotFoundf("comment:%s not found in the Claude Code and Codex spaces of this workspace", id)
+			return nil, nil, errs.NotFoundf("comment:%s not found in the Claude Code and Codex spaces of this workspace", id)
 		}
 		if err != nil {
-			return Answer{}, st.dbErr(err, "read comment")
+			return nil, nil, s.dbErr(err, "read comment")
 		}
-		res, err := st.around(ctx, tx, scope{space: ID(space), task: current}, in)
-		if err != nil {
-			return Answer{}, err
-		}
-		return Answer{Around: res}, nil
+		return []scope{{space: ID(space), task: who.task}}, nil, nil
 	}
-	merged := &SearchResult{Query: in.Query, Hits: []Hit{}}
-	for _, sp := range all {
-		if err := errs.Stopped(ctx, "space search"); err != nil {
-			return Answer{}, err
-		}
-		res, err := st.query(ctx, tx, scope{space: sp, task: current}, in, false)
-		if err != nil {
-			return Answer{}, err
-		}
-		merged.Hits = append(merged.Hits, res.Hits...)
-		merged.Truncated = merged.Truncated || res.Truncated
+	scopes := make([]scope, len(all))
+	for i, sp := range all {
+		scopes[i] = scope{space: sp, task: who.task}
 	}
-	if len(all) > 1 {
-		sortHits(merged.Hits)
-	}
-	if len(merged.Hits) > in.Limit {
-		merged.Hits, merged.Truncated = merged.Hits[:in.Limit], true
-	}
-	return Answer{Search: merged}, nil
+	return scopes, nil, nil
 }
 
 // sortHits orders hits from several spaces as one space's are: newest first, then comment id.

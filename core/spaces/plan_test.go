@@ -212,11 +212,11 @@ func TestDrivenPlanStopsAtTheLimit(t *testing.T) {
 	for _, q := range []string{"kumquat", "kumq", "quat", "kumquat pie", "tart kumquat"} {
 		for limit := 1; limit <= 4; limit++ {
 			for _, in := range []SearchInput{{Query: q, Limit: limit}, {Query: q, Limit: limit, Kind: "ask"}, {Query: q, Limit: limit, Author: "a1"}} {
-				got, err := st.search(context.Background(), "o", "1", in, false)
+				got, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := st.search(context.Background(), "o", "1", in, true)
+				want, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, true)
 				if err != nil {
 					t.Fatal(err)
 				}

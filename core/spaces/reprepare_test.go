@@ -61,7 +61,7 @@ func TestSearchStatementsPreparedOnce(t *testing.T) {
 					t.Fatal(err)
 				}
 				rec := &recorder{querier: tx}
-				sc, unavailable, err := st.resolve(ctx, rec, bob.User, ID(bob.Task))
+				sc, unavailable, err := st.resolveTask(ctx, rec, bob.User, ID(bob.Task))
 				if err != nil || unavailable != nil {
 					t.Fatalf("resolve: %v %v", unavailable, err)
 				}

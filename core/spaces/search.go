@@ -261,7 +261,8 @@ func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, releas
 }
 
 // searchWorkspaceTasks is SearchWorkspaceTasks reading through open (a fresh store, or one a
-// Readers cache keeps open).
+// Readers cache keeps open). It checks what needs no store, opens it, and hands the caller to
+// Store.search, the one place a search reads.
 func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (a Answer, err error) {
 	if err := in.validate(); err != nil {
 		return Answer{}, err
@@ -274,19 +275,22 @@ func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 	if caller.Subtask {
 		return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
 	}
-	if caller.User == "" {
-		return searchLocal(ctx, ws, caller, in, open)
-	}
-	if strings.TrimSpace(caller.Task) == "" {
-		return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task%s", errs.Field("task", errs.Give))
-	}
-	current, err := parseRef("task", caller.Task)
-	if err != nil {
-		return Answer{}, err
+	var who asker
+	if caller.User != "" {
+		if strings.TrimSpace(caller.Task) == "" {
+			return Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task%s", errs.Field("task", errs.Give))
+		}
+		if who.task, err = parseRef("task", caller.Task); err != nil {
+			return Answer{}, err
+		}
+		who.user = caller.User
 	}
 	st, release, err := open(ctx, ws)
 	if errors.Is(err, os.ErrNotExist) {
-		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", current, FileName)
+		if who.user == "" {
+			return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
+		}
+		return Answer{}, errs.NotFoundf("task:%s not found: %s does not exist yet (load conversations with 'cairn space import')", who.task, FileName)
 	}
 	if errors.Is(err, ErrNoFTS5) {
 		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
@@ -300,7 +304,12 @@ func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 	} else if !ok {
 		return Answer{Unavailable: &Unavailable{Message: NoFTS5Message}}, nil
 	}
-	return st.search(ctx, caller.User, current, in, false)
+	if who.user == "" {
+		if who, err = localAsker(caller); err != nil {
+			return Answer{}, err
+		}
+	}
+	return st.search(ctx, who, in, false)
 }
 
 // opener opens spaces.db for one search: afresh (openReader) or from a Readers cache.
@@ -312,8 +321,27 @@ type scope struct {
 	task  ID
 }
 
-// resolve finds the current task's space and checks the caller may search it.
-func (s *Store) resolve(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
+// asker is a caller as a search sees it: a user and the current task, or, with no user, the
+// local account (localAsker) with the task to leave out of its Claude Code and Codex spaces.
+type asker struct {
+	user string
+	task ID
+	// explicit is set when a local caller's task was given (--task), not its runtime's session.
+	explicit bool
+}
+
+// resolve turns the caller into the scopes it searches, inside the search's transaction: one
+// space for a user's task, one or several of the local account's spaces (resolveLocal).
+func (s *Store) resolve(ctx context.Context, q querier, who asker, in SearchInput) ([]scope, *Unavailable, error) {
+	if who.user == "" {
+		return s.resolveLocal(ctx, q, who, in)
+	}
+	sc, unavailable, err := s.resolveTask(ctx, q, who.user, who.task)
+	return []scope{sc}, unavailable, err
+}
+
+// resolveTask finds the current task's space and checks the caller may search it.
+func (s *Store) resolveTask(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
 	// the task and whether user owns or belongs to its space, in one statement
 	var space string
 	var parent sql.NullString
@@ -343,12 +371,14 @@ type querier interface {
 }
 
 // search runs a validated input inside one read transaction, so every part of the answer comes
-// from the same snapshot. allLike sends every term through LIKE (the reference the tests compare with).
-// The time budget runs inside ctx: ctx ending first is CANCELLED, the budget ending STORAGE_BUSY.
-func (s *Store) search(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
+// from the same snapshot: it resolves the caller to its scopes, reads around a comment or queries
+// each scope, and merges the hits of several newest first. allLike sends every term through LIKE
+// (the reference the tests compare with). The time budget runs inside ctx: ctx ending first is
+// CANCELLED, the budget ending STORAGE_BUSY.
+func (s *Store) search(ctx context.Context, who asker, in SearchInput, allLike bool) (Answer, error) {
 	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
-	a, err := s.searchTx(bctx, user, task, in, allLike)
+	a, err := s.searchTx(bctx, who, in, allLike)
 	if err != nil {
 		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
 			return Answer{}, stopped
@@ -361,13 +391,13 @@ func (s *Store) search(ctx context.Context, user string, task ID, in SearchInput
 }
 
 // searchTx is search under ctx, whose deadline interrupts SQLite.
-func (s *Store) searchTx(ctx context.Context, user string, task ID, in SearchInput, allLike bool) (Answer, error) {
+func (s *Store) searchTx(ctx context.Context, who asker, in SearchInput, allLike bool) (Answer, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return Answer{}, s.dbErr(err, "begin search")
 	}
 	defer tx.Rollback()
-	sc, unavailable, err := s.resolve(ctx, tx, user, task)
+	scopes, unavailable, err := s.resolve(ctx, tx, who, in)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -375,17 +405,36 @@ func (s *Store) searchTx(ctx context.Context, user string, task ID, in SearchInp
 		return Answer{Unavailable: unavailable}, nil
 	}
 	if strings.TrimSpace(in.Around) != "" {
-		res, err := s.around(ctx, tx, sc, in)
+		res, err := s.around(ctx, tx, scopes[0], in) // resolve gives around the comment's one scope
 		if err != nil {
 			return Answer{}, err
 		}
 		return Answer{Around: res}, nil
 	}
-	res, err := s.query(ctx, tx, sc, in, allLike)
-	if err != nil {
-		return Answer{}, err
+	if len(scopes) == 1 {
+		res, err := s.query(ctx, tx, scopes[0], in, allLike)
+		if err != nil {
+			return Answer{}, err
+		}
+		return Answer{Search: res}, nil
 	}
-	return Answer{Search: res}, nil
+	merged := &SearchResult{Query: in.Query, Hits: []Hit{}}
+	for _, sc := range scopes {
+		if err := errs.Stopped(ctx, "space search"); err != nil {
+			return Answer{}, err
+		}
+		res, err := s.query(ctx, tx, sc, in, allLike)
+		if err != nil {
+			return Answer{}, err
+		}
+		merged.Hits = append(merged.Hits, res.Hits...)
+		merged.Truncated = merged.Truncated || res.Truncated
+	}
+	sortHits(merged.Hits)
+	if len(merged.Hits) > in.Limit {
+		merged.Hits, merged.Truncated = merged.Hits[:in.Limit], true
+	}
+	return Answer{Search: merged}, nil
 }
 
 // source is where a query's rows come from (a FROM clause) and the ORDER BY that puts them

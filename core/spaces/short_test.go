@@ -95,11 +95,11 @@ func TestShortIndexEqualsLike(t *testing.T) {
 			if err := in.validate(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := st.search(context.Background(), "o", "1", in, false)
+			got, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 			if err != nil {
 				t.Fatalf("%s: query %q: %v", stage, q, err)
 			}
-			want, err := st.search(context.Background(), "o", "1", in, true)
+			want, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, true)
 			if err != nil {
 				t.Fatalf("%s: query %q (LIKE): %v", stage, q, err)
 			}
@@ -162,7 +162,7 @@ func TestShortIndexMigration(t *testing.T) {
 	for q, want := range map[string][]string{"稀有": {"comment:5"}, "有": {"comment:5"}, "th": {"comment:6"}, "zz": nil} {
 		in := SearchInput{Query: q}
 		in.validate()
-		a, err := st.search(context.Background(), "o", "1", in, false)
+		a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func TestShortIndexDenseMigration(t *testing.T) {
 	for q, want := range short {
 		in := SearchInput{Query: q}
 		in.validate()
-		a, err := st.search(context.Background(), "o", "1", in, false)
+		a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestShortIndexDenseMigration(t *testing.T) {
 	for _, q := range []string{"quoted", "QUOTED", "Ｑuoted"} {
 		in := SearchInput{Query: q}
 		in.validate()
-		if a, err := st.search(context.Background(), "o", "1", in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:7"}) {
+		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:7"}) {
 			t.Errorf("%s after migration: %v %v", q, refs(a), err)
 		}
 	}

@@ -462,11 +462,11 @@ func TestMatchEqualsLike(t *testing.T) {
 		if err := in.validate(); err != nil {
 			t.Fatal(err)
 		}
-		got, err := st.search(context.Background(), "o", "1", in, false)
+		got, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 		if err != nil {
 			t.Fatalf("query %q: %v", q, err)
 		}
-		want, err := st.search(context.Background(), "o", "1", in, true)
+		want, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, true)
 		if err != nil {
 			t.Fatalf("query %q (LIKE): %v", q, err)
 		}
@@ -487,7 +487,7 @@ func TestMatchEqualsLike(t *testing.T) {
 		st.streamMax = 0
 		// walk the space newest first, checking index membership
 		st.ftsDriveMax = 0
-		walked, err := st.search(context.Background(), "o", "1", in, false)
+		walked, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 		st.ftsDriveMax = defaultFTSDriveMax
 		if err != nil {
 			t.Fatalf("query %q (walk): %v", q, err)
@@ -498,7 +498,7 @@ func TestMatchEqualsLike(t *testing.T) {
 		// a walk that tries only the newest few comments first gives the same hits, whether
 		// that window held enough of them (small limits) or the whole space was read after
 		st.walkWindow = 1 + rng.Intn(8)
-		windowed, err := st.search(context.Background(), "o", "1", small, true)
+		windowed, err := st.search(context.Background(), asker{user: "o", task: "1"}, small, true)
 		st.walkWindow = defaultWalkWindow
 		if err != nil {
 			t.Fatal(err)
@@ -509,11 +509,11 @@ func TestMatchEqualsLike(t *testing.T) {
 		// a query that first tests only the newest few comments (the probe) gives the same hits,
 		// whether the probe held enough of them or a plan ran after it
 		st.probeWindow = 1 + rng.Intn(40)
-		probedSmall, err := st.search(context.Background(), "o", "1", small, false)
+		probedSmall, err := st.search(context.Background(), asker{user: "o", task: "1"}, small, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		probed, err := st.search(context.Background(), "o", "1", in, false)
+		probed, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 		st.probeWindow, st.streamMax = defaultProbeWindow, defaultStreamMax
 		if err != nil {
 			t.Fatal(err)
@@ -737,11 +737,11 @@ func FuzzSearchQuery(f *testing.F) {
 		if in.validate() != nil {
 			return
 		}
-		got, err := st.search(context.Background(), "bob", "16", in, false)
+		got, err := st.search(context.Background(), asker{user: "bob", task: "16"}, in, false)
 		if err != nil {
 			t.Fatalf("query %q: %v", q, err)
 		}
-		want, err := st.search(context.Background(), "bob", "16", in, true)
+		want, err := st.search(context.Background(), asker{user: "bob", task: "16"}, in, true)
 		if err != nil {
 			t.Fatalf("query %q (LIKE): %v", q, err)
 		}
@@ -857,10 +857,34 @@ func TestSearchLongTermOnRepetitiveComment(t *testing.T) {
 
 // One search has a time budget of its own: when it runs out, SQLite is interrupted and the search
 // fails with STORAGE_BUSY naming the budget, instead of running on; with time enough it answers.
+// The local account's search (no user: the agent path over the Claude Code and Codex spaces) runs
+// in the same budget, with a current task and without one.
 func TestSearchTimeBudget(t *testing.T) {
 	ws := hostileWorkspace(t, 48, 256<<10)
+	checkTimeBudget(t, ws, Caller{User: "o", Task: "1"})
+	asLocalSpace(t, ws, "s") // the same space, now the local account's
+	checkTimeBudget(t, ws, Caller{})
+	checkTimeBudget(t, ws, Caller{Task: "1"})
+}
+
+// asLocalSpace makes space a Claude Code space of the local account, as an import would.
+func asLocalSpace(t *testing.T, ws *workspace.Workspace, space string) {
+	t.Helper()
+	st, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.db.Exec(`UPDATE spaces SET source = ?, owner = ? WHERE id = ?`, SourceClaudeCode, LocalAccount, space); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTimeBudget runs a hostile search as caller with time enough, then with a tenth of that as
+// its budget, which must stop it with STORAGE_BUSY naming the budget.
+func checkTimeBudget(t *testing.T, ws *workspace.Workspace, caller Caller) {
+	t.Helper()
 	defer func(b time.Duration) { searchBudget = b }(searchBudget)
-	caller := Caller{User: "o", Task: "1"}
 	query := strings.Repeat("A", 150) + "B" // every trigram in every comment, the term in none
 	searchBudget = time.Minute
 	// the quickest of three whole searches: noise only slows one down, and a budget taken from a
@@ -868,7 +892,11 @@ func TestSearchTimeBudget(t *testing.T) {
 	whole := time.Hour
 	for range 3 {
 		start := time.Now()
-		if got := refs(search(t, ws, caller, SearchInput{Query: query})); len(got) != 0 {
+		a := search(t, ws, caller, SearchInput{Query: query})
+		if a.Search == nil {
+			t.Fatalf("caller %+v: not a search answer: %+v", caller, a.Unavailable)
+		}
+		if got := refs(a); len(got) != 0 {
 			t.Fatalf("hostile search found %v", got)
 		}
 		whole = min(whole, time.Since(start))
@@ -877,12 +905,12 @@ func TestSearchTimeBudget(t *testing.T) {
 	start := time.Now()
 	_, err := SearchWorkspaceTasks(context.Background(), ws, caller, SearchInput{Query: query})
 	took := time.Since(start)
-	t.Logf("the whole search took %v; with a budget of %v it stopped after %v", whole, searchBudget, took)
+	t.Logf("caller %+v: the whole search took %v; with a budget of %v it stopped after %v", caller, whole, searchBudget, took)
 	if errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "time budget of "+searchBudget.String()) {
-		t.Fatalf("hostile search with a budget of %v: %v (after %v), want STORAGE_BUSY naming the budget", searchBudget, err, took)
+		t.Fatalf("caller %+v: hostile search with a budget of %v: %v (after %v), want STORAGE_BUSY naming the budget", caller, searchBudget, err, took)
 	}
 	if took > whole/2 {
-		t.Errorf("hostile search stopped after %v, budget %v, the whole search %v", took, searchBudget, whole)
+		t.Errorf("caller %+v: hostile search stopped after %v, budget %v, the whole search %v", caller, took, searchBudget, whole)
 	}
 }
 

@@ -224,7 +224,7 @@ func TestReplayKeysAreExactCase(t *testing.T) {
 		call("c4", "TaskUpdate", `{"TASKID":1,"status":"deleted"}`) +
 		call("c5", "TaskUpdate", `{"taskid":1,"Status":"deleted"}`)
 	r := NewReplayer()
-	ReplayCairn(strings.NewReader(log), r, Stop{}, nil)
+	ReplayCairn(context.Background(), strings.NewReader(log), r, Stop{}, nil)
 	if got := subjects(r.Store.Tasks()); !reflect.DeepEqual(got, map[int]string{1: "pending one"}) || len(r.Skips) != 4 {
 		t.Fatalf("cairn log: tasks = %v, skips %+v", got, r.Skips)
 	}
@@ -350,7 +350,7 @@ func TestReplaySkipNamesJSONTypes(t *testing.T) {
 		call("c2", "TaskUpdate", `{"taskid":"1","status":"completed"}`) +
 		call("c3", "TaskCreate", `{"subject":["x"]}`)
 	r := NewReplayer()
-	ReplayCairn(strings.NewReader(log), r, Stop{}, nil)
+	ReplayCairn(context.Background(), strings.NewReader(log), r, Stop{}, nil)
 	want := []string{`taskid: a string given, an integer is needed`, `subject: an array given, a string is needed`}
 	if len(r.Skips) != len(want) {
 		t.Fatalf("skips %+v", r.Skips)

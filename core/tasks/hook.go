@@ -122,7 +122,7 @@ func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replay
 		}
 	}
 	if ws != nil && in.SessionID != "" {
-		path, err := LogPath(ws, "", in.SessionID)
+		path, err := LogPath(ctx, ws, "", in.SessionID)
 		if err != nil {
 			return out, err
 		}

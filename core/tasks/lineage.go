@@ -69,8 +69,9 @@ func logName(name string) bool {
 }
 
 // replayParent replays the parent log a fork entry names into r, up to its fork point. Its skips
-// and notes say which log they are in; its changes carry the log's name.
-func (r *Replayer) replayParent(line int, f ForkPoint, stop Stop) error {
+// and notes say which log they are in; its changes carry the log's name. ctx ends the wait for
+// its lock and its read (CANCELLED).
+func (r *Replayer) replayParent(ctx context.Context, line int, f ForkPoint, stop Stop) error {
 	if r.Dir == "" {
 		r.skip(line, "fork entry: the parent log %q cannot be read from here (a log read from standard input)", f.Parent)
 		return nil
@@ -103,7 +104,7 @@ func (r *Replayer) replayParent(line int, f ForkPoint, stop Stop) error {
 		return nil // forked from an empty list
 	}
 	log := sessionlog.Log{Path: path, Wait: r.Wait}
-	err := log.Read(func(in io.Reader) error { return ReplayCairn(in, sub, pstop, nil) })
+	err := log.Read(ctx, func(in io.Reader) error { return ReplayCairn(ctx, workspace.ContextReader(ctx, in), sub, pstop, nil) })
 	for _, s := range sub.Skips {
 		r.Skips = append(r.Skips, Skip{Line: line, Reason: fmt.Sprintf("in the parent log %s, line %d: %s", f.Parent, s.Line, s.Reason)})
 	}
@@ -151,12 +152,19 @@ func successor(path string) (string, error) {
 	} else if n < st.Size() {
 		return "", nil // a last line longer than any handoff
 	}
+	if !bytes.Contains(line, markHandoff) && !bytes.Contains(line, markEscape) {
+		return "", nil // no handoff type, even escaped: the last entry of almost every call, not decoded
+	}
 	var h Handoff
 	if json.Unmarshal(line, &h) != nil || h.Type != TypeHandoff || h.To != "" && !logName(h.To) {
 		return "", nil
 	}
 	return h.To, nil
 }
+
+// markHandoff is a handoff entry's type as it is written; markEscape starts the escape that could
+// spell it otherwise.
+var markHandoff, markEscape = []byte(`"` + TypeHandoff + `"`), []byte(`\u`)
 
 // follow walks the handoffs from a session's log to the log its conversation lives in now.
 func follow(ws *workspace.Workspace, path string) (string, error) {
@@ -218,7 +226,7 @@ func StartFork(ctx context.Context, ws *workspace.Workspace, runtime, parent, ch
 	// the parent is read under its shared lock, so the fork point is a whole line
 	var lines int
 	plog := sessionlog.Log{Path: ppath, Wait: ws.Wait}
-	if err := plog.Read(func(in io.Reader) error {
+	if err := plog.Read(ctx, func(in io.Reader) error {
 		var err error
 		lines, err = lineCount(in)
 		return err
@@ -227,7 +235,7 @@ func StartFork(ctx context.Context, ws *workspace.Workspace, runtime, parent, ch
 	}
 	written := false
 	clog := sessionlog.Log{Path: cpath, Wait: ws.Wait}
-	err = clog.Update(func(in io.Reader) ([]any, error) {
+	err = clog.Update(ctx, func(in io.Reader) ([]any, error) {
 		var b [1]byte
 		if n, _ := in.Read(b[:]); n > 0 {
 			return nil, nil // the child's log exists: never rewritten
@@ -269,7 +277,7 @@ func HandOff(ctx context.Context, ws *workspace.Workspace, from, to, reason, now
 	}
 	written := false
 	log := sessionlog.Log{Path: fpath, Wait: ws.Wait}
-	err = log.Update(func(io.Reader) ([]any, error) {
+	err = log.Update(ctx, func(io.Reader) ([]any, error) {
 		written = true
 		return []any{Handoff{Type: TypeHandoff, To: target, Reason: reason, At: now}}, nil
 	})
@@ -309,8 +317,9 @@ func recordFork(ws *workspace.Workspace, runtime, id, transcript, now string) er
 }
 
 // resolveFork starts the log at path (session id's, not there yet) as a fork when a pending fork
-// names a transcript that now names the parent. Whatever fails leaves the session as it was.
-func resolveFork(ws *workspace.Workspace, id, path string) {
+// names a transcript that now names the parent. Whatever fails (ctx ending too) leaves the
+// session as it was.
+func resolveFork(ctx context.Context, ws *workspace.Workspace, id, path string) {
 	mark := forkMarkPath(ws, id)
 	data, err := os.ReadFile(mark)
 	if err != nil || len(data) > 8192 {
@@ -325,7 +334,7 @@ func resolveFork(ws *workspace.Workspace, id, path string) {
 	if parent == "" {
 		return // not written yet: the next open tries again
 	}
-	if _, err := StartFork(context.Background(), ws, m.Runtime, parent, id, m.At); err == nil {
+	if _, err := StartFork(ctx, ws, m.Runtime, parent, id, m.At); err == nil {
 		os.Remove(mark)
 	}
 }

@@ -27,7 +27,7 @@ func lineageWorkspace(t *testing.T) *workspace.Workspace { return workspacetest.
 // server open it.
 func bound(t *testing.T, ws *workspace.Workspace, id string) *Session {
 	t.Helper()
-	s, err := OpenSession(ws, time.Second, workspace.Caller{ClaudeSession: id})
+	s, err := OpenSession(context.Background(), ws, time.Second, workspace.Caller{ClaudeSession: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestClearHandsTheBindingOver(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"type":"handoff","to":"../cairn.toml","reason":"clear"}` + "\n")
 	f.Close()
-	if got, err := LogPath(ws, "", clearID); err != nil || got != p {
+	if got, err := LogPath(context.Background(), ws, "", clearID); err != nil || got != p {
 		t.Fatalf("hostile handoff followed: %s, %v", got, err)
 	}
 }
@@ -346,14 +346,35 @@ func TestHandoffHoldsWhileLast(t *testing.T) {
 	ws := lineageWorkspace(t)
 	create(t, bound(t, ws, parentID), "old")
 	HandOff(ctx, ws, parentID, clearID, "clear", "2026-12-01T10:00:00.000Z")
-	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != clearID+".jsonl" {
+	if got, _ := LogPath(context.Background(), ws, "", parentID); filepath.Base(got) != clearID+".jsonl" {
 		t.Fatalf("bound to %s", got)
 	}
 	byName := NewSession(ws.Path("sessions/"+parentID+".jsonl"), time.Second)
 	if _, err := byName.Create(ctx, "written by name", ""); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := LogPath(ws, "", parentID); filepath.Base(got) != parentID+".jsonl" {
+	if got, _ := LogPath(context.Background(), ws, "", parentID); filepath.Base(got) != parentID+".jsonl" {
 		t.Fatalf("after a write by name, bound to %s", got)
+	}
+}
+
+// successor reads the handoff a log ends with, however its type is spelt, and nothing else.
+func TestSuccessorTail(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ last, want string }{
+		{`{"type":"handoff","to":"b.jsonl","reason":"clear","at":"2026-01-01T00:00:00.000Z"}`, "b.jsonl"},
+		{`{"type":"\u0068andoff","to":"c.jsonl","reason":"clear","at":"2026-01-01T00:00:00.000Z"}`, "c.jsonl"},
+		{`{"Type":"handoff","To":"d.jsonl"}`, "d.jsonl"},
+		{`{"type":"handoff","to":"","reason":"resume","at":"2026-01-01T00:00:00.000Z"}`, ""},
+		{`{"type":"tool_call","id":"call_1","name":"TaskCreate","arguments":{"subject":"handoff"}}`, ""},
+		{`{"type":"tool_call","id":"call_1","name":"TaskCreate","arguments":{"subject":"a \u00e9 \"handoff\""}}`, ""},
+	} {
+		p := filepath.Join(dir, "a.jsonl")
+		if err := os.WriteFile(p, []byte(`{"type":"tool_call","id":"call_0","name":"TaskList","arguments":{}}`+"\n"+c.last+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := successor(p); err != nil || got != c.want {
+			t.Errorf("last line %s: successor %q, %v; want %q", c.last, got, err, c.want)
+		}
 	}
 }

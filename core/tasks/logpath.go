@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"time"
@@ -59,15 +60,16 @@ func ClaudeSessionLog(ws *workspace.Workspace, id string) (string, error) {
 // else the log of the runtime session id given (sessions/<id>.jsonl, following its handoffs to
 // the session its conversation lives in now: a server started before a /clear writes to the
 // cleared conversation's list), else the manifest's [session] log. So two runtime sessions in
-// one repository never share a task list, and a resumed session finds its tasks again.
-func LogPath(ws *workspace.Workspace, explicit, claudeID string) (string, error) {
+// one repository never share a task list, and a resumed session finds its tasks again. ctx ends
+// the lock waits of a pending fork started on the way (resolveFork).
+func LogPath(ctx context.Context, ws *workspace.Workspace, explicit, claudeID string) (string, error) {
 	if explicit == "" && claudeID != "" {
 		path, err := ClaudeSessionLog(ws, claudeID)
 		if err != nil {
 			return "", err
 		}
 		if _, err := os.Lstat(path); os.IsNotExist(err) {
-			resolveFork(ws, claudeID, path)
+			resolveFork(ctx, ws, claudeID, path)
 		}
 		return follow(ws, path)
 	}
@@ -78,11 +80,11 @@ func LogPath(ws *workspace.Workspace, explicit, claudeID string) (string, error)
 // agent tools open their session here, so both read and write the same log the same way. With ws
 // nil (no workspace) only a log named outright (c.Session) can be opened: nothing else of a
 // workspace is read, so a transcript can be inspected from anywhere; its locks wait up to wait.
-func OpenSession(ws *workspace.Workspace, wait time.Duration, c workspace.Caller) (*Session, error) {
+func OpenSession(ctx context.Context, ws *workspace.Workspace, wait time.Duration, c workspace.Caller) (*Session, error) {
 	var s *Session
 	switch {
 	case ws != nil:
-		path, err := LogPath(ws, c.Session, c.ClaudeSession)
+		path, err := LogPath(ctx, ws, c.Session, c.ClaudeSession)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -25,7 +26,7 @@ func TestReplayLongLines(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		r := NewReplayer()
-		if err := ReplayCairn(log, r, Stop{}, counts); err != nil {
+		if err := ReplayCairn(context.Background(), log, r, Stop{}, counts); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)

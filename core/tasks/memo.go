@@ -80,31 +80,42 @@ func (m *Memo) keep(st *Store, v sessionlog.Version) {
 	m.store, m.version = st, v
 }
 
-// updateMemo is Session.update for a session with a Memo: the turn is taken first, the log is
-// checked for transcript records unless it is as this process left it, and under the exclusive
-// lock the kept store stands in for the replay while the version it was kept with still holds.
-// replay is how Session.update replays the log it is given.
-func (s *Session) updateMemo(ctx context.Context, format string, replay func(io.Reader) (*Replayer, error), fn func(r *Replayer) ([]any, error)) error {
+// updateMemo is Session.update for a session with a Memo: the turn is taken first, then the log
+// is opened once (Session.detect) and checked for transcript records unless it is as this
+// process left it, and under the exclusive lock the kept store stands in for the replay while
+// the version it was kept with still holds. replay is how Session.update replays the log it is
+// given.
+func (s *Session) updateMemo(ctx context.Context, replay func(io.Reader) (*Replayer, error), fn func(r *Replayer) ([]any, error)) error {
 	m := s.Memo
 	if err := m.take(ctx, "session update"); err != nil {
 		return err
 	}
 	defer m.give()
+	format, f, err := s.detect(s.Format != FormatClaude)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		defer f.Close()
+	}
 	if format == FormatClaude {
 		return notTranscript(s.Log.Path, true)
 	}
 	// Any Claude Code record anywhere in the file makes it a transcript (Session.update); a log
 	// this process wrote last and nobody touched since was checked when it was kept.
 	checked := false
-	if m.store != nil {
-		if v, err := s.Log.Stat(); err == nil && m.storeFor(v) != nil {
+	if m.store != nil && f != nil {
+		if v, err := s.Log.StatOpened(f); err == nil && m.storeFor(v) != nil {
 			checked = true
 		}
 	}
-	if !checked {
-		if err := transcriptCheck(s.Log.Path); err != nil {
+	if !checked && f != nil {
+		if err := transcriptIn(s.Log.Path, f); err != nil {
 			return err
 		}
+	}
+	if err := readOnlyFormat(s.Log.Path, format); err != nil {
+		return err // a Codex rollout, refused as Session.update refuses it
 	}
 	var kept *Store
 	v, err := s.Log.UpdateVersioned(ctx, func(v sessionlog.Version, log io.Reader) ([]any, error) {
@@ -150,10 +161,15 @@ func transcriptCheck(path string) error {
 	if err != nil {
 		return nil // a missing log is an empty cairn log; the update reports other errors
 	}
-	held, herr := HoldsTranscript(f)
-	f.Close()
-	if herr != nil {
-		return fmt.Errorf("read session log %s: %w", path, herr)
+	defer f.Close()
+	return transcriptIn(path, f)
+}
+
+// transcriptIn is transcriptCheck of the log open as f, read from where f is.
+func transcriptIn(path string, f *os.File) error {
+	held, err := HoldsTranscript(f)
+	if err != nil {
+		return fmt.Errorf("read session log %s: %w", path, err)
 	}
 	return notTranscript(path, held)
 }

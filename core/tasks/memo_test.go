@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/core/errs"
 )
 
 // memoSession is a session on path with a memo, as a long-lived server opens it.
@@ -281,4 +283,37 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), c.n)], c.s)
 	c.s = c.s[k:]
 	return k, nil
+}
+
+// A long-lived server's write (with a Memo) refuses a Codex rollout as a command's does: cairn
+// reads a runtime's transcript but never writes to it. It used to append there.
+func TestMemoRefusesCodexRollout(t *testing.T) {
+	src, err := filepath.Glob(filepath.Join(codexDir, "auto-compact", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if err != nil || len(src) == 0 {
+		t.Fatalf("no Codex rollout fixture: %v", err)
+	}
+	data, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, memo := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "rollout.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := NewSession(path, time.Second)
+		if memo {
+			s = memoSession(path)
+		}
+		_, err := s.Create(context.Background(), "never written", "")
+		if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "is a Codex rollout; cairn reads it but never writes to it") {
+			t.Errorf("memo %v: create in a Codex rollout: %v, want INVALID_INPUT", memo, err)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(data) {
+			t.Errorf("memo %v: the rollout was written to", memo)
+		}
+		if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+			t.Errorf("memo %v: a lock file was made beside the rollout: %v", memo, err)
+		}
+	}
 }

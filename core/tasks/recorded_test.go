@@ -171,7 +171,7 @@ func runRecorded(t *testing.T, flow string) (*workspace.Workspace, []recAnswer) 
 			out = append(out, a)
 			continue
 		}
-		s, err := OpenSession(ws, time.Second, workspace.Caller{ClaudeSession: ev.session})
+		s, err := OpenSession(context.Background(), ws, time.Second, workspace.Caller{ClaudeSession: ev.session})
 		if err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -248,6 +249,20 @@ func (r *Replayer) Apply(ev Event) {
 	}
 }
 
+// onto is t with the fields a sets, which applyUpdate validated.
+func (a updateArgs) onto(t Task) Task {
+	if a.Status != nil {
+		t.Status = *a.Status
+	}
+	if a.Subject != nil {
+		t.Subject = *a.Subject
+	}
+	if a.Description != nil {
+		t.Description = *a.Description
+	}
+	return t
+}
+
 // applyUpdate validates the update fields and returns the changed task.
 func applyUpdate(t Task, a updateArgs) (Task, error) {
 	if a.Status == nil && a.Subject == nil && a.Description == nil {
@@ -365,8 +380,9 @@ type envelope struct {
 
 // ReplayCairn streams a cairn JSONL log into r. Task calls are held until the next compaction or
 // the end, so a later error result can cancel them; memory grows with task calls, not log size.
-// With counts set, every line is classified (slower; for `session check`).
-func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
+// With counts set, every line is classified (slower; for `session check`). ctx bounds the wait for
+// a fork's parent log (its lock) and that log's read; the caller bounds the read of log.
+func ReplayCairn(ctx context.Context, log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	type pending struct {
 		ev     Event
 		failed bool
@@ -416,7 +432,7 @@ func ReplayCairn(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 				r.skip(ln.No, "fork entry that is not the log's first entry: a fork is where a log starts")
 				return true
 			}
-			if err := r.replayParent(ln.No, ForkPoint{Parent: e.Parent, ParentLines: e.ParentLines}, stop); err != nil {
+			if err := r.replayParent(ctx, ln.No, ForkPoint{Parent: e.Parent, ParentLines: e.ParentLines}, stop); err != nil {
 				ferr = err
 				return false
 			}

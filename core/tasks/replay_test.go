@@ -16,7 +16,7 @@ import (
 func replayString(t *testing.T, log string, stop Stop) *Replayer {
 	t.Helper()
 	r := NewReplayer()
-	ReplayCairn(strings.NewReader(log), r, stop, nil)
+	ReplayCairn(context.Background(), strings.NewReader(log), r, stop, nil)
 	return r
 }
 
@@ -77,7 +77,7 @@ func TestReplaySkipsWhatDoesNotFit(t *testing.T) {
 	}
 	full := NewReplayer()
 	counts := &Counts{ByType: map[string]int{}}
-	ReplayCairn(strings.NewReader(log), full, Stop{}, counts)
+	ReplayCairn(context.Background(), strings.NewReader(log), full, Stop{}, counts)
 	if len(full.Skips) != len(want)+1 || full.Skips[5].Line != 7 {
 		t.Fatalf("check mode skips = %+v", full.Skips)
 	}
@@ -217,7 +217,7 @@ func FuzzReplay(f *testing.F) {
 	f.Fuzz(func(t *testing.T, log string) {
 		for _, counts := range []*Counts{nil, {ByType: map[string]int{}}} {
 			r := NewReplayer()
-			ReplayCairn(strings.NewReader(log), r, Stop{}, counts)
+			ReplayCairn(context.Background(), strings.NewReader(log), r, Stop{}, counts)
 			prev := 0
 			for _, tk := range r.Store.Tasks() {
 				if tk.TaskID <= prev {

@@ -42,24 +42,48 @@ func NewSession(path string, wait time.Duration) *Session {
 	return &Session{Log: sessionlog.Log{Path: path, Wait: wait}, Format: FormatAuto, Now: time.Now}
 }
 
-// format resolves auto to the format the log's first lines show.
-func (s *Session) format() (string, error) {
+// checkFormat refuses a Format that is none of the formats.
+func (s *Session) checkFormat() error {
 	switch s.Format {
-	case FormatCairn, FormatClaude, FormatCodex:
-		return s.Format, nil
-	case "", FormatAuto:
-		f, err := os.Open(s.Log.Path)
-		if err != nil {
-			return FormatCairn, nil // a missing log is an empty cairn log; Read reports other errors
-		}
-		defer f.Close()
-		return DetectFormat(f), nil
+	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex:
+		return nil
 	}
-	return "", errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex", s.Format)
+	return errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex", s.Format)
+}
+
+// detect is the one open of the log before any lock is taken (none is made beside a runtime's
+// transcript): its format is s.Format, or with auto what the log's first lines show (a log that
+// cannot be opened is an empty cairn log, and the read reports why). The log is opened to detect
+// its format, or with open; f is the open log back at its start, or nil when it was not opened.
+// The caller closes f.
+func (s *Session) detect(open bool) (format string, f *os.File, err error) {
+	if err := s.checkFormat(); err != nil {
+		return "", nil, err
+	}
+	auto := s.Format == "" || s.Format == FormatAuto
+	format = s.Format
+	if auto {
+		format = FormatCairn
+	}
+	if !auto && !open {
+		return format, nil, nil
+	}
+	if f, err = os.Open(s.Log.Path); err != nil {
+		return format, nil, nil
+	}
+	if auto {
+		format = DetectFormat(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close() // not a file to read twice (a pipe): what reads it opens it again
+			return format, nil, nil
+		}
+	}
+	return format, f, nil
 }
 
 // read replays the whole log (or up to stop) under the shared lock; ctx ending stops it
-// between chunks of the log (CANCELLED).
+// between chunks of the log, or its wait for the lock (CANCELLED). A runtime's transcript is
+// read from the open that detected its format.
 func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Counts) (err error) {
 	defer func() { err = errs.IfStopped(ctx, err, "session replay") }()
 	if err := errs.Stopped(ctx, "session replay"); err != nil {
@@ -68,20 +92,30 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 	if r.Want == "" {
 		r.Want = s.Which
 	}
-	format, err := s.format()
+	format, f, err := s.detect(false)
 	if err != nil {
 		return err
 	}
+	transcript := func(fn func(io.Reader) error) error {
+		if f != nil {
+			defer f.Close()
+			return s.Log.ReadOpened(f, fn)
+		}
+		return s.Log.ReadWithoutLock(fn)
+	}
 	if format == FormatCodex {
-		return s.Log.ReadWithoutLock(func(log io.Reader) error {
+		return transcript(func(log io.Reader) error {
 			return replayCodex(workspace.ContextReader(ctx, log), s.Log.Path, r, stop, counts)
 		})
 	}
 	if format == FormatClaude {
 		subs := SubagentLogs(s.Log.Path)
-		return s.Log.ReadWithoutLock(func(log io.Reader) error {
+		return transcript(func(log io.Reader) error {
 			return replayClaude(workspace.ContextReader(ctx, log), subs, r, stop, counts)
 		})
+	}
+	if f != nil {
+		f.Close() // a cairn log is read again under its lock
 	}
 	if r.Want != "" && r.Want != ListAuto && r.Want != ListCairn {
 		return errs.Invalidf("%s is a cairn log: it holds cairn's own task list only (%s cairn), not the runtime's %q list", s.Log.Path, errs.Field("list", errs.Name), r.Want)
@@ -93,51 +127,49 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 		}
 		defer s.Memo.give()
 	}
-	return s.Log.Read(func(log io.Reader) error { return ReplayCairn(workspace.ContextReader(ctx, log), r, stop, counts) })
+	return s.Log.Read(ctx, func(log io.Reader) error { return ReplayCairn(ctx, workspace.ContextReader(ctx, log), r, stop, counts) })
 }
 
 // update is Log.Update for cairn logs only: a Claude Code transcript is never written to. ctx
-// ending before the append (while the log is replayed) appends nothing (CANCELLED).
+// ending before the append (while the log is replayed, or its lock awaited) appends nothing
+// (CANCELLED).
 func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error)) (err error) {
 	defer func() { err = errs.IfStopped(ctx, err, "session update") }()
 	if err := errs.Stopped(ctx, "session update"); err != nil {
 		return err
 	}
-	format, err := s.format()
-	if err != nil {
+	if err := s.checkFormat(); err != nil {
 		return err
 	}
 	// replay rebuilds the store from the log as the exclusive lock found it.
 	replay := func(log io.Reader) (*Replayer, error) {
 		r := NewReplayer()
 		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
-		return r, ReplayCairn(workspace.ContextReader(ctx, log), r, Stop{}, nil)
+		return r, ReplayCairn(ctx, workspace.ContextReader(ctx, log), r, Stop{}, nil)
 	}
 	if s.Memo != nil {
-		return s.updateMemo(ctx, format, replay, fn)
+		return s.updateMemo(ctx, replay, fn)
 	}
-	if format != FormatClaude {
+	format, f, err := s.detect(s.Format != FormatClaude)
+	if err != nil {
+		return err
+	}
+	if f != nil {
 		// Any Claude Code record anywhere in the file makes it a transcript, whatever its first
 		// lines are and whatever --session-format says; checked before the lock file is made.
-		f, err := os.Open(s.Log.Path)
-		if err == nil {
-			held, herr := HoldsTranscript(f)
-			f.Close()
-			if herr != nil {
-				return fmt.Errorf("read session log %s: %w", s.Log.Path, herr)
-			}
-			if held {
-				format = FormatClaude
-			}
+		held, herr := HoldsTranscript(f)
+		f.Close()
+		if herr != nil {
+			return fmt.Errorf("read session log %s: %w", s.Log.Path, herr)
+		}
+		if held {
+			format = FormatClaude
 		}
 	}
-	if format == FormatClaude {
-		return errs.Invalidf("%s is a Claude Code transcript; cairn reads it but never writes to it (%s)", s.Log.Path, errs.Field("session", errs.CairnLog))
+	if err := readOnlyFormat(s.Log.Path, format); err != nil {
+		return err
 	}
-	if format == FormatCodex {
-		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (%s)", s.Log.Path, errs.Field("session", errs.CairnLog))
-	}
-	return s.Log.Update(func(log io.Reader) ([]any, error) {
+	return s.Log.Update(ctx, func(log io.Reader) ([]any, error) {
 		r, err := replay(log)
 		if err != nil {
 			return nil, err
@@ -147,6 +179,17 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		}
 		return fn(r)
 	})
+}
+
+// readOnlyFormat refuses to write to a runtime's transcript (format claude or codex).
+func readOnlyFormat(path, format string) error {
+	switch format {
+	case FormatClaude:
+		return notTranscript(path, true)
+	case FormatCodex:
+		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
+	}
+	return nil
 }
 
 func (s *Session) now() string { return s.Now().UTC().Format(TimeFormat) }
@@ -238,7 +281,9 @@ func (s *Session) Create(ctx context.Context, subject, description string) (Resu
 }
 
 // CreateFrom is TaskCreate from its input, as every face passes it: validate, append one
-// tool_call under the exclusive lock, fsync, answer.
+// tool_call under the exclusive lock, fsync, answer. The arguments are validated once, here, and
+// the task is added to the replayed store as they are: encoding them for the log and decoding
+// them again would give the same task.
 func (s *Session) CreateFrom(ctx context.Context, in CreateInput) (Result, error) {
 	subject, description := in.Subject, in.Description
 	subject, err := CheckSubject(subject)
@@ -254,9 +299,7 @@ func (s *Session) CreateFrom(ctx context.Context, in CreateInput) (Result, error
 			Subject     string `json:"subject"`
 			Description string `json:"description"`
 		}{subject, description})
-		ev := Event{Kind: Create, Args: args}
-		r.Apply(ev)
-		res.Task, _ = r.Store.Get(r.Store.NextID() - 1)
+		res.Task = r.Store.create(subject, description)
 		res.Summary = r.Store.Summary()
 		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskCreate", Arguments: args, At: s.now()}}, nil
 	})
@@ -276,20 +319,20 @@ func (s *Session) Update(ctx context.Context, id int, f UpdateFields) (Result, e
 		return Result{}, errs.Invalidf("nothing to update: give status, subject or description%s", errs.Fields(errs.Flags, "status", "subject", "description"))
 	}
 	a := updateArgs{TaskID: &id, Status: f.Status, Subject: f.Subject, Description: f.Description}
-	if _, err := applyUpdate(Task{}, a); err != nil {
+	checked, err := applyUpdate(Task{}, a) // validated once: under the lock the fields are only set
+	if err != nil {
 		return Result{}, errs.Invalidf("%v", err)
 	}
 	if f.Subject != nil {
-		trimmed, _ := CheckSubject(*f.Subject)
-		a.Subject = &trimmed
+		a.Subject = &checked.Subject // trimmed
 	}
 	var res Result
-	err := s.update(ctx, func(r *Replayer) ([]any, error) {
+	err = s.update(ctx, func(r *Replayer) ([]any, error) {
 		old, ok := r.Store.Get(id)
 		if !ok {
 			return nil, unknownTask(id, r.Store)
 		}
-		t, _ := applyUpdate(old, a)
+		t := a.onto(old)
 		r.Store.put(t)
 		res = Result{Task: t, Summary: r.Store.Summary()}
 		args := marshalArgs(struct {

@@ -43,7 +43,7 @@ func TestCacheTaskListFollowsTheLog(t *testing.T) {
 		lastJSON = e.JSON
 		return got
 	}
-	s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+	s, err := tasks.OpenSession(context.Background(), c.Workspace, c.Workspace.Wait, c.Caller)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestCacheCreateBurstOnOneLog(t *testing.T) {
 		}
 		seen[ids[i]] = true
 	}
-	s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+	s, err := tasks.OpenSession(context.Background(), c.Workspace, c.Workspace.Wait, c.Caller)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCacheCreateSeesOtherWriters(t *testing.T) {
 			t.Fatalf("create %d: id %d, %v", want, id, err)
 		}
 	}
-	other, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+	other, err := tasks.OpenSession(context.Background(), c.Workspace, c.Workspace.Wait, c.Caller)
 	if err != nil {
 		t.Fatal(err)
 	}

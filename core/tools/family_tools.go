@@ -55,8 +55,8 @@ func memoryOperations() []*Operation {
 			"Read one memory or knowledge entry by kind and slug and get its content and sha256. The kind is summary, decision "+
 				"or request as MemorySearch returns it, or knowledge for any knowledge file whatever its frontmatter kind. "+
 				"An unknown slug is an error that suggests close slugs. Read-only.",
-			true, enum("kind", memoryKinds...), func(_ context.Context, c Context, in memory.ReadInput) (*memory.ReadResult, error) {
-				return memory.MemoryRead(c.Workspace, in)
+			true, enum("kind", memoryKinds...), func(ctx context.Context, c Context, in memory.ReadInput) (*memory.ReadResult, error) {
+				return memory.MemoryRead(ctx, c.Workspace, in)
 			}),
 			ex("cairn memory read summary", "cairn memory read decision auth-flow", "cairn memory read knowledge oauth-errors")),
 		tool(define("MemoryWrite", "memory write",
@@ -191,7 +191,7 @@ func boardOperations() []*Operation {
 					return nil, err
 				}
 				in.Card = c.Card
-				return ix.AgentSearch(c.Workspace.Config.Board, in)
+				return ix.AgentSearch(ctx, c.Workspace.Config.Board, in)
 			}),
 			ex("cairn board search 'rate limit' #backend", "cairn board search migration --project p1 --sources card,note --limit 5"),
 			Option{Flag: "project", Usage: "search this project only (default: every project that is not archived)"},

@@ -29,17 +29,17 @@ func httpOperations() []*Operation {
 				}
 				defer release()
 			}
-			return ix.Search(c.Workspace.Config.Board, in)
+			return ix.Search(ctx, c.Workspace.Config.Board, in)
 		}), "query", fmt.Sprintf("a string of at most %d characters (an empty one finds nothing)", board.MaxQueryChars)),
 		action("projects", true, func(ctx context.Context, c Context, _ struct{}) (*ProjectsAnswer, error) {
 			ix, err := c.board(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return listProjects(c.Workspace, c.Card, ix)
+			return listProjects(ctx, c.Workspace, c.Card, ix)
 		}),
-		action("card", true, func(_ context.Context, c Context, in CardInput) (*CardAnswer, error) {
-			return readCard(c.Workspace, in)
+		action("card", true, func(ctx context.Context, c Context, in CardInput) (*CardAnswer, error) {
+			return readCard(ctx, c.Workspace, in)
 		}),
 	}
 }
@@ -97,8 +97,8 @@ type ProjectsAnswer struct {
 }
 
 // listProjects answers the "projects" action; card is the daemon's --card, the default scope.
-func listProjects(ws *workspace.Workspace, card string, ix *board.Index) (*ProjectsAnswer, error) {
-	list, err := board.ListProjects(ws, card)
+func listProjects(ctx context.Context, ws *workspace.Workspace, card string, ix *board.Index) (*ProjectsAnswer, error) {
+	list, err := board.ListProjects(ctx, ws, card)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +118,12 @@ func nonNil(s []string) []string {
 
 // readCard answers the "card" action: everything the side panel shows, with the highlights of
 // the query's terms (the tags when the query has only #tags, as search snippets mark them).
-func readCard(ws *workspace.Workspace, in CardInput) (*CardAnswer, error) {
+func readCard(ctx context.Context, ws *workspace.Workspace, in CardInput) (*CardAnswer, error) {
 	q, err := board.ParseQuery(in.Query)
 	if err != nil {
 		return nil, fmt.Errorf("card input query: %w", err)
 	}
-	d, err := board.ReadCard(ws, in.TaskID)
+	d, err := board.ReadCard(ctx, ws, in.TaskID)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func onSession[In, Out any](fn func(context.Context, Context, *tasks.Session, In
 		if c.Workspace == nil {
 			return zero, errs.Invalidf("no workspace")
 		}
-		s, err := tasks.OpenSession(c.Workspace, c.Workspace.Wait, c.Caller)
+		s, err := tasks.OpenSession(ctx, c.Workspace, c.Workspace.Wait, c.Caller)
 		if err != nil {
 			return zero, err
 		}
