@@ -15,17 +15,12 @@ import (
 	"testing"
 )
 
-// buildCairnFault builds cairn with the cairnfault tag: CAIRN_FAULT_BOARD_IMPORT=STEP makes a
-// board import kill itself with SIGKILL at the end of STEP, =trace prints the steps.
+// buildCairnFault returns cairn built with the cairnfault tag, once per test run:
+// CAIRN_FAULT_BOARD_IMPORT=STEP makes a board import kill itself with SIGKILL at the end of STEP,
+// =trace prints the steps.
 func buildCairnFault(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	cmd := exec.Command("go", "build", "-tags", "cairnfault", "-o", bin, "..")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
+	return cairnFault.path(t)
 }
 
 // boardGeneration writes a board document whose card, note, summary and memory entry all carry

@@ -14,16 +14,10 @@ import (
 	"time"
 )
 
-// buildCairn compiles the real binary once per test run, as the README installs it.
+// buildCairn returns the real binary, as the README installs it, built once per test run.
 func buildCairn(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "..")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
+	return cairnStd.path(t)
 }
 
 func newWorkspace(t *testing.T, bin string) string {

@@ -12,8 +12,9 @@ import (
 	"github.com/cairn-dev/cairn/commands"
 )
 
+// TestMain runs the tests, or cairn itself when a script executes this binary as cairn.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withBinDir{m}, map[string]func(){
 		"cairn": func() { os.Exit(commands.Main()) },
 	})
 }
