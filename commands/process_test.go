@@ -41,6 +41,7 @@ func TestConcurrentCreates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 200 processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	const procs, each = 8, 25
@@ -113,6 +114,7 @@ func TestKilledWritersLoseNothingAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	rng := rand.New(rand.NewSource(1))
@@ -207,6 +209,7 @@ func TestKilledMemoryWritersLoseNothingAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	rng := rand.New(rand.NewSource(2))
@@ -275,6 +278,7 @@ func TestKilledSpaceImportsKeepTheStoreReadable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	src := filepath.Join(t.TempDir(), "space.jsonl")

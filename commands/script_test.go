@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end transcripts in testdata/script against the real binary.
 func TestScripts(t *testing.T) {
+	t.Parallel() // beside the process tests: each script has a work directory of its own
 	_, file, _, _ := runtime.Caller(0)
 	fixtures := filepath.Join(filepath.Dir(file), "..", "fixtures")
 	testscript.Run(t, testscript.Params{
