@@ -47,8 +47,17 @@ if [ -n "${FUZZTIME:-}" ] && [ "$FUZZTIME" != "0" ]; then
   scripts/fuzz.sh
 fi
 # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
+# Its screenshots go to $logs, removed on exit like the rest of the run; a failed run keeps them.
 if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
-  scripts/browser-test.sh
+  if ! SHOTS="$logs/screenshots" scripts/browser-test.sh; then
+    if [ -n "$(ls -A "$logs/screenshots" 2>/dev/null)" ]; then
+      kept=$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-failed.XXXXXX")
+      cp -r "$logs/screenshots/." "$kept/"
+      echo "browser test failed; its screenshots: $kept" >&2
+    fi
+    echo "tests: $passed passed, $((failed + 1)) failed"
+    exit 1
+  fi
   passed=$((passed + 1))
 else
   echo "browser test skipped (BROWSER=1 scripts/test.sh runs it; CI always does)"
