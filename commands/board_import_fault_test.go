@@ -15,17 +15,12 @@ import (
 	"testing"
 )
 
-// buildCairnFault builds cairn with the cairnfault tag: CAIRN_FAULT_BOARD_IMPORT=STEP makes a
-// board import kill itself with SIGKILL at the end of STEP, =trace prints the steps.
+// buildCairnFault returns cairn built with the cairnfault tag, once per test run:
+// CAIRN_FAULT_BOARD_IMPORT=STEP makes a board import kill itself with SIGKILL at the end of STEP,
+// =trace prints the steps.
 func buildCairnFault(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	cmd := exec.Command("go", "build", "-tags", "cairnfault", "-o", bin, "..")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
+	return cairnFault.path(t)
 }
 
 // boardGeneration writes a board document whose card, note, summary and memory entry all carry
@@ -155,6 +150,7 @@ func TestServeAfterKilledBoardImports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cairn and runs the daemon")
 	}
+	t.Parallel()
 	bin := buildCairnFault(t)
 	alpha, bravo := boardGeneration(t, "alpha", 1, 0), boardGeneration(t, "bravo", 2, 0)
 	steps, published := tracedImportSteps(t, bin, alpha, bravo)
@@ -209,44 +205,50 @@ func TestBoardImportKilledAtEveryStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cairn and runs a hundred processes")
 	}
+	t.Parallel()
 	bin := buildCairnFault(t)
 	alpha, bravo, charlie := boardGeneration(t, "alpha", 1, 0), boardGeneration(t, "bravo", 2, 0), boardGeneration(t, "charlie", 3, 0)
 	importWith := func(ws, doc, fault string) (string, error) { return importWithFault(bin, ws, doc, fault) }
 	steps, published := tracedImportSteps(t, bin, alpha, bravo)
 	for i, at := range steps {
 		for _, before := range []string{"alpha", "none"} {
-			ws := newWorkspace(t, bin)
-			if before == "alpha" {
-				if out, err := importWith(ws, alpha, ""); err != nil {
-					t.Fatalf("import: %v %s", err, out)
+			// each step and board before in a workspace of its own, side by side
+			t.Run(at+"/over-"+before, func(t *testing.T) {
+				t.Parallel()
+				ws := newWorkspace(t, bin)
+				if before == "alpha" {
+					if out, err := importWith(ws, alpha, ""); err != nil {
+						t.Fatalf("import: %v %s", err, out)
+					}
+					boardHolds(t, bin, ws) // leaves a snapshot of the old board
 				}
-				boardHolds(t, bin, ws) // leaves a snapshot of the old board
-			}
-			if out, err := importWith(ws, bravo, at); !killedBy(err) {
-				t.Fatalf("import over %s with a kill at %s: %v %s", before, at, err, out)
-			}
-			want := before
-			if i >= published {
-				want = "bravo"
-			}
-			if got := boardHolds(t, bin, ws); got != want {
-				t.Errorf("import over %s killed after step %s: the board is %s, want %s", before, at, got, want)
-			}
-			if out, err := importWith(ws, charlie, ""); err != nil {
-				t.Fatalf("import after a kill at %s: %v %s", at, err, out)
-			}
-			if got := boardHolds(t, bin, ws); got != "charlie" {
-				t.Errorf("import after a kill at %s: the board is %s, want charlie", at, got)
-			}
-			if entries, _ := os.ReadDir(ws); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".board") }) {
-				t.Errorf("after a kill at %s and a new import, the workspace holds %v", at, entries)
-			}
+				if out, err := importWith(ws, bravo, at); !killedBy(err) {
+					t.Fatalf("import over %s with a kill at %s: %v %s", before, at, err, out)
+				}
+				want := before
+				if i >= published {
+					want = "bravo"
+				}
+				if got := boardHolds(t, bin, ws); got != want {
+					t.Errorf("import over %s killed after step %s: the board is %s, want %s", before, at, got, want)
+				}
+				if out, err := importWith(ws, charlie, ""); err != nil {
+					t.Fatalf("import after a kill at %s: %v %s", at, err, out)
+				}
+				if got := boardHolds(t, bin, ws); got != "charlie" {
+					t.Errorf("import after a kill at %s: the board is %s, want charlie", at, got)
+				}
+				if entries, _ := os.ReadDir(ws); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".board") }) {
+					t.Errorf("after a kill at %s and a new import, the workspace holds %v", at, entries)
+				}
+			})
 		}
 	}
 }
 
 // An import that fills the disk fails with the disk's error and leaves the old board, whole.
 func TestBoardImportFullDisk(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := mountTmpfs(t, "1m")
 	if _, e, code := run(bin, "init", ws); code != 0 {

@@ -16,6 +16,7 @@ func TestProjectImportKilledAtEveryStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cairn and runs dozens of processes")
 	}
+	t.Parallel()
 	bin := buildCairnFault(t)
 	alpha := boardGeneration(t, "alpha", 1, 0)
 	gh := filepath.Join(t.TempDir(), "gh.json")
@@ -62,31 +63,35 @@ func TestProjectImportKilledAtEveryStep(t *testing.T) {
 		t.Fatalf("steps traced: %v", steps)
 	}
 	for i, at := range steps {
-		ws := newWorkspace(t, bin)
-		if _, e, code := run(bin, "-C", ws, "board", "import", alpha); code != 0 {
-			t.Fatalf("import: %s", e)
-		}
-		if out, err := importFrom(ws, at); !killedBy(err) {
-			t.Fatalf("project import with a kill at %s: %v %s", at, err, out)
-		}
-		want, whole := "", "alpha"
-		if i >= published {
-			want, whole = "card,note", "alpha+bravo(card,note)"
-		}
-		if got := bravo(ws); got != want {
-			t.Errorf("project import killed after step %s: the project holds %q, want %q", at, got, want)
-		}
-		if got := boardHolds(t, bin, ws); got != whole {
-			t.Errorf("project import killed after step %s: the board is %s, want %s (alpha whole)", at, got, whole)
-		}
-		if out, err := importFrom(ws, ""); err != nil {
-			t.Fatalf("project import after a kill at %s: %v %s", at, err, out)
-		}
-		if got := bravo(ws); got != "card,note" {
-			t.Errorf("project import after a kill at %s: %q", at, got)
-		}
-		if entries, _ := os.ReadDir(ws); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".board") }) {
-			t.Errorf("after a kill at %s and a new import, the workspace holds %v", at, entries)
-		}
+		// each step in a workspace of its own, side by side
+		t.Run(at, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t, bin)
+			if _, e, code := run(bin, "-C", ws, "board", "import", alpha); code != 0 {
+				t.Fatalf("import: %s", e)
+			}
+			if out, err := importFrom(ws, at); !killedBy(err) {
+				t.Fatalf("project import with a kill at %s: %v %s", at, err, out)
+			}
+			want, whole := "", "alpha"
+			if i >= published {
+				want, whole = "card,note", "alpha+bravo(card,note)"
+			}
+			if got := bravo(ws); got != want {
+				t.Errorf("project import killed after step %s: the project holds %q, want %q", at, got, want)
+			}
+			if got := boardHolds(t, bin, ws); got != whole {
+				t.Errorf("project import killed after step %s: the board is %s, want %s (alpha whole)", at, got, whole)
+			}
+			if out, err := importFrom(ws, ""); err != nil {
+				t.Fatalf("project import after a kill at %s: %v %s", at, err, out)
+			}
+			if got := bravo(ws); got != "card,note" {
+				t.Errorf("project import after a kill at %s: %q", at, got)
+			}
+			if entries, _ := os.ReadDir(ws); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".board") }) {
+				t.Errorf("after a kill at %s and a new import, the workspace holds %v", at, entries)
+			}
+		})
 	}
 }

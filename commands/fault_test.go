@@ -42,6 +42,7 @@ func run(bin string, args ...string) (stdout, stderr string, code int) {
 
 // A full disk gives a clear error and leaves no torn file: the log replays, the entry is intact.
 func TestFullDisk(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := mountTmpfs(t, "400k")
 	if _, e, code := run(bin, "init", ws); code != 0 {
@@ -101,6 +102,7 @@ func TestFullDisk(t *testing.T) {
 
 // A read-only workspace still answers every read, and refuses writes with a clear error.
 func TestReadOnlyWorkspace(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := mountTmpfs(t, "4m")
 	run(bin, "init", ws)
@@ -168,6 +170,7 @@ func TestSpacesDBRewrittenUnderSearches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs hundreds of processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	src, dst := newWorkspace(t, bin), newWorkspace(t, bin)
 	doc := filepath.Join(t.TempDir(), "space.jsonl")

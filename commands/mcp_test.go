@@ -15,6 +15,7 @@ import (
 
 // A scripted MCP client drives the real binary over stdio: initialize, tools/list, tools/call.
 func TestMCPEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -49,6 +50,7 @@ func TestMCPEndToEnd(t *testing.T) {
 // A shell pipe into `cairn mcp` (all requests written, then the input closed) gets every answer
 // before the server exits.
 func TestMCPOneShotPipe(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	cmd := exec.Command(bin, "-C", ws, "mcp")
@@ -72,6 +74,7 @@ func TestMCPOneShotPipe(t *testing.T) {
 // would read alike: each gets its own JSON-RPC answer under its own id, without Go type names,
 // and the session goes on to answer the last request and exit 0.
 func TestMCPBadMessages(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	cmd := exec.Command(bin, "-C", ws, "mcp")
@@ -128,6 +131,7 @@ func TestMCPBadMessages(t *testing.T) {
 // A go-sdk client keeps its session through lines that are not JSON-RPC 2.0 written between its
 // own requests: their answers come back to the writer, and the client's calls still work.
 func TestMCPClientSurvivesBadLines(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -17,6 +17,7 @@ import (
 // a write by another process in between (a comment, a task, a memory file, a board import, a
 // replaced spaces.db) is seen by the very next call.
 func TestMCPWarmSeesOtherProcessWrites(t *testing.T) {
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := t.TempDir()
 	if out, err := exec.Command("cp", "-r", "../fixtures/demo/.", ws).CombinedOutput(); err != nil {

@@ -14,16 +14,10 @@ import (
 	"time"
 )
 
-// buildCairn compiles the real binary once per test run, as the README installs it.
+// buildCairn returns the real binary, as the README installs it, built once per test run.
 func buildCairn(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cairn")
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "..")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
+	return cairnStd.path(t)
 }
 
 func newWorkspace(t *testing.T, bin string) string {
@@ -47,6 +41,7 @@ func TestConcurrentCreates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 200 processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	const procs, each = 8, 25
@@ -119,6 +114,7 @@ func TestKilledWritersLoseNothingAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	rng := rand.New(rand.NewSource(1))
@@ -213,6 +209,7 @@ func TestKilledMemoryWritersLoseNothingAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	rng := rand.New(rand.NewSource(2))
@@ -281,6 +278,7 @@ func TestKilledSpaceImportsKeepTheStoreReadable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns many processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	src := filepath.Join(t.TempDir(), "space.jsonl")

@@ -12,14 +12,16 @@ import (
 	"github.com/cairn-dev/cairn/commands"
 )
 
+// TestMain runs the tests, or cairn itself when a script executes this binary as cairn.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withBinDir{m}, map[string]func(){
 		"cairn": func() { os.Exit(commands.Main()) },
 	})
 }
 
 // TestScripts runs the end-to-end transcripts in testdata/script against the real binary.
 func TestScripts(t *testing.T) {
+	t.Parallel() // beside the process tests: each script has a work directory of its own
 	_, file, _, _ := runtime.Caller(0)
 	fixtures := filepath.Join(filepath.Dir(file), "..", "fixtures")
 	testscript.Run(t, testscript.Params{

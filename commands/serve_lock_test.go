@@ -87,6 +87,7 @@ func TestServeOnePerWorkspace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
+	t.Parallel()
 	bin, ws := boardWorkspace(t)
 
 	first := startServe(t, bin, ws)

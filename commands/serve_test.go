@@ -21,6 +21,7 @@ func TestServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
+	t.Parallel()
 	bin, ws := boardWorkspace(t)
 
 	d := startServe(t, bin, ws)
@@ -114,6 +115,7 @@ func TestServeBusyPort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
+	t.Parallel()
 	bin, ws := boardWorkspace(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -143,6 +145,7 @@ func TestServeWithoutBoard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	d := startServe(t, bin, ws)

@@ -57,6 +57,7 @@ func TestBadInputSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs hundreds of processes")
 	}
+	t.Parallel()
 	bin := buildCairn(t)
 	ws := newWorkspace(t, bin)
 	scratch := t.TempDir() // commands like init create what they are given: never in the source tree

@@ -65,11 +65,15 @@ func TestTour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cairn and runs the tour")
 	}
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
 	for _, doc := range []string{"../README.md", "../docs/tour.md"} {
-		t.Run(filepath.Base(doc), func(t *testing.T) { checkTour(t, doc, 4) })
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			t.Parallel()
+			checkTour(t, doc, 4)
+		})
 	}
 }
 

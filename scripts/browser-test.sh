@@ -11,12 +11,21 @@
 # with npm into the temporary directory. Not part of `go test` (which must pass without a browser).
 #   scripts/browser-test.sh                  # generated scale-1 board
 #   BOARD=fixtures/board/board.json QUERY=迁移 PROJECT=p1 scripts/browser-test.sh
-# Prints the directory that holds the screenshots (SHOTS=dir to choose it).
+# Prints the directory that holds the screenshots (SHOTS=dir to choose it); everything else it
+# makes (the binaries, axe-core, the workspaces, the daemons' logs) is removed when it exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser.XXXXXX")
-shots=${SHOTS:-$work/screenshots}
+serve_pid= long_pid= empty_pid=
+# cleanup stops the daemons still running and removes the work directory (about 45 MB)
+cleanup() {
+  for pid in $serve_pid $long_pid $empty_pid; do kill "$pid" 2>/dev/null || true; done
+  for pid in $serve_pid $long_pid $empty_pid; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+shots=${SHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-shots.XXXXXX")}
 query=${QUERY:-迁移}
 chromium=${CHROMIUM:-$(command -v chromium || true)}
 
@@ -88,13 +97,10 @@ ws3="$work/ws-empty"
 "$work/cairn" init "$ws3" >/dev/null
 
 start_serve "$ws2" "$work/serve-long.log"
-long_pid=$serve_pid long_url=$url
-trap 'kill "$long_pid" 2>/dev/null || true' EXIT
+long_pid=$serve_pid long_url=$url serve_pid=
 start_serve "$ws3" "$work/serve-empty.log"
-empty_pid=$serve_pid empty_url=$url
-trap 'kill "$long_pid" "$empty_pid" 2>/dev/null || true' EXIT
+empty_pid=$serve_pid empty_url=$url serve_pid=
 start_serve "$ws" "$work/serve.log"
-trap 'kill "$serve_pid" "$long_pid" "$empty_pid" 2>/dev/null || true' EXIT
 
 [ -n "${PROJECT:-}" ] && url="$url&project=$PROJECT"
 echo "== browser test against ${url%%\?*} ($("$chromium" --version 2>/dev/null || echo chromium))"
@@ -106,7 +112,7 @@ kill -TERM "$serve_pid" "$long_pid" "$empty_pid" 2>/dev/null || true
 wait "$serve_pid" || true
 wait "$long_pid" || true
 wait "$empty_pid" || true
-trap - EXIT
+serve_pid= long_pid= empty_pid=
 if grep -q -- "$query" "$work/serve.log"; then
   echo "FAIL: the query text reached the daemon's log" >&2
   status=1

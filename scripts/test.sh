@@ -23,9 +23,16 @@ trap 'rm -rf "$logs"' EXIT
 # so the slowest package (commands, first in that order) held every line back for minutes.
 # The full verbose log of each package goes to $logs; PKGS narrows the packages (default ./...).
 export logs
-set +e
+# The slowest packages start first, so that none of them starts last and runs alone on a core.
+slow="commands core/spaces core/board"
+mod=$(go list -m)
 # shellcheck disable=SC2086
-go list ${PKGS:-./...} | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
+pkgs=$(go list ${PKGS:-./...})
+set +e
+{
+  for p in $slow; do grep -x "$mod/$p" <<<"$pkgs" || true; done
+  grep -vxF "$(printf "$mod/%s\n" $slow)" <<<"$pkgs" || true
+} | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
   f="$logs/$(printf %s "$1" | tr / _).log"
   go test -count=1 -v "$1" >"$f" 2>&1
   rc=$?
@@ -47,8 +54,17 @@ if [ -n "${FUZZTIME:-}" ] && [ "$FUZZTIME" != "0" ]; then
   scripts/fuzz.sh
 fi
 # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
+# Its screenshots go to $logs, removed on exit like the rest of the run; a failed run keeps them.
 if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
-  scripts/browser-test.sh
+  if ! SHOTS="$logs/screenshots" scripts/browser-test.sh; then
+    if [ -n "$(ls -A "$logs/screenshots" 2>/dev/null)" ]; then
+      kept=$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-failed.XXXXXX")
+      cp -r "$logs/screenshots/." "$kept/"
+      echo "browser test failed; its screenshots: $kept" >&2
+    fi
+    echo "tests: $passed passed, $((failed + 1)) failed"
+    exit 1
+  fi
   passed=$((passed + 1))
 else
   echo "browser test skipped (BROWSER=1 scripts/test.sh runs it; CI always does)"
