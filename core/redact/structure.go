@@ -3,6 +3,7 @@ package redact
 import (
 	_ "embed"
 	"encoding/base64"
+	"encoding/hex"
 	"regexp"
 	"strings"
 	"sync"
@@ -271,6 +272,11 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
+			if hx, isHex := decodeHexText(s[i:j]); isHex {
+				dec, ok = hx, true // hex of text: a password or a key written as hex
+			} else if ok {
+				dec = fromUTF16LE(dec) // PowerShell's -EncodedCommand
+			}
 			switch {
 			case !ok:
 			case keyMaterial(dec):
@@ -672,4 +678,32 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 	}
 	flush()
 	return len(s)
+}
+
+// decodeHexText decodes t when it is an even run of hex digits that decodes to printable text.
+func decodeHexText(t string) ([]byte, bool) {
+	if len(t)%2 != 0 || !isHexString(t) {
+		return nil, false
+	}
+	b, err := hex.DecodeString(t)
+	if err != nil || !printableText(b) {
+		return nil, false
+	}
+	return b, true
+}
+
+// fromUTF16LE returns b as UTF-8 when it is UTF-16LE text of ASCII (every second byte zero, as
+// PowerShell encodes -EncodedCommand), else b as it is.
+func fromUTF16LE(b []byte) []byte {
+	if len(b) < 8 || len(b)%2 != 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)/2)
+	for k := 0; k+1 < len(b); k += 2 {
+		if b[k+1] != 0 || b[k] == 0 {
+			return b
+		}
+		out = append(out, b[k])
+	}
+	return out
 }
