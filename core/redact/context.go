@@ -179,6 +179,11 @@ func scanContext(s string, add func(start, end int)) int {
 		if v0 >= 0 && contextValue(strings.ToLower(word), s[v0:v1]) {
 			add(v0, v1)
 		}
+		if v0 >= 0 && phraseWords[strings.ToLower(word)] {
+			if e, words := phraseEnd(s, v1); words >= 4 {
+				add(v0, e) // passphrase: harbor quartz velvet tiger 39
+			}
+		}
 		if v0 >= 0 && pairWords[strings.ToLower(word)] {
 			if p0, p1 := pairedPassword(s, v1); p0 >= 0 {
 				add(p0, p1) // creds: deploy / X
@@ -578,4 +583,37 @@ func pairedPassword(s string, p int) (start, end int) {
 		return -1, -1
 	}
 	return q, e
+}
+
+// phraseWords name a value that may be several words written with blanks.
+var phraseWords = map[string]bool{"passphrase": true, "pass phrase": true, "unlock phrase": true}
+
+// phraseEnd reads the lower-case words that follow a value ending at e on its line, as a
+// passphrase of words is written (up to eight in all, a number last), and returns where they
+// end and how many words the value then has.
+func phraseEnd(s string, e int) (end, words int) {
+	words = 1
+	for words < 8 {
+		p := e
+		if p >= len(s) || s[p] != ' ' {
+			break
+		}
+		p++
+		q := p
+		for q < len(s) && (isLower(s[q]) || '0' <= s[q] && s[q] <= '9') {
+			q++
+		}
+		w := s[p:q]
+		if w == "" || q < len(s) && !(s[q] == ' ' || strings.IndexByte(".,;)'\"\n", s[q]) >= 0) {
+			break
+		}
+		if allDigits(w) {
+			return q, words + 1 // the number that ends it
+		}
+		if len(w) < 3 || len(w) > 10 || !allLetters(w) {
+			break
+		}
+		e, words = q, words+1
+	}
+	return e, words
 }
