@@ -333,6 +333,9 @@ func New() *Redactor {
 		{Name: "user_colon_password", Hints: []string{" -a ", "\t-a ", "--auth", "stats auth", "//"}, scan: gated(scanArguments(regexp.MustCompile(`(?i)(?m)(?:^|[$>] )[ \t]*ab[ \t][^\n]*?[ \t]-A[ \t]+["']?[^\s:"']+:([^\s"']+)|(?i)(?m)(?:^|[$>] )[ \t]*https?[ \t][^\n]*?[ \t](?:-a|--auth)[ \t=]+["']?[^\s:"']+:([^\s"']+)|(?i)\bstats[ \t]+auth[ \t]+[^\s:]+:(\S+)|(?:^|[\s'"(])//[^\s/:@]+:([^\s/@]+)@[a-z0-9.-]+/`)), func(s string) bool {
 			return strings.Contains(s, ":") && (strings.Contains(s, "@") || strings.Contains(s, "stats") || strings.Contains(s, "-a") || strings.Contains(s, "-A"))
 		})},
+		// INSERT INTO users (email, password) VALUES ('a@b.c', 'X'): the value of a column that
+		// names a secret
+		{Name: "sql_column_secret", Hints: []string{"insert into"}, scan: scanInsertedSecrets},
 		// keys shown in groups of four (a TOTP setup key, an app password, backup codes)
 		{Name: "grouped_secret", scan: scanGroupedSecrets, needs: needsGroupRun},
 		// a token that looks random, whatever its kind (shape.go)
@@ -1681,4 +1684,57 @@ func allLetters(s string) bool {
 		}
 	}
 	return true
+}
+
+// insertPattern finds an INSERT's column list and its first row of values.
+var insertPattern = regexp.MustCompile(`(?i)\binsert[ \t]+into[ \t]+[^\s(]+[ \t]*\(([^)\n]{1,400})\)[ \t]*values[ \t]*\(([^)\n]{1,1000})\)`)
+
+// scanInsertedSecrets reports the values an INSERT gives to columns whose names name a secret
+// (password, passwd, pwd, secret, token, api_key, …), quoted or not.
+func scanInsertedSecrets(s string, add func(start, end int)) int {
+	for _, m := range insertPattern.FindAllStringSubmatchIndex(s, -1) {
+		cols := strings.Split(s[m[2]:m[3]], ",")
+		secret := map[int]bool{}
+		for k, c := range cols {
+			c = strings.ToLower(strings.Trim(strings.TrimSpace(c), "`\"[]"))
+			for _, w := range []string{"password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "passphrase"} {
+				if strings.Contains(c, w) && !strings.Contains(c, "hash") && !strings.Contains(c, "digest") {
+					secret[k] = true
+				}
+			}
+		}
+		if len(secret) == 0 {
+			continue
+		}
+		// the values, split at commas outside quotes
+		k, start, quote := 0, m[4], byte(0)
+		for p := m[4]; p <= m[5]; p++ {
+			if p < m[5] && quote != 0 {
+				if s[p] == quote {
+					quote = 0
+				}
+				continue
+			}
+			if p < m[5] && (s[p] == '\'' || s[p] == '"') {
+				quote = s[p]
+				continue
+			}
+			if p == m[5] || s[p] == ',' {
+				if secret[k] {
+					a, b := start, p
+					for a < b && (s[a] == ' ' || s[a] == '\'' || s[a] == '"') {
+						a++
+					}
+					for b > a && (s[b-1] == ' ' || s[b-1] == '\'' || s[b-1] == '"') {
+						b--
+					}
+					if b-a >= 4 && !placeholderValue().MatchString(s[a:b]) && !strings.EqualFold(s[a:b], "null") {
+						add(a, b)
+					}
+				}
+				k, start = k+1, p+1
+			}
+		}
+	}
+	return len(s)
 }
