@@ -935,6 +935,11 @@ var argumentRules = []struct {
 	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
 	// curl -u KEY: (an API key as the user, no password)
 	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"curl"}},
+	// XML: a property or setting whose name names a secret, its value the element's text
+	// (<property name="hibernate.connection.password">X</property>); a Password element holding a
+	// Value (Windows unattend.xml)
+	{"xml_named_secret", `<(?:property|entry|add|setting|param|parameter|item|var|env)\b[^>\n]*\b(?:name|key)=["'][^"'\n]*(?:password|passwd|pwd|secret|token|apikey|api_key|api-key|credential)[^"'\n]*["'][^>\n]*>([^<\n]{4,200})<` +
+		`|<[a-z]*password[a-z]*>[ \t\n]*<value>([^<\n]{4,200})</value>`, []string{"name=", "key=", "<value>"}},
 	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
 	// channel URL
 	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp ", "otp:", "otp(", "oathtool", "2fa", "mfa", "authenticator"}},

@@ -101,6 +101,7 @@ var ruleCases = []struct {
 	{"url_path_secret", "send the alert to https://x.tines.com/webhook/malgkm3fhv7i57mcul20v7876dkxyjhs/lty7gmaz5ydubolzt0vatsn4yv27uodd", "lty7gmaz5ydubolzt0vatsn4yv27uodd", "see codex-rs/hooks/src/engine/discovery.rs"},
 	{"curl_key_user", "curl https://api.lob.com/v1/postcards -u live_573a667378bc116ce16388b5824cec28969:", "573a667378bc116ce16388b5824cec28969", "curl -u $LOB_KEY: https://api.lob.com"},
 	{"sql_column_secret", "INSERT INTO users (email, password, is_admin) VALUES ('bob@acme.io', 'summitnebula-velvet-3', true);", "summitnebula-velvet-3", "INSERT INTO users (email, name) VALUES ('bob@acme.io', 'summitnebula-velvet-3');"},
+	{"xml_named_secret", "<property name=\"hibernate.connection.password\">staplewillow-anchor-68</property>", "staplewillow-anchor-68", "<property name=\"hibernate.connection.username\">oracle</property>"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
