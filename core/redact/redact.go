@@ -962,9 +962,15 @@ var argumentRules = []struct {
 		`|--passphrase(?:=|[ \t]+)` + argument, []string{" -p", "\t-p", "pass:", "--passphrase"}},
 	// a mongo, psexec or rabbitmq style user and password: -u USER -p X; rabbitmqctl add_user /
 	// change_password USER X; net user NAME X /add
-	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client)\b[^\n]*?[ \t]-p[ \t]+` + argument +
+	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client|cqlsh|cypher-shell|etcdctl|mysqlsh|vsql)\b[^\n]*?[ \t]-p[ \t]+` + argument +
 		`|\brabbitmqctl\b[^\n]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+` + argument +
-		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user"}},
+		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user", "cqlsh", "cypher-shell", "etcdctl", "mysqlsh", "vsql"}},
+	// snmp tools' community (-c X) and v3 passphrases (-A X, -X X); smbclient //share X;
+	// wpa_passphrase SSID X; MongoDB's changeUserPassword("user", "X")
+	{"positional_password", `\bsnmp[a-z]*\b[^\n]*?[ \t]-(?-i:[cAX])[ \t]+` + argument +
+		`|\bsmbclient[ \t]+['"]?//[^\s'"]+['"]?[ \t]+` + argument +
+		`|\bwpa_passphrase[ \t]+\S+[ \t]+` + argument +
+		`|\bchangeuserpassword\([ \t]*["'][^"'\n]*["'][ \t]*,[ \t]*["']([^"'\n]+)["']`, []string{"snmp", "smbclient", "wpa_passphrase", "changeuserpassword"}},
 	// a CLI's "set KEY VALUE" where KEY names a secret (aws configure set aws_secret_access_key X,
 	// npm config set _authToken X, wp config set DB_PASSWORD X)
 	{"config_set_secret", `\b(?:configure|config)[ \t]+set[ \t]+(?:--[a-z-]+[ \t]+)*[a-z0-9_.:/-]*(?:password|passwd|secret|token|key|auth)[a-z0-9_.:/-]*[ \t]+` + argument, []string{"configure set", "config set"}},

@@ -102,6 +102,7 @@ var ruleCases = []struct {
 	{"curl_key_user", "curl https://api.lob.com/v1/postcards -u live_573a667378bc116ce16388b5824cec28969:", "573a667378bc116ce16388b5824cec28969", "curl -u $LOB_KEY: https://api.lob.com"},
 	{"sql_column_secret", "INSERT INTO users (email, password, is_admin) VALUES ('bob@acme.io', 'summitnebula-velvet-3', true);", "summitnebula-velvet-3", "INSERT INTO users (email, name) VALUES ('bob@acme.io', 'summitnebula-velvet-3');"},
 	{"xml_named_secret", "<property name=\"hibernate.connection.password\">staplewillow-anchor-68</property>", "staplewillow-anchor-68", "<property name=\"hibernate.connection.username\">oracle</property>"},
+	{"positional_password", "snmpwalk -v2c -c b5ycnfPA7Wavza7 10.0.0.1 system", "b5ycnfPA7Wavza7", "snmpwalk -v2c -c $COMMUNITY 10.0.0.1"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
