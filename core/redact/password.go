@@ -407,36 +407,12 @@ func numberOrName(t string) bool {
 // camelPieces counts the letters of t, and those in pieces of three letters or more: t split at
 // digits, underscores and case changes (parseHTTPRequest: parse, HTTP, Request).
 func camelPieces(t string) (letters, inWords int) {
-	for i := 0; i < len(t); {
-		c := t[i]
-		if !isLetter(c) {
-			i++
-			continue
+	camelSplit(t, func(w string) {
+		letters += len(w)
+		if len(w) >= 3 {
+			inWords += len(w)
 		}
-		j := i + 1
-		if isUpper(c) {
-			for j < len(t) && isUpper(t[j]) {
-				j++
-			}
-			if j < len(t) && isLower(t[j]) {
-				if j-i > 1 {
-					j--
-				}
-				for j < len(t) && isLower(t[j]) {
-					j++
-				}
-			}
-		} else {
-			for j < len(t) && isLower(t[j]) {
-				j++
-			}
-		}
-		letters += j - i
-		if j-i >= 3 {
-			inWords += j - i
-		}
-		i = j
-	}
+	})
 	return letters, inWords
 }
 

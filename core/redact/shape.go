@@ -368,14 +368,28 @@ func sequential(t string) bool {
 // holds a vowel. A random run of letters soon holds a pair no word has (qx, zj, vb).
 func wordiness(t string) float64 {
 	pairs := englishPairs()
-	wordy := 0
+	wordy, letters := 0, 0
+	camelSplit(t, func(w string) {
+		letters += len(w)
+		if len(w) >= 3 && readsAsWord(w, pairs) {
+			wordy += len(w)
+		}
+	})
+	if letters == 0 {
+		return 0
+	}
+	return float64(wordy) / float64(letters)
+}
+
+// camelSplit calls fn with each piece of letters of t: t split at other characters and at case
+// changes, capitals then lower case (Request) or capitals alone (HTTP, before Request's R).
+func camelSplit(t string, fn func(piece string)) {
 	for i := 0; i < len(t); {
 		c := t[i]
 		if !isLetter(c) {
 			i++
 			continue
 		}
-		// a piece: capitals then lower case (Request), or capitals alone (HTTP, before Request's R)
 		j := i + 1
 		if isUpper(c) {
 			for j < len(t) && isUpper(t[j]) {
@@ -394,21 +408,9 @@ func wordiness(t string) float64 {
 				j++
 			}
 		}
-		if j-i >= 3 && readsAsWord(t[i:j], pairs) {
-			wordy += j - i
-		}
+		fn(t[i:j])
 		i = j
 	}
-	letters := 0
-	for i := 0; i < len(t); i++ {
-		if isLetter(t[i]) {
-			letters++
-		}
-	}
-	if letters == 0 {
-		return 0
-	}
-	return float64(wordy) / float64(letters)
 }
 
 // readsAsWord reports whether the letters w hold a vowel and only letter pairs English words
