@@ -8,6 +8,8 @@
 //	go run ./scripts/redactbench -gen-fresh      rewrite the fresh corpus file
 //	go run ./scripts/redactbench -split blind    recall on the blind corpus (written without reading the detector): figures only
 //	go run ./scripts/redactbench -gen-blind      rewrite the blind corpus file and its negatives
+//	go run ./scripts/redactbench -split blind2   recall on the second blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind2     rewrite the second blind corpus file
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -38,11 +40,12 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2 or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
 	genBlind := flag.Bool("gen-blind", false, "rewrite blind.jsonl and blind-negatives.txt from the blind generators")
+	genBlind2 := flag.Bool("gen-blind2", false, "rewrite blind2.jsonl from the second blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -64,6 +67,12 @@ func main() {
 	}
 	if *genBlind {
 		if err := writeBlind(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
+	if *genBlind2 {
+		if err := writeBlind2(*data); err != nil {
 			fatal(err)
 		}
 		return
@@ -183,13 +192,45 @@ func writeBlind(dir string) error {
 	return nil
 }
 
+// writeBlind2 writes the second blind generators' samples into blind2.jsonl, after checking that
+// no blind2 kind is a kind of tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl or their
+// generators.
+func writeBlind2(dir string) error {
+	old := map[string]bool{}
+	for _, name := range []string{"tune", "heldout", "fresh", "blind"} {
+		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			return err
+		}
+		for _, x := range s {
+			old[x.Kind] = true
+		}
+	}
+	for _, k := range append(append(kinds(), freshKinds()...), blindKinds()...) {
+		old[k.group+"/"+k.name] = true
+	}
+	samples := generateBlind2(5)
+	kindsSeen := map[string]bool{}
+	for _, s := range samples {
+		if old[s.Kind] {
+			return fmt.Errorf("%s: the kind is in tune.jsonl, heldout.jsonl, fresh.jsonl or blind.jsonl already", s.Kind)
+		}
+		kindsSeen[s.Kind] = true
+	}
+	if err := writeSamples(filepath.Join(dir, "blind2.jsonl"), samples); err != nil {
+		return err
+	}
+	fmt.Printf("blind2.jsonl: %d samples of %d kinds\n", len(samples), len(kindsSeen))
+	return nil
+}
+
 // load reads the split's file (both for all) and the external samples of the same split.
 func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	names := []string{split}
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh", "blind":
+	case "tune", "heldout", "fresh", "blind", "blind2":
 	case "blind-tune", "blind-held":
 		// the blind corpus halved by kind, once its whole figure was read (docs/redaction.md):
 		// tune on one half, and read the other's figure once
@@ -205,7 +246,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		}
 		return out, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2 or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -216,7 +257,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" && split != "blind" {
+	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
