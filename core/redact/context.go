@@ -74,6 +74,18 @@ var contextWords = []string{
 	"herstelcode", "codice di recupero", "código de recuperação", "palautuskoodi", "gendannelseskode",
 	"gjenopprettingskode", "återställningskod", "cod de recuperare", "κωδικός ανάκτησης", "رمز الاسترداد",
 	"کد بازیابی", "קוד שחזור", "helyreállítási kód", "kód pro obnovení",
+	// "password" in more languages: Estonian, Azerbaijani, Galician, Catalan, Basque, Irish,
+	// Welsh, Icelandic, Lithuanian, Latvian, Slovenian, Serbian and Croatian, Zulu, Hausa, Amharic,
+	// Telugu, Kannada, Malayalam, Punjabi, Urdu, Khmer, Lao, Burmese, Mongolian, Sinhala, Kazakh,
+	// Uzbek, Georgian, Armenian
+	"parool", "salasõna", "şifrə", "şifrəsi", "contrasinal", "contrasenya", "pasahitza", "pasfhocal",
+	"cyfrinair", "lykilorð", "slaptažodis", "geslo", "šifra", "šifru", "iphasiwedi", "kalmar sirri",
+	"kalmar sirrin", "የይለፍ ቃል", "పాస్‌వర్డ్", "పాస్వర్డ్", "ಪಾಸ್‌ವರ್ಡ್", "ಪಾಸ್ವರ್ಡ್", "പാസ്‌വേഡ്",
+	"ਪਾਸਵਰਡ", "پاسورڈ", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "нууц үг", "මුරපදය", "құпия сөз",
+	"პაროლი", "գաղտնաբառ", "գաղտնաբառն",
+	// codes that open something: Wi-Fi keys, door, gate, safe and alarm codes, combinations
+	"wifi", "wi-fi", "wlan", "door code", "gate code", "safe code", "alarm code", "keypad", "combo",
+	"combination", "locker code",
 	// more forms: a PUK, a licence key, Hebrew's construct state, Hungarian's accusative, Persian
 	"puk", "puk code", "license key", "licensekey", "licence key", "unlock phrase", "סיסמת", "jelszót",
 	"jelszavam", "jelszava", "رمز", "گذرواژه",
@@ -89,7 +101,7 @@ var contextSeparators = []string{
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
-	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے",
+	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے", "係", "ແມ່ນ", "է՝", "է", "आहे", "ਹੈ",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each
@@ -326,7 +338,7 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		r, size := utf8.DecodeRuneInString(s[e:])
 		if quote != 0 && s[e] == quote || quote == 0 && (unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`') ||
 			isCJK(r) || strings.ContainsRune("。、，！？；：（）「」『』【】“”‘’〔〕《》«»„‹›", r) || r == 0xA0 || r == 0x200B ||
-			r >= utf8.RuneSelf && unicode.IsLetter(r) && asciiSoFar(s[v:e]) && e > v {
+			r >= utf8.RuneSelf && unicode.IsLetter(r) && !pwLetter(r) && asciiSoFar(s[v:e]) && e > v {
 			break // an ASCII value ends where a word of another script begins (Thai, Hindi, …)
 		}
 		e += size
@@ -515,6 +527,9 @@ func bareValue(s string, p int) (start, end int) {
 	}
 	if _, code := codeShape(s[p:e]); code {
 		return p, e // a recovery code: 0717-8507-2748, A5YY-Q45J-YW22
+	}
+	if e-p >= 8 && allDigits(s[p:e]) {
+		return p, e // a long PIN or code of digits
 	}
 	if e-p < 8 || !strongValue(s[p:e]) || strings.ContainsAny(s[p:e], "=:") {
 		return -1, -1 // KEY=VALUE and user:pw are the assignment and URL rules' business

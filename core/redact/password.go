@@ -59,6 +59,12 @@ func pwLetter(r rune) bool {
 	return unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic) && unicode.IsLetter(r)
 }
 
+// pwRuneSymbol reports whether r, beyond ASCII, is a symbol a password may hold: an emoji or a
+// currency sign (Tundra🦄9961, Garçon_1437€Où).
+func pwRuneSymbol(r rune) bool {
+	return unicode.In(r, unicode.So, unicode.Sc) && r != 0xFFFD
+}
+
 // pwRuneClass is pwClass for a letter beyond ASCII.
 func pwRuneClass(r rune) uint8 {
 	if unicode.IsUpper(r) {
@@ -84,7 +90,7 @@ func pwClass(c byte) uint8 {
 func scanPasswords(s string, add func(start, end int)) int {
 	for i := 0; i < len(s); {
 		if !pwByte[s[i]] {
-			if r, size := utf8.DecodeRuneInString(s[i:]); s[i] < utf8.RuneSelf || !pwLetter(r) {
+			if r, size := utf8.DecodeRuneInString(s[i:]); s[i] < utf8.RuneSelf || !pwLetter(r) && !pwRuneSymbol(r) {
 				i += size
 				continue
 			}
@@ -94,10 +100,14 @@ func scanPasswords(s string, add func(start, end int)) int {
 		for j < len(s) {
 			if c := s[j]; c >= utf8.RuneSelf {
 				r, size := utf8.DecodeRuneInString(s[j:])
-				if !pwLetter(r) {
-					break
+				switch {
+				case pwLetter(r):
+					classes |= pwRuneClass(r)
+				case pwRuneSymbol(r):
+					sym = sym || j > i
+				default:
+					goto end
 				}
-				classes |= pwRuneClass(r)
 				j += size
 				continue
 			}
@@ -108,6 +118,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			classes |= pwClass(s[j])
 			j++
 		}
+	end:
 		if (sym || classes == 7 && j-i >= pwMinRandom) && j-i >= pwMinLen {
 			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
 			for a := i; a < j; {
@@ -195,6 +206,12 @@ func passwordPiece(t string, alone bool) bool {
 		c := t[i]
 		var class byte
 		switch {
+		case r >= utf8.RuneSelf && pwRuneSymbol(r):
+			if i > 0 {
+				sym++
+			}
+			piece = 0
+			continue
 		case r >= utf8.RuneSelf && unicode.IsUpper(r):
 			upper++
 			class = 'u'
@@ -422,8 +439,8 @@ func anchor(t string) bool {
 	if h <= 0 || h == len(t)-1 || !isLetter(t[h+1]) && t[h+1] != '_' || !numberOrName(strings.ReplaceAll(t[:h], "-", "_")) {
 		return false
 	}
-	if frag := t[h+1:]; len(frag) < 4 && strings.IndexByte(t[:h], '.') < 0 {
-		return false // Winter2025#Fm7: a short fragment after no file name is a password's
+	if frag := t[h+1:]; (len(frag) < 4 || isUpper(frag[0]) && '0' <= t[h-1] && t[h-1] <= '9') && strings.IndexByte(t[:h], '.') < 0 {
+		return false // Winter2025#Fm7, Papaya47#Saffron: a number, #, a capital: a password's (mcp#Client is a doc's anchor)
 	}
 	for i := 0; i < len(t); i++ {
 		if i != h && !(isWordByte(t[i]) || t[i] == '-' || t[i] == '.') {

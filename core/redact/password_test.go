@@ -46,6 +46,8 @@ func TestPasswordShape(t *testing.T) {
 		"Johnson&Johnson and AT&T filed on 2024-01-02!",
 		"is COVID-19! really over?",
 		"p.extensions&NoEmptyLineBeforeBlock",
+		"🎉 shipped it ✅✅ — €5 each",
+		"see https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/mcp#ClientOptions.CreateMessageHandler",
 		"[link](https://github.com/golang/go/issues?q=is%3Aissue+is%3Aopen)",
 	}
 	for _, s := range kept {

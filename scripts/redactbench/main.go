@@ -91,7 +91,7 @@ func main() {
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
-	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune", *examples)
+	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune", *examples)
 }
 
 func fatal(err error) {
@@ -231,6 +231,19 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	case "all":
 		names = []string{"tune", "heldout"}
 	case "tune", "heldout", "fresh", "blind", "blind2":
+	case "blind2-tune", "blind2-held":
+		// the second blind corpus halved the same way, once its whole figure was read (84.8 %)
+		s, err := readSamples(filepath.Join(dir, "blind2.jsonl"))
+		if err != nil {
+			return nil, nil, err
+		}
+		var out []Sample
+		for _, x := range s {
+			if "blind2-"+strings.TrimPrefix(blindHalf(x.Kind), "blind-") == split {
+				out = append(out, x)
+			}
+		}
+		return out, nil, nil
 	case "blind-tune", "blind-held":
 		// the blind corpus halved by kind, once its whole figure was read (docs/redaction.md):
 		// tune on one half, and read the other's figure once
