@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tasks"
 	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 // A cached task list is the replay's answer and its JSON, kept (not encoded again) while the log
@@ -161,5 +164,62 @@ func TestKeptCreateSeesOtherWriters(t *testing.T) {
 	}
 	if id, err := callCreate(t, c, "after the lock"); err != nil || id != 5 {
 		t.Fatalf("after the lock was released: id %d, %v (want 5: the busy call appended nothing)", id, err)
+	}
+}
+
+// A kept board is loaded on first use (NOT_FOUND while there is none, and again on the next
+// call), answered from memory while its files are unchanged, and loaded again once after an
+// import; OpenEach loads the snapshot each time and answers alike.
+func TestKeptBoardReloadsWhenStale(t *testing.T) {
+	ws := workspacetest.New(t)
+	ctx := context.Background()
+	k := Keep(ws, KeepOptions{})
+	defer k.Close()
+	if _, err := k.Board(ctx); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("before any board: %v, want NOT_FOUND", err)
+	}
+	doc := func(rev int, title string) *strings.Reader {
+		return strings.NewReader(fmt.Sprintf(`{"revision":%d,"projects":[{"id":"p1","title":"P","archived":false,"memory":true}],
+"cards":[{"id":"c1","project":"p1","title":%q,"description":"","tags":[],"type":"","status":"Todo","archived":false,"updated_at":"2026-10-20T08:00:00Z","workspace_id":""}]}`, rev, title))
+	}
+	if _, err := board.Import(ctx, ws, doc(1, "first")); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := k.Board(ctx)
+	if err != nil || k.Reloads() != 1 {
+		t.Fatalf("first load: %v, %d loads", err, k.Reloads())
+	}
+	if again, _ := k.Board(ctx); again != ix || k.Reloads() != 1 {
+		t.Fatalf("unchanged files, yet loaded again (%d loads)", k.Reloads())
+	}
+	if _, err := board.Import(ctx, ws, doc(2, "second")); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]*board.Index, 8)
+	for i := range got {
+		wg.Go(func() { got[i], _ = k.Board(ctx) })
+	}
+	wg.Wait()
+	for _, g := range got {
+		if g == nil || g == ix || g != got[0] {
+			t.Fatalf("after an import, concurrent calls answered %v (old %p): one rebuild must serve them all", got, ix)
+		}
+	}
+	if k.Reloads() != 2 {
+		t.Errorf("%d loads, want 2", k.Reloads())
+	}
+	in := board.SearchInput{Query: "second"}
+	kept, err := got[0].Search(ctx, ws.Config.Board, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := OpenEach(ws).Board(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := fresh.Search(ctx, ws.Config.Board, in)
+	if err != nil || !reflect.DeepEqual(kept, once) || len(once.Cards) != 1 {
+		t.Errorf("kept board answered %+v, OpenEach %+v (%v)", kept, once, err)
 	}
 }
