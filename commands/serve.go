@@ -100,6 +100,7 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 	if err != nil {
 		return err
 	}
+	defer handler.Close() // after the server stopped: no request reads the stores any more
 	tokenPath, err := web.WriteToken(ws, token)
 	if err != nil {
 		ln.Close()

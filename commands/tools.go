@@ -116,8 +116,9 @@ func mcpCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			tc.Cache = tools.NewCache() // one long-lived process: keep stores open between calls
-			defer tc.Cache.Close()
+			kept := tools.Keep(tc.Workspace, tools.KeepOptions{}) // one long-lived process: keep stores open between calls
+			defer kept.Close()
+			tc.Stores = kept
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return mcp.Serve(ctx, tools.New(), version(), tc, env.Stdin, env.Stdout)

@@ -47,7 +47,9 @@ func BenchmarkServeCall(b *testing.B) {
 	go func() {
 		// the server's goroutines carry the label: -tagfocus side=server shows its share alone
 		pprof.Do(ctx, pprof.Labels("side", "server"), func(ctx context.Context) {
-			done <- Serve(ctx, tools.New(), "bench", tools.Context{Workspace: ws, Caller: workspace.Caller{User: "bench", Task: os.Getenv("CAIRN_BENCH_TASK"), Card: os.Getenv("CAIRN_BENCH_CARD")}, Cache: tools.NewCache()}, inR, outW)
+			kept := tools.Keep(ws, tools.KeepOptions{})
+			defer kept.Close()
+			done <- Serve(ctx, tools.New(), "bench", tools.Context{Workspace: ws, Caller: workspace.Caller{User: "bench", Task: os.Getenv("CAIRN_BENCH_TASK"), Card: os.Getenv("CAIRN_BENCH_CARD")}, Stores: kept}, inR, outW)
 		})
 	}()
 	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)

@@ -62,8 +62,9 @@ func TestSplice(t *testing.T) {
 // placeholders.
 func TestServeSendsAnswersPastTheSDK(t *testing.T) {
 	c := newContext(t)
-	c.Cache = tools.NewCache() // as `cairn mcp` runs: the task list comes encoded (tools.Encoded)
-	defer c.Cache.Close()
+	kept := tools.Keep(c.Workspace, tools.KeepOptions{}) // as `cairn mcp` runs: the task list comes encoded (tools.Encoded)
+	c.Stores = kept
+	defer kept.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cr, sw := io.Pipe()
@@ -87,7 +88,7 @@ func TestServeSendsAnswersPastTheSDK(t *testing.T) {
 	}
 	tool, _ := tools.New().Get("TaskList")
 	fresh := c
-	fresh.Cache = nil // the answer replayed and encoded anew
+	fresh.Stores = nil // the answer replayed and encoded anew
 	out, err := tool.Call(ctx, fresh, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/board"
@@ -31,10 +30,12 @@ const MaxBodyBytes = 1 << 20
 type Options struct {
 	// Workspace is the opened workspace; its [board] switches apply to every search.
 	Workspace *workspace.Workspace
-	// Index is the board as loaded at start, nil when there is none yet; the handler replaces it
-	// when the files change, or loads it once a board has been imported.
+	// Index is the board as loaded at start, nil when there is none yet; the handler's stores
+	// (tools.Keep) replace it when the files change, or load it once a board has been imported.
 	Index *board.Index
-	// Tools is the identity every tool call runs with (the daemon's flags, as for cairn mcp).
+	// Tools is the identity every tool call runs with (the daemon's flags, as for cairn mcp);
+	// with Tools.Stores nil, the handler keeps the stores itself (tools.Keep, from Index) and
+	// Close releases them.
 	Tools tools.Context
 	// Registry holds the tools callable by name; nil means tools.New().
 	Registry *tools.Registry
@@ -47,21 +48,14 @@ type Options struct {
 
 // Handler serves POST /api and the embedded Search page; it is safe for concurrent use.
 type Handler struct {
-	ws       *workspace.Workspace
-	tc       tools.Context
-	reg      *tools.Registry
-	token    []byte
-	log      *log.Logger
-	static   http.Handler
-	cur      atomic.Pointer[board.Index]
-	reloadMu sync.Mutex // serialises rebuilds so concurrent requests share one
-	// reloadErr and reloadErrAt (guarded by reloadMu) keep the last failed rebuild, so requests
-	// that waited for it get its error rather than each trying again in turn.
-	reloadErr   error
-	reloadErrAt time.Time
-	reloads     atomic.Int64
-	cpu         chan struct{} // one slot per processor for searches
-	bufs        sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
+	tc     tools.Context
+	reg    *tools.Registry
+	token  []byte
+	log    *log.Logger
+	static http.Handler
+	kept   *tools.Kept   // the stores every action reads, when the handler keeps them itself
+	cpu    chan struct{} // one slot per processor for searches
+	bufs   sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
 }
 
 // New builds the handler around an already loaded board.
@@ -84,28 +78,42 @@ func New(opts Options) (*Handler, error) {
 	if tc.Workspace == nil {
 		tc.Workspace = opts.Workspace
 	}
-	h := &Handler{ws: opts.Workspace, tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0),
-		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	if opts.Index != nil {
-		narrowLater(opts.Index)
-		h.cur.Store(opts.Index)
-	}
-	if h.tc.Board == nil {
-		h.tc.Board = h.index // every board action and flowly_search answer from the index in memory
-	}
-	if h.tc.Queue == nil {
-		h.tc.Queue = h.queue
-	}
 	static, err := staticHandler()
 	if err != nil {
 		return nil, err
 	}
-	h.static = static
+	h := &Handler{tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0), static: static,
+		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	if h.tc.Stores == nil {
+		// Every board action and flowly_search answer from the index in memory, narrowed in
+		// the background so no request waits for it; spaces.db and session logs stay open too.
+		h.kept = tools.Keep(opts.Workspace, tools.KeepOptions{Board: opts.Index, NarrowLater: true, Reloaded: func(ix *board.Index) {
+			h.log.Printf("board reloaded: revision %d, %d cards", ix.Revision(), ix.Stats().Cards)
+		}})
+		h.tc.Stores = h.kept
+	}
+	if h.tc.Queue == nil {
+		h.tc.Queue = h.queue
+	}
 	return h, nil
 }
 
-// Reloads counts how many times the board was rebuilt since start, for tests and diagnostics.
-func (h *Handler) Reloads() int64 { return h.reloads.Load() }
+// Reloads counts how many times the board was rebuilt since start, for tests and diagnostics
+// (0 when the caller gave the stores).
+func (h *Handler) Reloads() int64 {
+	if h.kept == nil {
+		return 0
+	}
+	return h.kept.Reloads()
+}
+
+// Close releases the stores the handler keeps (none when the caller gave them), once the
+// server has stopped.
+func (h *Handler) Close() {
+	if h.kept != nil {
+		h.kept.Close()
+	}
+}
 
 // ServeHTTP routes /api to the API and everything else to the page.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -242,59 +250,6 @@ func (h *Handler) queue(ctx context.Context) (func(), error) {
 	}
 }
 
-// index returns the current board, rebuilding it first when its files changed. The stamp is
-// checked once per request; a request that finds it stale takes the reload lock and checks
-// again, so concurrent requests share one rebuild instead of each doing their own.
-//
-// Checking on every request is what makes "the next request" exact: any request that reaches the
-// daemon after `cairn board import` returned answers from the new board, with no window in which
-// it answers from the old one. The check is four stat calls (about 4 µs, under 1% of a search
-// on a scale-10 board), so it is not rate-limited: a check every N ms would save next to nothing
-// and let a request that starts after the import returned see the old board.
-func (h *Handler) index() (*board.Index, error) {
-	ix := h.cur.Load()
-	if ix != nil { // nil: the daemon started before any board was imported
-		stale, err := ix.Stale(h.ws)
-		if err != nil {
-			return nil, fmt.Errorf("check board files: %w", err)
-		}
-		if !stale {
-			return ix, nil
-		}
-	}
-	waitStart := time.Now()
-	h.reloadMu.Lock()
-	defer h.reloadMu.Unlock()
-	if cur := h.cur.Load(); cur != ix {
-		return cur, nil // another request rebuilt it while this one waited
-	}
-	if h.reloadErr != nil && h.reloadErrAt.After(waitStart) {
-		// The rebuild this request waited for failed (a locked board, say): share its answer
-		// instead of queueing one more full wait behind it.
-		return nil, h.reloadErr
-	}
-	fresh, err := board.Load(context.Background(), h.ws) // one rebuild shared by every waiting request: no single request may cancel it
-	if err != nil {
-		h.reloadErr, h.reloadErrAt = err, time.Now()
-		return nil, err
-	}
-	h.reloadErr = nil
-	narrowLater(fresh)
-	h.cur.Store(fresh)
-	h.reloads.Add(1)
-	st := fresh.Stats()
-	h.log.Printf("board reloaded: revision %d, %d cards", fresh.Revision(), st.Cards)
-	return fresh, nil
-}
-
-// narrowLater builds the narrowing index of ix in the background. A daemon searches the same
-// board many times, so narrowing its searches is worth a pass over the text (about 150 ms of CPU
-// at scale 10); searches answer the same without it, by scanning, so no request waits for it.
-// A snapshot cut under the build only leaves the searches unnarrowed until the reload.
-func narrowLater(ix *board.Index) {
-	go func() { _ = ix.EnableNarrowing() }()
-}
-
 // httpStatus maps an error code to the HTTP status of the API.
 func httpStatus(c errs.Code) int {
 	switch c {
@@ -351,6 +306,9 @@ func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 // does, byte for byte: it encodes compactly and indents with indentJSON, a plain loop over the
 // bytes, where the Encoder's own indenting runs its JSON scanner over every byte again.
 func encodeIndented(buf *bytes.Buffer, v any) error {
+	if e, ok := v.(tools.Encoded); ok {
+		v = e.Value // its JSON escapes HTML, which this encoding does not
+	}
 	if r, ok := v.(*board.Result); ok && r != nil {
 		// The search answer, most of the daemon's traffic, is written field by field.
 		w := indentWriter{b: buf.AvailableBuffer()}

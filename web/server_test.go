@@ -741,3 +741,35 @@ func TestAnswerContentLength(t *testing.T) {
 		}
 	}
 }
+
+// The daemon keeps the task list between calls (tools.Keep) and still answers it byte for byte
+// as `cairn tools call` does, HTML characters unescaped, before and after another writer.
+func TestTaskListKeptAnswersAsCLI(t *testing.T) {
+	ws := newWorkspace(t)
+	log := filepath.Join(ws.Root, "s.jsonl")
+	h, err := web.New(web.Options{Workspace: ws, Token: testToken, Tools: tools.Context{Caller: workspace.Caller{Session: log}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cli := func(args ...string) []byte {
+		var stdout bytes.Buffer
+		commands.Run(append([]string{"cairn", "--workspace", ws.Root, "--session", log}, args...), strings.NewReader(""), &stdout, io.Discard)
+		return stdout.Bytes()
+	}
+	for i, subject := range []string{"<b>&</b>", "second <i>"} {
+		if status, data := api(t, srv, fmt.Sprintf(`{"action":"TaskCreate","input":{"subject":%q}}`, subject)); status != http.StatusOK {
+			t.Fatalf("TaskCreate: %d %s", status, data)
+		}
+		cli("task", "create", fmt.Sprintf("other writer %d", i))
+		want := cli("tools", "call", "TaskList")
+		for range 2 { // the second answer comes from the kept list
+			status, data := api(t, srv, `{"action":"TaskList"}`)
+			if status != http.StatusOK || !bytes.Equal(data, want) {
+				t.Fatalf("TaskList over HTTP: %d\n%s\nwant (tools call)\n%s", status, data, want)
+			}
+		}
+	}
+}

@@ -19,7 +19,7 @@ func TestOneSearchReaderCache(t *testing.T) {
 		}
 		return n
 	}
-	one, release, err := openReader(ctx, ws)
+	one, release, err := OpenOnce(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

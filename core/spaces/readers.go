@@ -37,7 +37,7 @@ func sameVersion(a, b os.FileInfo) bool {
 
 // SearchWorkspaceTasks is the package's SearchWorkspaceTasks through the open store.
 func (r *Readers) SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
-	return searchWorkspaceTasks(ctx, ws, caller, in, r.open)
+	return SearchThrough(ctx, ws, caller, in, func(ctx context.Context) (*Store, func(), error) { return r.Open(ctx, ws) })
 }
 
 // Close closes the open store; a search still running keeps it until it is done.
@@ -58,9 +58,10 @@ func (r *Readers) retire() {
 	}
 }
 
-// open hands out the cached store when spaces.db is still the file it was opened from, and
-// otherwise opens it (as OpenRead, with the same errors) and keeps it for the next call.
-func (r *Readers) open(ctx context.Context, ws *workspace.Workspace) (*Store, func(), error) {
+// Open hands out the kept store when spaces.db is still the file it was opened from, and
+// otherwise opens it (as OpenRead, with the same errors) and keeps it for the next call;
+// release ends this use (the store stays open for the next).
+func (r *Readers) Open(ctx context.Context, ws *workspace.Workspace) (*Store, func(), error) {
 	if err := ws.CheckStore(FileName); err != nil {
 		return nil, nil, err
 	}

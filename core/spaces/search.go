@@ -249,21 +249,23 @@ func (in *SearchInput) validate() error {
 // SearchWorkspaceTasks searches the other tasks of the caller's space (SPEC §5.3); ctx ending
 // interrupts it (CANCELLED).
 func SearchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput) (Answer, error) {
-	return searchWorkspaceTasks(ctx, ws, caller, in, openReader)
+	return SearchThrough(ctx, ws, caller, in, func(ctx context.Context) (*Store, func(), error) { return OpenOnce(ctx, ws) })
 }
 
-// openReader opens spaces.db for one search, with a small page cache; release closes it again.
-func openReader(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
+// OpenOnce opens spaces.db for one read, with a small page cache (oneSearchCache); release
+// closes it again. It is how a face that opens its stores on each call reads a space.
+func OpenOnce(ctx context.Context, ws *workspace.Workspace) (st *Store, release func(), err error) {
 	if st, err = openRead(ctx, ws, oneSearchCache); err != nil {
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
 }
 
-// searchWorkspaceTasks is SearchWorkspaceTasks reading through open (a fresh store, or one a
-// Readers cache keeps open). It checks what needs no store, opens it, and hands the caller to
-// Store.search, the one place a search reads.
-func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open opener) (a Answer, err error) {
+// SearchThrough is SearchWorkspaceTasks reading through open (a store opened for this search,
+// or one a Readers cache keeps open): the face's stores choose, the search is the same. It checks
+// what needs no store, opens it, and hands the caller to Store.search, the one place a search
+// reads.
+func SearchThrough(ctx context.Context, ws *workspace.Workspace, caller Caller, in SearchInput, open Opener) (a Answer, err error) {
 	if err := in.validate(); err != nil {
 		return Answer{}, err
 	}
@@ -285,7 +287,7 @@ func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 		}
 		who.user = caller.User
 	}
-	st, release, err := open(ctx, ws)
+	st, release, err := open(ctx)
 	if errors.Is(err, os.ErrNotExist) {
 		if who.user == "" {
 			return Answer{Unavailable: &Unavailable{Message: UnavailableMessage}}, nil
@@ -312,8 +314,10 @@ func searchWorkspaceTasks(ctx context.Context, ws *workspace.Workspace, caller C
 	return st.search(ctx, who, in, false)
 }
 
-// opener opens spaces.db for one search: afresh (openReader) or from a Readers cache.
-type opener func(context.Context, *workspace.Workspace) (*Store, func(), error)
+// Opener opens spaces.db for one read and returns what ends it: afresh (OpenOnce) or from a
+// Readers cache (Readers.Open), so one search serves a face that opens its stores on each call
+// and one that keeps them.
+type Opener func(context.Context) (st *Store, release func(), err error)
 
 // scope is the resolved context: the current task and its space.
 type scope struct {

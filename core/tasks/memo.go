@@ -11,7 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/core/sessionlog"
 )
 
-// Memo is what a long-lived process (`cairn mcp`, through tools.Cache) keeps of one cairn log
+// Memo is what a long-lived process (`cairn mcp`, `cairn serve`: tools.Keep) keeps of one cairn log
 // between calls; a Session carrying it (Session.Memo) uses it in read and update.
 //
 // It serialises the process's own calls on the log: they take turns here, in the order they

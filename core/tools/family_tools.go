@@ -127,11 +127,7 @@ func spaceOperations() []*Operation {
 				"except this one; each such hit names its runtime, session_id and the command that resumes it. Read-only.",
 			true, all(bounds("context", 0, spaces.MaxContext), bounds("limit", 1, spaces.MaxLimit), defaults("limit", spaces.DefaultLimit), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
-				search := spaces.SearchWorkspaceTasks
-				if c.Cache != nil {
-					search = c.Cache.spaces.SearchWorkspaceTasks
-				}
-				ans, err := search(ctx, c.Workspace, c.Caller, in)
+				ans, err := spaces.SearchThrough(ctx, c.Workspace, c.Caller, in, c.stores().Spaces)
 				if err != nil {
 					return nil, err
 				}
@@ -186,7 +182,7 @@ func boardOperations() []*Operation {
 				if c.Card == "" {
 					return nil, errs.Invalidf("flowly_search needs the caller's card, and this session was started without one")
 				}
-				ix, err := c.board(ctx)
+				ix, err := c.stores().Board(ctx)
 				if err != nil {
 					return nil, err
 				}
@@ -199,18 +195,6 @@ func boardOperations() []*Operation {
 			Option{Flag: "sources", Field: "sources", Usage: "comma-separated sources to search: " + strings.Join(allSources, ",") + " (default: all)", Enum: allSources},
 			Option{Flag: "limit", Field: "limit", Kind: Int, Usage: fmt.Sprintf("most cards, 1..%d (with --card: 1..%d, default %d)", board.MaxCardLimit, board.MaxAgentLimit, board.DefaultAgentLimit), DefaultText: fmt.Sprint(board.DefaultCardLimit)}),
 	)
-}
-
-// board is the loaded board: the daemon's in-memory index, the cache of a long-lived face, or
-// the snapshot on disk.
-func (c Context) board(ctx context.Context) (*board.Index, error) {
-	switch {
-	case c.Board != nil:
-		return c.Board()
-	case c.Cache != nil:
-		return c.Cache.boardIndex(ctx, c.Workspace)
-	}
-	return board.Load(ctx, c.Workspace)
 }
 
 // runtimeOperations are the commands that set up and feed an agent runtime: a person or the

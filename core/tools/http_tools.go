@@ -18,7 +18,7 @@ import (
 func httpOperations() []*Operation {
 	return []*Operation{
 		required(action("search", true, func(ctx context.Context, c Context, in board.SearchInput) (*board.Result, error) {
-			ix, err := c.board(ctx)
+			ix, err := c.stores().Board(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -32,7 +32,7 @@ func httpOperations() []*Operation {
 			return ix.Search(ctx, c.Workspace.Config.Board, in)
 		}), "query", fmt.Sprintf("a string of at most %d characters (an empty one finds nothing)", board.MaxQueryChars)),
 		action("projects", true, func(ctx context.Context, c Context, _ struct{}) (*ProjectsAnswer, error) {
-			ix, err := c.board(ctx)
+			ix, err := c.stores().Board(ctx)
 			if err != nil {
 				return nil, err
 			}

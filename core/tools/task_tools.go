@@ -8,19 +8,16 @@ import (
 	"github.com/cairn-dev/cairn/core/tasks"
 )
 
-// onSession opens the caller's session log, as the CLI does, before fn runs.
+// onSession opens the caller's session log (through the call's stores) before fn runs.
 func onSession[In, Out any](fn func(context.Context, Context, *tasks.Session, In) (Out, error)) func(context.Context, Context, In) (Out, error) {
 	return func(ctx context.Context, c Context, in In) (Out, error) {
 		var zero Out
 		if c.Workspace == nil {
 			return zero, errs.Invalidf("no workspace")
 		}
-		s, err := tasks.OpenSession(ctx, c.Workspace, c.Workspace.Wait, c.Caller)
+		s, err := c.stores().Session(ctx, c.Caller)
 		if err != nil {
 			return zero, err
-		}
-		if c.Cache != nil {
-			s.Memo = c.Cache.taskMemo(s.Log.Path) // this process's calls on the log take turns
 		}
 		return fn(ctx, c, s, in)
 	}
@@ -57,10 +54,7 @@ func taskOperations() []*Operation {
 				"status and the open (pending and in-progress) tasks. Use it to see where you are, especially after a "+
 				"compaction or resume. Read-only.",
 			true, nil, onSession(func(ctx context.Context, c Context, s *tasks.Session, _ struct{}) (any, error) {
-				if c.Cache != nil {
-					return c.Cache.taskList(ctx, s)
-				}
-				return s.List(ctx, tasks.Stop{}, nil)
+				return c.stores().TaskList(ctx, s)
 			})),
 			ex("cairn task list", "cairn task list --status pending,inprogress", "cairn task list --as-of 120"),
 			Option{Flag: "status", Kind: Strings, Usage: "only these statuses, comma-separated or repeated (" + strings.Join(tasks.Statuses, ",") + ")", Enum: tasks.Statuses},

@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/strictjson"
@@ -28,12 +27,9 @@ import (
 type Context struct {
 	Workspace *workspace.Workspace
 	workspace.Caller
-	// Board returns the loaded board; a daemon sets it to its in-memory index, and nil means
-	// board.Load (the snapshot) on each call.
-	Board func() (*board.Index, error)
-	// Cache, when set, keeps stores open and answers warm between calls (`cairn mcp`); nil opens
-	// everything on each call.
-	Cache *Cache
+	// Stores is where every handler reaches the board, spaces.db and session logs: Keep in a
+	// long-lived face (`cairn mcp`, `cairn serve`); nil opens them on each call (OpenEach).
+	Stores Stores
 	// Queue, when set, is where a search that is pure CPU waits for a processor (a daemon runs
 	// as many at once as it has, and queues the rest in arrival order); release ends its turn.
 	Queue func(ctx context.Context) (release func(), err error)
