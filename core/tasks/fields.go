@@ -89,8 +89,11 @@ func deriveFields() (all, create, update []*field) {
 	for i := range task.NumField() {
 		sf := task.Field(i)
 		name, omit := jsonTag(sf)
+		if name == "taskid" {
+			continue
+		}
 		if sf.Type.Kind() != reflect.String {
-			continue // the id
+			panic(fmt.Sprintf("tasks: Task.%s is no string: the fields table holds strings only", sf.Name))
 		}
 		check := checks[name]
 		if check == nil {
@@ -112,6 +115,11 @@ func deriveFields() (all, create, update []*field) {
 			out = append(out, f)
 		}
 		return out
+	}
+	for name := range checks {
+		if byName[name] == nil {
+			panic(fmt.Sprintf("tasks: a check for %q, which Task does not have", name))
+		}
 	}
 	create = match(reflect.TypeFor[CreateInput](), reflect.TypeFor[string](), func(f *field, i int, omit bool) { f.create, f.required = i, !omit })
 	update = match(reflect.TypeFor[UpdateFields](), reflect.TypeFor[*string](), func(f *field, i int, _ bool) { f.update = i })
