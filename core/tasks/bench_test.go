@@ -65,3 +65,26 @@ func BenchmarkReplayTranscript(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReplayTaskCalls replays a cairn log of task calls only (20,000 creates, each followed
+// by two updates), so the cost measured is the arguments' decode, validation and apply.
+func BenchmarkReplayTaskCalls(b *testing.B) {
+	var log bytes.Buffer
+	for n := 1; n <= 20000; n++ {
+		fmt.Fprintf(&log, `{"type":"tool_call","id":"call_c%d","name":"TaskCreate","arguments":{"subject":"step %d of the migration","description":"users table first, then the index; keep the old column until the deploy"},"at":"2026-11-01T09:04:44.704Z"}`+"\n", n, n)
+		fmt.Fprintf(&log, `{"type":"tool_call","id":"call_u%d","name":"TaskUpdate","arguments":{"taskid":%d,"status":"inprogress"},"at":"2026-11-01T09:04:45.704Z"}`+"\n", n, n)
+		fmt.Fprintf(&log, `{"type":"tool_call","id":"call_v%d","name":"TaskUpdate","arguments":{"taskid":%d,"status":"completed","subject":"step %d, done"},"at":"2026-11-01T09:04:46.704Z"}`+"\n", n, n, n)
+	}
+	data := log.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := NewReplayer()
+		if err := ReplayCairn(context.Background(), bytes.NewReader(data), r, Stop{}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Store.tasks) != 20000 || len(r.Skips) != 0 {
+			b.Fatalf("tasks = %d, skips = %v", len(r.Store.tasks), r.Skips[:1])
+		}
+	}
+}

@@ -738,7 +738,7 @@ func claudeEvent(c claudeCall, ans claudeAnswer) (Event, error) {
 	}
 	if c.name == "TaskCreate" {
 		ev.Kind, ev.TaskID = Create, ans.id
-		ev.Args, _ = json.Marshal(createArgs{Subject: subject, Description: desc})
+		ev.Args, _ = json.Marshal(map[string]*string{"subject": subject, "description": desc})
 		return ev, nil
 	}
 	if status == nil && subject == nil && desc == nil {

@@ -24,9 +24,9 @@ func TestClaudeTranscriptLiveBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Task{
-		{1, Completed, "Audit the login form", "List every field and validation rule of the current form."},
-		{2, Pending, "認証フローを変更しないことを確認", "Compare the session cookie and redirect before and after."},
-		{3, Pending, "Write the SQLite migration", "sessions table first"},
+		{TaskID: 1, Status: Completed, Subject: "Audit the login form", Description: "List every field and validation rule of the current form."},
+		{TaskID: 2, Status: Pending, Subject: "認証フローを変更しないことを確認", Description: "Compare the session cookie and redirect before and after."},
+		{TaskID: 3, Status: Pending, Subject: "Write the SQLite migration", Description: "sessions table first"},
 	}
 	if !reflect.DeepEqual(res.Tasks, want) {
 		t.Fatalf("tasks = %+v", res.Tasks)

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,5 +19,33 @@ func TestRefusalsNameTheirField(t *testing.T) {
 		if errs.CodeOf(err) != errs.Invalid || errs.FieldOf(err) != field {
 			t.Errorf("%s: %v names field %q", field, err, errs.FieldOf(err))
 		}
+	}
+}
+
+// The fields table is derived from Task, CreateInput and UpdateFields by JSON name: what each
+// operation takes, in the order the log writes it, and what replay requires.
+func TestFieldsTable(t *testing.T) {
+	var got []string
+	for _, f := range fields {
+		got = append(got, fmt.Sprintf("%s create=%v update=%v required=%v omitempty=%v", f.name, f.create >= 0, f.update >= 0, f.required, f.omitEmpty))
+	}
+	want := []string{
+		"status create=false update=true required=false omitempty=false",
+		"subject create=true update=true required=true omitempty=false",
+		"description create=true update=true required=false omitempty=false",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("fields:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if fmt.Sprint(createKeys, updateKeys) != "[subject description] [taskid status subject description]" {
+		t.Errorf("keys: %v %v", createKeys, updateKeys)
+	}
+	// the log's arguments are what json.Marshal wrote of the structs they replaced
+	task := Task{Subject: "a <b> & \u2028", Description: ""}
+	if got := string(createArgs(&task)); got != `{"subject":"a \u003cb\u003e \u0026 \u2028","description":""}` {
+		t.Errorf("createArgs = %s", got)
+	}
+	if got := orList(updateFields); got != "status, subject or description" {
+		t.Errorf("orList = %q", got)
 	}
 }

@@ -1,10 +1,7 @@
 package tasks
 
-// CreateInput is TaskCreate's input; the tags of the tools' input types give their schemas.
-type CreateInput struct {
-	Subject     string `json:"subject" jsonschema:"what the task is, one line of 1-200 characters"`
-	Description string `json:"description,omitempty" jsonschema:"details, acceptance criteria, notes; may be empty, at most 64 KiB"`
-}
+// The tags of the tools' input types give their schemas. CreateInput and UpdateFields, which
+// spell a task's fields, are in fields.go beside Task.
 
 // GetInput is TaskGet's input.
 type GetInput struct {

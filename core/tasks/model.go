@@ -31,14 +31,6 @@ const (
 	MaxID = 1<<31 - 1
 )
 
-// Task is one entry of the store, exactly the JSON shape the tools answer (docs/tour.md, "JSON shapes").
-type Task struct {
-	TaskID      int    `json:"taskid"`
-	Status      string `json:"status"`
-	Subject     string `json:"subject"`
-	Description string `json:"description"`
-}
-
 // OpenTask is the short form listed in a Summary.
 type OpenTask struct {
 	TaskID  int    `json:"taskid"`
@@ -100,8 +92,9 @@ func (s *Store) find(id int) int {
 	return -1
 }
 
-func (s *Store) create(subject, description string) Task {
-	t := Task{TaskID: s.next, Status: Pending, Subject: subject, Description: description}
+// create numbers t, pending, and adds it.
+func (s *Store) create(t Task) Task {
+	t.TaskID, t.Status = s.next, Pending
 	s.tasks = append(s.tasks, t)
 	s.next++
 	return t
@@ -109,8 +102,8 @@ func (s *Store) create(subject, description string) Task {
 
 // createAt adds a task under the id the runtime gave it; a task already there is replaced (the
 // runtime's store was cleared and numbered again), and later ids continue after it.
-func (s *Store) createAt(id int, subject, description string) Task {
-	t := Task{TaskID: id, Status: Pending, Subject: subject, Description: description}
+func (s *Store) createAt(id int, t Task) Task {
+	t.TaskID, t.Status = id, Pending
 	if i := s.find(id); i >= 0 {
 		s.tasks[i] = t
 	} else {

@@ -136,20 +136,30 @@ func exactKeys(obj map[string]json.RawMessage, known []string, strict bool) erro
 	return nil
 }
 
-// decodeArgs decodes call arguments with exact-case keys and no unknown field.
-func decodeArgs(args json.RawMessage, known []string, v any) error {
+// decodeArgs decodes call arguments with exact-case keys and no unknown field; bit i of given is
+// set when known[i] is given a value other than null (as the last of its keys, if repeated).
+func decodeArgs(args json.RawMessage, known []string, v any) (given uint64, err error) {
 	if err := strictjson.Decode(args, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Errorf("%s: %s given, %s is needed", te.Field, formats.GivenKind(te.Value), formats.TypeName(te.Type))
+			field := te.Field[strings.LastIndexByte(te.Field, '.')+1:] // the arguments are flat: no embedded struct's name (UpdateFields.status)
+			return 0, fmt.Errorf("%s: %s given, %s is needed", field, formats.GivenKind(te.Value), formats.TypeName(te.Type))
 		}
-		return err
+		return 0, err
 	}
 	// strictjson refuses unknown keys but, like encoding/json, matches known ones in any case
 	var bad error
-	scanTop(args, func(k, _ []byte) bool {
-		for _, want := range known {
+	mark := func(i int, val []byte) {
+		if bytes.Equal(val, null) {
+			given &^= 1 << i
+		} else {
+			given |= 1 << i
+		}
+	}
+	scanTop(args, func(k, val []byte) bool {
+		for i, want := range known {
 			if string(k) == want {
+				mark(i, val)
 				return true
 			}
 		}
@@ -159,79 +169,72 @@ func decodeArgs(args json.RawMessage, known []string, v any) error {
 				return false
 			}
 		}
+		if bytes.IndexByte(k, '\\') >= 0 { // an escaped key, which encoding/json matched unescaped
+			var name string
+			json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &name)
+			for i, want := range known {
+				if strings.EqualFold(name, want) {
+					mark(i, val)
+					break
+				}
+			}
+		}
 		return true
 	})
-	return bad
+	return given, bad
 }
 
-type createArgs struct {
-	Subject     *string `json:"subject"`
-	Description *string `json:"description"`
-}
-
-type updateArgs struct {
-	TaskID      *int    `json:"taskid"`
-	Status      *string `json:"status"`
-	Subject     *string `json:"subject"`
-	Description *string `json:"description"`
-}
+var null = []byte("null")
 
 // Apply re-applies one event with today's validation; an event that does not fit is skipped.
 func (r *Replayer) Apply(ev Event) {
 	switch ev.Kind {
 	case Create:
-		var a createArgs
-		if err := decodeArgs(ev.Args, []string{"subject", "description"}, &a); err != nil {
+		var in CreateInput
+		given, err := decodeArgs(ev.Args, createKeys, &in)
+		if err != nil {
 			r.skip(ev.Line, "TaskCreate arguments do not fit the schema: %v", err)
 			return
 		}
-		if a.Subject == nil {
-			r.skip(ev.Line, "TaskCreate without subject")
-			return
+		for i, f := range createFields {
+			if f.required && given&(1<<i) == 0 {
+				r.skip(ev.Line, "TaskCreate without %s", f.name)
+				return
+			}
 		}
-		subject, err := CheckSubject(*a.Subject)
+		t, err := in.task()
 		if err != nil {
 			r.skip(ev.Line, "TaskCreate: %v", err)
 			return
 		}
-		desc := ""
-		if a.Description != nil {
-			desc = *a.Description
-		}
-		if err := CheckDescription(desc); err != nil {
-			r.skip(ev.Line, "TaskCreate: %v", err)
-			return
-		}
-		var t Task
 		if ev.TaskID > 0 {
 			if old, ok := r.Store.Get(ev.TaskID); ok {
 				r.note(ev.Line, "task %d (%q) replaced by a new task the runtime numbered %d (its store was cleared)", old.TaskID, old.Subject, ev.TaskID)
 			}
-			t = r.Store.createAt(ev.TaskID, subject, desc)
+			t = r.Store.createAt(ev.TaskID, t)
 		} else {
-			t = r.Store.create(subject, desc)
+			t = r.Store.create(t)
 		}
 		if r.OnChange != nil {
-			r.OnChange(Change{Line: ev.Line, At: ev.At, CallID: ev.CallID, Op: "create", TaskID: t.TaskID, Changes: map[string]FieldChange{
-				"status": {nil, t.Status}, "subject": {nil, t.Subject}, "description": {nil, t.Description},
-			}})
+			r.OnChange(Change{Line: ev.Line, At: ev.At, CallID: ev.CallID, Op: "create", TaskID: t.TaskID, Changes: createChanges(&t)})
 		}
 	case Update:
-		var a updateArgs
-		if err := decodeArgs(ev.Args, []string{"taskid", "status", "subject", "description"}, &a); err != nil {
+		var in UpdateInput
+		given, err := decodeArgs(ev.Args, updateKeys, &in)
+		if err != nil {
 			r.skip(ev.Line, "TaskUpdate arguments do not fit the schema: %v", err)
 			return
 		}
-		if a.TaskID == nil {
+		if given&1 == 0 { // updateKeys[0] is taskid
 			r.skip(ev.Line, "TaskUpdate without taskid")
 			return
 		}
-		old, ok := r.Store.Get(*a.TaskID)
+		old, ok := r.Store.Get(in.TaskID)
 		if !ok {
-			r.skip(ev.Line, "TaskUpdate of unknown task %d", *a.TaskID)
+			r.skip(ev.Line, "TaskUpdate of unknown task %d", in.TaskID)
 			return
 		}
-		t, err := applyUpdate(old, a)
+		t, err := in.UpdateFields.apply(old)
 		if err != nil {
 			r.skip(ev.Line, "TaskUpdate: %v", err)
 			return
@@ -247,61 +250,6 @@ func (r *Replayer) Apply(ev Event) {
 			r.reportSnapshot(ev, before)
 		}
 	}
-}
-
-// onto is t with the fields a sets, which applyUpdate validated.
-func (a updateArgs) onto(t Task) Task {
-	if a.Status != nil {
-		t.Status = *a.Status
-	}
-	if a.Subject != nil {
-		t.Subject = *a.Subject
-	}
-	if a.Description != nil {
-		t.Description = *a.Description
-	}
-	return t
-}
-
-// applyUpdate validates the update fields and returns the changed task.
-func applyUpdate(t Task, a updateArgs) (Task, error) {
-	if a.Status == nil && a.Subject == nil && a.Description == nil {
-		return t, fmt.Errorf("no field to update; give status, subject or description")
-	}
-	if a.Status != nil {
-		if err := CheckStatus(*a.Status); err != nil {
-			return t, err
-		}
-		t.Status = *a.Status
-	}
-	if a.Subject != nil {
-		s, err := CheckSubject(*a.Subject)
-		if err != nil {
-			return t, err
-		}
-		t.Subject = s
-	}
-	if a.Description != nil {
-		if err := CheckDescription(*a.Description); err != nil {
-			return t, err
-		}
-		t.Description = *a.Description
-	}
-	return t, nil
-}
-
-func diff(a, b Task) map[string]FieldChange {
-	ch := map[string]FieldChange{}
-	if a.Status != b.Status {
-		ch["status"] = FieldChange{a.Status, b.Status}
-	}
-	if a.Subject != b.Subject {
-		ch["subject"] = FieldChange{a.Subject, b.Subject}
-	}
-	if a.Description != b.Description {
-		ch["description"] = FieldChange{a.Description, b.Description}
-	}
-	return ch
 }
 
 func (r *Replayer) reportSnapshot(ev Event, before []Task) {

@@ -263,7 +263,7 @@ func TestErrorResultCancelsTheLatestCallOfItsID(t *testing.T) {
 func TestSummaryOpenIsBounded(t *testing.T) {
 	st := NewStore()
 	for i := range MaxOpenListed + 30 {
-		st.create("task "+strconv.Itoa(i+1), "")
+		st.create(Task{Subject: "task " + strconv.Itoa(i+1)})
 	}
 	// two in-progress tasks past the cap are listed before pending ones
 	for _, id := range []int{MaxOpenListed + 10, MaxOpenListed + 20} {
@@ -287,7 +287,7 @@ func TestSummaryOpenIsBounded(t *testing.T) {
 	}
 	// under the cap nothing changes: every open task, by id, no open_more
 	small := NewStore()
-	small.create("a", "")
+	small.create(Task{Subject: "a"})
 	if s := small.Summary(); len(s.Open) != 1 || s.OpenMore != 0 {
 		t.Fatalf("%+v", s)
 	}

@@ -285,46 +285,27 @@ func (s *Session) Create(ctx context.Context, subject, description string) (Resu
 // the task is added to the replayed store as they are: encoding them for the log and decoding
 // them again would give the same task.
 func (s *Session) CreateFrom(ctx context.Context, in CreateInput) (Result, error) {
-	subject, description := in.Subject, in.Description
-	subject, err := CheckSubject(subject)
+	t, err := in.task()
 	if err != nil {
-		return Result{}, err
-	}
-	if err := CheckDescription(description); err != nil {
 		return Result{}, err
 	}
 	var res Result
 	err = s.update(ctx, func(r *Replayer) ([]any, error) {
-		args := marshalArgs(struct {
-			Subject     string `json:"subject"`
-			Description string `json:"description"`
-		}{subject, description})
-		res.Task = r.Store.create(subject, description)
+		res.Task = r.Store.create(t)
 		res.Summary = r.Store.Summary()
-		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskCreate", Arguments: args, At: s.now()}}, nil
+		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskCreate", Arguments: createArgs(&t), At: s.now()}}, nil
 	})
 	return res, err
 }
 
-// UpdateFields are the optional fields of TaskUpdate; nil means unchanged.
-type UpdateFields struct {
-	Status      *string `json:"status,omitempty" jsonschema:"new status: pending, inprogress, completed, or deleted (to withdraw a task)"`
-	Subject     *string `json:"subject,omitempty" jsonschema:"new one-line subject"`
-	Description *string `json:"description,omitempty" jsonschema:"new description (replaces the old one)"`
-}
-
 // Update is TaskUpdate: at least one field, a known id, valid values; then one appended call.
 func (s *Session) Update(ctx context.Context, id int, f UpdateFields) (Result, error) {
-	if f.Status == nil && f.Subject == nil && f.Description == nil {
-		return Result{}, errs.Invalidf("nothing to update: give status, subject or description%s", errs.Fields(errs.Flags, "status", "subject", "description"))
+	if f.none() {
+		return Result{}, errs.Invalidf("nothing to update: give %s%s", orList(updateFields), errs.Fields(errs.Flags, keysOf(updateFields, nil)...))
 	}
-	a := updateArgs{TaskID: &id, Status: f.Status, Subject: f.Subject, Description: f.Description}
-	checked, err := applyUpdate(Task{}, a) // validated once: under the lock the fields are only set
+	checked, err := f.checked() // validated once: under the lock the fields are only set
 	if err != nil {
 		return Result{}, errs.Invalidf("%v", err)
-	}
-	if f.Subject != nil {
-		a.Subject = &checked.Subject // trimmed
 	}
 	var res Result
 	err = s.update(ctx, func(r *Replayer) ([]any, error) {
@@ -332,15 +313,10 @@ func (s *Session) Update(ctx context.Context, id int, f UpdateFields) (Result, e
 		if !ok {
 			return nil, unknownTask(id, r.Store)
 		}
-		t := a.onto(old)
+		t := checked.onto(old)
 		r.Store.put(t)
 		res = Result{Task: t, Summary: r.Store.Summary()}
-		args := marshalArgs(struct {
-			TaskID      int     `json:"taskid"`
-			Status      *string `json:"status,omitempty"`
-			Subject     *string `json:"subject,omitempty"`
-			Description *string `json:"description,omitempty"`
-		}{id, a.Status, a.Subject, a.Description})
+		args := marshalArgs(UpdateInput{TaskID: id, UpdateFields: checked})
 		return []any{sessionlog.ToolCall{Type: sessionlog.TypeToolCall, ID: newCallID(), Name: "TaskUpdate", Arguments: args, At: s.now()}}, nil
 	})
 	return res, err
