@@ -38,8 +38,19 @@ def todos(*items):
     return {"call": "write_todos", "args": {"todos": [{"description": d, "status": s} for d, s in items]}}
 
 
+def filler(n, seed):
+    """n words of varied text: a long reply without repeats (Gemini CLI's loop detector stops
+    execution on repeated chunks)."""
+    import random
+    r = random.Random(seed)
+    words = ["alpha", "river", "stone", "copper", "meadow", "signal", "harbor", "lantern", "quartz", "ember",
+             "orbit", "willow", "basalt", "cobalt", "thistle", "saffron", "glacier", "juniper", "pylon", "delta"]
+    return " ".join("%s%d" % (r.choice(words), r.randint(0, 999)) for _ in range(n))
+
+
 def mcp(name, args=None):
-    return {"call": name, "args": args or {}}
+    # 0.61.0 offers an MCP tool as mcp_<server>_<tool> (the bare name is "not found")
+    return {"call": "mcp_cairn_" + name, "args": args or {}}
 
 
 CTX_HOOKS = {
@@ -73,7 +84,7 @@ SCENARIOS = {
     "mcp": {
         "about": "cairn registered under mcpServers (through mcp_shim.py, which logs its environment and "
                  "every JSON-RPC line); the model calls TaskCreate x2, TaskUpdate, TaskList by the names "
-                 "Gemini CLI offers them; then a resumed run calls TaskList.",
+                 "Gemini CLI offers them (mcp_cairn_<tool>); then a resumed run calls TaskList.",
         "cairn": True,
         "script": {"conversations": [
             {"match": "SCENARIO-MCP use", "replies": [
@@ -110,38 +121,41 @@ SCENARIOS = {
                   {"prompt": "SCENARIO-RESUME continue the job", "resume": True}],
     },
     "compress": {
-        "about": "write_todos, then a reply reporting promptTokenCount 900000 (over "
-                 "model.compressionThreshold 0.5 of gemini-2.5-flash's 1048576): at the next turn Gemini CLI "
-                 "fires PreCompress (trigger auto), sends the summariser + verification generateContent "
-                 "requests, and goes on with the compressed history; the hooks answer with markers. Then a "
-                 "resumed run.",
+        "about": "run 1: write_todos and a long text reply (so that a later split point exists: Gemini CLI "
+                 "keeps the newest 30% of the history and only splits before a user prompt); run 2 "
+                 "`--resume`: write_todos answered with promptTokenCount 900000 (over model.compressionThreshold "
+                 "0.5 of gemini-2.5-flash's 1048576): before the next request Gemini CLI fires PreCompress "
+                 "(trigger auto), sends the summariser and verification generateContent requests and goes on "
+                 "with the compressed history; run 3 `--resume` again: what a resumed session replays after a "
+                 "compression. The hooks answer with markers.",
         "hook_replies": CTX_HOOKS,
         "settings": {"model": {"compressionThreshold": 0.5}},
         "script": {"conversations": [
-            {"match": "SCENARIO-COMPRESS", "replies": [
+            {"match": "SCENARIO-COMPRESS start", "replies": [
                 [todos(("Collect data", "in_progress"), ("Summarise", "pending"))],
-                [todos(("Collect data", "completed"), ("Summarise", "in_progress"))],
-                [{"text": "Collected; summarising next."}],
+                [{"text": "Collected. " + filler(1200, 1)}],
             ]},
             {"match": "SCENARIO-AFTERCOMPRESS", "replies": [
-                [todos(("Collect data", "completed"), ("Summarise", "completed"))],
-                [{"text": "CHECKPOINT-AFTER-COMPRESS done."}],
+                [todos(("Collect data", "completed"), ("Summarise", "in_progress"))],
+                [{"text": "CHECKPOINT-AFTER-COMPRESS summarising."}],
             ]},
+            {"match": "SCENARIO-THIRD", "replies": [[{"text": "Third run after the compression."}]]},
         ],
             "summary": "<state_snapshot>SUMMARY-TEXT: a two-step todo list (Collect data, Summarise) is under "
                        "way.</state_snapshot>",
-            "usage": {"SCENARIO-COMPRESS#1": 900000, "SCENARIO-COMPRESS#2": 900000}},
-        "steps": [{"prompt": "SCENARIO-COMPRESS gather and summarise"},
-                  {"prompt": "SCENARIO-AFTERCOMPRESS go on", "resume": True}],
+            "usage": {"SCENARIO-AFTERCOMPRESS#0": 900000}},
+        "steps": [{"prompt": "SCENARIO-COMPRESS start gathering"},
+                  {"prompt": "SCENARIO-AFTERCOMPRESS go on", "resume": True},
+                  {"prompt": "SCENARIO-THIRD once more", "resume": True}],
     },
     "compress-slash": {
-        "about": "`/compress` given as the -p prompt of a resumed headless run (manual compression?), then "
-                 "a prompt.",
-        "hook_replies": CTX_HOOKS,
+        "about": "`-p /compress` in a resumed headless run (the built-in command; no SessionStart context "
+                 "this time, which would be put in front of the slash and hide it), then a prompt.",
+        "hook_replies": {k: v for k, v in CTX_HOOKS.items() if not k.startswith("SessionStart")},
         "script": {"conversations": [
             {"match": "SCENARIO-SLASH start", "replies": [
                 [todos(("Only step", "in_progress"))],
-                [{"text": "Started."}],
+                [{"text": "Started. " + filler(1200, 2)}],
             ]},
             {"match": "SCENARIO-SLASH after", "replies": [[{"text": "After /compress."}]]},
         ], "summary": "<state_snapshot>SUMMARY-TEXT: one step in progress.</state_snapshot>"},
