@@ -184,9 +184,28 @@ class Scrubber:
         v = re.sub(r"/tmp/gemini-harness-[a-z0-9_]+", "/tmp/run", v)
         return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", v)
 
+    # values cairn's own redaction takes for secrets (core/redact/fp_test.go walks fixtures/):
+    # the fake API key in the hook env, MCP progress tokens, Gemini CLI's 32-hex message id of
+    # the session-context message; each is replaced consistently
+    def secretish(self, v, key):
+        if key == "GEMINI_API_KEY":
+            return "(fake key, scrubbed)"
+        if key == "progressToken":
+            self.tokens = getattr(self, "tokens", {})
+            return self.tokens.setdefault(v, "(uuid %d)" % (len(self.tokens) + 1))
+        v = re.sub(r"\b[0-9a-f]{32}\b", lambda m: "hex32-" + m.group(0)[:8], v)
+        # the id of a tool response message in a checkpoint is "<gemini message uuid>_response"
+        v = re.sub(r"\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_response\b", r"\1-response", v)
+        # the <session_context> block (date, OS, folders, directory listing) is runtime text; what
+        # follows it in the same string (the prompt, in hook llm_request) is kept
+        return re.sub(r"(<session_context>\nThis is the Gemini CLI\. We are setting up the context for our chat\.)"
+                      r"((?:(?!</session_context>).)*?)(?=</session_context>)",
+                      lambda m: m.group(1) + (" [...scrubbed %d chars of runtime text]\n" % len(m.group(2))
+                                              if "scrubbed" not in m.group(2) else m.group(2)), v, flags=re.S)
+
     def value(self, v, key=None, whole=False):
         if isinstance(v, str):
-            v = self.s(v)
+            v = self.secretish(self.s(v), key)
             if (not whole and key not in self.WHOLE and len(v) > self.LONG and "SCENARIO-" not in v
                     and "HOOK-" not in v and "SUMMARY-TEXT" not in v):
                 return v[:self.LONG // 3] + " [...scrubbed %d chars of runtime text]" % (len(v) - self.LONG // 3)
