@@ -242,7 +242,7 @@ func passwordPiece(t string, alone bool) bool {
 		last = class
 	}
 	if sym == 0 {
-		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t)) && !harmlessPiece(t)
+		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t)) && !harmlessPiece(t)
 	}
 	if lower+upper < 2 || longest <= 2 {
 		return false
@@ -551,7 +551,7 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	case upper > 0 && digit > 0:
 		return wordiness(t) <= 0.34
 	case upper > 0:
-		return len(t) >= 14 && wordiness(t) < 0.2 // gMjXfP-ARNPYQ-OAxcqp
+		return len(t) >= 14 && wordiness(t) <= 0.3 // gMjXfP-ARNPYQ-OAxcqp, KNCCXklr_GeyrZDnY
 	}
 	return false
 }
@@ -838,4 +838,69 @@ func symbolsAsDashes(t string) string {
 		}
 	}
 	return string(b)
+}
+
+// taggedPhrase reports a password made of words, a number and a short random tail, as password
+// generators and people make them: Pixel6634_cnjTeP, Juniper0408-wUcuwN, zinnia.papaya.713Zi,
+// kettle.thunder.8134O. The parts before the tail are words (one of them followed by two digits
+// or more, or two or more lower-case words then the number); the tail mixes cases or letters
+// and digits, which no version or name suffix does (-LTS, -slim, -rc1 are one case).
+func taggedPhrase(t string) bool {
+	if len(t) < pwMinLen || len(t) > 40 {
+		return false
+	}
+	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '~' })
+	if len(parts) < 2 {
+		return false
+	}
+	tail := parts[len(parts)-1]
+	head := parts[:len(parts)-1]
+	// the diceware form: lower-case words, then digits and a mixed tail glued (713Zi, 8134O)
+	if len(head) >= 2 {
+		words := 0
+		for _, w := range head {
+			if len(w) >= 3 && allLetters(w) && strings.ToLower(w) == w {
+				words++
+			}
+		}
+		d := 0
+		for d < len(tail) && '0' <= tail[d] && tail[d] <= '9' {
+			d++
+		}
+		if words == len(head) && d >= 2 && d < len(tail) && len(tail)-d <= 3 && allLetters(tail[d:]) {
+			return true
+		}
+	}
+	// the word-and-number form: Pixel6634_cnjTeP (not sha256.Sum256, kernel32.NewProc: a package
+	// and what it exports)
+	wordNumber := false
+	for k, w := range head {
+		l := 0
+		for l < len(w) && isLetter(w[l]) {
+			l++
+		}
+		if l >= 4 && len(w)-l >= 3 && allDigits(w[l:]) {
+			wordNumber = true
+			if strings.ToLower(w) == w && strings.Contains(t, w+".") && k == len(head)-1 {
+				return false
+			}
+		}
+	}
+	if !wordNumber || len(tail) < 3 || len(tail) > 8 || isHexString(tail) {
+		return false // a hex tail is an id's (build-0042-d04923d3)
+	}
+	var up, low, dig bool
+	for i := 0; i < len(tail); i++ {
+		switch c := tail[i]; {
+		case isUpper(c):
+			up = true
+		case isLower(c):
+			low = true
+		case '0' <= c && c <= '9':
+			dig = true
+		default:
+			return false
+		}
+	}
+	return up && low || (up || low) && dig && !allDigits(tail)
 }

@@ -336,6 +336,10 @@ func New() *Redactor {
 		// INSERT INTO users (email, password) VALUES ('a@b.c', 'X'): the value of a column that
 		// names a secret
 		{Name: "sql_column_secret", Hints: []string{"insert into"}, scan: scanInsertedSecrets},
+		// user:X@host without a scheme (impacket's domain/user:X@host)
+		{Name: "user_password_at_host", needs: needsOperator, scan: gated(scanArguments(regexp.MustCompile(`(?i)(?:^|[\s'"/])[a-z0-9_.-]+:([^\s/@:'"]{6,})@[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+`)), func(s string) bool {
+			return strings.IndexByte(s, '@') >= 0
+		})},
 		// keys shown in groups of four (a TOTP setup key, an app password, backup codes)
 		{Name: "grouped_secret", scan: scanGroupedSecrets, needs: needsGroupRun},
 		// a token that looks random, whatever its kind (shape.go)
@@ -932,7 +936,7 @@ var argumentRules = []struct {
 	// echo user:X | chpasswd, echo X | sudo -S)
 	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
 	// the secret path of a webhook, a password reset or an invitation link: what follows the word
-	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
+	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/(?:[a-z0-9_-]{1,12}/)?([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
 	// curl -u KEY: (an API key as the user, no password)
 	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"curl"}},
 	// XML: a property or setting whose name names a secret, its value the element's text
@@ -962,9 +966,13 @@ var argumentRules = []struct {
 		`|--passphrase(?:=|[ \t]+)` + argument, []string{" -p", "\t-p", "pass:", "--passphrase"}},
 	// a mongo, psexec or rabbitmq style user and password: -u USER -p X; rabbitmqctl add_user /
 	// change_password USER X; net user NAME X /add
-	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client|cqlsh|cypher-shell|etcdctl|mysqlsh|vsql)\b[^\n]*?[ \t]-p[ \t]+` + argument +
+	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client|cqlsh|cypher-shell|etcdctl|mysqlsh|vsql|evil-winrm|hydra|medusa|ncrack|crackmapexec|netexec|nxc|smbmap)\b[^\n]*?[ \t]-p[ \t]+` + argument +
 		`|\brabbitmqctl\b[^\n]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+` + argument +
-		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user", "cqlsh", "cypher-shell", "etcdctl", "mysqlsh", "vsql"}},
+		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user", "cqlsh", "cypher-shell", "etcdctl", "mysqlsh", "vsql", "evil-winrm", "hydra", "medusa", "ncrack", "crackmapexec", "netexec", "nxc", "smbmap"}},
+	// a key given to an API client as it is made (new FooClient("KEY"), railway.NewClient("KEY"));
+	// Bitwarden's bw unlock X
+	{"client_key_arg", `\b(?:new[ \t]+[\\a-z0-9_.]*client|[a-z0-9_]*\.?newclient|client)[ \t]*\([ \t]*["']([a-z0-9][a-z0-9._+-]{15,})["']` +
+		`|\bbw[ \t]+(?:unlock|login[ \t]+\S+)[ \t]+` + argument, []string{"client", "bw unlock", "bw login"}},
 	// snmp tools' community (-c X) and v3 passphrases (-A X, -X X); smbclient //share X;
 	// wpa_passphrase SSID X; MongoDB's changeUserPassword("user", "X")
 	{"positional_password", `\bsnmp[a-z]*\b[^\n]*?[ \t]-(?-i:[cAX])[ \t]+` + argument +

@@ -103,6 +103,8 @@ var ruleCases = []struct {
 	{"sql_column_secret", "INSERT INTO users (email, password, is_admin) VALUES ('bob@acme.io', 'summitnebula-velvet-3', true);", "summitnebula-velvet-3", "INSERT INTO users (email, name) VALUES ('bob@acme.io', 'summitnebula-velvet-3');"},
 	{"xml_named_secret", "<property name=\"hibernate.connection.password\">staplewillow-anchor-68</property>", "staplewillow-anchor-68", "<property name=\"hibernate.connection.username\">oracle</property>"},
 	{"positional_password", "snmpwalk -v2c -c b5ycnfPA7Wavza7 10.0.0.1 system", "b5ycnfPA7Wavza7", "snmpwalk -v2c -c $COMMUNITY 10.0.0.1"},
+	{"client_key_arg", "c := railway.NewClient(\"d1544c72-8969-4e35-930f-c544f6a01ab4\")", "d1544c72-8969-4e35-930f-c544f6a01ab4", "c := http.NewClient(\"short\")"},
+	{"user_password_at_host", "$ secretsdump.py 'corp.local/administrator:zinnia.papaya.713Zi@10.0.0.10'", "zinnia.papaya.713Zi", "git clone git@github.com:owner/repo.git"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }
 
