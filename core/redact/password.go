@@ -73,7 +73,7 @@ func pwRuneClass(r rune) uint8 {
 	return 1
 }
 
-// pwClass is a character's class in a password run, as bits: lower, upper, digit.
+// pwClass is a character's class, as bits: lower, upper, digit (0 for any other).
 func pwClass(c byte) uint8 {
 	switch {
 	case isLower(c):
@@ -680,15 +680,7 @@ func scanCodeLists(s string, add func(start, end int)) int {
 		}
 		run, shape = run[:0], ""
 	}
-	for i := 0; i < len(s); {
-		if isSpace(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && !isSpace(s[j]) {
-			j++
-		}
+	eachField(s, func(i, j int) {
 		if mixedCode(s[i:j]) {
 			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2: a code even alone
 		}
@@ -702,8 +694,7 @@ func scanCodeLists(s string, add func(start, end int)) int {
 				run = append(run, code{i, j})
 			}
 		}
-		i = j
-	}
+	})
 	flush()
 	return len(s)
 }
@@ -903,4 +894,20 @@ func taggedPhrase(t string) bool {
 		}
 	}
 	return up && low || (up || low) && dig && !allDigits(tail)
+}
+
+// eachField calls fn with the bounds of each run of s between blanks, in order.
+func eachField(s string, fn func(i, j int)) {
+	for i := 0; i < len(s); {
+		if isSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		fn(i, j)
+		i = j
+	}
 }

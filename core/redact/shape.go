@@ -226,17 +226,7 @@ func randomToken(t string) bool {
 // for lower case and digits), an identifier at the start of each word (IPhone11ProMax,
 // AVX512VPCLMULQDQ, riscv64).
 func switchRate(t string) float64 {
-	class := func(c byte) int {
-		switch {
-		case isLower(c):
-			return 1
-		case isUpper(c):
-			return 2
-		case '0' <= c && c <= '9':
-			return 3
-		}
-		return 0
-	}
+	class := pwClass
 	pairs, switches := 0, 0
 	for i := 1; i < len(t); i++ {
 		a, b := class(t[i-1]), class(t[i])

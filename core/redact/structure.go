@@ -635,16 +635,7 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 		}
 		runStart, runEnd, count = -1, -1, 0
 	}
-	for i := 0; i < len(s); {
-		if isSpace(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && !isSpace(s[j]) {
-			j++
-		}
-		next := j
+	eachField(s, func(i, j int) {
 		// a word glued to text of another script (助记词：adapt) is that word
 		for i < j && s[i] >= utf8.RuneSelf {
 			i++
@@ -674,8 +665,7 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 		} else {
 			flush()
 		}
-		i = next
-	}
+	})
 	flush()
 	return len(s)
 }
