@@ -67,6 +67,8 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
+	// triggerCount is the number of triggers above.
+	triggerCount = iota
 )
 
 // minBase64Run is the shortest run of base64 characters scanBase64Credentials can report: it
@@ -80,12 +82,9 @@ const minTokenRun = 20
 type Redactor struct {
 	rules []Rule
 	hints hintIndex
-	// operatorRules and base64Rules are the rules that need an operator or a base64 run.
-	operatorRules, base64Rules ruleSet
-	// wordRules need a run of words (a seed phrase); tokenRules a run of token characters.
-	wordRules, tokenRules ruleSet
-	// passwordRules need a run a made-up password could be; dashRules inner dashes.
-	passwordRules, dashRules, groupRules ruleSet
+	// needRules[k] are the rules that need trigger 1<<k (an operator, a base64 run, …): a text
+	// the screen finds without it skips them.
+	needRules [triggerCount]ruleSet
 }
 
 // Stats counts the work of one Text call: rule applications and bytes handed to patterns and
@@ -362,26 +361,10 @@ func New() *Redactor {
 func newRedactor(rules []Rule) *Redactor {
 	r := &Redactor{rules: rules, hints: newHintIndex(rules)}
 	for i, rule := range rules {
-		if rule.needs&needsOperator != 0 {
-			r.operatorRules.set(i)
-		}
-		if rule.needs&needsBase64Run != 0 {
-			r.base64Rules.set(i)
-		}
-		if rule.needs&needsTokenRun != 0 {
-			r.tokenRules.set(i)
-		}
-		if rule.needs&needsPasswordRun != 0 {
-			r.passwordRules.set(i)
-		}
-		if rule.needs&needsInnerDashes != 0 {
-			r.dashRules.set(i)
-		}
-		if rule.needs&needsGroupRun != 0 {
-			r.groupRules.set(i)
-		}
-		if rule.needs&needsWordRun != 0 {
-			r.wordRules.set(i)
+		for k := range r.needRules {
+			if rule.needs&(1<<k) != 0 {
+				r.needRules[k].set(i)
+			}
 		}
 	}
 	return r
@@ -1527,26 +1510,22 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
-	if !operator {
-		set = set.minus(r.operatorRules)
+	endGroup(true)
+	endWord()
+	var have trigger
+	for _, t := range [...]struct {
+		ok   bool
+		need trigger
+	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}} {
+		if t.ok {
+			have |= t.need
+		}
 	}
-	if !base64Run {
-		set = set.minus(r.base64Rules)
-	}
-	if !tokenRun {
-		set = set.minus(r.tokenRules)
-	}
-	if !passwordRun {
-		set = set.minus(r.passwordRules)
-	}
-	if dashes == 0 {
-		set = set.minus(r.dashRules)
-	}
-	if endGroup(true); !groupRun {
-		set = set.minus(r.groupRules)
-	}
-	if endWord(); !wordRun {
-		set = set.minus(r.wordRules)
+	for k := range r.needRules {
+		if have&(1<<k) == 0 {
+			set = set.minus(r.needRules[k])
+		}
 	}
 	return set, true
 }
