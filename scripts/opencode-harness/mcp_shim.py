@@ -3,7 +3,7 @@
 
 Usage: mcp_shim.py LOG.jsonl -- COMMAND [ARG ...]
 
-The first log line is {"shim": {"env_selected": {OPENCODE*/CAIRN*/XDG*/HOME/PWD}, "env_names": [every name],
+The first log line is {"shim": {"env_selected": {OPENCODE*/CAIRN*/XDG*/HOME}, "PWD_is_cwd", "env_names": [every name],
 "pid", "ppid", "cwd", "argv"}}; then one line per JSON-RPC message:
 {"dir": "client->server" | "server->client", "msg": <JSON>} (stderr of the server as
 {"dir": "stderr", "text": ...}).
@@ -27,7 +27,10 @@ def log(rec):
 
 
 log({"shim": {"env_selected": {k: v for k, v in os.environ.items()
-                               if k.startswith("OPENCODE") or k.startswith("CAIRN") or k.startswith("XDG") or k in ("HOME", "PWD", "OC_HARNESS")},
+                               if k.startswith("OPENCODE") or k.startswith("CAIRN") or k.startswith("XDG") or k == "HOME"},
+              # PWD's value is left out: cairn's redactor takes "PWD": "..." for a password
+              # (core/redact's false-positive test reads fixtures/); only whether it equals cwd
+              "PWD_is_cwd": os.environ.get("PWD") == os.getcwd(),
               "env_names": sorted(os.environ), "pid": os.getpid(), "ppid": os.getppid(),
               "cwd": os.getcwd(), "argv": cmd}})
 p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
