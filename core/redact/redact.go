@@ -1399,25 +1399,14 @@ func credentialBlob(b64 string) bool {
 func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	x := &r.hints
 	set := x.always
+	full := set.equal(x.all) // every rule hinted already: no hint is looked for any more
 	operator, base64Run, tokenRun, passwordRun := false, false, false, false
 	run, trun, prun := 0, 0, 0
 	psym := false      // a symbol after the first character of the current password run
 	pclass := uint8(0) // the classes (pwClass) of the current password run
 	dashes := 0        // dashes between letters or digits
-	// the letters and digits of the current group, and groups of four in a row (-1: not a group)
+	// the letters and digits of the current group, and groups of four in a row between blanks
 	glen, groups, groupRun := 0, 0, false
-	endGroup := func(blank bool) {
-		if glen == 4 {
-			groups++
-			groupRun = groupRun || groups >= 4
-		} else if glen != 0 {
-			groups = 0
-		}
-		if !blank {
-			groups = 0
-		}
-		glen = 0
-	}
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1439,15 +1428,19 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if size == 0 {
 				return ruleSet{}, false
 			}
-			endWord() // a word ends, and another may start, at another script (助记词：adapt)
-			endGroup(false)
-			run, trun, prun, psym, pclass = 0, 0, 0, false, 0
-			if x.first[c] && i+1 < len(s) && !set.equal(x.all) {
+			endWord() // a word ends at another script, which breaks a run of words; the next may
+			words = 0 // start right after it (助记词：adapt)
+			if glen == 4 && groups >= 3 {
+				groupRun = true
+			}
+			run, trun, prun, psym, pclass, glen, groups = 0, 0, 0, false, 0, 0, 0
+			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
 					for _, h := range x.groups[g-1] {
 						if h.rules.andNot(set) && strings.HasPrefix(s[i:], h.hint) {
 							set = set.or(h.rules)
+							full = set.equal(x.all)
 						}
 					}
 				}
@@ -1455,32 +1448,42 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			i += size - 1
 			continue
 		}
-		if c == '-' && i > 0 && i+1 < len(s) && isWordByte(s[i-1]) && isWordByte(s[i+1]) {
-			dashes++
-		}
-		if isLetter(c) || '0' <= c && c <= '9' {
-			if glen >= 0 {
-				glen++
-			}
+		k := screenClass[c]
+		if k&scAlnum != 0 {
+			glen++
 		} else {
-			endGroup(c == ' ')
+			if glen == 4 {
+				groups++
+				groupRun = groupRun || groups >= 4
+			} else if glen != 0 {
+				groups = 0
+			}
+			if c != ' ' {
+				groups = 0
+				if c == '-' && i > 0 && i+1 < len(s) && isWordByte(s[i-1]) && isWordByte(s[i+1]) {
+					dashes++
+				}
+			}
+			glen = 0
 		}
-		if pwByte[c] {
-			psym = psym || prun > 0 && pwSym(s[i-1], c)
-			pclass |= pwClass(c)
+		if k&scPassword != 0 {
+			if prun > 0 && !psym {
+				psym = k&scSymbol != 0 || (c == '-' || c == '_') && '0' <= s[i-1] && s[i-1] <= '9'
+			}
+			pclass |= uint8(k & scClasses)
 			prun++
 			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinRandom)
 		} else {
 			prun, psym, pclass = 0, false, 0
 		}
-		if isB64(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '=' {
+		if k&scToken != 0 {
 			trun++
 			tokenRun = tokenRun || trun >= minTokenRun
 		} else {
 			trun = 0
 		}
 		switch {
-		case isB64(c):
+		case k&scBase64 != 0:
 			run++
 			base64Run = base64Run || run >= minBase64Run
 			if wordLen >= 0 && isLetter(c) {
@@ -1491,13 +1494,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		case c == '=' || c == ':' || c == '>':
 			operator = true
 			run, wordLen = 0, -1
-		case isSpace(c):
+		case k&scSpace != 0:
 			run = 0
 			endWord()
 		default:
 			run, wordLen = 0, -1
 		}
-		if i+1 == len(s) || !x.first[c] || set.equal(x.all) {
+		if i+1 == len(s) || !x.first[c] || full {
 			continue
 		}
 		g := x.pair[uint16(lowerASCII(c))<<8|uint16(lowerASCII(s[i+1]))]
@@ -1507,10 +1510,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		for _, h := range x.groups[g-1] {
 			if h.rules.andNot(set) && hasLowerPrefix(s[i:], h.hint) {
 				set = set.or(h.rules)
+				full = set.equal(x.all)
 			}
 		}
 	}
-	endGroup(true)
+	if glen == 4 && groups >= 3 {
+		groupRun = true
+	}
 	endWord()
 	var have trigger
 	for _, t := range [...]struct {
@@ -1736,3 +1742,42 @@ func scanInsertedSecrets(s string, add func(start, end int)) int {
 	}
 	return len(s)
 }
+
+// The bits of screenClass: what the screen needs to know of a byte, looked up once.
+const (
+	scClasses  = 7 // pwClass: lower, upper, digit
+	scAlnum    = 1 << 3
+	scPassword = 1 << 4 // pwByte
+	scSymbol   = 1 << 5 // pwSymbol
+	scToken    = 1 << 6 // a character a random token is made of (shape.go's runs)
+	scBase64   = 1 << 7
+	scSpace    = 1 << 8
+)
+
+// screenClass classifies each byte for the screen in one lookup.
+var screenClass = func() (t [256]uint16) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		v := uint16(pwClass(b))
+		if v != 0 {
+			v |= scAlnum
+		}
+		if pwByte[b] {
+			v |= scPassword
+		}
+		if pwSymbol[b] {
+			v |= scSymbol
+		}
+		if isB64(b) || b == '-' || b == '_' || b == '.' || b == '~' || b == '=' {
+			v |= scToken
+		}
+		if isB64(b) {
+			v |= scBase64
+		}
+		if isSpace(b) {
+			v |= scSpace
+		}
+		t[c] = v
+	}
+	return t
+}()
