@@ -96,10 +96,125 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_base64", scan: func(s string, add func(start, end int)) int {
 			return scanBase64Blobs(s, add, depth)
 		}, needs: needsBase64Run},
+		{Name: "decode_byte_list", Hints: byteListHints, scan: func(s string, add func(start, end int)) int {
+			return scanByteLists(s, add, depth)
+		}},
 	}
 }
 
-func isDecoderRule(name string) bool { return name == "decode_escapes" || name == "decode_base64" }
+// byteListHints start a list of byte values: a bracket, a brace or a parenthesis and a digit or
+// a blank, or a 0x.
+var byteListHints = func() []string {
+	hints := []string{"0x"}
+	for _, open := range "[{(" {
+		for _, c := range "0123456789 " {
+			hints = append(hints, string(open)+string(c))
+		}
+	}
+	return hints
+}()
+
+// minByteList is the fewest bytes a list of numbers must hold to be decoded.
+const minByteList = 8
+
+// scanByteLists decodes lists of byte values written in code (bytes([84, 111, …]), {0x64, 0xa6,
+// …}, a C or Go array) and hides a list whose bytes are text in which the Redactor finds a
+// secret, or whose 16 to 64 bytes follow a word naming a key: a secret written as numbers.
+func scanByteLists(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '[' && c != '{' && c != '(' {
+			continue
+		}
+		var b []byte
+		p := i + 1
+		for len(b) <= 4096 {
+			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
+				p++
+			}
+			v, q, ok := byteValue(s, p)
+			if !ok {
+				break
+			}
+			b = append(b, v)
+			p = q
+			for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+				p++
+			}
+			if p < len(s) && s[p] == ',' {
+				p++
+				continue
+			}
+			break
+		}
+		if len(b) < minByteList {
+			continue
+		}
+		work += p - i
+		switch {
+		case printableText(b):
+			spans, w := lookInside(string(b), depth)
+			work += w
+			if len(spans) > 0 {
+				add(i+1, p)
+			}
+		case len(b) >= 16 && len(b) <= 64 && keyWordBefore(s, i):
+			add(i+1, p)
+		}
+		i = p - 1
+	}
+	return work
+}
+
+// byteValue reads one byte written as a decimal number or 0x and two hex digits at p.
+func byteValue(s string, p int) (byte, int, bool) {
+	if p+2 < len(s) && s[p] == '0' && (s[p+1] == 'x' || s[p+1] == 'X') {
+		q := p + 2
+		v := 0
+		for q < len(s) && q-p < 4 && isHexString(s[q:q+1]) {
+			v = v*16 + hexDigit(s[q])
+			q++
+		}
+		return byte(v), q, q > p+2
+	}
+	q, v := p, 0
+	for q < len(s) && q-p < 3 && '0' <= s[q] && s[q] <= '9' {
+		v = v*10 + int(s[q]-'0')
+		q++
+	}
+	if q == p || v > 255 || q < len(s) && (isWordByte(s[q]) || s[q] == '.') {
+		return 0, p, false
+	}
+	return byte(v), q, true
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
+}
+
+// keyWordBefore reports whether the 48 bytes before i, on the same line, name a key.
+func keyWordBefore(s string, i int) bool {
+	before := strings.ToLower(s[max(0, i-48):i])
+	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
+		before = before[nl+1:]
+	}
+	for _, w := range []string{"key", "secret", "token", "seed", "password", "passwd", "psk"} {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDecoderRule(name string) bool {
+	return name == "decode_escapes" || name == "decode_base64" || name == "decode_byte_list"
+}
 
 // escapeHints: every URL escape of a printable character starts with %2 to %7; the backslash
 // escapes that hide a secret's quotes or letters.
