@@ -306,9 +306,17 @@ def dump_db(path, dst, scrub):
     con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     con.row_factory = sqlite3.Row
     names = [r[0] for r in con.execute("select name from sqlite_master where type='table' order by name")]
-    with open(os.path.join(dst, "db-schema.sql"), "w") as f:
-        for (sql,) in con.execute("select sql from sqlite_master where sql is not null order by type desc, name"):
-            f.write(sql.strip() + ";\n")
+    # one schema for every scenario of a version (fixtures/opencode/db-schema.sql); a scenario
+    # whose database differs keeps its own beside its rows
+    schema = "".join(sql.strip() + ";\n" for (sql,) in con.execute(
+        "select sql from sqlite_master where sql is not null order by type desc, name"))
+    shared = os.path.join(os.path.dirname(os.path.abspath(dst)), "db-schema.sql")
+    if not os.path.exists(shared):
+        with open(shared, "w") as f:
+            f.write(schema)
+    elif open(shared).read() != schema:
+        with open(os.path.join(dst, "db-schema.sql"), "w") as f:
+            f.write(schema)
     rows = {"tables": names}
     for t in TABLES:
         if t not in names:
