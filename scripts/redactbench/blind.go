@@ -1306,35 +1306,44 @@ func blindFields() []kindGen {
 // --- the blind corpus ---
 
 func blindKinds() []kindGen {
+	return sortedKinds(blindSentences(), blindProviders(), blindKeyMaterial(), blindTokens(), blindEncoded(), blindConfigs(), blindCommands(), blindFields())
+}
+
+// sortedKinds joins the groups' kinds in the order of their names.
+func sortedKinds(parts ...[]kindGen) []kindGen {
 	var ks []kindGen
-	for _, part := range [][]kindGen{blindSentences(), blindProviders(), blindKeyMaterial(), blindTokens(), blindEncoded(), blindConfigs(), blindCommands(), blindFields()} {
+	for _, part := range parts {
 		ks = append(ks, part...)
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
 	return ks
 }
 
-// generateBlind writes n samples of every blind kind with a fixed seed per kind. It panics when
-// a secret is not in its text or is shorter than 8 characters: the generators are wrong then.
-func generateBlind(n int) []Sample {
+// generateBlind writes n samples of every blind kind (generateKinds).
+func generateBlind(n int) []Sample { return generateKinds("blind", blindKinds(), blindSeed, n) }
+
+// generateKinds writes n samples of every kind with a fixed seed per kind (its name's hash and
+// the corpus's stream). It panics when a kind comes twice or a secret is not in its text or is
+// shorter than 8 characters: the generators are wrong then.
+func generateKinds(corpus string, kinds []kindGen, stream uint64, n int) []Sample {
 	var out []Sample
 	seen := map[string]bool{}
-	for _, k := range blindKinds() {
+	for _, k := range kinds {
 		kind := k.group + "/" + k.name
 		if seen[kind] {
-			panic("blind: kind " + kind + " twice")
+			panic(corpus + ": kind " + kind + " twice")
 		}
 		seen[kind] = true
 		h := fnv.New64a()
 		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blindSeed))}
+		g := &gen{rand.New(rand.NewPCG(h.Sum64(), stream))}
 		for range n {
 			text, secret := k.make(g)
 			if !strings.Contains(text, secret) {
-				panic(fmt.Sprintf("blind: %s: the secret %q is not in its text %q", kind, secret, text))
+				panic(fmt.Sprintf("%s: %s: the secret %q is not in its text %q", corpus, kind, secret, text))
 			}
 			if utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind: %s: the secret %q is shorter than 8 characters", kind, secret))
+				panic(fmt.Sprintf("%s: %s: the secret %q is shorter than 8 characters", corpus, kind, secret))
 			}
 			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
 				Source: "generated:" + k.format, Licence: "generated here (no third-party text)"})

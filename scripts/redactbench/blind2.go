@@ -7,12 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"net/url"
-	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // The second blind corpus (core/redact/testdata/public/blind2.jsonl): a fifth held-out corpus, of
@@ -1302,39 +1298,8 @@ func blind2Fields() []kindGen {
 // --- the second blind corpus ---
 
 func blind2Kinds() []kindGen {
-	var ks []kindGen
-	for _, part := range [][]kindGen{blind2Sentences(), blind2Providers(), blind2KeyMaterial(), blind2Tokens(), blind2Encoded(), blind2Configs(), blind2Commands(), blind2Fields()} {
-		ks = append(ks, part...)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
-	return ks
+	return sortedKinds(blind2Sentences(), blind2Providers(), blind2KeyMaterial(), blind2Tokens(), blind2Encoded(), blind2Configs(), blind2Commands(), blind2Fields())
 }
 
-// generateBlind2 writes n samples of every blind2 kind with a fixed seed per kind. It panics when
-// a secret is not in its text or is shorter than 8 characters: the generators are wrong then.
-func generateBlind2(n int) []Sample {
-	var out []Sample
-	seen := map[string]bool{}
-	for _, k := range blind2Kinds() {
-		kind := k.group + "/" + k.name
-		if seen[kind] {
-			panic("blind2: kind " + kind + " twice")
-		}
-		seen[kind] = true
-		h := fnv.New64a()
-		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blind2Seed))}
-		for range n {
-			text, secret := k.make(g)
-			if !strings.Contains(text, secret) {
-				panic(fmt.Sprintf("blind2: %s: the secret %q is not in its text %q", kind, secret, text))
-			}
-			if utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind2: %s: the secret %q is shorter than 8 characters", kind, secret))
-			}
-			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
-				Source: "generated:" + k.format, Licence: "generated here (no third-party text)"})
-		}
-	}
-	return out
-}
+// generateBlind2 writes n samples of every blind2 kind (generateKinds), in its own stream.
+func generateBlind2(n int) []Sample { return generateKinds("blind2", blind2Kinds(), blind2Seed, n) }
