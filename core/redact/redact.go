@@ -1018,13 +1018,9 @@ func gated(scan func(s string, add func(start, end int)) int, ok func(string) bo
 // joinedLiterals runs pattern (scanQuotedGroups) only over a text with a literal joined to
 // another ("a" "b", "a" + "b") or an escaped quote: the pattern costs a backtracking pass.
 func joinedLiterals(pattern *regexp.Regexp) func(s string, add func(start, end int)) int {
-	scan := scanQuotedGroups(pattern)
-	return func(s string, add func(start, end int)) int {
-		if !strings.Contains(s, `\"`) && !strings.Contains(s, `" "`) && !strings.Contains(s, `"+`) && !strings.Contains(s, `" +`) && !strings.Contains(s, "\"\n") {
-			return len(s)
-		}
-		return scan(s, add)
-	}
+	return gated(scanQuotedGroups(pattern), func(s string) bool {
+		return strings.Contains(s, `\"`) || strings.Contains(s, `" "`) || strings.Contains(s, `"+`) || strings.Contains(s, `" +`) || strings.Contains(s, "\"\n")
+	})
 }
 
 // secretKeyWords are the hints of rules keyed by a secret-named identifier.
