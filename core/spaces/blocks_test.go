@@ -256,3 +256,30 @@ func TestMigration7RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// TestMigration9RedactsAgain: a made-up password no word names, which the detector before the
+// password shape stored as it was, is neither found nor shown after migration 9.
+func TestMigration9RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	body := "use HtPUFxCvwR&pgND for the staging box"
+	writeAtVersion(t, ws, 8, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
+	st := openChecked(t, ws)
+	in := SearchInput{Query: "htpufxcvwr"}
+	in.validate()
+	if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
+		t.Errorf("the password after migration: %v %v", refs(a), err)
+	}
+	in = SearchInput{Query: "staging box"}
+	in.validate()
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("staging box after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "HtPUF") || !strings.Contains(ex, "[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}
