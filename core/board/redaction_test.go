@@ -430,3 +430,28 @@ func TestOldBoardRedactedWhenNotUpgraded(t *testing.T) {
 		noFragment(t, rel, data, p.secrets)
 	}
 }
+
+// TestBoardOfEarlierRedactionUpgraded: a board redacted by an earlier build's rules (meta
+// 'redaction' below redactionVersion) is redacted again, as a board without the mark is.
+func TestBoardOfEarlierRedactionUpgraded(t *testing.T) {
+	p := newPlanter(3)
+	ws := oldBoard(t, plantedBoard(p))
+	db, err := openDB(ws.Path(DBPath), ws.Wait, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO meta(key, value) VALUES ('redaction', ?)`, fmt.Sprint(redactionVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, redacted := redactionMark(t, ws); redacted {
+		t.Fatal("a board of the earlier redaction counts as redacted by this build")
+	}
+	if _, err := Load(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, redacted := redactionMark(t, ws); !redacted {
+		t.Error("after a load: not marked redacted by this build")
+	}
+	checkRedacted(t, ws, p.secrets)
+}
