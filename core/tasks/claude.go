@@ -26,7 +26,7 @@ const (
 )
 
 // Formats lists the session log formats, for validation messages.
-var Formats = []string{FormatAuto, FormatCairn, FormatClaude, FormatCodex}
+var Formats = []string{FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatGemini}
 
 // claudeKeys are top-level keys only Claude Code transcript records carry.
 var claudeKeys = map[string]bool{
@@ -55,15 +55,24 @@ const (
 	lineCairn
 	lineClaude
 	lineCodex
+	lineGemini
 )
 
 // classify says whether a line is a Claude Code record, a cairn entry, or neither (blank,
 // invalid, or a type no format claims).
 func classify(data []byte) int {
 	typ := ""
-	claude := false
+	claude, gemini, sessionID := false, false, false
 	if !scanTop(data, func(k, v []byte) bool {
 		key := string(k)
+		if isGeminiKey(key) {
+			gemini = true
+			return false
+		}
+		if key == "sessionId" {
+			sessionID = true // a Claude Code key, unless the line is a Gemini CLI session's header
+			return true
+		}
 		if claudeKeys[key] {
 			claude = true
 			return false
@@ -76,7 +85,9 @@ func classify(data []byte) int {
 		return lineOther
 	}
 	switch {
-	case claude, claudeTypes[typ], strings.HasPrefix(typ, "api-request"):
+	case gemini, typ == "gemini":
+		return lineGemini
+	case claude, sessionID, claudeTypes[typ], strings.HasPrefix(typ, "api-request"):
 		return lineClaude
 	case cairnTypes[typ]:
 		return lineCairn
@@ -100,6 +111,8 @@ func DetectFormat(r io.Reader) string {
 			return FormatCairn
 		case lineCodex:
 			return FormatCodex
+		case lineGemini:
+			return FormatGemini
 		}
 	}
 	return FormatCairn
@@ -564,7 +577,7 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 // pickList is the list a transcript is shown as when none is asked for: cairn's when its tools
 // were called, else the runtime's own.
 func pickList(lists map[string]int) string {
-	for _, l := range []string{ListCairn, ListTasks, ListTodos, ListPlan} {
+	for _, l := range []string{ListCairn, ListTasks, ListTodos, ListPlan, ListGemini} {
 		if lists[l] > 0 {
 			return l
 		}

@@ -362,6 +362,18 @@ type planState struct {
 
 // applyPlan turns one update_plan call into a snapshot with stable ids (planIDs) and applies it.
 func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
+	r.applySteps(c.line, c.at, c.callID, plan, func(s planStep) (string, string) {
+		if s.Status == "in_progress" {
+			return InProgress, ""
+		}
+		return s.Status, ""
+	})
+}
+
+// applySteps applies a whole list given again (update_plan, write_todos) as a snapshot whose
+// steps keep their ids across calls (planIDs); task gives a step's status and description in
+// cairn's terms.
+func (r *Replayer) applySteps(line int, at, callID string, plan []planStep, task func(planStep) (status, description string)) {
 	ids := planIDs(r.plan, plan, r.Store)
 	before := map[int]Task{}
 	for _, t := range r.Store.Tasks() {
@@ -370,12 +382,9 @@ func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
 	snap := make([]Task, 0, len(before)+len(plan))
 	kept := map[int]bool{}
 	for i, s := range plan {
-		st := s.Status
-		if st == "in_progress" {
-			st = InProgress
-		}
+		st, desc := task(s)
 		subject, _ := CheckSubject(s.Step)
-		snap = append(snap, Task{TaskID: ids[i], Status: st, Subject: subject})
+		snap = append(snap, Task{TaskID: ids[i], Status: st, Subject: subject, Description: desc})
 		kept[ids[i]] = true
 	}
 	for id, t := range before {
@@ -385,7 +394,7 @@ func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
 		}
 	}
 	sort.Slice(snap, func(i, j int) bool { return snap[i].TaskID < snap[j].TaskID })
-	r.Apply(Event{Line: c.line, At: c.at, CallID: c.callID, Kind: Snapshot, Tasks: snap})
+	r.Apply(Event{Line: line, At: at, CallID: callID, Kind: Snapshot, Tasks: snap})
 	r.plan = &planState{ids: ids, text: make([]string, len(plan))}
 	for i, s := range plan {
 		r.plan.text[i] = strings.TrimSpace(s.Step)

@@ -83,7 +83,7 @@ func readTranscript(ctx context.Context, rt HookRuntime, path string, wait time.
 	s.Format = rt.Format
 	r := NewReplayer()
 	r.Want = ListCairn
-	r.Also = map[string]*Replayer{ListTasks: NewReplayer(), ListTodos: NewReplayer(), ListPlan: NewReplayer()}
+	r.Also = map[string]*Replayer{ListTasks: NewReplayer(), ListTodos: NewReplayer(), ListPlan: NewReplayer(), ListGemini: NewReplayer()}
 	if err := s.read(ctx, r, Stop{}, nil); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replay
 	var out sessionLists
 	if t != nil {
 		out.prefix = t.MCPPrefix
-		for _, l := range []string{ListTasks, ListTodos, ListPlan} {
+		for _, l := range []string{ListTasks, ListTodos, ListPlan, ListGemini} {
 			if o := t.Also[l]; o != nil && out.builtin == nil && (t.Lists[l] > 0 || len(o.Store.tasks) > 0) {
 				out.builtin = o // used here, or inherited from the parent of a fork
 			}

@@ -31,6 +31,8 @@ type Voice struct {
 	InProgress string
 	// Deleted tells whether the tool has the deleted status.
 	Deleted bool
+	// Cancelled, when set, is the tool's spelling of deleted (Gemini CLI's write_todos: cancelled).
+	Cancelled string
 }
 
 // VoiceFor is the voice of a list in a runtime session. For cairn's list, prefix is how the
@@ -44,6 +46,8 @@ func VoiceFor(list, prefix string) Voice {
 		return Voice{List: list, Update: "TodoWrite", InProgress: "in_progress"}
 	case ListPlan:
 		return Voice{List: list, Update: "update_plan", InProgress: "in_progress"}
+	case ListGemini:
+		return Voice{List: list, Update: "write_todos", InProgress: "in_progress", Cancelled: "cancelled"}
 	}
 	v := Voice{List: ListCairn, Update: prefix + "TaskUpdate", ListTool: prefix + "TaskList", InProgress: InProgress, Deleted: true}
 	if prefix == "" {
@@ -56,6 +60,9 @@ func (v Voice) status(s string) string {
 	if s == InProgress {
 		return v.InProgress
 	}
+	if s == Deleted && v.Cancelled != "" {
+		return v.Cancelled
+	}
 	return s
 }
 
@@ -64,6 +71,9 @@ func (v Voice) statuses() string {
 	s := []string{Pending, v.InProgress, Completed}
 	if v.Deleted {
 		s = append(s, Deleted)
+	}
+	if v.Cancelled != "" {
+		s = append(s, v.Cancelled, "blocked")
 	}
 	return strings.Join(s, ", ")
 }
@@ -86,7 +96,7 @@ func RenderList(tasks []Task, sum Summary, v Voice, budget int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s — %d %s, %d %s, %d %s", capital(ListTitle(v.List)), Count(sum.Total), sum.Pending, Pending, sum.InProgress, v.InProgress, sum.Completed, Completed)
 	if v.Deleted || sum.Deleted > 0 {
-		fmt.Fprintf(&b, ", %d %s", sum.Deleted, Deleted)
+		fmt.Fprintf(&b, ", %d %s", sum.Deleted, v.status(Deleted))
 	}
 	b.WriteString(".\n")
 	shown, open := 0, 0

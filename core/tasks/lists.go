@@ -20,10 +20,12 @@ const (
 	ListTodos = "todos"
 	// ListPlan is Codex's update_plan plan (the whole plan each call).
 	ListPlan = "plan"
+	// ListGemini is Gemini CLI's write_todos list (the whole list each call).
+	ListGemini = "gemini-todos"
 )
 
 // Lists names every list, for validation and completion.
-var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan}
+var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan, ListGemini}
 
 // CheckList accepts a list name ("" is auto).
 func CheckList(l string) error {
@@ -47,6 +49,8 @@ func ListTitle(l string) string {
 		return "Claude Code's todo list (TodoWrite)"
 	case ListPlan:
 		return "Codex's plan (update_plan)"
+	case ListGemini:
+		return "Gemini CLI's todo list (write_todos)"
 	}
 	return "cairn's task list"
 }

@@ -104,10 +104,10 @@ func OpenSession(ctx context.Context, ws *workspace.Workspace, wait time.Duratio
 	}
 	s.Which = c.List
 	switch c.SessionFormat {
-	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex:
+	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatGemini:
 		s.Format = c.SessionFormat
 	default:
-		return nil, errs.Invalidf("unknown %s %q; valid: auto, cairn, claude, codex", errs.Field("session_format", errs.Name), c.SessionFormat)
+		return nil, errs.Invalidf("unknown %s %q; valid: auto, cairn, claude, codex, gemini", errs.Field("session_format", errs.Name), c.SessionFormat)
 	}
 	return s, nil
 }

@@ -45,10 +45,10 @@ func NewSession(path string, wait time.Duration) *Session {
 // checkFormat refuses a Format that is none of the formats.
 func (s *Session) checkFormat() error {
 	switch s.Format {
-	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex:
+	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatGemini:
 		return nil
 	}
-	return errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex", s.Format)
+	return errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex, gemini", s.Format)
 }
 
 // detect is the one open of the log before any lock is taken (none is made beside a runtime's
@@ -102,6 +102,17 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 			return s.Log.ReadOpened(f, fn)
 		}
 		return s.Log.ReadWithoutLock(fn)
+	}
+	if format == FormatGemini {
+		if real := geminiRealFile(s.Log.Path); real != s.Log.Path {
+			if f != nil {
+				f.Close() // a stub a resume left: the conversation goes on in the first file
+			}
+			f, _ = os.Open(real)
+		}
+		return transcript(func(log io.Reader) error {
+			return ReplayGemini(workspace.ContextReader(ctx, log), r, stop, counts)
+		})
 	}
 	if format == FormatCodex {
 		return transcript(func(log io.Reader) error {
@@ -162,7 +173,7 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		if herr != nil {
 			return fmt.Errorf("read session log %s: %w", s.Log.Path, herr)
 		}
-		if held {
+		if held && format != FormatGemini {
 			format = FormatClaude
 		}
 	}
@@ -188,6 +199,8 @@ func readOnlyFormat(path, format string) error {
 		return notTranscript(path, true)
 	case FormatCodex:
 		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
+	case FormatGemini:
+		return errs.Invalidf("%s is a Gemini CLI session file; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
 	}
 	return nil
 }
