@@ -30,6 +30,7 @@ func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
 // With p set, a tool call runs on every core p allows, the rest of the server on one thread.
 func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
+	fallback := geminiSession(c)
 	for _, t := range r.List() {
 		ro := t.ReadOnly
 		s.AddTool(&sdk.Tool{
@@ -42,7 +43,7 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 			cc := c
 			if req.Params != nil {
 				args = req.Params.Arguments
-				if id := callerSession(req.Params.GetMeta()); id != "" && c.Session == "" {
+				if id := callerSession(req.Params.GetMeta(), fallback); id != "" && c.Session == "" {
 					cc.ClaudeSession = id // the session the call names wins over the one the server was started in
 				}
 			}

@@ -1,10 +1,18 @@
 package mcp
 
+import (
+	"os"
+
+	"github.com/cairn-dev/cairn/core/tasks"
+	"github.com/cairn-dev/cairn/core/tools"
+)
+
 // callerSession is the runtime session a tools/call names in its _meta: Codex sends its session id
 // with every call (sessionId, and x-codex-turn-metadata.session_id), so one server started once
 // serves each Codex session's own task list, before and after a /clear. Claude Code sends none;
-// its server has CLAUDE_CODE_SESSION_ID in its environment instead. "" when the call names none.
-func callerSession(meta map[string]any) string {
+// its server has CLAUDE_CODE_SESSION_ID in its environment instead. Gemini CLI sends none and
+// sets none: fallback (geminiSession) finds it. "" when nothing names one.
+func callerSession(meta map[string]any, fallback func() string) string {
 	if id, ok := meta["sessionId"].(string); ok && id != "" {
 		return id
 	}
@@ -13,5 +21,23 @@ func callerSession(meta map[string]any) string {
 			return id
 		}
 	}
+	if fallback != nil {
+		return fallback()
+	}
 	return ""
+}
+
+// geminiSession is how a server Gemini CLI started (GEMINI_CLI=1 in its environment) finds the
+// session of each call: the session its Gemini CLI process runs now, as `cairn hook gemini`
+// recorded it (SessionStart and BeforeAgent, every prompt) under the workspace's .cairn/gemini/,
+// looked up on every call by the server's ancestors (tasks.GeminiProcessSession), so a /clear or
+// a switch to another session in the same process is followed at the next prompt. nil when the
+// server was not started by Gemini CLI, or is bound already (--session, a session id in its
+// environment).
+func geminiSession(c tools.Context) func() string {
+	if os.Getenv("GEMINI_CLI") != "1" || c.Workspace == nil || c.Session != "" || c.ClaudeSession != "" {
+		return nil
+	}
+	ancestors := tasks.ProcessAncestors() // the server's ancestors do not change while it runs
+	return func() string { return tasks.GeminiProcessSession(c.Workspace, ancestors) }
 }

@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cairn-dev/cairn/core/tasks"
 	"github.com/cairn-dev/cairn/core/tools"
 )
 
@@ -55,5 +58,48 @@ func TestCallNamesItsSession(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: map[string]any{"sessionId": "../../etc/passwd"}, Name: "TaskList", Arguments: map[string]any{}})
 	if err != nil || !res.IsError {
 		t.Fatalf("hostile session id: %v %+v", err, res)
+	}
+}
+
+// Gemini CLI names no session to its MCP server (0.61.0, fixtures/gemini/mcp): the server asks
+// which session its Gemini CLI process runs, as `cairn hook gemini` recorded it, on every call.
+func TestGeminiServerFindsItsSession(t *testing.T) {
+	t.Setenv("GEMINI_CLI", "1")
+	c := newContext(t)
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := NewServer(tools.New(), "test", c).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	bind := func(event, source, session string) {
+		in, _ := json.Marshal(tasks.HookInput{Event: event, Source: source, SessionID: session, Cwd: c.Workspace.Root})
+		// the hook runs under the same Gemini CLI process as the server: here, the test's parent
+		if _, err := tasks.Hook(ctx, tasks.Gemini, in, "", time.Second, tasks.HookEnv{Now: time.Now(), Process: tasks.ProcessAncestors()[0]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(subject string) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: map[string]any{"progressToken": "p"}, Name: "TaskCreate", Arguments: map[string]any{"subject": subject}})
+		if err != nil || res.IsError {
+			t.Fatalf("TaskCreate %s: %v %+v", subject, err, res)
+		}
+	}
+	create("before any hook") // no session recorded: the manifest's log
+	bind("SessionStart", "startup", "gem-a")
+	create("in A")
+	bind("SessionStart", "clear", "gem-b") // /clear: a new session in the same process
+	create("in B")
+	bind("BeforeAgent", "", "gem-a") // a switch back without a SessionStart
+	create("in A again")
+	for id, want := range map[string]int{"gem-a": 2, "gem-b": 1} {
+		data, err := os.ReadFile(c.Workspace.Path("sessions/" + id + ".jsonl"))
+		if err != nil || strings.Count(string(data), `"name":"TaskCreate"`) != want {
+			t.Errorf("sessions/%s.jsonl: %d creates, want %d (%v)", id, strings.Count(string(data), `"name":"TaskCreate"`), want, err)
+		}
 	}
 }

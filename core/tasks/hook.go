@@ -50,6 +50,9 @@ type HookRuntime struct {
 	// Code's MCP server), so SessionEnd and SessionStart hand the binding over; Codex names the
 	// session in every MCP call instead.
 	HandsOffOnClear bool
+	// PromptContext says the lists come back as context of the next prompt after a resume or a
+	// compression (Gemini CLI's BeforeAgent), not at SessionStart or PreCompact: geminiHook.
+	PromptContext bool
 }
 
 // ClaudeCode is the Claude Code runtime as the hook sees it.
@@ -249,6 +252,9 @@ func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait
 	}
 	if in.SessionID != "" && !safeSegment(in.SessionID) {
 		return "", badSessionID(in.SessionID)
+	}
+	if rt.PromptContext {
+		return geminiHook(ctx, rt, in, wsFlag, wait, env)
 	}
 	switch in.Event {
 	case "SessionStart":

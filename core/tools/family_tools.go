@@ -213,5 +213,6 @@ func runtimeOperations() []*Operation {
 			dryRun, binary),
 		command[struct{}, any]("hook claude-code", false, ex(`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`)),
 		command[struct{}, any]("hook codex", false, ex(`echo '{"hook_event_name":"SessionStart","source":"resume","session_id":"abc","cwd":"."}' | cairn hook codex`)),
+		command[struct{}, any]("hook gemini", false, ex(`echo '{"hook_event_name":"BeforeAgent","session_id":"abc","cwd":".","prompt":"go on"}' | cairn hook gemini`)),
 	}
 }
