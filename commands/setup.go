@@ -53,6 +53,7 @@ func setupCommand(env *Env) *cli.Command {
 				Flags:  flagsOf("setup codex"),
 				Action: func(c *cli.Context) error { return setupCodex(env, c) },
 			},
+			setupGeminiCommand(env),
 		},
 	}
 }

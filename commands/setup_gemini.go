@@ -1,0 +1,105 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/setup"
+)
+
+func setupGeminiCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "gemini",
+		Usage: "register `cairn mcp` and the `cairn hook gemini` hooks in Gemini CLI's settings.json",
+		Description: "Merges mcpServers.cairn and cairn's hooks (SessionStart, BeforeAgent, PreCompress) into settings.json,\n" +
+			"keeping every other key and hook, with a backup (settings.json.cairn-backup-TIME) when it changes the file;\n" +
+			"running it again changes nothing.\n" +
+			"  project: .gemini/settings.json in the project, the git work tree's root (default; registers `cairn`\n" +
+			"           found on PATH, so the file can be shared; Gemini CLI reads it in a trusted folder)\n" +
+			"  user:    ~/.gemini/settings.json (just you, every project; registers this binary's absolute path)\n" +
+			"--command registers another binary; --workspace (or CAIRN_WORKSPACE) given here is registered outright.",
+		Flags:  flagsOf("setup gemini"),
+		Action: func(c *cli.Context) error { return setupGemini(env, c) },
+	}
+}
+
+// geminiNotes are what setup says about Gemini CLI 0.61.0 that it cannot do for the user.
+const (
+	geminiTrustNote = "Gemini CLI asks before each call of an MCP tool unless the server is trusted: add \"trust\": true to mcpServers.cairn in settings.json to call cairn's task tools without asking"
+	geminiHookNote  = "cairn hook gemini gives the task lists back on the first prompt after a resume or a compression (BeforeAgent), and tells cairn mcp which session its Gemini CLI process runs"
+)
+
+func setupGemini(env *Env, c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	scope := c.String("scope")
+	if scope != "user" && scope != "project" {
+		return errs.Invalidf("--scope %q is not a Gemini CLI scope; use project (.gemini/settings.json in the project) or user (~/.gemini/settings.json: just you, every project)", scope)
+	}
+	command := "cairn"
+	if scope == "user" || c.IsSet("command") {
+		var err error
+		if command, err = setupBinary(c.String("command"), c.IsSet("command")); err != nil {
+			return err
+		}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("current directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	project := projectRoot(cwd)
+	home, err := os.UserHomeDir()
+	if err != nil && scope == "user" {
+		return errs.Invalidf("cannot tell the home directory, where Gemini CLI keeps ~/.gemini: %v", err)
+	}
+	wsPin, err := setupWorkspace(env, scope == "user")
+	if err != nil {
+		return err
+	}
+	opts := setup.GeminiOptions{Scope: scope, ProjectDir: project, Home: home, Command: command, Workspace: wsPin}
+	changes, err := setup.PlanGemini(opts)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	if !dry {
+		if err := setup.Apply(changes, time.Now()); err != nil {
+			return err
+		}
+	}
+	notes := []string{geminiHookNote, geminiTrustNote}
+	switch {
+	case scope == "project":
+		notes = append(notes, "Gemini CLI reads "+filepath.Join(project, ".gemini", "settings.json")+" only in a trusted folder; cairn must be on the PATH Gemini CLI is started with; check with: gemini mcp list")
+	case wsPin == "":
+		notes = append(notes, "cairn mcp finds the workspace in the folder Gemini CLI starts in: run cairn init in each project; check with: gemini mcp list")
+	default:
+		notes = append(notes, "check with: gemini mcp list")
+	}
+	result := map[string]any{
+		"scope": scope, "project": project, "dry_run": dry, "command": command,
+		"mcp_args": setup.GeminiServerArgs(opts), "hook_command": setup.GeminiHookCommand(opts), "files": changes, "notes": notes,
+	}
+	if scope == "user" {
+		delete(result, "project")
+	}
+	return env.Render(result, func(w io.Writer) error {
+		if err := writeChanges(w, changes, dry); err != nil || dry {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+		return nil
+	})
+}
