@@ -196,7 +196,7 @@ func spaceExportCommand(env *Env) *cli.Command {
 // spaceImportPaths is space import of a format that reads files and folders: the runtimes'
 // transcripts, each into one space per project.
 func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error {
-	if c.NArg() == 0 {
+	if c.NArg() == 0 && !format.Defaults {
 		return errs.Invalidf("space import --from %s needs at least one %s", format.Name, format.Needs)
 	}
 	for _, p := range c.Args().Slice() {
@@ -242,6 +242,11 @@ func writeTranscriptReport(w io.Writer, rep any) error {
 		for _, t := range types {
 			fmt.Fprintf(w, "  skipped %s of type %s, which this cairn does not read (a newer Codex?)\n", count(r.Unknown[t], "record", "records"), sanitizeLine(t))
 		}
+		bad = r.BadLines
+	case spaces.GeminiReport:
+		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
+			count(r.Files, "Gemini CLI session file", "Gemini CLI session files"), r.Read, r.Resumed, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
 		bad = r.BadLines
 	}
 	for _, bl := range bad {
@@ -451,6 +456,8 @@ func sessionLine(s spaces.Session) string {
 		name = "Claude Code"
 	case spaces.SourceCodex:
 		name = "Codex"
+	case spaces.SourceGemini:
+		name = "Gemini CLI"
 	}
 	return fmt.Sprintf("%s session %s; resume: %s", name, sanitizeLine(s.SessionID), sanitizeLine(s.Resume))
 }

@@ -356,7 +356,7 @@ func headHash(f *os.File, n int64) (string, error) {
 
 // claudeSpaces lists the spaces imported from Claude Code or Codex that the local account owns.
 func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN (?, ?) AND owner = ? ORDER BY id`, SourceClaudeCode, SourceCodex, LocalAccount)
+	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN (?, ?, ?) AND owner = ? ORDER BY id`, SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +375,7 @@ func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
 // isClaudeSpace reports whether space came from Claude Code or Codex and belongs to the local account.
 func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source IN (?, ?) AND owner = ?`, space, SourceClaudeCode, SourceCodex, LocalAccount).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source IN (?, ?, ?) AND owner = ?`, space, SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -438,7 +438,7 @@ func (s *Store) resolveLocal(ctx context.Context, q querier, who asker, in Searc
 		}
 		var space string
 		err = q.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
-			WHERE c.id = ? AND s.source IN (?, ?) AND s.owner = ?`, string(id), SourceClaudeCode, SourceCodex, LocalAccount).Scan(&space)
+			WHERE c.id = ? AND s.source IN (?, ?, ?) AND s.owner = ?`, string(id), SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount).Scan(&space)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, errs.NotFoundf("comment:%s not found in the Claude Code and Codex spaces of this workspace", id)
 		}

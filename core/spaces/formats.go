@@ -19,6 +19,8 @@ type ImportFormat struct {
 	Paths bool
 	// Needs says what one source of a Paths format is, for the message when none is given.
 	Needs string
+	// Defaults says a Paths format reads its runtime's own folder when given no source.
+	Defaults bool
 	// Import reads the files and folders of a Paths format into the store and reports what
 	// it read (a ClaudeReport, a CodexReport).
 	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
@@ -37,6 +39,12 @@ var ImportFormats = []ImportFormat{
 		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportCodex(ctx, paths, progress)
+			return rep, err
+		}},
+	{Name: SourceGemini, Doc: "session files: session-*.jsonl files or folders such as ~/.gemini/tmp (the default)", Paths: true, Defaults: true,
+		Needs: "session file (session-*.jsonl) or folder such as ~/.gemini/tmp",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportGemini(ctx, paths, progress)
 			return rep, err
 		}},
 }

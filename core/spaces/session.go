@@ -11,9 +11,9 @@ import (
 // claude-code or codex): the runtime, the session id and the command that resumes it, run in the
 // session's working directory (the space's name). All three are empty for any other task.
 type Session struct {
-	Runtime   string `json:"runtime,omitempty"`    // claude-code or codex
+	Runtime   string `json:"runtime,omitempty"`    // claude-code, codex or gemini
 	SessionID string `json:"session_id,omitempty"` // the runtime's own session id
-	Resume    string `json:"resume,omitempty"`     // claude --resume ID, codex resume ID
+	Resume    string `json:"resume,omitempty"`     // claude --resume ID, codex resume ID, gemini --resume ID
 }
 
 // SessionOf is the session of task (its id, without task:) in a space of the given source.
@@ -25,6 +25,8 @@ func SessionOf(source, task string) Session {
 		return Session{Runtime: SourceClaudeCode, SessionID: id, Resume: "claude --resume " + shellWord(id)}
 	case SourceCodex:
 		return Session{Runtime: SourceCodex, SessionID: task, Resume: "codex resume " + shellWord(task)}
+	case SourceGemini:
+		return Session{Runtime: SourceGemini, SessionID: task, Resume: "gemini --resume " + shellWord(task)}
 	}
 	return Session{}
 }
