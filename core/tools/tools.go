@@ -138,7 +138,7 @@ func objectMembers(obj []byte) map[string]json.RawMessage {
 	jsonscan.Object(obj, func(key, rest []byte) int {
 		n := jsonscan.ValueEnd(rest, 0)
 		name := string(key)
-		if bytes.IndexByte(key, '\\') >= 0 { // an escaped key: "\u0073tatus" is "status"
+		if bytes.IndexByte(key, '\\') >= 0 { // a name written with escapes (\u0073 for s)
 			json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name)
 		}
 		fields[name] = json.RawMessage(rest[:n])
