@@ -267,6 +267,9 @@ const maxQualifierWords = 6
 // returns the value's range (-1 when there is none) and how many bytes it examined.
 func contextValueAt(s string, p int) (start, end, work int) {
 	q := skipBlanks(s, p)
+	if after := parentheticalAt(s, q); after > q {
+		q = after // "password (base32): X", "パスワード（本番）：X": the value is after the note
+	}
 	sepEnd := separatorAt(s, q)
 	if sepEnd < 0 {
 		sepEnd = separatorIn(s, q, directSeparators)
@@ -354,6 +357,31 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		return -1, -1, e - p
 	}
 	return v, e, e - p
+}
+
+// parentheticalAt is where a short note in brackets that starts at p ends, blanks after it
+// skipped, when a separator follows it; p otherwise.
+func parentheticalAt(s string, p int) int {
+	var closer string
+	switch {
+	case strings.HasPrefix(s[p:], "("):
+		closer = ")"
+	case strings.HasPrefix(s[p:], "（"):
+		closer = "）"
+	case strings.HasPrefix(s[p:], "["):
+		closer = "]"
+	default:
+		return p
+	}
+	c := strings.Index(s[p:], closer)
+	if c < 2 || c > 40 || strings.ContainsAny(s[p:p+c], "\n\"'`") {
+		return p
+	}
+	q := skipBlanks(s, p+c+len(closer))
+	if q < len(s) && (s[q] == ':' || s[q] == '=' || strings.HasPrefix(s[q:], "：") || strings.HasPrefix(s[q:], "＝")) {
+		return q
+	}
+	return p
 }
 
 func skipBlanks(s string, p int) int {

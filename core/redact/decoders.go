@@ -254,3 +254,197 @@ func htmlEntity(s string) (rune, int) {
 	}
 	return rune(v), end + 1
 }
+
+// joinOperators join two string literals in the languages people paste: SQL and PL/SQL (||),
+// C-like languages (+), PHP and Perl (.), Lua (..), VB and Excel (&).
+var joinOperators = []string{"||", "..", "+", ".", "&"}
+
+// joinedTail is where a secret that ends at end, at the closing quote of a literal, really
+// ends when the literal is joined to more literals: the end of the last of them (before its
+// closing quote), or end.
+func joinedTail(s string, end int) int {
+	for range 8 {
+		if end >= len(s) || s[end] != '\'' && s[end] != '"' && s[end] != '`' {
+			return end
+		}
+		q := s[end]
+		p := skipBlanks(s, end+1)
+		op := ""
+		for _, o := range joinOperators {
+			if strings.HasPrefix(s[p:], o) {
+				op = o
+				break
+			}
+		}
+		if op == "" {
+			return end
+		}
+		p = skipBlanks(s, p+len(op))
+		if p >= len(s) || s[p] != q {
+			return end
+		}
+		close := strings.IndexByte(s[p+1:], q)
+		if close < 1 || close > 256 || strings.IndexByte(s[p+1:p+1+close], '\n') >= 0 {
+			return end
+		}
+		end = p + 1 + close
+	}
+	return end
+}
+
+// charListHints are the commas between one-character literals ('T', 'o', 'f', …).
+var charListHints = []string{"', '", "','", `", "`, `","`}
+
+// scanCharLists joins every list of six or more one-character literals (a Java char[], a
+// Python list of letters) and hides the list when the Redactor finds a secret in the words
+// before it and the joined text.
+func scanCharLists(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i+2 < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' || i > 0 && s[i-1] != ' ' && s[i-1] != '{' && s[i-1] != '[' && s[i-1] != '(' && s[i-1] != ',' {
+			continue
+		}
+		var joined []byte
+		j := i
+		last := i
+		for j < len(s) && s[j] == q {
+			_, size := utf8.DecodeRuneInString(s[j+1:])
+			if size == 0 || j+1+size >= len(s) || s[j+1+size] != q {
+				break
+			}
+			joined = append(joined, s[j+1:j+1+size]...)
+			last = j + 2 + size
+			k := skipBlanks(s, last)
+			if k >= len(s) || s[k] != ',' {
+				break
+			}
+			j = skipBlanks(s, k+1)
+		}
+		if utf8.RuneCount(joined) < minSpaced {
+			continue
+		}
+		from := max(0, i-maxSpacedLead)
+		for from < i && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		spans, w := lookInside(s[from:i]+string(joined), depth)
+		work += w + (last - i)
+		for _, sp := range spans {
+			if sp.end > i-from {
+				add(i, last)
+				break
+			}
+		}
+		i = last
+	}
+	return work
+}
+
+// spokenHints are words of the NATO alphabet rarely written for anything else, and the words
+// of a password read out letter by letter.
+var spokenHints = []string{"alfa", "bravo", "charlie", "golf", "hotel", "india", "mike", "papa", "romeo", "victor", "foxtrot", "juliet", "kilo", "lima", "november", "oscar", "quebec", "sierra", "tango", "uniform", "whiskey", "x-ray", "xray", "yankee", "zulu", "capital", "uppercase", "upper case", "spelled", "spelt", "spell"}
+
+// spokenWords are what a spoken character is written as: the NATO alphabet, digits, and the
+// symbols' names.
+var spokenWords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range strings.Fields("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray x-ray yankee zulu") {
+		m[w] = w[:1]
+	}
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine") {
+		m[w] = string(rune('0' + i))
+	}
+	for w, c := range map[string]string{"dash": "-", "hyphen": "-", "minus": "-", "underscore": "_", "dot": ".", "period": ".", "at": "@", "hash": "#", "pound": "#", "bang": "!", "exclamation": "!", "dollar": "$", "star": "*", "asterisk": "*", "plus": "+", "slash": "/", "percent": "%", "ampersand": "&", "caret": "^", "equals": "=", "tilde": "~", "question": "?"} {
+		m[w] = c
+	}
+	return m
+}()
+
+// scanSpoken reads runs of spoken characters (echo victor six three …, capital O r c h i d
+// seven) and hides a run that is six or more NATO words and digits, or whose joined text the
+// Redactor finds a secret in, read after the words before it.
+func scanSpoken(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	type tok struct{ start, end int }
+	for i := 0; i < len(s); {
+		if i > 0 && isWordByte(s[i-1]) || !isLetter(s[i]) {
+			i++
+			continue
+		}
+		var joined strings.Builder
+		start, end, n, nato, upper := i, i, 0, 0, false
+		j := i
+		for j < len(s) {
+			k := j
+			for k < len(s) && (isLetter(s[k]) || s[k] == '-' && k+1 < len(s) && isLetter(s[k+1])) {
+				k++
+			}
+			w := strings.ToLower(s[j:k])
+			if k > j && k < len(s) && isWordByte(s[k]) {
+				break
+			}
+			switch c, ok := spokenWords[w]; {
+			case w == "capital" || w == "uppercase" || w == "upper":
+				upper = true
+			case w == "lowercase" || w == "small" || w == "mark" || w == "sign" || w == "case":
+			case ok:
+				if upper {
+					c = strings.ToUpper(c)
+				}
+				joined.WriteString(c)
+				upper = false
+				n++
+				if len(w) > 1 && (w[0] < '0' || w[0] > '9') && c != w {
+					if _, digit := map[string]bool{"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true}[w]; !digit && len(c) == 1 && isLetter(c[0]) {
+						nato++
+					}
+				}
+			case len(w) == 1:
+				if upper {
+					w = strings.ToUpper(w)
+				} else {
+					w = s[j:k]
+				}
+				joined.WriteString(w)
+				upper = false
+				n++
+			default:
+				goto done
+			}
+			end = k
+			j = k
+			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+				j++
+			}
+			if j == k {
+				break
+			}
+		}
+	done:
+		if n >= minSpaced {
+			work += end - start
+			if nato >= 4 {
+				add(start, end)
+			} else {
+				from := max(0, start-maxSpacedLead)
+				for from < start && !utf8.RuneStart(s[from]) {
+					from++
+				}
+				spans, w := lookInside(s[from:start]+joined.String(), depth)
+				work += w
+				for _, sp := range spans {
+					if sp.end > start-from {
+						add(start, end)
+						break
+					}
+				}
+			}
+		}
+		i = max(end, i+1)
+		for i < len(s) && isWordByte(s[i]) {
+			i++
+		}
+	}
+	return work
+}

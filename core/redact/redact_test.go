@@ -107,6 +107,8 @@ var ruleCases = []struct {
 	{"user_password_at_host", "$ secretsdump.py 'corp.local/administrator:zinnia.papaya.713Zi@10.0.0.10'", "zinnia.papaya.713Zi", "git clone git@github.com:owner/repo.git"},
 	{"decode_ascii85", "stored as <~A7Anb@<6L6DfTAO=DKp:1/)ODG#EE*~> in the PDF", "A7Anb@<6L6DfTAO=DKp:1/)ODG#EE*", "the PDF holds <~87cURD]i,\"Ebo80~> only"},
 	{"decode_spaced", "the p a s s w o r d : h 7 K q 2 m X 9 w L for the box", "h 7 K q 2 m X 9 w L", "a b c d e f g h i j k l are the rows"},
+	{"decode_char_list", "char[] pw = { 'M', 'a', 'n', 'g', 'o', '?', '6', '6', '0', '1', 'w', 'Z' };", "'6', '6', '0', '1'", "the letters are 'a', 'b', 'c', 'd', 'e', 'f', 'g' in order"},
+	{"decode_spoken", "Caller: victor delta nine nine lima november bravo five november whiskey delta", "lima november bravo five", "we met at one, a tango and a waltz on the lima trip in november"},
 	{"decode_byte_list", "PASSWORD = bytes([84, 111, 102, 117, 36, 52, 49, 50, 53, 105, 55, 66, 99])", "84, 111, 102, 117, 36, 52, 49, 50", "sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }

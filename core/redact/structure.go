@@ -103,6 +103,12 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_ascii85", Hints: ascii85Hints, scan: func(s string, add func(start, end int)) int {
 			return scanAscii85(s, add, depth)
 		}},
+		{Name: "decode_char_list", Hints: charListHints, scan: func(s string, add func(start, end int)) int {
+			return scanCharLists(s, add, depth)
+		}},
+		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
+			return scanSpoken(s, add, depth)
+		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
 			return scanSpaced(s, add, depth)
 		}},
@@ -299,9 +305,29 @@ func scanEscaped(s string, add func(start, end int), depth int) int {
 	if !changed {
 		return len(s)
 	}
-	spans, work := lookInside(dec, depth)
+	work := 0
+	for range 2 { // escaped again and again (%25253D): decoded until nothing changes, thrice at most
+		again, at2, more := decodeEscapes(dec)
+		if !more {
+			break
+		}
+		work += len(dec)
+		for i, p := range at2 {
+			at2[i] = at[p]
+		}
+		dec, at = again, at2
+	}
+	spans, w := lookInside(dec, depth)
+	work += w
 	for _, sp := range spans {
-		add(at[sp.start], at[sp.end])
+		end := at[sp.end]
+		for end+2 < len(s) && s[end] == '%' && isHexString(s[end+1:end+3]) {
+			end++ // the escapes glued to the value's end are of it (%25252F%25253D)
+			for end < len(s) && isHexString(s[end:end+1]) {
+				end++
+			}
+		}
+		add(at[sp.start], end)
 	}
 	return 2*len(s) + work
 }
