@@ -114,7 +114,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			if !pwByte[s[j]] {
 				break
 			}
-			sym = sym || j > i && pwSym(s[j-1], s[j])
+			sym = sym || j > i && pwSym(s[j-1], s[j]) || dicewareDigit(s, i, j)
 			classes |= pwClass(s[j])
 			j++
 		}
@@ -858,8 +858,8 @@ func taggedPhrase(t string) bool {
 		for d < len(tail) && '0' <= tail[d] && tail[d] <= '9' {
 			d++
 		}
-		if words == len(head) && d >= 2 && d < len(tail) && len(tail)-d <= 3 && allLetters(tail[d:]) {
-			return true
+		if words == len(head) && d >= 2 && d < len(tail) && len(tail)-d <= 3 && isLetter(tail[d]) && allAlnum(tail[d:]) {
+			return true // 713Zi, 448i3
 		}
 	}
 	// the word-and-number form: Pixel6634_cnjTeP (not sha256.Sum256, kernel32.NewProc: a package
@@ -910,4 +910,21 @@ func eachField(s string, fn func(i, j int)) {
 		fn(i, j)
 		i = j
 	}
+}
+
+func allAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// dicewareDigit reports whether s[j] is a digit after a dot or a dash that follows a second word, eight
+// characters or more into the piece at i: where words.words.448i3 turns to its number (what the
+// screen's password run also counts).
+func dicewareDigit(s string, i, j int) bool {
+	return j-i >= 8 && '0' <= s[j] && s[j] <= '9' && (s[j-1] == '.' || s[j-1] == '-') && isLower(s[j-2]) &&
+		strings.IndexByte(s[i:j-1], s[j-1]) > 0 // two words at least: not reserved-1F0D0
 }

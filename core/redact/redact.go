@@ -1470,7 +1470,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 		if k&scPassword != 0 {
 			if prun > 0 && !psym {
-				psym = k&scSymbol != 0 || (c == '-' || c == '_') && '0' <= s[i-1] && s[i-1] <= '9'
+				psym = k&scSymbol != 0 || (c == '-' || c == '_') && '0' <= s[i-1] && s[i-1] <= '9' ||
+					prun >= 8 && dicewareDigit(s, i-prun, i)
 			}
 			pclass |= uint8(k & scClasses)
 			prun++
