@@ -478,6 +478,9 @@ func contextValue(w, v string) bool {
 	if n < 4 {
 		return false
 	}
+	if !contextWordsOfCode[w] && wordsPassphrase(v) {
+		return true // walrus.cobalt.juniper.pixel after a word for password, in any language
+	}
 	// a code identifier (c.ClientSecret, os.Getenv, cfg.Token, getToken()) is no secret
 	if identifierLike(v) {
 		return false
@@ -496,6 +499,26 @@ func contextValue(w, v string) bool {
 	}
 	// a password word: a digit, a symbol or a capital inside, or a long run of letters
 	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
+}
+
+// wordsPassphrase reports whether v is four or more words of three letters or more, joined by
+// one separator (a dot, a dash or an underscore): a passphrase as generators make them.
+func wordsPassphrase(v string) bool {
+	var sep rune
+	words, letters := 0, 0
+	for _, r := range v {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			continue
+		case r != '.' && r != '-' && r != '_' || sep != 0 && r != sep || letters < 3:
+			return false
+		}
+		sep = r
+		words++
+		letters = 0
+	}
+	return letters >= 3 && words+1 >= 4
 }
 
 // identifierLike reports whether v reads as code: a dotted or called identifier (cfg.Token,
