@@ -61,7 +61,7 @@ var contextWords = []string{
 	"секретний ключ", "ключ api",
 	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
 	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
-	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord",
+	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
 	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
@@ -102,6 +102,7 @@ var contextSeparators = []string{
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
 	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے", "係", "ແມ່ນ", "է՝", "է", "आहे", "ਹੈ",
+	"היא", "הוא", "ir", "yra", "on", "je", "jest", "är", "er", "ni", "ni:", "ndi", "dir", "dır", "shi", "iko",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each

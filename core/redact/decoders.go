@@ -448,3 +448,107 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	}
 	return work
 }
+
+// invisibleHints are the characters that show nothing: a zero-width space, joiners, a word
+// joiner, a byte order mark and a soft hyphen put between a secret's letters.
+var invisibleHints = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
+
+func invisible(r rune) bool {
+	return r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0xAD
+}
+
+// scanInvisible drops the invisible characters of s and hides, mapped back to s, what the
+// Redactor finds in what is left.
+func scanInvisible(s string, add func(start, end int), depth int) int {
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1)
+	dropped := false
+	for i, r := range s {
+		if invisible(r) {
+			dropped = true
+			continue
+		}
+		size := utf8.RuneLen(r)
+		if r == utf8.RuneError {
+			size = 1
+		}
+		for k := range size {
+			b.WriteByte(s[i+k])
+			at = append(at, i)
+		}
+	}
+	if !dropped {
+		return len(s)
+	}
+	at = append(at, len(s))
+	spans, work := lookInside(b.String(), depth)
+	for _, sp := range spans {
+		add(at[sp.start], at[sp.end])
+	}
+	return 2*len(s) + work
+}
+
+// byteGroupHints: a run of bytes written as bits (01110000) or as hex pairs (4d 6f 73).
+var byteGroupHints = []string{"0110", "0111", "0100", "0101", "0011", " 6", " 7", " 4", " 5", " 3"}
+
+// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits
+// or as hex pairs (hexdump of the pw: 4d 6f 73 …), and hides a run whose text the Redactor finds
+// a secret in, read after the words before it.
+func scanByteGroups(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	group := func(i int) (byte, int) {
+		j := i
+		for j < len(s) && (s[j] == '0' || s[j] == '1') && j-i < 8 {
+			j++
+		}
+		if j-i == 8 && (j == len(s) || !isWordByte(s[j])) {
+			v := byte(0)
+			for k := i; k < j; k++ {
+				v = v<<1 | (s[k] - '0')
+			}
+			return v, 8
+		}
+		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2])) {
+			return unhex(s[i])<<4 | unhex(s[i+1]), 2
+		}
+		return 0, 0
+	}
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		var dec []byte
+		j, width := i, 0
+		for j < len(s) {
+			v, n := group(j)
+			if n == 0 || width != 0 && n != width {
+				break
+			}
+			width = n
+			dec = append(dec, v)
+			j += n
+			if j+1 >= len(s) || s[j] != ' ' {
+				break
+			}
+			j++
+		}
+		end := i + len(dec)*(width+1) - 1
+		if len(dec) < minSpaced || !printableText(append([]byte("            "), dec...)) {
+			continue
+		}
+		from := max(0, i-maxSpacedLead)
+		for from < i && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		spans, w := lookInside(s[from:i]+string(dec), depth)
+		work += w + end - i
+		for _, sp := range spans {
+			if sp.end > i-from {
+				add(i, end)
+				break
+			}
+		}
+		i = end
+	}
+	return work
+}

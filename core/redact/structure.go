@@ -109,6 +109,12 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
 			return scanSpoken(s, add, depth)
 		}},
+		{Name: "decode_invisible", Hints: invisibleHints, scan: func(s string, add func(start, end int)) int {
+			return scanInvisible(s, add, depth)
+		}},
+		{Name: "decode_byte_groups", Hints: byteGroupHints, scan: func(s string, add func(start, end int)) int {
+			return scanByteGroups(s, add, depth)
+		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
 			return scanSpaced(s, add, depth)
 		}},
