@@ -488,9 +488,6 @@ func scanInvisible(s string, add func(start, end int), depth int) int {
 	return 2*len(s) + work
 }
 
-// byteGroupHints: a run of bytes written as bits (01110000) or as hex pairs (4d 6f 73).
-var byteGroupHints = []string{"0110", "0111", "0100", "0101", "0011", " 6", " 7", " 4", " 5", " 3"}
-
 // scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits
 // or as hex pairs (hexdump of the pw: 4d 6f 73 …), and hides a run whose text the Redactor finds
 // a secret in, read after the words before it.

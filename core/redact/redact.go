@@ -67,6 +67,9 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
+	// needsByteRun: six bytes in a row written as hex pairs or as bits, between blanks
+	// (decoders.go).
+	needsByteRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
 )
@@ -1409,6 +1412,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	dashes := 0        // dashes between letters or digits
 	// the letters and digits of the current group, and groups of four in a row between blanks
 	glen, groups, groupRun := 0, 0, false
+	byteGroups, byteRun := 0, false // bytes as hex pairs or bits between blanks
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1435,7 +1439,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 4 && groups >= 3 {
 				groupRun = true
 			}
-			run, trun, prun, psym, pclass, glen, groups = 0, 0, 0, false, 0, 0, 0
+			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
 			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1459,6 +1463,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 				groupRun = groupRun || groups >= 4
 			} else if glen != 0 {
 				groups = 0
+			}
+			if glen == 2 || glen == 8 {
+				byteGroups++
+				byteRun = byteRun || byteGroups >= minSpaced
+			} else if glen != 0 || c != ' ' {
+				byteGroups = 0
 			}
 			if c != ' ' {
 				groups = 0
@@ -1517,6 +1527,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
+	if (glen == 2 || glen == 8) && byteGroups >= minSpaced-1 {
+		byteRun = true
+	}
 	if glen == 4 && groups >= 3 {
 		groupRun = true
 	}
@@ -1526,7 +1539,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		ok   bool
 		need trigger
 	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
-		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}} {
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}} {
 		if t.ok {
 			have |= t.need
 		}

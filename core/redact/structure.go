@@ -112,7 +112,7 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_invisible", Hints: invisibleHints, scan: func(s string, add func(start, end int)) int {
 			return scanInvisible(s, add, depth)
 		}},
-		{Name: "decode_byte_groups", Hints: byteGroupHints, scan: func(s string, add func(start, end int)) int {
+		{Name: "decode_byte_groups", needs: needsByteRun, scan: func(s string, add func(start, end int)) int {
 			return scanByteGroups(s, add, depth)
 		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
