@@ -2,15 +2,19 @@ package tasks
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/opencode"
 	"github.com/cairn-dev/cairn/core/opencode/opencodetest"
+	"github.com/cairn-dev/cairn/core/workspace"
+	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 )
 
 // openCodeDB builds the database of a recording in a temporary folder.
@@ -245,5 +249,104 @@ func TestOpenCodeDatabaseErrors(t *testing.T) {
 	}
 	if err := openCodeSession(full, "ses_dcb6a13d3ffe00000000000001", ListAuto).update(ctx, nil); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "never writes") {
 		t.Errorf("a write: %v", err)
+	}
+}
+
+func openCodeHookText(t *testing.T, ws *workspace.Workspace, db string, in OpenCodeHookInput) string {
+	t.Helper()
+	in.Database = db
+	if ws != nil && in.Directory == "" {
+		in.Directory = ws.Root
+	}
+	data, _ := json.Marshal(in)
+	out, err := Hook(context.Background(), OpenCode, data, "", time.Second, HookEnv{Now: time.Now()})
+	if err != nil {
+		t.Fatalf("hook %s: %v", in.Event, err)
+	}
+	return out
+}
+
+// The recorded auto-compaction (compact): at experimental.session.compacting the database held
+// the first todowrite; the hook's answer, which the plugin pushes into output.context (the end
+// of the compaction prompt, compact/requests.jsonl), holds that list. After session.compacted
+// the system prompt gets it back; on the resumed run 2 too.
+func TestRecordedOpenCodeCompaction(t *testing.T) {
+	const session = "ses_dcb681e5dffe00000000000001"
+	var compactingAt float64
+	data, _ := os.ReadFile(filepath.Join(opencodetest.Fixtures(), "compact", "plugin-log.json"))
+	var plog []map[string]any
+	if err := json.Unmarshal(data, &plog); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range plog {
+		if e["hook"] == "experimental.session.compacting" {
+			compactingAt = e["time"].(float64)
+			break
+		}
+	}
+	if compactingAt == 0 {
+		t.Fatal("no compacting hook in the recording")
+	}
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	opencodetest.Build(t, "compact", db, func(table string, row map[string]any) bool {
+		at, _ := row["time_created"].(float64)
+		return table == "session" || table == "todo" || at <= compactingAt
+	})
+	text := openCodeHookText(t, nil, db, OpenCodeHookInput{Event: OpenCodeCompacting, SessionID: session})
+	for _, want := range []string{"carry the open tasks and their ids into the summary", "OpenCode's todo list (todowrite)", "#2 [in_progress] Summarise", "#1 [completed] Collect data", "0 cancelled"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("compacting answer lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "mcp__cairn__") {
+		t.Errorf("Claude Code's tool names in OpenCode:\n%s", text)
+	}
+	text = openCodeHookText(t, nil, db, OpenCodeHookInput{Event: OpenCodeSystem, SessionID: session, Compacted: true})
+	if !strings.HasPrefix(text, "cairn restored this session's task list after a compaction.") || !strings.Contains(text, "Collect data") {
+		t.Errorf("after the compaction:\n%s", text)
+	}
+	// the whole recording: run 2 resumed the session, whose list was all done by then
+	full := openCodeDB(t, "compact")
+	text = openCodeHookText(t, nil, full, OpenCodeHookInput{Event: OpenCodeSystem, SessionID: session})
+	if !strings.HasPrefix(text, "cairn restored this session's task list on resume.") || !strings.Contains(text, "#2 [completed] Summarise") {
+		t.Errorf("on resume:\n%s", text)
+	}
+}
+
+// cairn's own list for an OpenCode session is its log, sessions/ses_….jsonl (what cairn mcp
+// writes for a tagged call); a fork's first request starts the fork's log from its parent's.
+func TestOpenCodeHookCairnListAndFork(t *testing.T) {
+	ws := workspacetest.New(t)
+	db := openCodeDB(t, "todowrite")
+	origin, fork := "ses_dcb6a13d3ffe00000000000001", "ses_dcb69e8beffe00000000000002"
+	ctx := context.Background()
+	path, _ := SessionLogFor(ws, origin)
+	s := NewSession(path, time.Second)
+	if _, err := s.Create(ctx, "Ship the adapter", ""); err != nil {
+		t.Fatal(err)
+	}
+	text := openCodeHookText(t, ws, db, OpenCodeHookInput{Event: OpenCodeSystem, SessionID: origin})
+	for _, want := range []string{"Cairn's task list: 1 task", "#1 [pending] Ship the adapter", "cairn_TaskUpdate", "A separate list with its own ids", "OpenCode's todo list (todowrite)", "#3 [pending] Write docs"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("origin's answer lacks %q:\n%s", want, text)
+		}
+	}
+	text = openCodeHookText(t, ws, db, OpenCodeHookInput{Event: OpenCodeSystem, SessionID: fork})
+	if !strings.HasPrefix(text, "This session is a fork of OpenCode session "+origin) || !strings.Contains(text, "Ship the adapter") || !strings.Contains(text, "Fork only step") {
+		t.Errorf("fork's answer:\n%s", text)
+	}
+	fp, _ := SessionLogFor(ws, fork)
+	r, err := NewSession(fp, time.Second).Replay(ctx, Stop{})
+	if err != nil || r.Fork == nil || r.Store.NextID() != 2 {
+		t.Errorf("the fork's log: %+v %v", r, err)
+	}
+	// a new session with nothing: no answer; a bad id or input: an error the command reports
+	if got := openCodeHookText(t, ws, db, OpenCodeHookInput{Event: OpenCodeSystem, SessionID: "ses_unknown00000000000000001"}); got != "" {
+		t.Errorf("new session: %q", got)
+	}
+	for _, in := range []string{`{"event":"experimental.chat.system.transform","session_id":"../x"}`, `not json`, `{}`} {
+		if _, err := Hook(ctx, OpenCode, []byte(in), "", time.Second, HookEnv{Now: time.Now()}); err == nil {
+			t.Errorf("%s: no error", in)
+		}
 	}
 }

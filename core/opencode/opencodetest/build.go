@@ -11,10 +11,14 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"testing"
 
 	_ "modernc.org/sqlite"
 )
+
+// T is what reports a failure: a *testing.T, or a testscript's *TestScript.
+type T interface {
+	Fatalf(format string, args ...any)
+}
 
 // Fixtures is the repository's fixtures/opencode folder.
 func Fixtures() string {
@@ -28,8 +32,7 @@ var Tables = []string{"session", "message", "part", "todo"}
 // Build writes an OpenCode database at path from the scenario's rows (every session, message,
 // part and todo row), in WAL mode as OpenCode keeps it, and closes it cleanly (no -wal left).
 // keep, when not nil, selects the rows to write.
-func Build(t testing.TB, scenario, path string, keep func(table string, row map[string]any) bool) {
-	t.Helper()
+func Build(t T, scenario, path string, keep func(table string, row map[string]any) bool) {
 	db := Create(t, path)
 	defer db.Close()
 	Insert(t, db, scenario, keep)
@@ -37,15 +40,14 @@ func Build(t testing.TB, scenario, path string, keep func(table string, row map[
 
 // Create makes an empty OpenCode database at path with the recorded schema, in WAL mode, and
 // answers it open.
-func Create(t testing.TB, path string) *sql.DB {
-	t.Helper()
+func Create(t T, path string) *sql.DB {
 	schema, err := os.ReadFile(filepath.Join(Fixtures(), "db-schema.sql"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(string(schema)); err != nil {
@@ -55,15 +57,14 @@ func Create(t testing.TB, path string) *sql.DB {
 }
 
 // Rows reads a scenario's db-rows.json.
-func Rows(t testing.TB, scenario string) map[string][]map[string]any {
-	t.Helper()
+func Rows(t T, scenario string) map[string][]map[string]any {
 	data, err := os.ReadFile(filepath.Join(Fixtures(), scenario, "db-rows.json"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	out := map[string][]map[string]any{}
 	for _, tb := range Tables {
@@ -79,8 +80,7 @@ func Rows(t testing.TB, scenario string) map[string][]map[string]any {
 }
 
 // Insert writes a scenario's rows into db; JSON columns (data, model, ...) are written as JSON text.
-func Insert(t testing.TB, db *sql.DB, scenario string, keep func(table string, row map[string]any) bool) {
-	t.Helper()
+func Insert(t T, db *sql.DB, scenario string, keep func(table string, row map[string]any) bool) {
 	rows := Rows(t, scenario)
 	for _, tb := range Tables {
 		for _, row := range rows[tb] {
@@ -93,8 +93,7 @@ func Insert(t testing.TB, db *sql.DB, scenario string, keep func(table string, r
 }
 
 // InsertRow writes one row.
-func InsertRow(t testing.TB, db *sql.DB, table string, row map[string]any) {
-	t.Helper()
+func InsertRow(t T, db *sql.DB, table string, row map[string]any) {
 	cols := make([]string, 0, len(row))
 	for k := range row {
 		cols = append(cols, k)
@@ -123,11 +122,10 @@ func InsertRow(t testing.TB, db *sql.DB, table string, row map[string]any) {
 }
 
 // Writer opens a database as OpenCode does (WAL), to write while cairn reads.
-func Writer(t testing.TB, path string) *sql.DB {
-	t.Helper()
+func Writer(t T, path string) *sql.DB {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(2000)")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	db.SetMaxOpenConns(1)
 	return db
