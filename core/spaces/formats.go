@@ -19,6 +19,8 @@ type ImportFormat struct {
 	Paths bool
 	// Needs says what one source of a Paths format is, for the message when none is given.
 	Needs string
+	// Optional says a Paths format reads a default source when none is given.
+	Optional bool
 	// Import reads the files and folders of a Paths format into the store and reports what
 	// it read (a ClaudeReport, a CodexReport).
 	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
@@ -37,6 +39,12 @@ var ImportFormats = []ImportFormat{
 		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportCodex(ctx, paths, progress)
+			return rep, err
+		}},
+	{Name: SourceOpenCode, Doc: "sessions in OpenCode's database: ~/.local/share/opencode/opencode.db when no path is given", Paths: true, Optional: true,
+		Needs: "OpenCode database (opencode.db)",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportOpenCode(ctx, paths, progress)
 			return rep, err
 		}},
 }

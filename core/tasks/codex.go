@@ -328,6 +328,8 @@ func findRollout(path, id string) string {
 type planStep struct {
 	Step   string `json:"step"`
 	Status string `json:"status"`
+	// subject and desc are the task a step becomes (applySteps)
+	subject, desc string
 }
 
 func decodePlan(args json.RawMessage) ([]planStep, error) {
@@ -362,6 +364,21 @@ type planState struct {
 
 // applyPlan turns one update_plan call into a snapshot with stable ids (planIDs) and applies it.
 func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
+	steps := make([]planStep, len(plan))
+	for i, s := range plan {
+		steps[i] = s
+		if s.Status == "in_progress" {
+			steps[i].Status = InProgress
+		}
+		steps[i].subject, _ = CheckSubject(s.Step)
+	}
+	r.applySteps(c.line, c.at, c.callID, steps)
+}
+
+// applySteps applies a whole list given anew (statuses in cairn's words, each step's subject
+// and description set): a snapshot whose steps keep their ids across calls (planIDs); a step the
+// new list dropped stays listed, withdrawn.
+func (r *Replayer) applySteps(line int, at, callID string, plan []planStep) {
 	ids := planIDs(r.plan, plan, r.Store)
 	before := map[int]Task{}
 	for _, t := range r.Store.Tasks() {
@@ -370,12 +387,7 @@ func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
 	snap := make([]Task, 0, len(before)+len(plan))
 	kept := map[int]bool{}
 	for i, s := range plan {
-		st := s.Status
-		if st == "in_progress" {
-			st = InProgress
-		}
-		subject, _ := CheckSubject(s.Step)
-		snap = append(snap, Task{TaskID: ids[i], Status: st, Subject: subject})
+		snap = append(snap, Task{TaskID: ids[i], Status: s.Status, Subject: s.subject, Description: s.desc})
 		kept[ids[i]] = true
 	}
 	for id, t := range before {
@@ -385,7 +397,7 @@ func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
 		}
 	}
 	sort.Slice(snap, func(i, j int) bool { return snap[i].TaskID < snap[j].TaskID })
-	r.Apply(Event{Line: c.line, At: c.at, CallID: c.callID, Kind: Snapshot, Tasks: snap})
+	r.Apply(Event{Line: line, At: at, CallID: callID, Kind: Snapshot, Tasks: snap})
 	r.plan = &planState{ids: ids, text: make([]string, len(plan))}
 	for i, s := range plan {
 		r.plan.text[i] = strings.TrimSpace(s.Step)

@@ -29,8 +29,9 @@ type Voice struct {
 	CLI bool
 	// InProgress is the tool's spelling of cairn's inprogress.
 	InProgress string
-	// Deleted tells whether the tool has the deleted status.
-	Deleted bool
+	// Deleted tells whether the tool has the deleted status; DeletedAs is its spelling ("" for deleted).
+	Deleted   bool
+	DeletedAs string
 }
 
 // VoiceFor is the voice of a list in a runtime session. For cairn's list, prefix is how the
@@ -44,6 +45,8 @@ func VoiceFor(list, prefix string) Voice {
 		return Voice{List: list, Update: "TodoWrite", InProgress: "in_progress"}
 	case ListPlan:
 		return Voice{List: list, Update: "update_plan", InProgress: "in_progress"}
+	case ListTodowrite:
+		return Voice{List: list, Update: "todowrite", InProgress: "in_progress", Deleted: true, DeletedAs: "cancelled"}
 	}
 	v := Voice{List: ListCairn, Update: prefix + "TaskUpdate", ListTool: prefix + "TaskList", InProgress: InProgress, Deleted: true}
 	if prefix == "" {
@@ -56,6 +59,9 @@ func (v Voice) status(s string) string {
 	if s == InProgress {
 		return v.InProgress
 	}
+	if s == Deleted && v.DeletedAs != "" {
+		return v.DeletedAs
+	}
 	return s
 }
 
@@ -63,7 +69,7 @@ func (v Voice) status(s string) string {
 func (v Voice) statuses() string {
 	s := []string{Pending, v.InProgress, Completed}
 	if v.Deleted {
-		s = append(s, Deleted)
+		s = append(s, v.status(Deleted))
 	}
 	return strings.Join(s, ", ")
 }
@@ -86,7 +92,7 @@ func RenderList(tasks []Task, sum Summary, v Voice, budget int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s — %d %s, %d %s, %d %s", capital(ListTitle(v.List)), Count(sum.Total), sum.Pending, Pending, sum.InProgress, v.InProgress, sum.Completed, Completed)
 	if v.Deleted || sum.Deleted > 0 {
-		fmt.Fprintf(&b, ", %d %s", sum.Deleted, Deleted)
+		fmt.Fprintf(&b, ", %d %s", sum.Deleted, v.status(Deleted))
 	}
 	b.WriteString(".\n")
 	shown, open := 0, 0

@@ -20,10 +20,12 @@ const (
 	ListTodos = "todos"
 	// ListPlan is Codex's update_plan plan (the whole plan each call).
 	ListPlan = "plan"
+	// ListTodowrite is OpenCode's todowrite list (the whole list each call).
+	ListTodowrite = "todowrite"
 )
 
 // Lists names every list, for validation and completion.
-var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan}
+var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan, ListTodowrite}
 
 // CheckList accepts a list name ("" is auto).
 func CheckList(l string) error {
@@ -47,6 +49,8 @@ func ListTitle(l string) string {
 		return "Claude Code's todo list (TodoWrite)"
 	case ListPlan:
 		return "Codex's plan (update_plan)"
+	case ListTodowrite:
+		return "OpenCode's todo list (todowrite)"
 	}
 	return "cairn's task list"
 }
