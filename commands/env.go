@@ -50,7 +50,7 @@ func globalFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "wait", Value: workspace.DefaultWait, Usage: "how long to wait for a lock before STORAGE_BUSY"},
 		&cli.StringFlag{Name: "session", Usage: "session log file (default: sessions/ID.jsonl when CLAUDE_CODE_SESSION_ID=ID is set, else [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
 		&cli.StringFlag{Name: "session-format", Usage: "session log format: auto (the first line that is a cairn entry or a Claude Code record decides), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
-		&cli.StringFlag{Name: "list", Usage: "which task list of a runtime transcript to read: cairn (cairn's tools), tasks (Claude Code's TaskCreate/TaskUpdate), todos (TodoWrite), plan (Codex's update_plan), gemini-todos (Gemini CLI's write_todos), or auto (the one it used, cairn's first)", Value: "auto", EnvVars: []string{"CAIRN_LIST"}},
+		&cli.StringFlag{Name: "list", Usage: "which task list of a runtime transcript to read: cairn (cairn's tools), tasks (Claude Code's TaskCreate/TaskUpdate), todos (TodoWrite), plan (Codex's update_plan), todowrite (OpenCode's todowrite), gemini-todos (Gemini CLI's write_todos), or auto (the one it used, cairn's first)", Value: "auto", EnvVars: []string{"CAIRN_LIST"}},
 		&cli.StringFlag{Name: "user", Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
 		&cli.StringFlag{Name: "task", Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
 		&cli.BoolFlag{Name: "subtask", Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},

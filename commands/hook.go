@@ -38,6 +38,7 @@ func hookCommand(env *Env) *cli.Command {
 				"Codex CLI hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's) "+
 					"and, after a compaction, on resume or fork, adds the lists (cairn's and the update_plan plan) as context"),
 			hookSubcommand(env, "gemini", tasks.Gemini, "", "Gemini CLI hook: reads the hook JSON on stdin; SessionStart and BeforeAgent record the session the Gemini CLI process runs (for cairn mcp), and the first prompt after a resume or a compression gets the lists (cairn's and the write_todos list) as BeforeAgent context"),
+			hookSubcommand(env, "opencode", tasks.OpenCode, "", "OpenCode hook, run by cairn's OpenCode plugin: reads its event JSON on stdin and prints the session's lists (cairn's and todowrite's) as plain text for the compaction prompt or the system prompt after a compaction, a resume or a fork"),
 		},
 	}
 }

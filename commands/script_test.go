@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cairn-dev/cairn/commands"
+	"github.com/cairn-dev/cairn/core/opencode/opencodetest"
 )
 
 // TestMain runs the tests, or cairn itself when a script executes this binary as cairn.
@@ -30,13 +31,20 @@ func TestScripts(t *testing.T) {
 			e.Setenv("FIXTURES", fixtures)
 			e.Setenv("REPO", filepath.Join(filepath.Dir(file), ".."))
 			e.Setenv("NO_COLOR", "")
-			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR"} {
+			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CAIRN_OPENCODE_DB"} {
 				e.Setenv(k, "")
 			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
+			// opencode-db SCENARIO PATH: OpenCode's database of a recording (fixtures/opencode/SCENARIO)
+			"opencode-db": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: opencode-db SCENARIO PATH")
+				}
+				opencodetest.Build(ts, args[0], ts.MkAbs(args[1]), nil)
+			},
 		},
 	})
 }

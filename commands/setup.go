@@ -53,6 +53,21 @@ func setupCommand(env *Env) *cli.Command {
 				Flags:  flagsOf("setup codex"),
 				Action: func(c *cli.Context) error { return setupCodex(env, c) },
 			},
+			{
+				Name:  "opencode",
+				Usage: "register `cairn mcp` in OpenCode's opencode.json and cairn's plugin (session tags, `cairn hook opencode` at compaction and resume)",
+				Description: "Sets mcp.cairn in opencode.json, keeping every other key (a backup FILE.cairn-backup-TIME of a file\n" +
+					"it changes), and writes the plugin file cairn.js; running it again changes nothing.\n" +
+					"  project: opencode.json and .opencode/plugin/cairn.js in the project, the git work tree's root\n" +
+					"           (default; runs `cairn` from PATH, so the files may be committed)\n" +
+					"  user:    $XDG_CONFIG_HOME/opencode (~/.config/opencode): just you, every project; this binary's\n" +
+					"           absolute path\n" +
+					"The plugin tags every cairn tool call with its OpenCode session (cairn_session), so each session\n" +
+					"has its own list, and puts the lists into the compaction prompt and, after a compaction or on\n" +
+					"resume, into the system prompt. Restart OpenCode to load it.",
+				Flags:  flagsOf("setup opencode"),
+				Action: func(c *cli.Context) error { return setupOpenCode(env, c) },
+			},
 			setupGeminiCommand(env),
 		},
 	}
@@ -116,6 +131,68 @@ func setupCodex(env *Env, c *cli.Context) error {
 	result := map[string]any{
 		"scope": scope, "project": project, "dry_run": dry, "command": command,
 		"mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts), "files": changes, "notes": notes,
+	}
+	if scope == "user" {
+		delete(result, "project")
+	}
+	return env.Render(result, func(w io.Writer) error {
+		if err := writeChanges(w, changes, dry); err != nil || dry {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+		return nil
+	})
+}
+
+func setupOpenCode(env *Env, c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	scope := c.String("scope")
+	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("current directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	project := projectRoot(cwd)
+	home, err := os.UserHomeDir()
+	cfgHome := os.Getenv("XDG_CONFIG_HOME")
+	if err != nil && scope == "user" && cfgHome == "" {
+		return errs.Invalidf("cannot tell the home directory, where OpenCode keeps ~/.config/opencode: %v", err)
+	}
+	wsPin, err := setupWorkspace(env, scope == "user")
+	if err != nil {
+		return err
+	}
+	opts := setup.OpenCodeOptions{Scope: scope, ProjectDir: project, Home: home, ConfigHome: cfgHome, Command: command, Workspace: wsPin, CommandSet: c.IsSet("command")}
+	changes, err := setup.PlanOpenCode(opts)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	if !dry {
+		if err := setup.Apply(changes, time.Now()); err != nil {
+			return err
+		}
+	}
+	notes := []string{"restart OpenCode to load the plugin; check with: opencode mcp list"}
+	if scope == "project" {
+		notes = append(notes, "the project's files run `cairn` from PATH: OpenCode must find it there")
+	} else if wsPin == "" {
+		notes = append(notes, "cairn mcp finds the workspace in the folder OpenCode starts in: run cairn init in each project")
+	}
+	argv := setup.OpenCodeCommand(opts)
+	result := map[string]any{
+		"scope": scope, "project": project, "dry_run": dry, "command": argv[0],
+		"mcp_command": append(append([]string{}, argv...), "mcp"), "files": changes, "notes": notes,
 	}
 	if scope == "user" {
 		delete(result, "project")

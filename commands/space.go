@@ -82,8 +82,8 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 func spaceImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code) or Codex rollouts (--from codex)",
-		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --schema",
+		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code), Codex rollouts (--from codex), OpenCode's database (--from opencode) or Gemini CLI session files (--from gemini)",
+		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --from opencode [DB...] | --schema",
 		Flags:     flagsOf("space import"),
 		Action: func(c *cli.Context) error {
 			if c.Bool("schema") {
@@ -196,7 +196,7 @@ func spaceExportCommand(env *Env) *cli.Command {
 // spaceImportPaths is space import of a format that reads files and folders: the runtimes'
 // transcripts, each into one space per project.
 func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error {
-	if c.NArg() == 0 && !format.Defaults {
+	if c.NArg() == 0 && !format.Optional {
 		return errs.Invalidf("space import --from %s needs at least one %s", format.Name, format.Needs)
 	}
 	for _, p := range c.Args().Slice() {
@@ -226,6 +226,14 @@ func writeTranscriptReport(w io.Writer, rep any) error {
 		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
 			count(r.Files, "Claude Code transcript", "Claude Code transcripts"), r.Read, r.Resumed, r.Unchanged,
 			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"), count(r.Lines, "line", "lines"))
+		bad = r.BadLines
+	case spaces.OpenCodeReport:
+		fmt.Fprintf(w, "imported %s of %s: %d read, %d unchanged; %s, %s, %s\n",
+			count(r.Files, "OpenCode session", "OpenCode sessions"), count(r.Databases, "database", "databases"), r.Read, r.Unchanged,
+			count(r.Spaces, "space", "spaces"), count(r.Tasks, "task", "tasks"), count(r.Comments, "comment", "comments"))
+		if r.Read == 0 && r.Files > 0 {
+			fmt.Fprintln(w, "nothing new since the last import")
+		}
 		bad = r.BadLines
 	case spaces.CodexReport:
 		fmt.Fprintf(w, "imported %s: %d read, %d resumed, %d unchanged; %s, %s, %s (%s)\n",
@@ -456,6 +464,8 @@ func sessionLine(s spaces.Session) string {
 		name = "Claude Code"
 	case spaces.SourceCodex:
 		name = "Codex"
+	case spaces.SourceOpenCode:
+		name = "OpenCode"
 	case spaces.SourceGemini:
 		name = "Gemini CLI"
 	}

@@ -46,6 +46,13 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 				if id := callerSession(req.Params.GetMeta(), fallback); id != "" && c.Session == "" {
 					cc.ClaudeSession = id // the session the call names wins over the one the server was started in
 				}
+				tagged, id, err := sessionTag(args)
+				if err != nil {
+					return errorResult(err), nil
+				}
+				if args = tagged; id != "" && c.Session == "" {
+					cc.ClaudeSession = id // OpenCode's session, named by cairn's plugin
+				}
 			}
 			done := func() {}
 			if t.Parallel {

@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/opencode"
 	"github.com/cairn-dev/cairn/core/tasks"
 	"github.com/cairn-dev/cairn/core/tools"
 )
@@ -40,4 +44,41 @@ func geminiSession(c tools.Context) func() string {
 	}
 	ancestors := tasks.ProcessAncestors() // the server's ancestors do not change while it runs
 	return func() string { return tasks.GeminiProcessSession(c.Workspace, ancestors) }
+}
+
+// sessionTag takes the argument OpenCode's cairn plugin adds to every cairn tool call
+// (tasks.SessionTag, "cairn_session": the OpenCode session the call comes from) out of the
+// arguments, before the tool's strict decoding sees them: OpenCode names no session to an MCP
+// server, and one `opencode serve` serves all its sessions through one server. It is in no
+// tool's schema, so the model is never asked for it. The value must be an OpenCode session id
+// (ses_…); without the argument the arguments are as they came and the session is "".
+func sessionTag(args json.RawMessage) (json.RawMessage, string, error) {
+	if !bytes.Contains(args, []byte(`"`+tasks.SessionTag+`"`)) {
+		return args, "", nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args, "", nil // not an object: the tool's decoding says what is wrong
+	}
+	raw, ok := m[tasks.SessionTag]
+	if !ok {
+		return args, "", nil
+	}
+	var id string
+	if json.Unmarshal(raw, &id) != nil || !opencode.ValidSessionID(id) {
+		return nil, "", errs.InvalidField(tasks.SessionTag, "%s %s is not an OpenCode session id (ses_ and letters or digits): it names the session a call comes from, and only cairn's OpenCode plugin sets it", tasks.SessionTag, truncate(string(raw), 80))
+	}
+	delete(m, tasks.SessionTag)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, id, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }

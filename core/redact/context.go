@@ -61,7 +61,7 @@ var contextWords = []string{
 	"секретний ключ", "ключ api",
 	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
 	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
-	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord",
+	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
 	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
@@ -102,6 +102,7 @@ var contextSeparators = []string{
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
 	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے", "係", "ແມ່ນ", "է՝", "է", "आहे", "ਹੈ",
+	"היא", "הוא", "ir", "yra", "on", "je", "jest", "är", "er", "ni", "ni:", "ndi", "dir", "dır", "shi", "iko",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each
@@ -267,6 +268,9 @@ const maxQualifierWords = 6
 // returns the value's range (-1 when there is none) and how many bytes it examined.
 func contextValueAt(s string, p int) (start, end, work int) {
 	q := skipBlanks(s, p)
+	if after := parentheticalAt(s, q); after > q {
+		q = after // "password (base32): X", "パスワード（本番）：X": the value is after the note
+	}
 	sepEnd := separatorAt(s, q)
 	if sepEnd < 0 {
 		sepEnd = separatorIn(s, q, directSeparators)
@@ -354,6 +358,31 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		return -1, -1, e - p
 	}
 	return v, e, e - p
+}
+
+// parentheticalAt is where a short note in brackets that starts at p ends, blanks after it
+// skipped, when a separator follows it; p otherwise.
+func parentheticalAt(s string, p int) int {
+	var closer string
+	switch {
+	case strings.HasPrefix(s[p:], "("):
+		closer = ")"
+	case strings.HasPrefix(s[p:], "（"):
+		closer = "）"
+	case strings.HasPrefix(s[p:], "["):
+		closer = "]"
+	default:
+		return p
+	}
+	c := strings.Index(s[p:], closer)
+	if c < 2 || c > 40 || strings.ContainsAny(s[p:p+c], "\n\"'`") {
+		return p
+	}
+	q := skipBlanks(s, p+c+len(closer))
+	if q < len(s) && (s[q] == ':' || s[q] == '=' || strings.HasPrefix(s[q:], "：") || strings.HasPrefix(s[q:], "＝")) {
+		return q
+	}
+	return p
 }
 
 func skipBlanks(s string, p int) int {
@@ -450,6 +479,9 @@ func contextValue(w, v string) bool {
 	if n < 4 {
 		return false
 	}
+	if !contextWordsOfCode[w] && wordsPassphrase(v) {
+		return true // walrus.cobalt.juniper.pixel after a word for password, in any language
+	}
 	// a code identifier (c.ClientSecret, os.Getenv, cfg.Token, getToken()) is no secret
 	if identifierLike(v) {
 		return false
@@ -468,6 +500,26 @@ func contextValue(w, v string) bool {
 	}
 	// a password word: a digit, a symbol or a capital inside, or a long run of letters
 	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
+}
+
+// wordsPassphrase reports whether v is four or more words of three letters or more, joined by
+// one separator (a dot, a dash or an underscore): a passphrase as generators make them.
+func wordsPassphrase(v string) bool {
+	var sep rune
+	words, letters := 0, 0
+	for _, r := range v {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			continue
+		case r != '.' && r != '-' && r != '_' || sep != 0 && r != sep || letters < 3:
+			return false
+		}
+		sep = r
+		words++
+		letters = 0
+	}
+	return letters >= 3 && words+1 >= 4
 }
 
 // identifierLike reports whether v reads as code: a dotted or called identifier (cfg.Token,

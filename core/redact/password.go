@@ -114,7 +114,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			if !pwByte[s[j]] {
 				break
 			}
-			sym = sym || j > i && pwSym(s[j-1], s[j])
+			sym = sym || j > i && pwSym(s[j-1], s[j]) || dicewareDigit(s, i, j)
 			classes |= pwClass(s[j])
 			j++
 		}
@@ -858,8 +858,8 @@ func taggedPhrase(t string) bool {
 		for d < len(tail) && '0' <= tail[d] && tail[d] <= '9' {
 			d++
 		}
-		if words == len(head) && d >= 2 && d < len(tail) && len(tail)-d <= 3 && allLetters(tail[d:]) {
-			return true
+		if words == len(head) && d >= 2 && d < len(tail) && len(tail)-d <= 3 && isLetter(tail[d]) && allAlnum(tail[d:]) {
+			return true // 713Zi, 448i3
 		}
 	}
 	// the word-and-number form: Pixel6634_cnjTeP (not sha256.Sum256, kernel32.NewProc: a package
@@ -876,6 +876,11 @@ func taggedPhrase(t string) bool {
 				return false
 			}
 		}
+	}
+	// the word, number, tail form: Cinder_9615_aQZxW, Lagoon-6501-iGW5o (not Release_2024_Final:
+	// the tail must change case inside, or mix letters and digits)
+	if k := len(head) - 1; !wordNumber && k >= 1 && len(head[k]) >= 3 && allDigits(head[k]) && len(head[k-1]) >= 4 && allLetters(head[k-1]) && randomTail(tail) {
+		wordNumber = true
 	}
 	if !wordNumber || len(tail) < 3 || len(tail) > 8 || isHexString(tail) {
 		return false // a hex tail is an id's (build-0042-d04923d3)
@@ -910,4 +915,41 @@ func eachField(s string, fn func(i, j int)) {
 		fn(i, j)
 		i = j
 	}
+}
+
+func allAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// dicewareDigit reports whether s[j] is a digit after a dot or a dash that follows a second word, eight
+// characters or more into the piece at i: where words.words.448i3 turns to its number (what the
+// screen's password run also counts).
+func dicewareDigit(s string, i, j int) bool {
+	return j-i >= 8 && '0' <= s[j] && s[j] <= '9' && (s[j-1] == '.' || s[j-1] == '-') && isLower(s[j-2]) &&
+		strings.IndexByte(s[i:j-1], s[j-1]) > 0 // two words at least: not reserved-1F0D0
+}
+
+// randomTail reports whether a passphrase's last part changes case inside it or mixes letters
+// and digits (aQZxW, iGW5o), as no word and no version suffix does.
+func randomTail(t string) bool {
+	switches, letters, digits := 0, 0, 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case isLetter(c):
+			letters++
+			if i > 0 && isLetter(t[i-1]) && isUpper(c) != isUpper(t[i-1]) && !(i == 1 && isUpper(t[0])) {
+				switches++
+			}
+		case '0' <= c && c <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return switches >= 2 || letters > 0 && digits > 0
 }

@@ -67,6 +67,9 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
+	// needsByteRun: six bytes in a row written as hex pairs or as bits, between blanks
+	// (decoders.go).
+	needsByteRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
 )
@@ -425,6 +428,12 @@ func (r *Redactor) pass(s string, st *Stats, screen bool) string {
 		start, end := spans[i].start, spans[i].end
 		for i++; i < len(spans) && spans[i].start <= end; i++ {
 			end = max(end, spans[i].end)
+		}
+		if tail := joinedTail(s, end); tail > end {
+			end = tail // the rest of a secret joined from literals ('Raven$81' || 's3eT')
+			for ; i < len(spans) && spans[i].start <= end; i++ {
+				end = max(end, spans[i].end)
+			}
 		}
 		if start < last {
 			start = last
@@ -1403,6 +1412,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	dashes := 0        // dashes between letters or digits
 	// the letters and digits of the current group, and groups of four in a row between blanks
 	glen, groups, groupRun := 0, 0, false
+	byteGroups, byteRun := 0, false // bytes as hex pairs or bits between blanks
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1429,7 +1439,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 4 && groups >= 3 {
 				groupRun = true
 			}
-			run, trun, prun, psym, pclass, glen, groups = 0, 0, 0, false, 0, 0, 0
+			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
 			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1454,6 +1464,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			} else if glen != 0 {
 				groups = 0
 			}
+			if glen == 2 || glen == 8 {
+				byteGroups++
+				byteRun = byteRun || byteGroups >= minSpaced
+			} else if glen != 0 || c != ' ' {
+				byteGroups = 0
+			}
 			if c != ' ' {
 				groups = 0
 				if c == '-' && i > 0 && i+1 < len(s) && isWordByte(s[i-1]) && isWordByte(s[i+1]) {
@@ -1464,7 +1480,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 		if k&scPassword != 0 {
 			if prun > 0 && !psym {
-				psym = k&scSymbol != 0 || (c == '-' || c == '_') && '0' <= s[i-1] && s[i-1] <= '9'
+				psym = k&scSymbol != 0 || (c == '-' || c == '_') && '0' <= s[i-1] && s[i-1] <= '9' ||
+					prun >= 8 && dicewareDigit(s, i-prun, i)
 			}
 			pclass |= uint8(k & scClasses)
 			prun++
@@ -1510,6 +1527,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
+	if (glen == 2 || glen == 8) && byteGroups >= minSpaced-1 {
+		byteRun = true
+	}
 	if glen == 4 && groups >= 3 {
 		groupRun = true
 	}
@@ -1519,7 +1539,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		ok   bool
 		need trigger
 	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
-		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}} {
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}} {
 		if t.ok {
 			have |= t.need
 		}

@@ -515,13 +515,24 @@ func hashNamed(s string, a int) bool {
 		before = before[nl+1:]
 	}
 	before = strings.ToLower(before)
+	last := -1
 	for _, w := range hashWords {
-		if strings.Contains(before, w) {
-			return true
+		last = max(last, strings.LastIndex(before, w))
+	}
+	if last < 0 {
+		return false
+	}
+	for _, w := range secretNamesAfterHash {
+		if strings.LastIndex(before, w) > last {
+			return false // named a secret after the hash word: hmac-sha256; secret "…"
 		}
 	}
-	return false
+	return true
 }
+
+// secretNamesAfterHash, closer to a token than a hash word, say that it is a secret all the
+// same (a TSIG key's secret after its algorithm, hmac-sha256).
+var secretNamesAfterHash = []string{"secret", "password", "passwd", "token", "key ", "key=", "key:", "key\"", "psk"}
 
 func hasAnyPrefix(s string, prefixes []string) bool {
 	for _, p := range prefixes {

@@ -95,6 +95,22 @@ func TestShapeRecall(t *testing.T) {
 }
 
 // TestShapeHarmless: the harmless shapes stay.
+// TestDicewareTails: words joined by dots or dashes with a number and a short tail glued are
+// passphrases, wherever they stand, and a secret named after a hash word is one still.
+func TestDicewareTails(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"echo 'orchid.tundra.448i3' > ~/.vault_pass.txt", "orchid.tundra.448i3"},
+		{"tmux send-keys -t db:0 'papaya.orchid.931rd' Enter", "papaya.orchid.931rd"},
+		{"encfs --extpass='echo wombat-kettle-191pm' ~/.crypt", "wombat-kettle-191pm"},
+		{`key "xfer" { algorithm hmac-sha256; secret "qN9TZ8cFRodHe01cEaB+sP3PtF6Zs4MZ97yRH79EjOU="; };`, "qN9TZ8cFRodHe01cEaB+sP3PtF6Zs4MZ97yRH79EjOU="},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret[:8]) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+}
+
 func TestShapeHarmless(t *testing.T) {
 	f := newFaker(9)
 	r := New()
@@ -114,6 +130,9 @@ func TestShapeHarmless(t *testing.T) {
 		"base64 of text: " + "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==",
 		`{"type": "thinking", "signature": "` + f.s(b64, 200) + `"}`,
 		"https://docs.example.com/guides/getting-started/installation-and-configuration",
+		"// E0.0 [48] <reserved-1F0D0>..<reserved-1F0FF>", "see docs.example.v2 and file.name.3x",
+		"{0x1F0D0, 0x1F0FF, prExtendedPictographic}, // E0.0 [48] (\U0001f0d0..\U0001f0ff) <reserved-1F0D0>",
+		`key "xfer-key" { algorithm hmac-sha256; };`,
 	}
 	for _, s := range texts {
 		if got := r.Text(s); got != s {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -98,6 +99,24 @@ func decoderRules(depth int) []Rule {
 		}, needs: needsBase64Run},
 		{Name: "decode_byte_list", Hints: byteListHints, scan: func(s string, add func(start, end int)) int {
 			return scanByteLists(s, add, depth)
+		}},
+		{Name: "decode_ascii85", Hints: ascii85Hints, scan: func(s string, add func(start, end int)) int {
+			return scanAscii85(s, add, depth)
+		}},
+		{Name: "decode_char_list", Hints: charListHints, scan: func(s string, add func(start, end int)) int {
+			return scanCharLists(s, add, depth)
+		}},
+		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
+			return scanSpoken(s, add, depth)
+		}},
+		{Name: "decode_invisible", Hints: invisibleHints, scan: func(s string, add func(start, end int)) int {
+			return scanInvisible(s, add, depth)
+		}},
+		{Name: "decode_byte_groups", needs: needsByteRun, scan: func(s string, add func(start, end int)) int {
+			return scanByteGroups(s, add, depth)
+		}},
+		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
+			return scanSpaced(s, add, depth)
 		}},
 	}
 }
@@ -213,12 +232,12 @@ func keyWordBefore(s string, i int) bool {
 }
 
 func isDecoderRule(name string) bool {
-	return name == "decode_escapes" || name == "decode_base64" || name == "decode_byte_list"
+	return strings.HasPrefix(name, "decode_")
 }
 
 // escapeHints: every URL escape of a printable character starts with %2 to %7; the backslash
 // escapes that hide a secret's quotes or letters.
-var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\"`, `\\`, `\/`, `\'`, `\u`, `\x`}
+var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
 
 // nested[d] is the Redactor run on text decoded d levels deep: the whole rule table, its
 // decoders looking one level deeper, none at maxDecodeDepth.
@@ -292,9 +311,29 @@ func scanEscaped(s string, add func(start, end int), depth int) int {
 	if !changed {
 		return len(s)
 	}
-	spans, work := lookInside(dec, depth)
+	work := 0
+	for range 2 { // escaped again and again (%25253D): decoded until nothing changes, thrice at most
+		again, at2, more := decodeEscapes(dec)
+		if !more {
+			break
+		}
+		work += len(dec)
+		for i, p := range at2 {
+			at2[i] = at[p]
+		}
+		dec, at = again, at2
+	}
+	spans, w := lookInside(dec, depth)
+	work += w
 	for _, sp := range spans {
-		add(at[sp.start], at[sp.end])
+		end := at[sp.end]
+		for end+2 < len(s) && s[end] == '%' && isHexString(s[end+1:end+3]) {
+			end++ // the escapes glued to the value's end are of it (%25252F%25253D)
+			for end < len(s) && isHexString(s[end:end+1]) {
+				end++
+			}
+		}
+		add(at[sp.start], end)
 	}
 	return 2*len(s) + work
 }
@@ -310,8 +349,29 @@ func decodeEscapes(s string) (dec string, at []int, changed bool) {
 			at = append(at, src)
 		}
 	}
+	qp := strings.Contains(s, "=3D") // quoted-printable, as mail writes = itself
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c == '&' {
+			if r, n := htmlEntity(s[i:]); n > 0 {
+				emit(i, utf8.AppendRune(nil, r)...)
+				i += n
+				changed = true
+				continue
+			}
+		}
+		if qp && c == '=' {
+			switch {
+			case i+2 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]):
+				emit(i, unhex(s[i+1])<<4|unhex(s[i+2]))
+				i += 3
+				changed = true
+				continue
+			case strings.HasPrefix(s[i+1:], "\r\n"), strings.HasPrefix(s[i+1:], "\n"): // a soft line break
+				i++
+				continue
+			}
+		}
 		switch {
 		case c == '%' && i+2 < len(s) && isHexString(s[i+1:i+3]):
 			emit(i, unhex(s[i+1])<<4|unhex(s[i+2]))
@@ -389,6 +449,8 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 			dec, ok := decodeBase64Token(s[i:j])
 			if hx, isHex := decodeHexText(s[i:j]); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
+			} else if b32, isB32 := decodeBase32Text(s[i:end]); isB32 {
+				dec, ok = b32, true // base32 of text
 			} else if ok {
 				dec = fromUTF16LE(dec) // PowerShell's -EncodedCommand
 			}

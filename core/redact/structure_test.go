@@ -2,9 +2,13 @@ package redact
 
 import (
 	"crypto/sha256"
+	"encoding/ascii85"
+	"encoding/base32"
 	"encoding/base64"
+	"fmt"
 	"math/big"
 	mrand "math/rand/v2"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +62,13 @@ func structureSecrets(f *faker) []secretCase {
 		{"url-encoded password", "decode_escapes", "GET /login?next=%2Fhome%3Fdb_password%3D%s HTTP/1.1", f.s(lalnum, 12)},
 		{"json-escaped assignment", "decode_escapes", `{"cmd": "export API_TOKEN=\"%s\""}`, f.s(lalnum, 14)},
 		{"unicode-escaped password", "decode_escapes", `{"log": "password\u003d%s"}`, f.s(lalnum, 12)},
+		{"quoted-printable assignment", "decode_escapes", "Content-Transfer-Encoding: quoted-printable\n\ndb_password=3D%s", f.s(lalnum, 14)},
+		{"html entities of an assignment", "decode_escapes", "<pre>" + htmlEscape("password=") + "%s</pre>", htmlEscape(f.s(lalnum, 14))},
+		{"base32 of an assignment", "decode_base64", "blob %s end", base32.StdEncoding.EncodeToString([]byte("API_TOKEN=" + f.s(lalnum, 20)))},
+		{"ascii85 of an assignment", "decode_ascii85", "stream %s endstream", ascii85Frame("secret_key: " + f.s(lalnum, 20))},
+		{"sql literals joined", "sql_statement_password", "ALTER USER app WITH PASSWORD '" + f.s(lalnum, 8) + "' || '%s';", f.s(lalnum, 10)},
+		{"url-encoded thrice", "decode_escapes", "GET /login?next=%2F&p=%s HTTP/1.1", url3("Qz" + f.s(alnum, 8) + "$41?/=")},
+		{"spaced-out password", "decode_spaced", "the wifi password is %s ok", strings.Join(strings.Split(f.s(lalnum, 12), ""), " ")},
 		{"base64 of an assignment", "decode_base64", "env blob %s end", base64.StdEncoding.EncodeToString([]byte("export DB_PASSWORD=" + f.s(lalnum, 14) + "\n"))},
 		{"base64url of a bearer header", "decode_base64", "h=%s", base64.RawURLEncoding.EncodeToString([]byte("Authorization: Bearer " + f.s(lalnum, 30)))},
 		{"pkcs8 body without its frame", "decode_base64", "the key:\n%s\nthat's it", wrap(key, 64, "\n")},
@@ -83,7 +94,7 @@ func init() {
 		// ruleCases are also checked lower-cased, which no base64 survives: the kinds whose
 		// rule still sees them (TestStructureSecrets checks them all)
 		switch c.kind {
-		case "pkcs8 body, collapsed", "base64 of an assignment", "base64url of a bearer header", "openssh body", "macaroon", "unsigned jwt, pretty header":
+		case "pkcs8 body, collapsed", "base64 of an assignment", "base32 of an assignment", "ascii85 of an assignment", "spaced-out password", "base64url of a bearer header", "openssh body", "macaroon", "unsigned jwt, pretty header":
 			continue
 		}
 		neg := map[string]string{
@@ -92,11 +103,13 @@ func init() {
 			"pem_any_dashes": "—————BEGIN PUBLIC KEY—————",
 			"dotted_token":   "see pkg.Func.Method and eyJhbGciOiJIUzI1NiJ9.notajwt",
 			"paseto":         "use v4.local tokens",
+			"decode_ascii85": "the PDF holds <~87cURD]i,\"Ebo80~> only",
+			"decode_spaced":  "a b c d e f g h i j k l are the rows",
 			"fernet":         "gAAAAA is the prefix",
 			"seed_phrase":    "the review of the index build was slow and the cache needs a retry",
 		}[c.rule]
 		ruleCases = append(ruleCases, struct{ rule, positive, secret, negative string }{c.rule, strings.Replace(c.text, "%s", c.secret, 1), firstFragment(c.secret), neg})
-		hostileUnit := map[string]string{"decode_escapes": `\"%3D\u0041`, "decode_base64": "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD ", "seed_phrase": "abandon ", "dotted_token": "eyJhIjoiYiJ9.", "pem_any_dashes": "—BEGIN PRIVATE KEY—\n"}[c.rule]
+		hostileUnit := map[string]string{"decode_escapes": `\"%3D\u0041`, "decode_base64": "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD ", "seed_phrase": "abandon ", "decode_ascii85": "<~9jqo^", "decode_spaced": "p a s s ", "decode_invisible": "a\u200b", "decode_byte_groups": "6f ", "decode_char_list": "'a', ", "decode_spoken": "victor ", "dotted_token": "eyJhIjoiYiJ9.", "pem_any_dashes": "—BEGIN PRIVATE KEY—\n"}[c.rule]
 		if hostileUnit != "" {
 			hostile = append(hostile, struct{ name, unit string }{c.rule + " " + strconv.Itoa(len(hostile)), hostileUnit})
 		}
@@ -207,4 +220,27 @@ func TestKeyStoresInBase64(t *testing.T) {
 			t.Errorf("%s: %q", name, got)
 		}
 	}
+}
+
+// htmlEscape writes every byte of s as a hexadecimal character reference.
+func htmlEscape(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, "&#x%x;", c)
+	}
+	return b.String()
+}
+
+// ascii85Frame is s in Ascii85 between <~ and ~>.
+func ascii85Frame(s string) string {
+	out := make([]byte, ascii85.MaxEncodedLen(len(s)))
+	return "<~" + string(out[:ascii85.Encode(out, []byte(s))]) + "~>"
+}
+
+// url3 is s URL-encoded three times.
+func url3(s string) string {
+	for range 3 {
+		s = url.QueryEscape(s)
+	}
+	return s
 }

@@ -283,3 +283,30 @@ func TestMigration9RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// TestMigration10RedactsAgain: a password spelt out in the NATO alphabet, which the detector
+// before session 9's decoders stored as it was, is neither found nor shown after migration 10.
+func TestMigration10RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	body := "Caller: victor delta nine nine lima november bravo five november whiskey delta, thanks"
+	writeAtVersion(t, ws, 9, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
+	st := openChecked(t, ws)
+	in := SearchInput{Query: "lima november bravo"}
+	in.validate()
+	if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
+		t.Errorf("the spelt password after migration: %v %v", refs(a), err)
+	}
+	in = SearchInput{Query: "caller"}
+	in.validate()
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("caller after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "november bravo") || !strings.Contains(ex, "[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}

@@ -356,7 +356,8 @@ func headHash(f *os.File, n int64) (string, error) {
 
 // claudeSpaces lists the spaces imported from Claude Code or Codex that the local account owns.
 func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN (?, ?, ?) AND owner = ? ORDER BY id`, SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount)
+	in, args := runtimeSourcesIn()
+	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN `+in+` AND owner = ? ORDER BY id`, append(args, LocalAccount)...)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +376,8 @@ func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
 // isClaudeSpace reports whether space came from Claude Code or Codex and belongs to the local account.
 func isClaudeSpace(ctx context.Context, q querier, space string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source IN (?, ?, ?) AND owner = ?`, space, SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount).Scan(&n)
+	in, args := runtimeSourcesIn()
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM spaces WHERE id = ? AND source IN `+in+` AND owner = ?`, append(append([]any{space}, args...), LocalAccount)...).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -437,8 +439,9 @@ func (s *Store) resolveLocal(ctx context.Context, q querier, who asker, in Searc
 			return nil, nil, err
 		}
 		var space string
+		in, args := runtimeSourcesIn()
 		err = q.QueryRowContext(ctx, `SELECT c.space FROM comments c JOIN spaces s ON s.id = c.space
-			WHERE c.id = ? AND s.source IN (?, ?, ?) AND s.owner = ?`, string(id), SourceClaudeCode, SourceCodex, SourceGemini, LocalAccount).Scan(&space)
+			WHERE c.id = ? AND s.source IN `+in+` AND s.owner = ?`, append(append([]any{string(id)}, args...), LocalAccount)...).Scan(&space)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, errs.NotFoundf("comment:%s not found in the Claude Code and Codex spaces of this workspace", id)
 		}

@@ -19,8 +19,8 @@ type ImportFormat struct {
 	Paths bool
 	// Needs says what one source of a Paths format is, for the message when none is given.
 	Needs string
-	// Defaults says a Paths format reads its runtime's own folder when given no source.
-	Defaults bool
+	// Optional says a Paths format reads a default source when none is given.
+	Optional bool
 	// Import reads the files and folders of a Paths format into the store and reports what
 	// it read (a ClaudeReport, a CodexReport).
 	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
@@ -41,7 +41,13 @@ var ImportFormats = []ImportFormat{
 			rep, err := st.ImportCodex(ctx, paths, progress)
 			return rep, err
 		}},
-	{Name: SourceGemini, Doc: "session files: session-*.jsonl files or folders such as ~/.gemini/tmp (the default)", Paths: true, Defaults: true,
+	{Name: SourceOpenCode, Doc: "sessions in OpenCode's database: ~/.local/share/opencode/opencode.db when no path is given", Paths: true, Optional: true,
+		Needs: "OpenCode database (opencode.db)",
+		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+			rep, err := st.ImportOpenCode(ctx, paths, progress)
+			return rep, err
+		}},
+	{Name: SourceGemini, Doc: "session files: session-*.jsonl files or folders such as ~/.gemini/tmp (the default)", Paths: true, Optional: true,
 		Needs: "session file (session-*.jsonl) or folder such as ~/.gemini/tmp",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportGemini(ctx, paths, progress)

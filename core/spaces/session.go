@@ -25,6 +25,8 @@ func SessionOf(source, task string) Session {
 		return Session{Runtime: SourceClaudeCode, SessionID: id, Resume: "claude --resume " + shellWord(id)}
 	case SourceCodex:
 		return Session{Runtime: SourceCodex, SessionID: task, Resume: "codex resume " + shellWord(task)}
+	case SourceOpenCode:
+		return Session{Runtime: SourceOpenCode, SessionID: task, Resume: "opencode --session " + shellWord(task)}
 	case SourceGemini:
 		return Session{Runtime: SourceGemini, SessionID: task, Resume: "gemini --resume " + shellWord(task)}
 	}
@@ -57,4 +59,17 @@ func (s *Store) spaceSource(ctx context.Context, q querier, space ID) (string, e
 		return "", nil
 	}
 	return src, s.dbErr(err, "read the space's source")
+}
+
+// RuntimeSources are the sources of the spaces imported from agent runtimes' past sessions: the
+// local account's, searched when no user is given.
+var RuntimeSources = []string{SourceClaudeCode, SourceCodex, SourceOpenCode, SourceGemini}
+
+// runtimeSourcesIn is "(?, ?, ...)" for RuntimeSources and its arguments.
+func runtimeSourcesIn() (string, []any) {
+	args := make([]any, len(RuntimeSources))
+	for i, s := range RuntimeSources {
+		args[i] = s
+	}
+	return "(" + strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ") + ")", args
 }

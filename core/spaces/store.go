@@ -162,6 +162,9 @@ var migrations = []string{
 	// 9: the same with the password shape (made-up passwords, recovery codes, keys in groups of
 	// four) and the other rules of session 8: migrationFills.
 	`SELECT 1;`,
+	// 10: the same with the decoders of session 9 (Ascii85, base32, quoted-printable, HTML
+	// references, spaced, spoken and invisible-split letters, joined literals): migrationFills.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -187,6 +190,12 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	// 9: again, for the password shape: a made-up password no word names is neither found nor
 	// shown after the upgrade.
 	9: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+		return err
+	},
+	// 10: again, for the decoders: a secret spelt out or encoded is neither found nor shown
+	// after the upgrade.
+	10: func(ctx context.Context, db execer) error {
 		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},

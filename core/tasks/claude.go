@@ -577,7 +577,7 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 // pickList is the list a transcript is shown as when none is asked for: cairn's when its tools
 // were called, else the runtime's own.
 func pickList(lists map[string]int) string {
-	for _, l := range []string{ListCairn, ListTasks, ListTodos, ListPlan, ListGemini} {
+	for _, l := range Lists[1:] { // cairn's first, then the runtimes' in their order
 		if lists[l] > 0 {
 			return l
 		}

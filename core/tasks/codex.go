@@ -328,6 +328,8 @@ func findRollout(path, id string) string {
 type planStep struct {
 	Step   string `json:"step"`
 	Status string `json:"status"`
+	// subject and desc are the task a step becomes (applySteps)
+	subject, desc string
 }
 
 func decodePlan(args json.RawMessage) ([]planStep, error) {
@@ -362,18 +364,21 @@ type planState struct {
 
 // applyPlan turns one update_plan call into a snapshot with stable ids (planIDs) and applies it.
 func (r *Replayer) applyPlan(c codexCall, plan []planStep) {
-	r.applySteps(c.line, c.at, c.callID, plan, func(s planStep) (string, string) {
+	steps := make([]planStep, len(plan))
+	for i, s := range plan {
+		steps[i] = s
 		if s.Status == "in_progress" {
-			return InProgress, ""
+			steps[i].Status = InProgress
 		}
-		return s.Status, ""
-	})
+		steps[i].subject, _ = CheckSubject(s.Step)
+	}
+	r.applySteps(c.line, c.at, c.callID, steps)
 }
 
-// applySteps applies a whole list given again (update_plan, write_todos) as a snapshot whose
-// steps keep their ids across calls (planIDs); task gives a step's status and description in
-// cairn's terms.
-func (r *Replayer) applySteps(line int, at, callID string, plan []planStep, task func(planStep) (status, description string)) {
+// applySteps applies a whole list given anew (statuses in cairn's words, each step's subject
+// and description set): a snapshot whose steps keep their ids across calls (planIDs); a step the
+// new list dropped stays listed, withdrawn.
+func (r *Replayer) applySteps(line int, at, callID string, plan []planStep) {
 	ids := planIDs(r.plan, plan, r.Store)
 	before := map[int]Task{}
 	for _, t := range r.Store.Tasks() {
@@ -382,9 +387,7 @@ func (r *Replayer) applySteps(line int, at, callID string, plan []planStep, task
 	snap := make([]Task, 0, len(before)+len(plan))
 	kept := map[int]bool{}
 	for i, s := range plan {
-		st, desc := task(s)
-		subject, _ := CheckSubject(s.Step)
-		snap = append(snap, Task{TaskID: ids[i], Status: st, Subject: subject, Description: desc})
+		snap = append(snap, Task{TaskID: ids[i], Status: s.Status, Subject: s.subject, Description: s.desc})
 		kept[ids[i]] = true
 	}
 	for id, t := range before {

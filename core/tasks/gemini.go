@@ -265,7 +265,11 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 				t.skip(c.line, "write_todos arguments: %v", err)
 				continue
 			}
-			t.applySteps(c.line, c.at, c.callID, todos, geminiStatus)
+			for i := range todos {
+				todos[i].Status, todos[i].desc = geminiStatus(todos[i])
+				todos[i].subject, _ = CheckSubject(todos[i].Step)
+			}
+			t.applySteps(c.line, c.at, c.callID, todos)
 		case ListCairn:
 			ans := (*Task)(nil)
 			if c.output != "" {

@@ -118,7 +118,7 @@ func lists(ctx context.Context, ws *workspace.Workspace, in HookInput, t *Replay
 	var out sessionLists
 	if t != nil {
 		out.prefix = t.MCPPrefix
-		for _, l := range []string{ListTasks, ListTodos, ListPlan, ListGemini} {
+		for _, l := range Lists[2:] { // the runtimes' own lists
 			if o := t.Also[l]; o != nil && out.builtin == nil && (t.Lists[l] > 0 || len(o.Store.tasks) > 0) {
 				out.builtin = o // used here, or inherited from the parent of a fork
 			}
@@ -242,6 +242,9 @@ func forkParent(t *Replayer, self string) string {
 // hookSpecificOutput.additionalContext. PreCompact prints them as plain text for the compaction.
 // SessionEnd after a clear leaves the mark the next SessionStart claims. Anything else: nothing.
 func Hook(ctx context.Context, rt HookRuntime, input []byte, wsFlag string, wait time.Duration, env HookEnv) (string, error) {
+	if rt.Format == FormatOpenCode {
+		return openCodeHook(ctx, input, wsFlag, wait, env)
+	}
 	now := env.Now
 	var in HookInput
 	if err := json.Unmarshal(input, &in); err != nil {

@@ -29,10 +29,11 @@ type Voice struct {
 	CLI bool
 	// InProgress is the tool's spelling of cairn's inprogress.
 	InProgress string
-	// Deleted tells whether the tool has the deleted status.
-	Deleted bool
-	// Cancelled, when set, is the tool's spelling of deleted (Gemini CLI's write_todos: cancelled).
-	Cancelled string
+	// Deleted tells whether the tool has the deleted status; DeletedAs is its spelling ("" for deleted).
+	Deleted   bool
+	DeletedAs string
+	// More are the tool's statuses beyond cairn's (Gemini CLI's write_todos: blocked).
+	More []string
 }
 
 // VoiceFor is the voice of a list in a runtime session. For cairn's list, prefix is how the
@@ -46,8 +47,10 @@ func VoiceFor(list, prefix string) Voice {
 		return Voice{List: list, Update: "TodoWrite", InProgress: "in_progress"}
 	case ListPlan:
 		return Voice{List: list, Update: "update_plan", InProgress: "in_progress"}
+	case ListTodowrite:
+		return Voice{List: list, Update: "todowrite", InProgress: "in_progress", Deleted: true, DeletedAs: "cancelled"}
 	case ListGemini:
-		return Voice{List: list, Update: "write_todos", InProgress: "in_progress", Cancelled: "cancelled"}
+		return Voice{List: list, Update: "write_todos", InProgress: "in_progress", DeletedAs: "cancelled", More: []string{"blocked"}}
 	}
 	v := Voice{List: ListCairn, Update: prefix + "TaskUpdate", ListTool: prefix + "TaskList", InProgress: InProgress, Deleted: true}
 	if prefix == "" {
@@ -60,8 +63,8 @@ func (v Voice) status(s string) string {
 	if s == InProgress {
 		return v.InProgress
 	}
-	if s == Deleted && v.Cancelled != "" {
-		return v.Cancelled
+	if s == Deleted && v.DeletedAs != "" {
+		return v.DeletedAs
 	}
 	return s
 }
@@ -69,12 +72,10 @@ func (v Voice) status(s string) string {
 // statuses is the tool's status vocabulary, for the instruction line.
 func (v Voice) statuses() string {
 	s := []string{Pending, v.InProgress, Completed}
-	if v.Deleted {
-		s = append(s, Deleted)
+	if v.Deleted || v.DeletedAs != "" {
+		s = append(s, v.status(Deleted))
 	}
-	if v.Cancelled != "" {
-		s = append(s, v.Cancelled, "blocked")
-	}
+	s = append(s, v.More...)
 	return strings.Join(s, ", ")
 }
 

@@ -20,12 +20,14 @@ const (
 	ListTodos = "todos"
 	// ListPlan is Codex's update_plan plan (the whole plan each call).
 	ListPlan = "plan"
+	// ListTodowrite is OpenCode's todowrite list (the whole list each call).
+	ListTodowrite = "todowrite"
 	// ListGemini is Gemini CLI's write_todos list (the whole list each call).
 	ListGemini = "gemini-todos"
 )
 
 // Lists names every list, for validation and completion.
-var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan, ListGemini}
+var Lists = []string{ListAuto, ListCairn, ListTasks, ListTodos, ListPlan, ListTodowrite, ListGemini}
 
 // CheckList accepts a list name ("" is auto).
 func CheckList(l string) error {
@@ -49,6 +51,8 @@ func ListTitle(l string) string {
 		return "Claude Code's todo list (TodoWrite)"
 	case ListPlan:
 		return "Codex's plan (update_plan)"
+	case ListTodowrite:
+		return "OpenCode's todo list (todowrite)"
 	case ListGemini:
 		return "Gemini CLI's todo list (write_todos)"
 	}

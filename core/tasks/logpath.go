@@ -82,7 +82,19 @@ func LogPath(ctx context.Context, ws *workspace.Workspace, explicit, claudeID st
 // workspace is read, so a transcript can be inspected from anywhere; its locks wait up to wait.
 func OpenSession(ctx context.Context, ws *workspace.Workspace, wait time.Duration, c workspace.Caller) (*Session, error) {
 	var s *Session
+	id, db, isOpenCode, err := ParseOpenCodeSession(c.Session)
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case isOpenCode:
+		s = NewSession(db, wait)
+		s.Format, s.Runtime = FormatOpenCode, id
+		if err := CheckList(c.List); err != nil {
+			return nil, err
+		}
+		s.Which = c.List
+		return s, nil
 	case ws != nil:
 		path, err := LogPath(ctx, ws, c.Session, c.ClaudeSession)
 		if err != nil {
@@ -107,7 +119,7 @@ func OpenSession(ctx context.Context, ws *workspace.Workspace, wait time.Duratio
 	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatGemini:
 		s.Format = c.SessionFormat
 	default:
-		return nil, errs.Invalidf("unknown %s %q; valid: auto, cairn, claude, codex, gemini", errs.Field("session_format", errs.Name), c.SessionFormat)
+		return nil, errs.Invalidf("unknown %s %q; valid: auto, cairn, claude, codex, gemini (an OpenCode session is named opencode:ses_…)", errs.Field("session_format", errs.Name), c.SessionFormat)
 	}
 	return s, nil
 }

@@ -31,6 +31,9 @@ type Session struct {
 	ClaudeConfig string
 	// Which is the list a runtime transcript is read for (ListAuto: the one it used).
 	Which string
+	// Runtime is the session read from a store holding many (FormatOpenCode: Log.Path is
+	// OpenCode's database, Runtime the ses_… id in it).
+	Runtime string
 	// Memo, when set, is what a long-lived process keeps of this log between calls (NewMemo):
 	// its calls on the log take turns, and an update reuses the last update's store while the
 	// log is as that update left it.
@@ -45,10 +48,10 @@ func NewSession(path string, wait time.Duration) *Session {
 // checkFormat refuses a Format that is none of the formats.
 func (s *Session) checkFormat() error {
 	switch s.Format {
-	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatGemini:
+	case "", FormatAuto, FormatCairn, FormatClaude, FormatCodex, FormatOpenCode, FormatGemini:
 		return nil
 	}
-	return errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex, gemini", s.Format)
+	return errs.Invalidf("unknown session format %q; valid: auto, cairn, claude, codex, opencode, gemini", s.Format)
 }
 
 // detect is the one open of the log before any lock is taken (none is made beside a runtime's
@@ -91,6 +94,9 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 	}
 	if r.Want == "" {
 		r.Want = s.Which
+	}
+	if s.Format == FormatOpenCode {
+		return replayOpenCode(ctx, s.Log.Path, s.Runtime, r, stop, counts)
 	}
 	format, f, err := s.detect(false)
 	if err != nil {
@@ -158,6 +164,9 @@ func (s *Session) update(ctx context.Context, fn func(r *Replayer) ([]any, error
 		r.List, r.Dir, r.Wait = ListCairn, filepath.Dir(s.Log.Path), s.Log.Wait
 		return r, ReplayCairn(ctx, workspace.ContextReader(ctx, log), r, Stop{}, nil)
 	}
+	if s.Format == FormatOpenCode {
+		return readOnlyFormat(s.Log.Path, s.Format)
+	}
 	if s.Memo != nil {
 		return s.updateMemo(ctx, replay, fn)
 	}
@@ -199,6 +208,8 @@ func readOnlyFormat(path, format string) error {
 		return notTranscript(path, true)
 	case FormatCodex:
 		return errs.Invalidf("%s is a Codex rollout; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
+	case FormatOpenCode:
+		return errs.Invalidf("%s is OpenCode's database; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
 	case FormatGemini:
 		return errs.Invalidf("%s is a Gemini CLI session file; cairn reads it but never writes to it (%s)", path, errs.Field("session", errs.CairnLog))
 	}

@@ -211,11 +211,15 @@ func runtimeOperations() []*Operation {
 		command[struct{}, any]("setup codex", false, ex("cairn setup codex --dry-run", "cairn setup codex", "cairn setup codex --scope project --json"),
 			Option{Flag: "scope", Default: "user", Usage: "where to register: " + errs.OrList(setup.CodexScopes), Enum: setup.CodexScopes},
 			dryRun, binary),
+		command[struct{}, any]("setup opencode", false, ex("cairn setup opencode --dry-run", "cairn setup opencode", "cairn setup opencode --scope user"),
+			Option{Flag: "scope", Default: "project", Usage: "where to register: " + errs.OrList(setup.OpenCodeScopes), Enum: setup.OpenCodeScopes},
+			dryRun, binary),
 		command[struct{}, any]("setup gemini", false, ex("cairn setup gemini --dry-run", "cairn setup gemini", "cairn setup gemini --scope user"),
 			Option{Flag: "scope", Default: "project", Usage: "where to register: " + errs.OrList(setup.GeminiScopes), Enum: setup.GeminiScopes},
 			dryRun, Option{Flag: "command", Usage: "the cairn binary to register, as an absolute `PATH` (default: cairn, found on PATH, in project scope; this binary in user scope)"}),
 		command[struct{}, any]("hook claude-code", false, ex(`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`)),
 		command[struct{}, any]("hook codex", false, ex(`echo '{"hook_event_name":"SessionStart","source":"resume","session_id":"abc","cwd":"."}' | cairn hook codex`)),
+		command[struct{}, any]("hook opencode", false, ex(`echo '{"event":"experimental.chat.system.transform","session_id":"ses_abc","directory":"."}' | cairn hook opencode`)),
 		command[struct{}, any]("hook gemini", false, ex(`echo '{"hook_event_name":"BeforeAgent","session_id":"abc","cwd":".","prompt":"go on"}' | cairn hook gemini`)),
 	}
 }

@@ -123,9 +123,7 @@ func action[In, Out any](name string, readOnly bool, fn func(context.Context, Co
 			return nil, errs.Invalidf("%s input: %s", name, DecodeProblem(err))
 		}
 		if op.check != nil {
-			var fields map[string]json.RawMessage
-			json.Unmarshal(bytes.TrimSpace(raw), &fields)
-			if err := op.check(fields); err != nil {
+			if err := op.check(objectMembers(bytes.TrimSpace(raw))); err != nil {
 				return nil, err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/formats"
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/strictjson"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -110,27 +111,58 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	var instance any // only to find numbers past float64 anywhere, as encoding/json reports them
-	if err := json.Unmarshal(input, &instance); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) { // valid JSON, but a number past float64
-			return nil, errs.Invalidf("%s input: %s is too large", t.Name, te.Value)
-		}
-		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblem(err))
+	if !json.Valid(input) { // a scan: the one decode is the handler's, into its input type
+		var v any
+		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblem(json.Unmarshal(input, &v)))
 	}
-	obj, ok := instance.(map[string]any)
-	if !ok {
+	if number := hugeNumber(input); number != "" {
+		return nil, errs.Invalidf("%s input: number %s is too large", t.Name, number)
+	}
+	if input[0] != '{' {
 		return nil, errs.Invalidf("%s input must be a JSON object, not %s", t.Name, JSONKind(input))
 	}
-	if unknown := t.unknownFields(obj); len(unknown) > 0 {
+	fields := objectMembers(input)
+	if unknown := t.unknownFields(fields); len(unknown) > 0 {
 		return nil, errs.Invalidf("%s input has unknown field %s; valid fields: %s", t.Name, strings.Join(unknown, ", "), strings.Join(t.fieldNames(), ", "))
 	}
-	var exact map[string]json.RawMessage
-	json.Unmarshal(input, &exact)
-	if problem := t.check(exact); problem != "" {
+	if problem := t.check(fields); problem != "" {
 		return nil, errs.Invalidf("%s input: %s", t.Name, problem)
 	}
 	return t.run(ctx, c, input)
+}
+
+// objectMembers maps each member of a valid JSON object to its value's text, without decoding
+// the values (a later duplicate key wins, as in encoding/json).
+func objectMembers(obj []byte) map[string]json.RawMessage {
+	fields := map[string]json.RawMessage{}
+	jsonscan.Object(obj, func(key, rest []byte) int {
+		n := jsonscan.ValueEnd(rest, 0)
+		name := string(key)
+		if bytes.IndexByte(key, '\\') >= 0 { // a name written with escapes (\u0073 for s)
+			json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name)
+		}
+		fields[name] = json.RawMessage(rest[:n])
+		return n
+	})
+	return fields
+}
+
+// hugeNumber is the first number of valid JSON text past float64's range, as encoding/json
+// refuses it, or "".
+func hugeNumber(b []byte) string {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			i = jsonscan.StringEnd(b, i) - 1
+		case c == '-' || c >= '0' && c <= '9':
+			end := jsonscan.ValueEnd(b, i)
+			if _, err := strconv.ParseFloat(string(b[i:end]), 64); err != nil {
+				return string(b[i:end])
+			}
+			i = end - 1
+		}
+	}
+	return ""
 }
 
 // checkable fails for a schema using a keyword Call does not check: the schema is an object of
@@ -417,7 +449,7 @@ func (t *Tool) fieldNames() []string {
 	return names
 }
 
-func (t *Tool) unknownFields(obj map[string]any) []string {
+func (t *Tool) unknownFields(obj map[string]json.RawMessage) []string {
 	var out []string
 	for k := range obj {
 		if _, ok := t.Schema.Properties[k]; !ok {

@@ -215,8 +215,12 @@ func falsePositives(maxWords, examples int) error {
 		fmt.Println("  changed:", c)
 	}
 	// risky-looking lines that hold no secret (placeholders, lookups, docs about passwords in
-	// many languages, labelled hashes), written with the blind corpus
-	if data, err := os.ReadFile(filepath.Join("core/redact/testdata/public", "blind-negatives.txt")); err == nil {
+	// many languages, labelled hashes), written with the blind corpora
+	for _, negatives := range []string{"blind-negatives.txt", "blind3-negatives.txt"} {
+		data, err := os.ReadFile(filepath.Join("core/redact/testdata/public", negatives))
+		if err != nil {
+			continue
+		}
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		var bad []string
 		for _, l := range lines {
@@ -224,7 +228,7 @@ func falsePositives(maxWords, examples int) error {
 				bad = append(bad, fmt.Sprintf("%q -> %q", l, out))
 			}
 		}
-		fmt.Printf("risky-looking lines with no secret (blind-negatives.txt) left alone: %d of %d\n", len(lines)-len(bad), len(lines))
+		fmt.Printf("risky-looking lines with no secret (%s) left alone: %d of %d\n", negatives, len(lines)-len(bad), len(lines))
 		for i, b := range bad {
 			if i == examples {
 				break

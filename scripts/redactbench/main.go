@@ -10,6 +10,8 @@
 //	go run ./scripts/redactbench -gen-blind      rewrite the blind corpus file and its negatives
 //	go run ./scripts/redactbench -split blind2   recall on the second blind corpus (written without reading the detector): figures only
 //	go run ./scripts/redactbench -gen-blind2     rewrite the second blind corpus file
+//	go run ./scripts/redactbench -split blind3   recall on the third blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind3     rewrite the third blind corpus file and its negatives
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -20,7 +22,8 @@
 // and heldout by a hash of their name; the held-out split's kinds are never listed unless -reveal
 // is given, which people tuning the detector must not do. The fresh corpus (fresh.jsonl, kinds of
 // neither split, written by generators that were made without reading the detector) is held out
-// the same way. Every split's figures include a per-layer table (Redactor.Spans): which layers'
+// the same way, and so are the blind corpora (blind.jsonl, blind2.jsonl, blind3.jsonl), written by
+// people who had not read the detector; blind3's halves are -split blind3-tune and blind3-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
 // spans cover each hidden secret, and how many secrets each layer would hide alone.
 package main
 
@@ -40,12 +43,13 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2 or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
 	genBlind := flag.Bool("gen-blind", false, "rewrite blind.jsonl and blind-negatives.txt from the blind generators")
 	genBlind2 := flag.Bool("gen-blind2", false, "rewrite blind2.jsonl from the second blind generators")
+	genBlind3 := flag.Bool("gen-blind3", false, "rewrite blind3.jsonl and blind3-negatives.txt from the third blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -77,6 +81,12 @@ func main() {
 		}
 		return
 	}
+	if *genBlind3 {
+		if err := writeBlind3(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	header()
 	if *fp {
 		if err := falsePositives(*fpWords, *examples); err != nil {
@@ -91,7 +101,7 @@ func main() {
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
-	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune", *examples)
+	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune", *examples)
 }
 
 func fatal(err error) {
@@ -224,22 +234,64 @@ func writeBlind2(dir string) error {
 	return nil
 }
 
+// writeBlind3 writes the third blind generators' samples into blind3.jsonl and their negatives
+// into blind3-negatives.txt, after checking that no blind3 kind is a kind of tune.jsonl,
+// heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl or their generators.
+func writeBlind3(dir string) error {
+	old := map[string]bool{}
+	for _, name := range []string{"tune", "heldout", "fresh", "blind", "blind2"} {
+		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			return err
+		}
+		for _, x := range s {
+			old[x.Kind] = true
+		}
+	}
+	for _, k := range append(append(append(kinds(), freshKinds()...), blindKinds()...), blind2Kinds()...) {
+		old[k.group+"/"+k.name] = true
+	}
+	samples := generateBlind3()
+	kindsSeen := map[string]bool{}
+	var clash []string
+	for _, s := range samples {
+		if old[s.Kind] && !kindsSeen[s.Kind] {
+			clash = append(clash, s.Kind)
+		}
+		kindsSeen[s.Kind] = true
+	}
+	if len(clash) > 0 {
+		return fmt.Errorf("%s: the kinds are in tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl or blind2.jsonl already", strings.Join(clash, ", "))
+	}
+	if err := writeSamples(filepath.Join(dir, "blind3.jsonl"), samples); err != nil {
+		return err
+	}
+	neg := blind3Negatives()
+	if err := os.WriteFile(filepath.Join(dir, "blind3-negatives.txt"), []byte(strings.Join(neg, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("blind3.jsonl: %d samples of %d kinds; blind3-negatives.txt: %d lines\n", len(samples), len(kindsSeen), len(neg))
+	return nil
+}
+
 // load reads the split's file (both for all) and the external samples of the same split.
 func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	names := []string{split}
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh", "blind", "blind2":
-	case "blind2-tune", "blind2-held":
-		// the second blind corpus halved the same way, once its whole figure was read (84.8 %)
-		s, err := readSamples(filepath.Join(dir, "blind2.jsonl"))
+	case "tune", "heldout", "fresh", "blind", "blind2", "blind3":
+	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held":
+		// the second blind corpus halved the same way, once its whole figure was read (84.8 %);
+		// the third is halved by the same rule
+		corpus := strings.SplitN(split, "-", 2)[0]
+		s, err := readSamples(filepath.Join(dir, corpus+".jsonl"))
 		if err != nil {
 			return nil, nil, err
 		}
 		var out []Sample
 		for _, x := range s {
-			if "blind2-"+strings.TrimPrefix(blindHalf(x.Kind), "blind-") == split {
+			if corpus+"-"+strings.TrimPrefix(blindHalf(x.Kind), "blind-") == split {
 				out = append(out, x)
 			}
 		}
@@ -259,7 +311,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		}
 		return out, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2 or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -270,7 +322,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" {
+	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)

@@ -1,0 +1,551 @@
+package redact
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// More of the structure layer's decoders: encodings people reach for to get a secret past a
+// grep (Ascii85, base32, letters spaced out), decoded and looked at again like base64.
+
+// ascii85Hints open an Adobe Ascii85 block (<~ … ~>, as Python's a85encode(adobe=True),
+// PostScript and PDF write it).
+var ascii85Hints = []string{"<~"}
+
+// scanAscii85 decodes every <~ … ~> block and hides the whole block when the decoded bytes are
+// key material or text the Redactor finds a secret in: a part left beside a hidden part would
+// still be findable.
+func scanAscii85(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; ; {
+		open := strings.Index(s[i:], "<~")
+		if open < 0 {
+			return work
+		}
+		open += i
+		end := strings.Index(s[open+2:], "~>")
+		if end < 0 {
+			return work
+		}
+		end += open + 2
+		i = end + 2
+		body := s[open+2 : end]
+		work += len(body)
+		dec, ok := decodeAscii85(body)
+		if !ok || len(dec) < minDecodeRun/2 {
+			continue
+		}
+		switch {
+		case keyMaterial(dec):
+			add(open, i)
+		case printableText(dec):
+			spans, w := lookInside(string(dec), depth)
+			work += w
+			if len(spans) > 0 {
+				add(open, i)
+			}
+		}
+	}
+}
+
+// decodeAscii85 decodes an Ascii85 body (blanks ignored, z for four zero bytes).
+func decodeAscii85(body string) ([]byte, bool) {
+	var out []byte
+	var group [5]byte
+	n := 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\r' || c == '\t':
+			continue
+		case c == 'z' && n == 0:
+			out = append(out, 0, 0, 0, 0)
+			continue
+		case c < '!' || c > 'u':
+			return nil, false
+		}
+		group[n] = c - '!'
+		if n++; n == 5 {
+			v := uint64(0)
+			for _, d := range group {
+				v = v*85 + uint64(d)
+			}
+			if v > 0xffffffff {
+				return nil, false
+			}
+			out = append(out, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+			n = 0
+		}
+	}
+	if n == 1 {
+		return nil, false
+	}
+	if n > 0 { // a short last group: padded with u, then cut
+		for k := n; k < 5; k++ {
+			group[k] = 'u' - '!'
+		}
+		v := uint64(0)
+		for _, d := range group {
+			v = v*85 + uint64(d)
+		}
+		if v > 0xffffffff {
+			return nil, false
+		}
+		out = append(out, []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}[:n-1]...)
+	}
+	return out, true
+}
+
+// decodeBase32Text decodes t as RFC 4648 base32 (upper case, = padding) when it is a whole
+// number of groups and decodes to printable text: a password or a token written as base32. A
+// run of capitals and digits 2 to 7 that is not text (a TOTP seed) is the shape layer's.
+func decodeBase32Text(t string) ([]byte, bool) {
+	if len(t) < minDecodeRun || len(t)%8 != 0 {
+		return nil, false
+	}
+	body := strings.TrimRight(t, "=")
+	if len(t)-len(body) > 6 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(body)*5/8)
+	var acc uint64
+	bits := 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		var v byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			v = c - 'A'
+		case c >= '2' && c <= '7':
+			v = c - '2' + 26
+		default:
+			return nil, false
+		}
+		acc = acc<<5 | uint64(v)
+		if bits += 5; bits >= 8 {
+			bits -= 8
+			out = append(out, byte(acc>>bits))
+		}
+	}
+	if !printableText(out) {
+		return nil, false
+	}
+	return out, true
+}
+
+// spacedHints are key words written with a blank between their letters, as people space a
+// secret out so that no search finds it whole.
+var spacedHints = []string{"p a s s", "s e c r e t", "t o k e n", "k e y", "p i n", "c o d e", "p w d"}
+
+// maxSpacedLead is how many bytes before a spaced-out run are read with it.
+const maxSpacedLead = 48
+
+// minSpaced is the fewest spaced-out characters a run must hold to be read joined.
+const minSpaced = 6
+
+// scanSpaced joins every run of single characters between single blanks ("p a s s w o r d :
+// h 7 K q …") and hides, mapped back to s, what the Redactor finds in the joined text.
+func scanSpaced(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i < len(s); {
+		if !spacedAt(s, i) {
+			i++
+			continue
+		}
+		var joined []byte
+		var at []int
+		j := i
+		for j < len(s) {
+			_, size := utf8.DecodeRuneInString(s[j:])
+			for k := range size {
+				joined = append(joined, s[j+k])
+				at = append(at, j)
+			}
+			j += size
+			if j+1 < len(s) && s[j] == ' ' && s[j+1] != ' ' {
+				if _, next := utf8.DecodeRuneInString(s[j+1:]); j+1+next == len(s) || s[j+1+next] == ' ' {
+					j++
+					continue
+				}
+			}
+			break
+		}
+		if utf8.RuneCount(joined) >= minSpaced {
+			// the words before the run go first, unjoined, so a key word before a spaced-out
+			// value ("password: h 7 K q …") still names it
+			from := max(0, i-maxSpacedLead)
+			for from < i && !utf8.RuneStart(s[from]) {
+				from++
+			}
+			lead := len(s[from:i])
+			text := s[from:i] + string(joined)
+			spans, w := lookInside(text, depth)
+			work += w
+			at = append(at, j)
+			for _, sp := range spans {
+				if sp.end <= lead {
+					continue // the lead's own secrets are the outer pass's
+				}
+				start := from + sp.start
+				if sp.start >= lead {
+					start = at[sp.start-lead]
+				}
+				add(start, at[sp.end-lead])
+			}
+		}
+		i = j + 1
+	}
+	return work
+}
+
+// spacedAt reports whether a character that stands alone starts at i: at the text's start or
+// after a blank, followed by a blank and another lone character.
+func spacedAt(s string, i int) bool {
+	if i > 0 && s[i-1] != ' ' || s[i] == ' ' {
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(s[i:])
+	j := i + size
+	if j+1 >= len(s) || s[j] != ' ' || s[j+1] == ' ' {
+		return false
+	}
+	_, next := utf8.DecodeRuneInString(s[j+1:])
+	k := j + 1 + next
+	return k == len(s) || s[k] == ' '
+}
+
+func isUpperHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F' }
+
+// htmlEntities are the named character references that stand for a value's quotes and
+// separators in HTML and XML.
+var htmlEntities = map[string]rune{"quot": '"', "apos": '\'', "amp": '&', "lt": '<', "gt": '>', "colon": ':', "equals": '=', "sol": '/'}
+
+// htmlEntity decodes the character reference at the start of s (&#103; &#x67; &quot;) and
+// returns the character and the reference's length, or 0.
+func htmlEntity(s string) (rune, int) {
+	end := strings.IndexByte(s, ';')
+	if end < 3 || end > 10 {
+		return 0, 0
+	}
+	name := s[1:end]
+	if name[0] != '#' {
+		if r, ok := htmlEntities[name]; ok {
+			return r, end + 1
+		}
+		return 0, 0
+	}
+	digits, base := name[1:], 10
+	if len(digits) > 0 && digits[0]|0x20 == 'x' {
+		digits, base = digits[1:], 16
+	}
+	if digits == "" {
+		return 0, 0
+	}
+	v := 0
+	for i := 0; i < len(digits); i++ {
+		d := hexDigit(digits[i])
+		if d < 0 || d >= base {
+			return 0, 0
+		}
+		v = v*base + d
+	}
+	if v == 0 || v > utf8.MaxRune {
+		return 0, 0
+	}
+	return rune(v), end + 1
+}
+
+// joinOperators join two string literals in the languages people paste: SQL and PL/SQL (||),
+// C-like languages (+), PHP and Perl (.), Lua (..), VB and Excel (&).
+var joinOperators = []string{"||", "..", "+", ".", "&"}
+
+// joinedTail is where a secret that ends at end, at the closing quote of a literal, really
+// ends when the literal is joined to more literals: the end of the last of them (before its
+// closing quote), or end.
+func joinedTail(s string, end int) int {
+	for range 8 {
+		if end >= len(s) || s[end] != '\'' && s[end] != '"' && s[end] != '`' {
+			return end
+		}
+		q := s[end]
+		p := skipBlanks(s, end+1)
+		op := ""
+		for _, o := range joinOperators {
+			if strings.HasPrefix(s[p:], o) {
+				op = o
+				break
+			}
+		}
+		if op == "" {
+			return end
+		}
+		p = skipBlanks(s, p+len(op))
+		if p >= len(s) || s[p] != q {
+			return end
+		}
+		close := strings.IndexByte(s[p+1:], q)
+		if close < 1 || close > 256 || strings.IndexByte(s[p+1:p+1+close], '\n') >= 0 {
+			return end
+		}
+		end = p + 1 + close
+	}
+	return end
+}
+
+// charListHints are the commas between one-character literals ('T', 'o', 'f', …).
+var charListHints = []string{"', '", "','", `", "`, `","`}
+
+// scanCharLists joins every list of six or more one-character literals (a Java char[], a
+// Python list of letters) and hides the list when the Redactor finds a secret in the words
+// before it and the joined text.
+func scanCharLists(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i+2 < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' || i > 0 && s[i-1] != ' ' && s[i-1] != '{' && s[i-1] != '[' && s[i-1] != '(' && s[i-1] != ',' {
+			continue
+		}
+		var joined []byte
+		j := i
+		last := i
+		for j < len(s) && s[j] == q {
+			_, size := utf8.DecodeRuneInString(s[j+1:])
+			if size == 0 || j+1+size >= len(s) || s[j+1+size] != q {
+				break
+			}
+			joined = append(joined, s[j+1:j+1+size]...)
+			last = j + 2 + size
+			k := skipBlanks(s, last)
+			if k >= len(s) || s[k] != ',' {
+				break
+			}
+			j = skipBlanks(s, k+1)
+		}
+		if utf8.RuneCount(joined) < minSpaced {
+			continue
+		}
+		from := max(0, i-maxSpacedLead)
+		for from < i && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		spans, w := lookInside(s[from:i]+string(joined), depth)
+		work += w + (last - i)
+		for _, sp := range spans {
+			if sp.end > i-from {
+				add(i, last)
+				break
+			}
+		}
+		i = last
+	}
+	return work
+}
+
+// spokenHints are words of the NATO alphabet rarely written for anything else, and the words
+// of a password read out letter by letter.
+var spokenHints = []string{"alfa", "bravo", "charlie", "golf", "hotel", "india", "mike", "papa", "romeo", "victor", "foxtrot", "juliet", "kilo", "lima", "november", "oscar", "quebec", "sierra", "tango", "uniform", "whiskey", "x-ray", "xray", "yankee", "zulu", "capital", "uppercase", "upper case", "spelled", "spelt", "spell"}
+
+// spokenWords are what a spoken character is written as: the NATO alphabet, digits, and the
+// symbols' names.
+var spokenWords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range strings.Fields("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray x-ray yankee zulu") {
+		m[w] = w[:1]
+	}
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine") {
+		m[w] = string(rune('0' + i))
+	}
+	for w, c := range map[string]string{"dash": "-", "hyphen": "-", "minus": "-", "underscore": "_", "dot": ".", "period": ".", "at": "@", "hash": "#", "pound": "#", "bang": "!", "exclamation": "!", "dollar": "$", "star": "*", "asterisk": "*", "plus": "+", "slash": "/", "percent": "%", "ampersand": "&", "caret": "^", "equals": "=", "tilde": "~", "question": "?"} {
+		m[w] = c
+	}
+	return m
+}()
+
+// scanSpoken reads runs of spoken characters (echo victor six three …, capital O r c h i d
+// seven) and hides a run that is six or more NATO words and digits, or whose joined text the
+// Redactor finds a secret in, read after the words before it.
+func scanSpoken(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	type tok struct{ start, end int }
+	for i := 0; i < len(s); {
+		if i > 0 && isWordByte(s[i-1]) || !isLetter(s[i]) {
+			i++
+			continue
+		}
+		var joined strings.Builder
+		start, end, n, nato, upper := i, i, 0, 0, false
+		j := i
+		for j < len(s) {
+			k := j
+			for k < len(s) && (isLetter(s[k]) || s[k] == '-' && k+1 < len(s) && isLetter(s[k+1])) {
+				k++
+			}
+			w := strings.ToLower(s[j:k])
+			if k > j && k < len(s) && isWordByte(s[k]) {
+				break
+			}
+			switch c, ok := spokenWords[w]; {
+			case w == "capital" || w == "uppercase" || w == "upper":
+				upper = true
+			case w == "lowercase" || w == "small" || w == "mark" || w == "sign" || w == "case":
+			case ok:
+				if upper {
+					c = strings.ToUpper(c)
+				}
+				joined.WriteString(c)
+				upper = false
+				n++
+				if len(w) > 1 && (w[0] < '0' || w[0] > '9') && c != w {
+					if _, digit := map[string]bool{"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true}[w]; !digit && len(c) == 1 && isLetter(c[0]) {
+						nato++
+					}
+				}
+			case len(w) == 1:
+				if upper {
+					w = strings.ToUpper(w)
+				} else {
+					w = s[j:k]
+				}
+				joined.WriteString(w)
+				upper = false
+				n++
+			default:
+				goto done
+			}
+			end = k
+			j = k
+			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+				j++
+			}
+			if j == k {
+				break
+			}
+		}
+	done:
+		if n >= minSpaced {
+			work += end - start
+			if nato >= 4 {
+				add(start, end)
+			} else {
+				from := max(0, start-maxSpacedLead)
+				for from < start && !utf8.RuneStart(s[from]) {
+					from++
+				}
+				spans, w := lookInside(s[from:start]+joined.String(), depth)
+				work += w
+				for _, sp := range spans {
+					if sp.end > start-from {
+						add(start, end)
+						break
+					}
+				}
+			}
+		}
+		i = max(end, i+1)
+		for i < len(s) && isWordByte(s[i]) {
+			i++
+		}
+	}
+	return work
+}
+
+// invisibleHints are the characters that show nothing: a zero-width space, joiners, a word
+// joiner, a byte order mark and a soft hyphen put between a secret's letters.
+var invisibleHints = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
+
+func invisible(r rune) bool {
+	return r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0xAD
+}
+
+// scanInvisible drops the invisible characters of s and hides, mapped back to s, what the
+// Redactor finds in what is left.
+func scanInvisible(s string, add func(start, end int), depth int) int {
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1)
+	dropped := false
+	for i, r := range s {
+		if invisible(r) {
+			dropped = true
+			continue
+		}
+		size := utf8.RuneLen(r)
+		if r == utf8.RuneError {
+			size = 1
+		}
+		for k := range size {
+			b.WriteByte(s[i+k])
+			at = append(at, i)
+		}
+	}
+	if !dropped {
+		return len(s)
+	}
+	at = append(at, len(s))
+	spans, work := lookInside(b.String(), depth)
+	for _, sp := range spans {
+		add(at[sp.start], at[sp.end])
+	}
+	return 2*len(s) + work
+}
+
+// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits
+// or as hex pairs (hexdump of the pw: 4d 6f 73 …), and hides a run whose text the Redactor finds
+// a secret in, read after the words before it.
+func scanByteGroups(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	group := func(i int) (byte, int) {
+		j := i
+		for j < len(s) && (s[j] == '0' || s[j] == '1') && j-i < 8 {
+			j++
+		}
+		if j-i == 8 && (j == len(s) || !isWordByte(s[j])) {
+			v := byte(0)
+			for k := i; k < j; k++ {
+				v = v<<1 | (s[k] - '0')
+			}
+			return v, 8
+		}
+		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2])) {
+			return unhex(s[i])<<4 | unhex(s[i+1]), 2
+		}
+		return 0, 0
+	}
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		var dec []byte
+		j, width := i, 0
+		for j < len(s) {
+			v, n := group(j)
+			if n == 0 || width != 0 && n != width {
+				break
+			}
+			width = n
+			dec = append(dec, v)
+			j += n
+			if j+1 >= len(s) || s[j] != ' ' {
+				break
+			}
+			j++
+		}
+		end := i + len(dec)*(width+1) - 1
+		if len(dec) < minSpaced || !printableText(append([]byte("            "), dec...)) {
+			continue
+		}
+		from := max(0, i-maxSpacedLead)
+		for from < i && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		spans, w := lookInside(s[from:i]+string(dec), depth)
+		work += w + end - i
+		for _, sp := range spans {
+			if sp.end > i-from {
+				add(i, end)
+				break
+			}
+		}
+		i = end
+	}
+	return work
+}
