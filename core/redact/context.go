@@ -61,7 +61,7 @@ var contextWords = []string{
 	"секретний ключ", "ключ api",
 	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
 	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
-	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
+	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "haslo", "ọ̀rọ̀ aṣínà", "oro asina", "ọrọ aṣina", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
 	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
@@ -321,6 +321,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		}
 	}
 	v := skipBlanks(s, sepEnd)
+	for k := 0; k < 3 && v < len(s) && (s[v] == '*' || s[v] == '_'); k++ {
+		v = skipBlanks(s, v+1) // Markdown emphasis around the key word: **pw:** `X`
+	}
 	quote := byte(0)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
 		quote = s[v]

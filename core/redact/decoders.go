@@ -2,6 +2,7 @@ package redact
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -549,3 +550,160 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 	}
 	return work
 }
+
+// scanDigitGroups reports recovery keys written as six or more groups of five or six digits
+// between single blanks or dashes, all of one length (Signal's backup passphrase, 30 digits in
+// six groups of five; a BitLocker recovery key, eight groups of six).
+func scanDigitGroups(s string, add func(start, end int)) int {
+	digitsAt := func(i int) int {
+		j := i
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		return j - i
+	}
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		width := digitsAt(i)
+		if width != 5 && width != 6 {
+			continue
+		}
+		j, n := i+width, 1
+		var sep byte
+		for j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && (sep == 0 || s[j] == sep) && digitsAt(j+1) == width {
+			sep = s[j]
+			j += 1 + width
+			n++
+		}
+		if n >= 6 && (j == len(s) || !isWordByte(s[j])) {
+			add(i, j)
+		}
+		i = j
+	}
+	return len(s)
+}
+
+// seedWords name a wallet's recovery phrase, in the languages whose BIP39 lists are not Latin.
+var seedWords = []string{"助记词", "助記詞", "恢复短语", "恢復短語", "恢复词", "种子短语", "復元フレーズ", "シードフレーズ", "シード", "ニーモニック", "니모닉", "복구 구문", "시드 구문", "mnemonic", "seed phrase", "seed(zh)", "seed(ja)", "recovery phrase", "seed"}
+
+// scanForeignSeedPhrases reports twelve or more short words of one script other than Latin
+// between blanks (ideographic spaces too) after a word for a recovery phrase: a BIP39 phrase
+// of the Chinese, Japanese or Korean lists, which the English list does not know.
+func scanForeignSeedPhrases(s string, add func(start, end int)) int {
+	work := len(s)
+	lower := strings.ToLower(s)
+	for _, w := range seedWords {
+		for from := 0; ; {
+			k := strings.Index(lower[from:], w)
+			if k < 0 {
+				break
+			}
+			p := from + k + len(w)
+			from = p
+			// the separator and a few words before the phrase (是, は, _ja:, (zh):)
+			for q := 0; q < 24 && p < len(s); q++ {
+				r, size := utf8.DecodeRuneInString(s[p:])
+				if r >= utf8.RuneSelf && !isCJK(r) || r == ' ' || r == 0x3000 || strings.ContainsRune(":：=是は、,_()jazhko-", r) {
+					p += size
+					continue
+				}
+				break
+			}
+			start, end, words := -1, p, 0
+			for i := p; i < len(s) && words < 24; {
+				j, letters := i, 0
+				for j < len(s) {
+					r, size := utf8.DecodeRuneInString(s[j:])
+					if r < utf8.RuneSelf || r == 0x3000 || !unicode.IsLetter(r) {
+						break
+					}
+					j += size
+					letters++
+				}
+				if letters == 0 || letters > 8 {
+					break
+				}
+				if start < 0 {
+					start = i
+				}
+				words++
+				end = j
+				i = j
+				for i < len(s) && (s[i] == ' ' || strings.HasPrefix(s[i:], "\u3000")) {
+					if s[i] == ' ' {
+						i++
+					} else {
+						i += len("\u3000")
+					}
+				}
+				if i == j {
+					break
+				}
+			}
+			work += end - p
+			if words >= 12 {
+				add(start, end)
+			}
+		}
+	}
+	return work
+}
+
+// uuHints open a uuencoded file: begin, its mode, its name.
+var uuHints = []string{"begin 6", "begin 7", "begin 4", "begin 5"}
+
+// scanUuencoded decodes every uuencoded body (begin MODE NAME … end), its lines as written or
+// joined by blanks, and hides the body when the Redactor finds a secret in the decoded text.
+func scanUuencoded(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], "begin ")
+		if k < 0 {
+			return work
+		}
+		p := from + k + len("begin ")
+		from = p
+		if p+4 > len(s) || !isOctal(s[p]) || !isOctal(s[p+1]) || !isOctal(s[p+2]) || s[p+3] != ' ' {
+			continue
+		}
+		name := strings.IndexAny(s[p+4:], " \n")
+		if name < 0 {
+			continue
+		}
+		body := p + 4 + name + 1
+		end := strings.Index(s[body:], "end")
+		if end < 0 {
+			end = len(s) - body
+		}
+		text := s[body : body+end]
+		var dec []byte
+		for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' || r == ' ' }) {
+			n := int(line[0]-' ') & 63
+			var acc uint32
+			bits := 0
+			var out []byte
+			for i := 1; i < len(line) && len(out) < n; i++ {
+				acc = acc<<6 | uint32(line[i]-' ')&63
+				if bits += 6; bits >= 8 {
+					bits -= 8
+					out = append(out, byte(acc>>bits))
+				}
+			}
+			dec = append(dec, out...)
+		}
+		work += len(text)
+		if !printableText(dec) {
+			continue
+		}
+		spans, w := lookInside(string(dec), depth)
+		work += w
+		if len(spans) > 0 {
+			add(body, body+len(strings.TrimRight(text, " \n`")))
+		}
+		from = body + end
+	}
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }

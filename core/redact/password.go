@@ -242,7 +242,7 @@ func passwordPiece(t string, alone bool) bool {
 		last = class
 	}
 	if sym == 0 {
-		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t)) && !harmlessPiece(t)
+		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t)) && !harmlessPiece(t)
 	}
 	if lower+upper < 2 || longest <= 2 {
 		return false
@@ -302,9 +302,18 @@ func dicewarePiece(t string) bool {
 // harmlessPiece reports the pieces of code and prose that have a password's classes: an e-mail
 // address, a package at a version, an operator, a format string.
 func harmlessPiece(t string) bool {
-	for _, op := range []string{"!=", "==", "&&", "||", "+=", "-=", "*=", ":=", "=>", "->", "++", "::", "#!", "%s", "%d", "%v", "%w", "%q", "%x"} {
+	for _, op := range []string{"!=", "==", "&&", "||", "+=", "-=", "*=", ":=", "=>", "->", "++", "::", "#!"} {
 		if strings.Contains(t, op) {
 			return true
+		}
+	}
+	for i := strings.IndexByte(t, '%'); i >= 0 && i+1 < len(t); i = strings.IndexByte(t[i+1:], '%') + i + 1 {
+		// a printf verb stands alone (%s, %d:, %v.); %qtn in a password is none
+		if strings.IndexByte("sdvwqx", t[i+1]) >= 0 && (i+2 == len(t) || !isLetter(t[i+2]) && (t[i+2] < '0' || t[i+2] > '9')) {
+			return true
+		}
+		if strings.IndexByte(t[i+1:], '%') < 0 {
+			break
 		}
 	}
 	if hasAnyPrefix(t, runtimeIDPrefixes) {
@@ -930,8 +939,14 @@ func allAlnum(s string) bool {
 // characters or more into the piece at i: where words.words.448i3 turns to its number (what the
 // screen's password run also counts).
 func dicewareDigit(s string, i, j int) bool {
-	return j-i >= 8 && '0' <= s[j] && s[j] <= '9' && (s[j-1] == '.' || s[j-1] == '-') && isLower(s[j-2]) &&
-		strings.IndexByte(s[i:j-1], s[j-1]) > 0 // two words at least: not reserved-1F0D0
+	if j-i < 8 || s[j] < '0' || s[j] > '9' {
+		return false
+	}
+	if (s[j-1] == '.' || s[j-1] == '-') && isLower(s[j-2]) {
+		return strings.IndexByte(s[i:j-1], s[j-1]) > 0 // two words at least: not reserved-1F0D0
+	}
+	// glued to the third word: cobalt.cobalt.yonder81
+	return isLower(s[j-1]) && (strings.Count(s[i:j], ".") >= 2 || strings.Count(s[i:j], "-") >= 2)
 }
 
 // randomTail reports whether a passphrase's last part changes case inside it or mixes letters
@@ -952,4 +967,32 @@ func randomTail(t string) bool {
 		}
 	}
 	return switches >= 2 || letters > 0 && digits > 0
+}
+
+// gluedDiceware reports whether t is three or more lower-case words joined by one separator (a
+// dot or a dash), the last with two digits glued (cobalt.cobalt.yonder81): a passphrase, where
+// a dotted name ending in a number (crypto.subtle.sha256, golang.encoding.base64) is none.
+func gluedDiceware(t string) bool {
+	if len(t) < 12 || len(t) < 3 || t[len(t)-1] < '0' || t[len(t)-1] > '9' || t[len(t)-2] < '0' || t[len(t)-2] > '9' || len(t) > 2 && '0' <= t[len(t)-3] && t[len(t)-3] <= '9' {
+		return false
+	}
+	body := t[:len(t)-2]
+	sep := "."
+	if strings.Count(body, "-") > strings.Count(body, ".") {
+		sep = "-"
+	}
+	words := strings.Split(body, sep)
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 3 || !allLetters(w) || strings.ToLower(w) != w {
+			return false
+		}
+	}
+	switch words[len(words)-1] {
+	case "base", "int", "uint", "float", "utf", "sha", "md", "crc", "blake", "ipv", "mp", "http", "python", "go":
+		return false
+	}
+	return true
 }

@@ -67,8 +67,8 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
-	// needsByteRun: six bytes in a row written as hex pairs or as bits, between blanks
-	// (decoders.go).
+	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits between blanks or
+	// dashes: bytes written as hex pairs or bits, recovery keys of digits (decoders.go).
 	needsByteRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
@@ -291,7 +291,9 @@ func New() *Redactor {
 		// kaggle.json: {"username": "...", "key": "<32 hex>"}
 		rx("kaggle_key", `"username"\s*:\s*"[^"]*"\s*,\s*"key"\s*:\s*"([0-9a-f]{32})"`, 1, `"key"`),
 		// Sidekiq Enterprise's bundler credentials
-		rx("sidekiq_credentials", `\bbundle_(?:enterprise|gems)__contribsys__com["']?\s*[:=]\s*["']?([0-9a-f]{8}:[0-9a-f]{8})`, 1, "contribsys"),
+		rx("sidekiq_credentials", `\b(?:bundle_(?:enterprise|gems)__contribsys__com|bundle-(?:enterprise|gems)--contribsys--com|(?:enterprise|gems)\.contribsys\.com)["']?\s*[:=]?\s*["']?([0-9a-f]{8}:[0-9a-f]{8})\b`, 1, "contribsys"),
+		// Mailgun's webhook signing key: 32, 8 and 8 hex digits joined by dashes
+		{Name: "mailgun_signing_key", Pattern: regexp.MustCompile(`(?i)\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b`), needs: needsInnerDashes | needsTokenRun},
 		// a proxy's credentials without a scheme (bob:PW@proxy:3128), and a URL's password in JSON
 		// that escapes its slashes (mysql:\/\/root:PW@db); Sidekiq's gem server key as the URL's user
 		rx("escaped_url_credentials", `[a-z][a-z0-9+.-]*:\\/\\/[^\s/?#:\\]*:([^\s/#\\@]+)@`, 1, `:\/\/`),
@@ -344,6 +346,7 @@ func New() *Redactor {
 		})},
 		// keys shown in groups of four (a TOTP setup key, an app password, backup codes)
 		{Name: "grouped_secret", scan: scanGroupedSecrets, needs: needsGroupRun},
+		{Name: "digit_groups", scan: scanDigitGroups, needs: needsByteRun},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 		// a made-up password, whatever names it (password.go)
@@ -1439,6 +1442,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 4 && groups >= 3 {
 				groupRun = true
 			}
+			if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
+				byteRun = true
+			}
 			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
 			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
@@ -1464,9 +1470,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			} else if glen != 0 {
 				groups = 0
 			}
-			if glen == 2 || glen == 8 {
+			if glen == 2 || glen == 5 || glen == 6 || glen == 8 {
 				byteGroups++
 				byteRun = byteRun || byteGroups >= minSpaced
+				if c != ' ' && c != '-' {
+					byteGroups = 0
+				}
 			} else if glen != 0 || c != ' ' {
 				byteGroups = 0
 			}
@@ -1527,7 +1536,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
-	if (glen == 2 || glen == 8) && byteGroups >= minSpaced-1 {
+	if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
 		byteRun = true
 	}
 	if glen == 4 && groups >= 3 {

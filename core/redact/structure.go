@@ -85,6 +85,7 @@ func structureRules(depth int) []Rule {
 		// a Fernet token: version 0x80 and a time stamp whose high bytes are zero, in base64url
 		rx("fernet", `\bgaaaaa[0-9a-z_-]{70,}={0,2}`, "gaaaaa"),
 		Rule{Name: "seed_phrase", scan: scanSeedPhrase, needs: needsWordRun},
+		Rule{Name: "foreign_seed_phrase", Hints: seedWords, scan: scanForeignSeedPhrases},
 	)
 }
 
@@ -114,6 +115,9 @@ func decoderRules(depth int) []Rule {
 		}},
 		{Name: "decode_byte_groups", needs: needsByteRun, scan: func(s string, add func(start, end int)) int {
 			return scanByteGroups(s, add, depth)
+		}},
+		{Name: "decode_uuencoded", Hints: uuHints, scan: func(s string, add func(start, end int)) int {
+			return scanUuencoded(s, add, depth)
 		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
 			return scanSpaced(s, add, depth)
