@@ -149,3 +149,26 @@ func TestOrdinaryTextKept(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholdersLeftAlone: the values manuals show where a secret goes, names of secrets,
+// shell expansions, file paths, prose after a key word and versions are no secrets.
+func TestPlaceholdersLeftAlone(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		"DB_PASSWORD=${DB_PASSWORD:?must be set}",
+		"PASSWORD=changeme  # replace before deploying",
+		"gcloud secrets versions access latest --secret=db-password",
+		"amqp://guest:guest@localhost:5672/",
+		"func (c *Client) SetPassword(p string) { c.password = p }",
+		"SECRET_KEY=replace-me-in-production",
+		"kubectl create secret generic db --from-file=password=./password.txt",
+		"passwd: all authentication tokens updated successfully.",
+		"v2.09.4-rc.5+build.f2aac50",
+		"# requirepass foobared",
+		`ClientSecret: "idp-client-secret",`,
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -475,7 +475,7 @@ func (r *Redactor) find(s string, hinted ruleSet, add func(start, end int), st *
 				}
 			}
 			start, end := loc[2*g], loc[2*g+1]
-			if start < 0 || strings.EqualFold(s[start:end], Placeholder) {
+			if start < 0 || strings.EqualFold(s[start:end], Placeholder) || knownPlaceholder(s[start:end]) {
 				continue
 			}
 			add(start, end)
@@ -1688,12 +1688,27 @@ func notAValue(v string) bool {
 		return false
 	case strings.HasPrefix(v, "${"):
 		return true
+	case knownPlaceholder(v):
+		return true // changeme, foobared, guest: the examples every manual shows
+	case v[0] == '?' && allLetters(v[1:]):
+		return true // ${DB_PASSWORD:?must be set}: the shell's message, not a value
+	case secretName(v):
+		return true // --secret=db-password: the name of a secret, not its value
+	case utf8.RuneCountInString(v) < 3:
+		return true // c.password = p
+	case strings.Contains(v, "=./") || strings.Contains(v, "=~/") || strings.Contains(v, "=/"):
+		eq := strings.IndexByte(v, '=')
+		return isIdent(v[:eq]) && notAValue(v[eq+1:]) // --from-file=password=./password.txt
+	case proseWords[strings.ToLower(v)] || strings.EqualFold(v, "all"):
+		return true // passwd: all authentication tokens updated
 	case strings.HasPrefix(v, "-"):
 		f := strings.TrimLeft(v, "-")
 		return f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyz-") == "" // --oneline, -query
 	case strings.HasPrefix(v, "!") && len(v) > 1 && allLetters(v[1:]):
 		return true
-	case strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./"):
+	case strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../"):
+		return strings.IndexByte(v[strings.LastIndexByte(v, '/'):], '.') > 0 // ./password.txt
+	case strings.HasPrefix(v, "/"):
 		return strings.Count(v, "/") >= 2 && strings.IndexByte(v[strings.LastIndexByte(v, '/'):], '.') > 0
 	}
 	if w := strings.TrimRight(v, "[(!"); w != v && identifierLike(w) {
@@ -1806,3 +1821,39 @@ var screenClass = func() (t [256]uint16) {
 	}
 	return t
 }()
+
+// knownPlaceholder reports the values manuals and templates put where a secret goes, which
+// hide nothing: changeme, replace-me-in-production, your-password-here, foobared (Redis's
+// example), guest (RabbitMQ's default), the key words themselves.
+func knownPlaceholder(v string) bool {
+	l := strings.ToLower(strings.Trim(v, "'\"`"))
+	switch l {
+	case "password", "passwd", "pass", "secret", "token", "guest", "foobared", "example", "changeme", "changeit", "placeholder", "dummy", "redacted":
+		return true
+	}
+	for _, p := range []string{"changeme", "change-me", "change_me", "replace-me", "replace_me", "replaceme", "your-", "your_", "yourpassword", "yoursecret", "yourtoken"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretName reports whether v is the name of a secret: lower-case words joined by dashes or
+// underscores, one of them a key word (db-password, api_token_name).
+func secretName(v string) bool {
+	if !strings.ContainsAny(v, "-_") {
+		return false
+	}
+	key := false
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' }) {
+		if !allLetters(w) || strings.ToLower(w) != w {
+			return false
+		}
+		switch w {
+		case "password", "passwd", "secret", "token", "key", "pass", "pwd", "credentials", "apikey":
+			key = true
+		}
+	}
+	return key
+}

@@ -3,8 +3,10 @@ package redact
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The shape layer: a token that looks random is a secret whatever its prefix, so a key of a
@@ -435,6 +437,9 @@ func harmlessShape(s string, a, b int) bool {
 		return true // a thinking block's signature in a transcript, not a credential
 	}
 
+	if semver().MatchString(t) {
+		return true // v2.09.4-rc.5+build.f2aac50: a version with its pre-release and build
+	}
 	if goPseudoVersion(t) || hasAnyPrefix(t, runtimeIDPrefixes) {
 		return true // a Go pseudo-version; a runtime's id of a request, a message or a tool call
 	}
@@ -632,3 +637,8 @@ func secretPrefix(p string) bool {
 	}
 	return false
 }
+
+// semver matches a semantic version with pre-release and build metadata.
+var semver = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
+})
