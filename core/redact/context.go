@@ -597,6 +597,7 @@ func bareValue(s string, p int) (start, end int) {
 // versions and dates no symbol and one case.
 func strongValue(v string) bool {
 	var lower, upper, digit, other bool
+	symbols := 0
 	for _, r := range v {
 		switch {
 		case 'a' <= r && r <= 'z':
@@ -607,9 +608,14 @@ func strongValue(v string) bool {
 			digit = true
 		default:
 			other = true
+			if r < utf8.RuneSelf && pwSymbol[r] {
+				symbols++
+			}
 		}
 	}
-	return digit && (lower || upper) && (other || lower && upper) && !identifierLike(v) && !strings.Contains(strings.ToUpper(v), Placeholder)
+	// letters of both cases and two symbols (pocfAUPisPR*~) are as strong as a digit
+	chosen := digit && (lower || upper) && (other || lower && upper) || lower && upper && symbols >= 2 && len(v) >= 10
+	return chosen && !identifierLike(v) && !strings.Contains(strings.ToUpper(v), Placeholder)
 }
 
 // openingQuotes open a value as a quote does ("「X」", "«X»", "„X“").

@@ -707,3 +707,29 @@ func scanUuencoded(s string, add func(start, end int), depth int) int {
 }
 
 func isOctal(c byte) bool { return '0' <= c && c <= '7' }
+
+// widenToToken extends a secret's range [start, end) over the parts of its token glued to it
+// that would still give something away: a run of letters, digits and : % . - _ + of 8 bytes or
+// more with a digit in it (the id before a key's secret, 319b…2691:[REDACTED]; the user and
+// expiry of a cookie, editor%7C1716000000%[REDACTED]). Words and names glued to it stay.
+func widenToToken(s string, start, end int) (int, int) {
+	glued := func(c byte) bool { return isWordByte(c) || strings.IndexByte(":%.-_+", c) >= 0 }
+	giveaway := func(part string) bool {
+		return len(part) >= 8 && strings.ContainsAny(part, "0123456789") && !allLetters(strings.Trim(part, ":%.-_+"))
+	}
+	a := start
+	for a > 0 && glued(s[a-1]) {
+		a--
+	}
+	if a < start && giveaway(s[a:start]) {
+		start = a
+	}
+	b := end
+	for b < len(s) && glued(s[b]) {
+		b++
+	}
+	if b > end && giveaway(s[end:b]) {
+		end = b
+	}
+	return start, end
+}

@@ -172,3 +172,19 @@ func TestPlaceholdersLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenToToken: what is glued to a hidden secret and would still give it away (an id
+// before its secret, a cookie's user and expiry) is hidden with it; a user name, a host and a
+// port stay.
+func TestWidenToToken(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, want string }{
+		{"ghost-cli --admin-key 319b27160b9b2a407ff82691:83e54754bb840346829b83fb87c696b7dbdc796ff6a3dbf8f33ecade335603d2 publish", "ghost-cli --admin-key [REDACTED] publish"},
+		{"curl -u 5b22b509:5b45d9f3 https://enterprise.contribsys.com/", "curl -u [REDACTED] https://enterprise.contribsys.com/"},
+		{"postgres://admin:Zq8vLm2xRt5w@10.0.0.12:5432/app", "postgres://admin:[REDACTED]@10.0.0.12:5432/app"},
+	} {
+		if got := r.Text(c.text); got != c.want {
+			t.Errorf("Text(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

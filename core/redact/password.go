@@ -322,7 +322,7 @@ func harmlessPiece(t string) bool {
 	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
 	}
-	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) {
+	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) && pathLike(t[:q]) {
 		return true // a URL's query: watch?v=…&t=10s, ?id=…
 	}
 	if urlEscaped(t) || formatVerb(t) {
@@ -993,6 +993,17 @@ func gluedDiceware(t string) bool {
 	switch words[len(words)-1] {
 	case "base", "int", "uint", "float", "utf", "sha", "md", "crc", "blake", "ipv", "mp", "http", "python", "go":
 		return false
+	}
+	return true
+}
+
+// pathLike reports whether p may be what comes before a URL's query: a path or a host of
+// letters, digits and / . - _ : ~ (7UF+^iH before ?pWE= is none).
+func pathLike(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; !isWordByte(c) && strings.IndexByte("/.-:~%", c) < 0 {
+			return false
+		}
 	}
 	return true
 }

@@ -434,9 +434,10 @@ func (r *Redactor) pass(s string, st *Stats, screen bool) string {
 		}
 		if tail := joinedTail(s, end); tail > end {
 			end = tail // the rest of a secret joined from literals ('Raven$81' || 's3eT')
-			for ; i < len(spans) && spans[i].start <= end; i++ {
-				end = max(end, spans[i].end)
-			}
+		}
+		start, end = widenToToken(s, max(start, last), end)
+		for ; i < len(spans) && spans[i].start <= end; i++ {
+			end = max(end, spans[i].end)
 		}
 		if start < last {
 			start = last
