@@ -23,6 +23,11 @@ var contextWords = []string{
 	"password", "passwd", "passphrase", "pass phrase", "passcode", "secret key", "client secret",
 	"api key", "api-key", "apikey", "access key", "access token", "auth token", "bearer token",
 	"pin code", "key", "secret", "pw", "pwd", "creds", "credentials", "pin", "secret seed", "secret id", "secretid", "psk",
+	"door code", "gate code", "keypad code", "keypad", "alarm code", "disarm code", "safe code", "safe combination",
+	"combination", "locker code", "security question answer", "security answer", "memorable word", "code", "mm", "contra",
+	// codes in other languages (door, safe, locker codes)
+	"kood", "kodas", "kodi", "codi", "código", "codigo", "codice", "kód", "kod", "kodu", "კოდი", "कोड", "குறியீடு", "কোড", "کد",
+	"parol", "parool", "pasahitza", "pasfhocal", "գաղտնաբառ", "құпия сөз", "құпиясөз", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "ਪਾਸਵਰਡ", "கடவுச்சொல்", "የይለፍ ቃል",
 	// Japanese
 	"パスワード", "パスフレーズ", "暗証番号", "秘密鍵", "シークレット", "トークン", "アクセスキー",
 	"apiキー", "認証情報", "合言葉",
@@ -130,13 +135,14 @@ var contextWordIndex = sync.OnceValue(func() *contextIndex {
 })
 
 // find calls fn with the range of each key word in s, leftmost first, longest at a position, the
-// next search starting after the word.
-func (x *contextIndex) find(s string, fn func(start, end int)) {
+// next search starting after the word fn takes; a word fn refuses (the start of a longer word:
+// "access key" in "access keypad") leaves the shorter words at its position and the next
+// positions to be tried.
+func (x *contextIndex) find(s string, fn func(start, end int) bool) {
 	for i := 0; i < len(s); i++ {
 		words := x.byFirst[s[i]]
 		for _, w := range words {
-			if hasLowerPrefix(s[i:], w) {
-				fn(i, i+len(w))
+			if hasLowerPrefix(s[i:], w) && fn(i, i+len(w)) {
 				i += len(w) - 1
 				break
 			}
@@ -175,17 +181,17 @@ func wordLetter(r rune) bool {
 // punctuation. It examines each byte a bounded number of times.
 func scanContext(s string, add func(start, end int)) int {
 	work := len(s)
-	contextWordIndex().find(s, func(start, end int) {
+	contextWordIndex().find(s, func(start, end int) bool {
 		if r, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && wordLetter(r) && (s[start] < utf8.RuneSelf || r >= utf8.RuneSelf) {
-			return // inside a word; a word of another script may follow ASCII letters (WiFi密码)
+			return false // inside a word; a word of another script may follow ASCII letters (WiFi密码)
 		}
 		if start > 0 && (s[start-1] == '-' || s[start-1] == '_') && contextWordsOfCode[strings.ToLower(s[start:end])] {
-			return // part of a name (SCENARIO-SECRET, my_key): the assignment rule's business
+			return true // part of a name (SCENARIO-SECRET, my_key): the assignment rule's business
 		}
 		word := s[start:end]
 		last, _ := utf8.DecodeLastRuneInString(word)
 		if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && wordLetter(r) && !isCJK(last) {
-			return // a longer word: passwords, tokenizer, pinned
+			return false // a longer word: passwords, tokenizer, pinned
 		}
 		v0, v1, n := contextValueAt(s, end)
 		work += n
@@ -202,10 +208,14 @@ func scanContext(s string, add func(start, end int)) int {
 				add(p0, p1) // creds: deploy / X
 			}
 		}
+		if codeWords[strings.ToLower(word)] {
+			return true // a code is named before its number, never after it (Code Page 860)
+		}
 		if b0, b1, n := valueBefore(s, start); b0 >= 0 {
 			work += n
 			add(b0, b1)
 		}
+		return true
 	})
 	return work
 }
@@ -343,7 +353,7 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	e := v
 	for e < len(s) && e-v < 512 {
 		r, size := utf8.DecodeRuneInString(s[e:])
-		if quote != 0 && s[e] == quote || quote == 0 && (unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`') ||
+		if quote != 0 && s[e] == quote || quote == 0 && (unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`' || escapedBreak(s, e)) ||
 			isCJK(r) || strings.ContainsRune("。、，！？；：（）「」『』【】“”‘’〔〕《》«»„‹›", r) || r == 0xA0 || r == 0x200B ||
 			r >= utf8.RuneSelf && unicode.IsLetter(r) && !pwLetter(r) && asciiSoFar(s[v:e]) && e > v {
 			break // an ASCII value ends where a word of another script begins (Thai, Hindi, …)
@@ -435,9 +445,17 @@ func hasFoldPrefix(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
+// codeWords name a code of digits (a door's, a safe's, a locker's) in several languages.
+var codeWords = map[string]bool{"code": true, "kood": true, "kodas": true, "kodi": true, "codi": true, "código": true, "codigo": true,
+	"codice": true, "kód": true, "kod": true, "kodu": true, "keypad": true, "combination": true, "კოდი": true, "कोड": true,
+	"குறியீடு": true, "কোড": true, "کد": true, "door code": true, "gate code": true, "keypad code": true, "alarm code": true,
+	"disarm code": true, "safe code": true, "locker code": true, "safe combination": true}
+
 // contextWordsOfCode are the key words that are everyday identifiers in code and prose
 // (token, secret, pin, clave, credential): their values must look like secrets outright.
 var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "credentials": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
+	"code": true, "kood": true, "kodas": true, "kodi": true, "codi": true, "código": true, "codigo": true, "codice": true, "kód": true, "kod": true, "kodu": true,
+	"mm": true, "contra": true, "keypad": true, "combination": true, "კოდი": true, "कोड": true, "குறியீடு": true, "কোড": true, "کد": true,
 	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
 
 // proseWords are values that say something about a secret rather than being one.
@@ -498,8 +516,14 @@ func contextValue(w, v string) bool {
 	if w == "pin" {
 		return digit == n && n >= 4 && n <= 8 // a PIN: 4 to 8 digits, nothing else
 	}
+	if codeWords[w] {
+		// a word for a code (door, safe, locker) names a number only: Claude Code, source code
+		// and error codes name no secret (36369683*, 446969943#)
+		return digit >= 6 && digit >= n-1
+	}
 	if contextWordsOfCode[w] {
-		return classes >= 3 || classes >= 2 && digit > 0 && n >= 8 || n >= 20 && classes >= 2
+		// a long number after pw or key is one (5255658556661)
+		return classes >= 3 || classes >= 2 && digit > 0 && n >= 8 || n >= 20 && classes >= 2 || digit >= 7 && digit >= n-1
 	}
 	// a password word: a digit, a symbol or a capital inside, or a long run of letters
 	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
@@ -585,6 +609,12 @@ func bareValue(s string, p int) (start, end int) {
 	}
 	if e-p >= 8 && allDigits(s[p:e]) {
 		return p, e // a long PIN or code of digits
+	}
+	if e-p >= 7 && allDigits(strings.TrimRight(s[p:e], "#*")) && strings.ContainsAny(s[p:e][e-p-1:], "#*") {
+		return p, e // a keypad code and its key: 36369683*, 446969943#
+	}
+	if wordsPassphrase(s[p:e]) {
+		return p, e // walrus-zinnia-mango-fjord (contextValue keeps it for words of passwords only)
 	}
 	if e-p < 8 || !strongValue(s[p:e]) || strings.ContainsAny(s[p:e], "=:") {
 		return -1, -1 // KEY=VALUE and user:pw are the assignment and URL rules' business

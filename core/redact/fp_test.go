@@ -188,3 +188,33 @@ func TestWidenToToken(t *testing.T) {
 		}
 	}
 }
+
+// TestCodesOfDigits: a word for a door, safe or locker code names the number after it, in any
+// language; Claude Code, code pages, exit codes and source code name no secret.
+func TestCodesOfDigits(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"Ukse kood on 05679276542", "05679276542"},
+		{"Seifo kodas: 32079894", "32079894"},
+		{"Re: access Keypad for the DC cage: 36369683*", "36369683"},
+		{"alarm disarm code 063026970", "063026970"},
+		{"sticky note reads: pw 5255658556661", "5255658556661"},
+		{"ਟੈਸਟ ਸਰਵਰ ਦਾ ਪਾਸਵਰਡ walrus-zinnia-mango-fjord ਹੈ", "walrus-zinnia-mango-fjord"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{
+		"Claude Code session 9e8f7a6b-1111-4222-8333-444455556666; resume: claude --resume 9e8f7a6b-1111-4222-8333-444455556666",
+		"// CodePage860 is the IBM Code Page 860 encoding.",
+		`Process exited with code 0\nOriginal token count: 72`,
+		"the process exited with code 1 after 3 retries",
+		"in the record shapes Claude Code writes: file-history-snapshot, summary,",
+		"if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN {",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
