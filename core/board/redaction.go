@@ -54,94 +54,52 @@ type scrubber struct{ r *redact.Redactor }
 // newScrubber compiles the rules once (a few ms); an import or an upgrade builds one.
 func newScrubber() *scrubber { return &scrubber{r: redact.New()} }
 
-func (s *scrubber) str(p *string) {
-	if t := s.r.Text(*p); t != *p {
-		*p = t
+// str redacts each text in place; a nil scrubber leaves them (fields spells the record's texts).
+func (s *scrubber) str(ps ...*string) {
+	if s == nil {
+		return
+	}
+	for _, p := range ps {
+		if t := s.r.Text(*p); t != *p {
+			*p = t
+		}
 	}
 }
 
-func (s *scrubber) strs(l []string) {
-	for i := range l {
-		s.str(&l[i])
+func (s *scrubber) strs(lists ...[]string) {
+	for _, l := range lists {
+		for i := range l {
+			s.str(&l[i])
+		}
 	}
 }
 
-func (s *scrubber) project(p *Project) {
-	if s != nil {
-		s.str(&p.Title)
-	}
-}
+func (s *scrubber) project(p *Project) { s.str(&p.Title) }
 
 func (s *scrubber) card(c *Card) {
-	if s != nil {
-		s.str(&c.Title)
-		s.str(&c.Description)
-		s.str(&c.Type)
-		s.strs(c.Tags)
-	}
+	s.str(&c.Title, &c.Description, &c.Type)
+	s.strs(c.Tags)
 }
 
-func (s *scrubber) event(e *Event) {
-	if s != nil {
-		s.str(&e.Note)
-		s.str(&e.Actor)
-	}
-}
+func (s *scrubber) event(e *Event) { s.str(&e.Note, &e.Actor) }
 
-func (s *scrubber) workpad(w *Workpad) {
-	if s != nil {
-		s.str(&w.Description)
-		s.str(&w.Command)
-		s.str(&w.Evidence)
-	}
-}
+func (s *scrubber) workpad(w *Workpad) { s.str(&w.Description, &w.Command, &w.Evidence) }
 
-func (s *scrubber) idea(d *Idea) {
-	if s != nil {
-		s.str(&d.Title)
-		s.str(&d.Detail)
-		s.str(&d.Rationale)
-		s.str(&d.Context)
-	}
-}
+func (s *scrubber) idea(d *Idea) { s.str(&d.Title, &d.Detail, &d.Rationale, &d.Context) }
 
-func (s *scrubber) artifact(a *Artifact) {
-	if s != nil {
-		s.str(&a.Title)
-		s.str(&a.Note)
-		s.str(&a.Target)
-		s.str(&a.ExternalKey)
-	}
-}
+func (s *scrubber) artifact(a *Artifact) { s.str(&a.Title, &a.Note, &a.Target, &a.ExternalKey) }
 
-func (s *scrubber) summary(x *Summary) {
-	if s != nil {
-		s.str(&x.State)
-		s.str(&x.Target)
-		s.str(&x.Recap)
-		s.str(&x.Next)
-	}
-}
+func (s *scrubber) summary(x *Summary) { s.str(&x.State, &x.Target, &x.Recap, &x.Next) }
 
 func (s *scrubber) memory(m *MemoryEntry) {
-	if s != nil {
-		s.str(&m.Kind)
-		s.str(&m.Title)
-		s.str(&m.Body)
-		s.strs(m.Keywords)
-		s.strs(m.Tags)
-	}
+	s.str(&m.Kind, &m.Title, &m.Body)
+	s.strs(m.Keywords, m.Tags)
 }
 
 // cardInfo redacts a card as a card read shows it, its project's title included.
 func (s *scrubber) cardInfo(c *CardInfo) {
-	if s != nil {
-		s.str(&c.ProjectTitle)
-		s.str(&c.Title)
-		s.str(&c.Description)
-		s.str(&c.Type)
-		s.strs(c.Tags)
-	}
+	s.str(&c.ProjectTitle, &c.Title, &c.Description, &c.Type)
+	s.strs(c.Tags)
 }
 
 // tables redacts the records of board.db's tables in place, spread over the cores (the Redactor
