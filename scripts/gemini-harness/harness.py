@@ -163,6 +163,38 @@ SCENARIOS = {
                   {"prompt": "/compress", "resume": True},
                   {"prompt": "SCENARIO-SLASH after", "resume": True}],
     },
+    "cairn-setup": {
+        "about": "cairn's own setup in place: `cairn init` and `cairn setup gemini --scope project` (run twice: "
+                 "the second must change nothing) in a project whose .gemini/settings.json already has other "
+                 "keys and the harness's logging hooks (they answer nothing and must stay). Run 1: "
+                 "mcp_cairn_TaskCreate x3, mcp_cairn_TaskUpdate (#1 inprogress), write_todos (3 items), a long "
+                 "reply; run 2 `--resume ID`: cairn's BeforeAgent gives the lists back (on resume); the first "
+                 "reply, mcp_cairn_TaskUpdate, reports promptTokenCount 900000: an automatic compression "
+                 "before the next request; run 3 `--resume ID` after the compression: the lists again.",
+        "setup": True,
+        "script": {"conversations": [
+            {"match": "SCENARIO-CAIRN start", "replies": [
+                [mcp("TaskCreate", {"subject": "Parse the config", "description": "Read cairn.toml and check it"})],
+                [mcp("TaskCreate", {"subject": "Write the store"})],
+                [mcp("TaskCreate", {"subject": "Add the CLI"})],
+                [mcp("TaskUpdate", {"taskid": 1, "status": "inprogress"})],
+                [todos(("Read the config file", "completed"), ("Check the keys", "in_progress"),
+                       ("Report errors", "pending"))],
+                [{"text": "Started. " + filler(1200, 3)}],
+            ]},
+            {"match": "SCENARIO-CAIRN-RESUME", "replies": [
+                [mcp("TaskUpdate", {"taskid": 1, "status": "completed"})],
+                [{"text": "CHECKPOINT-AFTER-COMPRESS the config is parsed."}],
+            ]},
+            {"match": "SCENARIO-CAIRN-THIRD", "replies": [[{"text": "CHECKPOINT-THIRD after the compression."}]]},
+        ],
+            "summary": "<state_snapshot>SUMMARY-TEXT: three cairn tasks and a write_todos list are under "
+                       "way.</state_snapshot>",
+            "usage": {"SCENARIO-CAIRN-RESUME#0": 900000}},
+        "steps": [{"prompt": "SCENARIO-CAIRN start the work"},
+                  {"prompt": "SCENARIO-CAIRN-RESUME go on", "resume": True},
+                  {"prompt": "SCENARIO-CAIRN-THIRD once more", "resume": True}],
+    },
 }
 
 
@@ -207,7 +239,7 @@ class Scrubber:
         if isinstance(v, str):
             v = self.secretish(self.s(v), key)
             if (not whole and key not in self.WHOLE and len(v) > self.LONG and "SCENARIO-" not in v
-                    and "HOOK-" not in v and "SUMMARY-TEXT" not in v):
+                    and "HOOK-" not in v and "SUMMARY-TEXT" not in v and "<hook_context>cairn" not in v):
                 return v[:self.LONG // 3] + " [...scrubbed %d chars of runtime text]" % (len(v) - self.LONG // 3)
             return v
         if isinstance(v, list):
@@ -258,6 +290,33 @@ def request_digest(rec):
     return out
 
 
+def run_setup(proj, env, root, hooks):
+    """`cairn setup gemini --scope project` twice in a project whose .gemini/settings.json has other
+    keys (the logging hooks among them); setup.txt gets both outputs and the diff between the file
+    after run 1 and after run 2."""
+    cfg = os.path.join(proj, ".gemini", "settings.json")
+    os.makedirs(os.path.dirname(cfg))
+    with open(cfg, "w") as f:
+        json.dump({"context": {"fileName": ["GEMINI.md", "NOTES.md"]}, "model": {"compressionThreshold": 0.5},
+                   "hooks": hooks}, f, indent=2)
+        f.write("\n")
+    shutil.copy(cfg, os.path.join(root, "project-settings.before.json"))
+    log, after = [], []
+    for i in (1, 2):
+        r = subprocess.run(["cairn", "setup", "gemini", "--scope", "project"], cwd=proj, env=env,
+                           capture_output=True, text=True)
+        log.append("$ cairn setup gemini --scope project   # run %d, exit %d\n%s%s" % (i, r.returncode, r.stdout, r.stderr))
+        after.append(open(cfg).read())
+    import difflib
+    d = "".join(difflib.unified_diff(after[0].splitlines(True), after[1].splitlines(True),
+                                     "settings.json after run 1", "settings.json after run 2"))
+    backups = sorted(fn for fn in os.listdir(os.path.dirname(cfg)) if ".cairn-backup" in fn)
+    log.append("$ diff (after run 1, after run 2)   # empty: the second run changed nothing\n" + d)
+    log.append("$ ls project/.gemini   # backups of files setup changed\n" + "\n".join(backups) + "\n")
+    with open(os.path.join(root, "setup.txt"), "a") as f:
+        f.write("".join(log))
+
+
 def run(name, sc, gemini, out, keep, cairn_bin):
     root = tempfile.mkdtemp(prefix="gemini-harness-")
     home = os.path.join(root, "home")
@@ -294,7 +353,22 @@ def run(name, sc, gemini, out, keep, cairn_bin):
     for k, v in (sc.get("settings") or {}).items():
         settings.setdefault(k, {}).update(v)
     mcplog = os.path.join(root, "mcp-log.jsonl")
-    if sc.get("cairn"):
+    if sc.get("setup"):
+        # the logging hooks go to the project's settings.json, which cairn's setup must keep
+        hooks = settings.pop("hooks")
+        bindir = os.path.dirname(os.path.abspath(cairn_bin))
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        r = subprocess.run([cairn_bin, "init"], cwd=proj, env=env, capture_output=True, text=True)
+        with open(os.path.join(root, "setup.txt"), "w") as f:
+            f.write("$ cairn init\n" + r.stdout + r.stderr)
+        run_setup(proj, env, root, hooks)
+        # Gemini CLI reads the project's .gemini/settings.json only in a trusted folder, and
+        # --skip-trust does not make it read it: settings are loaded before the flag is parsed
+        # (it only sets GEMINI_CLI_TRUST_WORKSPACE for the rest of the run). The folder is trusted
+        # as the interactive trust dialog leaves it.
+        with open(os.path.join(ghome, "trustedFolders.json"), "w") as f:
+            json.dump({proj: "TRUST_FOLDER"}, f, indent=2)
+    elif sc.get("cairn"):
         bindir = os.path.dirname(os.path.abspath(cairn_bin))
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
         r = subprocess.run([cairn_bin, "init"], cwd=proj, env=env, capture_output=True, text=True)
@@ -333,7 +407,7 @@ def run(name, sc, gemini, out, keep, cairn_bin):
     srv.shutdown()
     logf.close()
 
-    scrub = Scrubber(root, home, proj, cairn_bin if sc.get("cairn") else None)
+    scrub = Scrubber(root, home, proj, cairn_bin if sc.get("cairn") or sc.get("setup") else None)
     dst = os.path.join(out, name)
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
@@ -354,7 +428,7 @@ def run(name, sc, gemini, out, keep, cairn_bin):
         else:
             with open(p, errors="replace") as f, open(target, "w") as g:
                 g.write(scrub.s(f.read()))
-    for extra in ("projects.json",):
+    for extra in ("projects.json", "trustedFolders.json"):
         p = os.path.join(ghome, extra)
         if os.path.exists(p):
             with open(p) as f, open(os.path.join(dst, "gemini-home", extra), "w") as g:
@@ -374,7 +448,7 @@ def run(name, sc, gemini, out, keep, cairn_bin):
         for line in f:
             g.write(json.dumps(scrub.value(request_digest(json.loads(line))), ensure_ascii=False,
                                separators=(",", ":")) + "\n")
-    if sc.get("cairn"):
+    if sc.get("cairn") or sc.get("setup"):
         for p in glob.glob(os.path.join(proj, "**", "*.jsonl"), recursive=True):
             rel = os.path.relpath(p, proj).replace(os.sep, "_")
             scrub.jsonl(p, os.path.join(dst, "cairn-" + rel))
@@ -383,6 +457,16 @@ def run(name, sc, gemini, out, keep, cairn_bin):
             g.write(scrub.s(f.read()))
     with open(os.path.join(ghome, "settings.json")) as f, open(os.path.join(dst, "gemini-settings.json"), "w") as g:
         g.write(scrub.s(f.read()))
+    if sc.get("setup"):
+        for src, name in ((os.path.join(root, "project-settings.before.json"), "project-settings.before.json"),
+                          (os.path.join(proj, ".gemini", "settings.json"), "project-settings.json")):
+            with open(src) as f, open(os.path.join(dst, name), "w") as g:
+                g.write(scrub.s(f.read()))
+        st = os.path.join(proj, ".cairn", "gemini")
+        for p in sorted(glob.glob(os.path.join(st, "**", "*.json"), recursive=True)):
+            rel = os.path.relpath(p, proj).replace(os.sep, "_")
+            with open(p) as f, open(os.path.join(dst, "cairn-" + rel), "w") as g:
+                g.write(scrub.s(f.read()))
     with open(os.path.join(dst, "steps.json"), "w") as f:
         json.dump(scrub.value({"about": sc["about"], "session": session, "sessions": sessions_seen,
                                "steps": steps_out}), f, indent=2)

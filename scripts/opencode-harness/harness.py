@@ -174,6 +174,42 @@ SCENARIOS = {
         ], "summary": "SUMMARY-TEXT: manual compaction of a two-step list.", "title": "Manual compact"},
         "steps": [],
     },
+    "cairn-setup": {
+        "about": "cairn's own setup in place: `cairn init` and `cairn setup opencode --scope project` (run "
+                 "twice: the second must change nothing) in a project whose opencode.json already has other "
+                 "keys; the harness's logging plugin stays in ~/.config/opencode/plugin/ (no markers, no "
+                 "tagging: cairn's plugin does that). Run 1: cairn_TaskCreate x3 and cairn_TaskUpdate (#1 "
+                 "inprogress), then todowrite (3 items) answered with prompt_tokens 50000 over the model's "
+                 "limit {context: 8000, output: 1000}: an auto-compaction (cairn's plugin adds the lists to "
+                 "the compaction prompt), then the auto-continue turn (the lists in the system prompt after "
+                 "session.compacted); run 2 `opencode run --session ID`: the lists in the system prompt on "
+                 "the session's first request in the new process, then cairn_TaskUpdate (#1 completed).",
+        "setup": True,
+        "limit": {"context": 8000, "output": 1000},
+        "script": {"conversations": [
+            {"match": "SCENARIO-CAIRN start", "replies": [
+                [{"call": "cairn_TaskCreate", "args": {"subject": "Parse the config",
+                                                       "description": "Read cairn.toml and check it"}}],
+                [{"call": "cairn_TaskCreate", "args": {"subject": "Write the store"}}],
+                [{"call": "cairn_TaskCreate", "args": {"subject": "Add the CLI"}}],
+                [{"call": "cairn_TaskUpdate", "args": {"taskid": 1, "status": "inprogress"}}],
+                [todo(("Read the config file", "completed", "high"), ("Check the keys", "in_progress", "medium"),
+                      ("Report errors", "pending", "low"))],
+                [{"text": "Not reached if the compaction comes first."}],
+            ]},
+            {"match": "Continue if you have next steps", "replies": [
+                [{"text": "CHECKPOINT-AFTER-COMPACT going on after the compaction."}],
+            ]},
+            {"match": "SCENARIO-CAIRN resume", "replies": [
+                [{"call": "cairn_TaskUpdate", "args": {"taskid": 1, "status": "completed"}}],
+                [{"text": "CHECKPOINT-AFTER-RESUME the config is parsed."}],
+            ]},
+        ], "summary": "SUMMARY-TEXT: three cairn tasks and a todowrite list are under way.",
+            "title": "Cairn setup scenario",
+            "usage": {"SCENARIO-CAIRN start#4": 50000}},
+        "steps": [{"prompt": "SCENARIO-CAIRN start the work"},
+                  {"prompt": "SCENARIO-CAIRN resume the work", "resume": True}],
+    },
 }
 
 
@@ -353,13 +389,52 @@ def config_for(port, sc, proj, root, cairn_bin):
                                  "options": {"baseURL": "http://127.0.0.1:%d/v1" % port, "apiKey": "test"},
                                  "models": {MODEL: model}}},
            "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny"}}
-    if sc.get("cairn"):
+    if sc.get("cairn") and not sc.get("setup"):
         cfg["mcp"] = {"cairn": {"type": "local", "enabled": True,
                                 "command": ["python3", os.path.join(HERE, "mcp_shim.py"),
                                             os.path.join(root, "mcp-log.jsonl"), "--",
                                             os.path.abspath(cairn_bin), "mcp"],
                                 "environment": {"CAIRN_HARNESS": "1"}}}
     return cfg
+
+
+# the project's own opencode.json before cairn's setup: keys cairn must keep, in their order
+PROJECT_CONFIG = {
+    "$schema": "https://opencode.ai/config.json",
+    "instructions": ["NOTES.md"],
+    "mcp": {"notes-server": {"type": "local", "command": ["true"], "enabled": False}},
+    "permission": {"webfetch": "deny"},
+    "agent": {"review": {"description": "Reviews a change", "mode": "subagent"}},
+}
+
+
+def run_setup(proj, env, root):
+    """`cairn setup opencode --scope project` twice in a project whose opencode.json has other keys;
+    setup.txt gets both outputs and the diff between the file after run 1 and after run 2."""
+    cfg = os.path.join(proj, "opencode.json")
+    with open(cfg, "w") as f:
+        json.dump(PROJECT_CONFIG, f, indent=2)
+        f.write("\n")
+    shutil.copy(cfg, os.path.join(root, "project-opencode.before.json"))
+    with open(os.path.join(proj, "NOTES.md"), "w") as f:
+        f.write("Project notes.\n")
+    log = []
+    after = []
+    for i in (1, 2):
+        r = subprocess.run(["cairn", "setup", "opencode", "--scope", "project"], cwd=proj, env=env,
+                           capture_output=True, text=True)
+        log.append("$ cairn setup opencode --scope project   # run %d, exit %d\n%s%s" % (i, r.returncode, r.stdout, r.stderr))
+        after.append((open(cfg).read(), open(os.path.join(proj, ".opencode", "plugin", "cairn.js")).read()))
+    import difflib
+    d = "".join(difflib.unified_diff(after[0][0].splitlines(True), after[1][0].splitlines(True),
+                                     "opencode.json after run 1", "opencode.json after run 2"))
+    d += "".join(difflib.unified_diff(after[0][1].splitlines(True), after[1][1].splitlines(True),
+                                      "cairn.js after run 1", "cairn.js after run 2"))
+    backups = sorted(fn for fn in os.listdir(proj) if ".cairn-backup" in fn)
+    log.append("$ diff (after run 1, after run 2)   # empty: the second run changed nothing\n" + d)
+    log.append("$ ls project   # backups of files setup changed\n" + "\n".join(backups) + "\n")
+    with open(os.path.join(root, "setup.txt"), "a") as f:
+        f.write("".join(log))
 
 
 def run(name, sc, opencode, out, keep, cairn_bin):
@@ -390,12 +465,17 @@ def run(name, sc, opencode, out, keep, cairn_bin):
                 "PWD": proj, "OC_HARNESS_PLUGIN_LOG": plugin_log, "OC_HARNESS_PLUGIN_MARKS": "1", "NO_COLOR": "1"})
     if sc.get("tag_mcp"):
         env["OC_HARNESS_PLUGIN_TAG_MCP"] = "1"
+    if sc.get("setup"):
+        sc["cairn"] = True
+        env["OC_HARNESS_PLUGIN_MARKS"] = "0"
     if sc.get("cairn"):
         bindir = os.path.dirname(os.path.abspath(cairn_bin))
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
         r = subprocess.run([cairn_bin, "init"], cwd=proj, env=env, capture_output=True, text=True)
         with open(os.path.join(root, "setup.txt"), "w") as f:
             f.write("$ cairn init\n" + r.stdout + r.stderr)
+    if sc.get("setup"):
+        run_setup(proj, env, root)
     with open(os.path.join(conf, "opencode.json"), "w") as f:
         json.dump(config_for(port, sc, proj, root, cairn_bin), f, indent=2)
 
@@ -477,12 +557,18 @@ def run(name, sc, opencode, out, keep, cairn_bin):
         for dp, _, fs in os.walk(proj):
             for fn in fs:
                 if fn.endswith(".jsonl"):
-                    rel = os.path.relpath(os.path.join(dp, fn), proj).replace(os.sep, "_")
+                    rel = scrub.s(os.path.relpath(os.path.join(dp, fn), proj)).replace(os.sep, "_")
                     scrub.jsonl(os.path.join(dp, fn), os.path.join(dst, "cairn-" + rel))
         with open(os.path.join(root, "setup.txt")) as f, open(os.path.join(dst, "setup.txt"), "w") as g:
             g.write(scrub.s(f.read()))
     with open(os.path.join(conf, "opencode.json")) as f, open(os.path.join(dst, "opencode.json"), "w") as g:
         g.write(scrub.s(f.read()))
+    if sc.get("setup"):
+        for src, name in ((os.path.join(root, "project-opencode.before.json"), "project-opencode.before.json"),
+                          (os.path.join(proj, "opencode.json"), "project-opencode.json"),
+                          (os.path.join(proj, ".opencode", "plugin", "cairn.js"), "project-plugin-cairn.js")):
+            with open(src) as f, open(os.path.join(dst, name), "w") as g:
+                g.write(scrub.s(f.read()))
     with open(os.path.join(dst, "steps.json"), "w") as f:
         json.dump(scrub.value({"about": sc["about"], "session": session, "sessions": sessions_seen,
                                "steps": steps_out}), f, indent=1, ensure_ascii=False)
@@ -558,7 +644,7 @@ def serve_steps(opencode, proj, env, sessions_seen, plan):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--opencode", default=os.environ.get("OPENCODE_BIN", DEFAULT_OPENCODE))
-    ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", "/tmp/oc-cairn"))
+    ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", "/tmp/oc-cairn"))  # cairn-setup: /tmp/cairn-accept/cairn
     ap.add_argument("--out", default="/work/opencode-fixtures")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("scenarios", nargs="*")
