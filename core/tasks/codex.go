@@ -134,21 +134,11 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 	sc := sessionlog.NewScanner(log)
 	for sc.Next() {
 		ln := sc.Line()
-		if stop.afterLine(ln.No) {
+		_, use, end := r.lineData(ln, stop, counts)
+		if end {
 			break
 		}
-		if counts != nil {
-			counts.Lines = ln.No
-		}
-		if ln.TooLong {
-			r.skip(ln.No, "line of %d bytes, over the %d-byte limit for a log line: read through, not replayed", ln.Size, sessionlog.MaxLineBytes)
-			continue
-		}
-		if ln.Torn {
-			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			continue
-		}
-		if len(bytes.TrimSpace(ln.Data)) == 0 {
+		if !use {
 			continue
 		}
 		var rec codexRecord
@@ -222,21 +212,7 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 		return err
 	}
 	r.Origin = origin
-	r.Lists = map[string]int{}
-	for _, c := range calls {
-		r.Lists[c.list]++
-	}
-	r.List = r.Want
-	if r.List == "" || r.List == ListAuto {
-		r.List = pickList(r.Lists)
-	}
-	targets := map[string]*Replayer{r.List: r}
-	for l, o := range r.Also {
-		if l != r.List {
-			targets[l] = o
-			o.List, o.Lists = l, r.Lists
-		}
-	}
+	targets := route(r, calls, func(c codexCall) string { return c.list })
 	// a fork's plan starts where its parent's was when it forked
 	if p := targets[ListPlan]; p != nil && origin != nil && path != "" {
 		if err := inheritCodexPlan(path, origin, p, stop); err != nil {

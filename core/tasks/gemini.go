@@ -118,22 +118,11 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	sc := sessionlog.NewScanner(log)
 	for sc.Next() {
 		ln := sc.Line()
-		if stop.afterLine(ln.No) {
+		data, use, end := r.lineData(ln, stop, counts)
+		if end {
 			break
 		}
-		if counts != nil {
-			counts.Lines = ln.No
-		}
-		if ln.TooLong {
-			r.skip(ln.No, "line of %d bytes, over the %d-byte limit for a log line: read through, not replayed", ln.Size, sessionlog.MaxLineBytes)
-			continue
-		}
-		if ln.Torn {
-			r.skip(ln.No, "torn final line (no newline): an unfinished write")
-			continue
-		}
-		data := bytes.TrimSpace(ln.Data)
-		if len(data) == 0 {
+		if !use {
 			continue
 		}
 		if counts == nil && data[0] == '{' && data[len(data)-1] == '}' &&
@@ -229,21 +218,7 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	r.Lists = map[string]int{}
-	for _, c := range order {
-		r.Lists[c.list]++
-	}
-	r.List = r.Want
-	if r.List == "" || r.List == ListAuto {
-		r.List = pickList(r.Lists)
-	}
-	targets := map[string]*Replayer{r.List: r}
-	for l, o := range r.Also {
-		if l != r.List {
-			targets[l] = o
-			o.List, o.Lists = l, r.Lists
-		}
-	}
+	targets := route(r, order, func(c *geminiCall) string { return c.list })
 	for _, c := range order {
 		t := targets[c.list]
 		if t == nil {

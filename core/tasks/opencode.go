@@ -187,21 +187,7 @@ func replayOpenCode(ctx context.Context, dbPath, session string, r *Replayer, st
 	if err != nil && err != errStopRead {
 		return err
 	}
-	r.Lists = map[string]int{}
-	for _, c := range calls {
-		r.Lists[c.list]++
-	}
-	r.List = r.Want
-	if r.List == "" || r.List == ListAuto {
-		r.List = pickList(r.Lists)
-	}
-	targets := map[string]*Replayer{r.List: r}
-	for l, o := range r.Also {
-		if l != r.List {
-			targets[l] = o
-			o.List, o.Lists = l, r.Lists
-		}
-	}
+	targets := route(r, calls, func(c call) string { return c.list })
 	for _, c := range calls {
 		t := targets[c.list]
 		if t == nil {

@@ -472,22 +472,55 @@ func hasErrorFlag(data []byte) bool {
 	}
 }
 
-// decodeLine is where both replays start with a line: it ends the scan past --as-of (end), counts
-// it, skips a torn, blank or invalid line (recording why), and decodes the rest into v (use).
-func (r *Replayer) decodeLine(ln sessionlog.Line, stop Stop, counts *Counts, v any) (use, end bool) {
+// lineData is where every replay of a runtime's transcript starts with a line: it ends the
+// scan past --as-of (end), counts it, and skips an over-long, torn or blank line (recording
+// why); data is the line without its surrounding blanks.
+func (r *Replayer) lineData(ln sessionlog.Line, stop Stop, counts *Counts) (data []byte, use, end bool) {
 	if stop.afterLine(ln.No) {
-		return false, true
+		return nil, false, true
 	}
 	if counts != nil {
 		counts.Lines = ln.No
 	}
 	if ln.TooLong {
 		r.skip(ln.No, "line of %d bytes, over the %d-byte limit for a log line: read through, not replayed", ln.Size, sessionlog.MaxLineBytes)
-		return false, false
+		return nil, false, false
 	}
 	if ln.Torn {
 		r.skip(ln.No, "torn final line (no newline): an unfinished write")
-		return false, false
+		return nil, false, false
+	}
+	data = bytes.TrimSpace(ln.Data)
+	return data, len(data) > 0, false
+}
+
+// route counts the calls of each list (Lists), picks the list asked for or, for auto, the one
+// pickList chooses (List), and returns the replayer each list's calls go to: r for the picked
+// list, r.Also's for the others it names.
+func route[C any](r *Replayer, calls []C, list func(C) string) map[string]*Replayer {
+	r.Lists = map[string]int{}
+	for _, c := range calls {
+		r.Lists[list(c)]++
+	}
+	r.List = r.Want
+	if r.List == "" || r.List == ListAuto {
+		r.List = pickList(r.Lists)
+	}
+	targets := map[string]*Replayer{r.List: r}
+	for l, o := range r.Also {
+		if l != r.List {
+			targets[l] = o
+			o.List, o.Lists = l, r.Lists
+		}
+	}
+	return targets
+}
+
+// decodeLine is where both replays start with a line: it ends the scan past --as-of (end), counts
+// it, skips a torn, blank or invalid line (recording why), and decodes the rest into v (use).
+func (r *Replayer) decodeLine(ln sessionlog.Line, stop Stop, counts *Counts, v any) (use, end bool) {
+	if _, use, end := r.lineData(ln, stop, counts); !use || end {
+		return false, end
 	}
 	if bytes.HasSuffix(bytes.TrimRight(ln.Data, "\r"), []byte(sessionlog.TornMark)) {
 		r.skip(ln.No, "torn write, isolated by a later append")
