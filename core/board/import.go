@@ -67,15 +67,11 @@ func Import(ctx context.Context, ws *workspace.Workspace, r io.Reader) (*ImportR
 	if err != nil {
 		return nil, err
 	}
-	lock, err := ws.LockNamed(ctx, lockName, true)
+	unlock, err := lockForWrite(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
-	step("locked")
-	if err := checkBoardDir(ws); err != nil {
-		return nil, err
-	}
+	defer unlock()
 	rev, err := replaceBoard(ctx, ws, b, b.revision)
 	if err != nil {
 		return nil, err

@@ -425,21 +425,29 @@ func sortByID[T any](recs []T, id func(*T) string) []T {
 
 // liveCards are the cards of projects that exist and are not archived, by project then id.
 func (b *builder) liveCards(all []Card) []Card {
+	return inLiveProjects(b, all, func(c *Card) (string, string, bool) { return c.Project, c.ID, true })
+}
+
+// inLiveProjects keeps the records of projects that exist and are not archived (and that keep
+// wants), ordered by their project's place then by id.
+func inLiveProjects[T any](b *builder, all []T, key func(*T) (project, id string, keep bool)) []T {
 	ix := b.ix
-	cards := make([]Card, 0, len(all))
-	for _, c := range all {
-		if p, ok := ix.projByID[c.Project]; ok && !ix.projects[p].archived {
-			cards = append(cards, c)
+	out := make([]T, 0, len(all))
+	for i := range all {
+		proj, _, keep := key(&all[i])
+		if p, ok := ix.projByID[proj]; ok && keep && !ix.projects[p].archived {
+			out = append(out, all[i])
 		}
 	}
-	sort.Slice(cards, func(i, j int) bool {
-		pi, pj := ix.projByID[cards[i].Project], ix.projByID[cards[j].Project]
-		if pi != pj {
-			return pi < pj
+	sort.SliceStable(out, func(i, j int) bool {
+		pi, idi, _ := key(&out[i])
+		pj, idj, _ := key(&out[j])
+		if a, b := ix.projByID[pi], ix.projByID[pj]; a != b {
+			return a < b
 		}
-		return cards[i].ID < cards[j].ID
+		return idi < idj
 	})
-	return cards
+	return out
 }
 
 // addCards adds the cards (in liveCards order) with their fields and gives each project its range
@@ -510,21 +518,10 @@ func (b *builder) addCard(owner, pi int32, c *Card, kids *children) card {
 // activeMemory is the active memory of live projects with memory on, by project then id.
 func (b *builder) activeMemory(all []MemoryEntry) []MemoryEntry {
 	ix := b.ix
-	mems := make([]MemoryEntry, 0, len(all))
-	for _, m := range all {
+	return inLiveProjects(b, all, func(m *MemoryEntry) (string, string, bool) {
 		p, ok := ix.projByID[m.Project]
-		if ok && m.Status == "active" && !ix.projects[p].archived && ix.projects[p].memory {
-			mems = append(mems, m)
-		}
-	}
-	sort.SliceStable(mems, func(i, j int) bool {
-		pi, pj := ix.projByID[mems[i].Project], ix.projByID[mems[j].Project]
-		if pi != pj {
-			return pi < pj
-		}
-		return mems[i].ID < mems[j].ID
+		return m.Project, m.ID, ok && m.Status == "active" && ix.projects[p].memory
 	})
-	return mems
 }
 
 // addMemory adds the memory entries (in activeMemory order) with their fields and gives each

@@ -87,15 +87,11 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 			return nil, errs.Invalidf("project import: card %q belongs to project %q, not %q", c.ID, c.Project, pb.Project.ID)
 		}
 	}
-	lock, err := ws.LockNamed(ctx, lockName, true)
+	unlock, err := lockForWrite(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
-	step("locked")
-	if err := checkBoardDir(ws); err != nil {
-		return nil, err
-	}
+	defer unlock()
 	cur, err := readWholeBoard(ctx, ws)
 	if err != nil {
 		return nil, errs.IfStopped(ctx, err, "project import")

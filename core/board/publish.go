@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,6 +46,27 @@ func boardFile(name string) bool {
 // (CheckStore), a board/ that is not a directory or a board file that is not a regular file (a
 // directory named memory.json, say): the import would replace it, so it is left to the user, and
 // nothing is changed.
+// lockForWrite takes the board's write lock for an import and checks that board/ can take the
+// new files; the caller releases the lock with unlock.
+func lockForWrite(ctx context.Context, ws *workspace.Workspace) (unlock func(), err error) {
+	lock, err := ws.LockNamed(ctx, lockName, true)
+	if err != nil {
+		return nil, err
+	}
+	held := false
+	defer func() {
+		if !held { // a failed check, or a stop at the step (the fault tests end an import there)
+			lock.Unlock()
+		}
+	}()
+	step("locked")
+	if err := checkBoardDir(ws); err != nil {
+		return nil, err
+	}
+	held = true
+	return func() { lock.Unlock() }, nil
+}
+
 func checkBoardDir(ws *workspace.Workspace) error {
 	if err := ws.CheckStore(DBPath, SummariesPath, MemoryPath); err != nil {
 		return err
