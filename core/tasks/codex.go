@@ -238,27 +238,38 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 			}
 			t.applyPlan(c, plan)
 		case ListCairn:
-			ans := (*Task)(nil)
-			if answered {
-				if ans = cairnAnswerOf(out); ans == nil {
-					t.skip(c.line, "call %s: %s answered no task (%q): it failed", c.callID, c.name, firstLine(out))
-					continue
-				}
-			}
-			ev := Event{Line: c.line, At: c.at, CallID: c.callID, Kind: Update, Args: c.args}
-			if c.name == "TaskCreate" {
-				ev.Kind = Create
-				if ans != nil {
-					ev.TaskID = ans.TaskID
-				}
-			}
-			t.Apply(ev)
+			t.applyCairnCall(Event{Line: c.line, At: c.at, CallID: c.callID, Args: c.args}, c.name, out, answered)
 		}
 	}
+	sortSkips(targets)
+	return nil
+}
+
+// applyCairnCall replays a call of cairn's own tools through MCP: one whose answer holds no task
+// failed and is skipped; a TaskCreate takes the id its answer gave (none while unanswered).
+func (r *Replayer) applyCairnCall(ev Event, name, output string, answered bool) {
+	var ans *Task
+	if answered {
+		if ans = cairnAnswerOf(output); ans == nil {
+			r.skip(ev.Line, "call %s: %s answered no task (%q): it failed", ev.CallID, name, firstLine(output))
+			return
+		}
+	}
+	ev.Kind = Update
+	if name == "TaskCreate" {
+		ev.Kind = Create
+		if ans != nil {
+			ev.TaskID = ans.TaskID
+		}
+	}
+	r.Apply(ev)
+}
+
+// sortSkips orders each list's skipped lines by line, as the calls were read out of order.
+func sortSkips(targets map[string]*Replayer) {
 	for _, t := range targets {
 		sort.SliceStable(t.Skips, func(i, j int) bool { return t.Skips[i].Line < t.Skips[j].Line })
 	}
-	return nil
 }
 
 // inheritCodexPlan replays the plan of a fork's parent rollout, up to the fork, into r.

@@ -246,26 +246,10 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 			}
 			t.applySteps(c.line, c.at, c.callID, todos)
 		case ListCairn:
-			ans := (*Task)(nil)
-			if c.output != "" {
-				if ans = cairnAnswerOf(untrusted(c.output)); ans == nil {
-					t.skip(c.line, "call %s: %s answered no task (%q): it failed", c.callID, c.name, firstLine(c.output))
-					continue
-				}
-			}
-			ev := Event{Line: c.line, At: c.at, CallID: c.callID, Kind: Update, Args: args}
-			if c.name == "TaskCreate" {
-				ev.Kind = Create
-				if ans != nil {
-					ev.TaskID = ans.TaskID
-				}
-			}
-			t.Apply(ev)
+			t.applyCairnCall(Event{Line: c.line, At: c.at, CallID: c.callID, Args: args}, c.name, untrusted(c.output), c.output != "")
 		}
 	}
-	for _, t := range targets {
-		sort.SliceStable(t.Skips, func(i, j int) bool { return t.Skips[i].Line < t.Skips[j].Line })
-	}
+	sortSkips(targets)
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -209,9 +208,7 @@ func replayOpenCode(ctx context.Context, dbPath, session string, r *Replayer, st
 			t.Apply(ev)
 		}
 	}
-	for _, t := range targets {
-		sort.SliceStable(t.Skips, func(i, j int) bool { return t.Skips[i].Line < t.Skips[j].Line })
-	}
+	sortSkips(targets)
 	return nil
 }
 
