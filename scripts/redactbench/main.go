@@ -12,6 +12,8 @@
 //	go run ./scripts/redactbench -gen-blind2     rewrite the second blind corpus file
 //	go run ./scripts/redactbench -split blind3   recall on the third blind corpus (written without reading the detector): figures only
 //	go run ./scripts/redactbench -gen-blind3     rewrite the third blind corpus file and its negatives
+//	go run ./scripts/redactbench -split blind4   recall on the fourth blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind4     rewrite the fourth blind corpus file and its negatives
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -22,8 +24,9 @@
 // and heldout by a hash of their name; the held-out split's kinds are never listed unless -reveal
 // is given, which people tuning the detector must not do. The fresh corpus (fresh.jsonl, kinds of
 // neither split, written by generators that were made without reading the detector) is held out
-// the same way, and so are the blind corpora (blind.jsonl, blind2.jsonl, blind3.jsonl), written by
-// people who had not read the detector; blind3's halves are -split blind3-tune and blind3-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
+// the same way, and so are the blind corpora (blind.jsonl, blind2.jsonl, blind3.jsonl, blind4.jsonl),
+// written by people who had not read the detector; blind3's halves are -split blind3-tune and
+// blind3-held, blind4's -split blind4-tune and blind4-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
 // spans cover each hidden secret, and how many secrets each layer would hide alone.
 package main
 
@@ -43,13 +46,14 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
 	genBlind := flag.Bool("gen-blind", false, "rewrite blind.jsonl and blind-negatives.txt from the blind generators")
 	genBlind2 := flag.Bool("gen-blind2", false, "rewrite blind2.jsonl from the second blind generators")
 	genBlind3 := flag.Bool("gen-blind3", false, "rewrite blind3.jsonl and blind3-negatives.txt from the third blind generators")
+	genBlind4 := flag.Bool("gen-blind4", false, "rewrite blind4.jsonl and blind4-negatives.txt from the fourth blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -87,6 +91,12 @@ func main() {
 		}
 		return
 	}
+	if *genBlind4 {
+		if err := writeBlind4(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	header()
 	if *fp {
 		if err := falsePositives(*fpWords, *examples); err != nil {
@@ -101,7 +111,7 @@ func main() {
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
-	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune", *examples)
+	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune" || *split == "blind4-tune", *examples)
 }
 
 func fatal(err error) {
@@ -274,16 +284,59 @@ func writeBlind3(dir string) error {
 	return nil
 }
 
+// writeBlind4 writes the fourth blind generators' samples into blind4.jsonl and their negatives
+// into blind4-negatives.txt, after checking that no blind4 kind is a kind of tune.jsonl,
+// heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl, blind3.jsonl or their generators.
+func writeBlind4(dir string) error {
+	old := map[string]bool{}
+	for _, name := range []string{"tune", "heldout", "fresh", "blind", "blind2", "blind3"} {
+		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			return err
+		}
+		for _, x := range s {
+			old[x.Kind] = true
+		}
+	}
+	for _, k := range append(append(append(kinds(), freshKinds()...), blindKinds()...), blind2Kinds()...) {
+		old[k.group+"/"+k.name] = true
+	}
+	for _, k := range blind3Kinds() {
+		old[k.group+"/"+k.name] = true
+	}
+	samples := generateBlind4()
+	kindsSeen := map[string]bool{}
+	var clash []string
+	for _, s := range samples {
+		if old[s.Kind] && !kindsSeen[s.Kind] {
+			clash = append(clash, s.Kind)
+		}
+		kindsSeen[s.Kind] = true
+	}
+	if len(clash) > 0 {
+		return fmt.Errorf("%s: the kinds are in tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl or blind3.jsonl already", strings.Join(clash, ", "))
+	}
+	if err := writeSamples(filepath.Join(dir, "blind4.jsonl"), samples); err != nil {
+		return err
+	}
+	neg := blind4Negatives()
+	if err := os.WriteFile(filepath.Join(dir, "blind4-negatives.txt"), []byte(strings.Join(neg, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("blind4.jsonl: %d samples of %d kinds; blind4-negatives.txt: %d lines\n", len(samples), len(kindsSeen), len(neg))
+	return nil
+}
+
 // load reads the split's file (both for all) and the external samples of the same split.
 func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	names := []string{split}
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh", "blind", "blind2", "blind3":
-	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held":
+	case "tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4":
+	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held", "blind4-tune", "blind4-held":
 		// the second blind corpus halved the same way, once its whole figure was read (84.8 %);
-		// the third is halved by the same rule
+		// the third and fourth are halved by the same rule
 		corpus := strings.SplitN(split, "-", 2)[0]
 		s, err := readSamples(filepath.Join(dir, corpus+".jsonl"))
 		if err != nil {
@@ -311,7 +364,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		}
 		return out, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -322,7 +375,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" {
+	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" && split != "blind4" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
