@@ -1,6 +1,9 @@
 package redact
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,7 +45,7 @@ func scanAscii85(s string, add func(start, end int), depth int) int {
 		case printableText(dec):
 			spans, w := lookInside(string(dec), depth)
 			work += w
-			if len(spans) > 0 {
+			if len(spans) > 0 || decodedSecret(string(dec)) {
 				add(open, i)
 			}
 		}
@@ -260,6 +263,45 @@ func htmlEntity(s string) (rune, int) {
 // C-like languages (+), PHP and Perl (.), Lua (..), VB and Excel (&).
 var joinOperators = []string{"||", "..", "+", ".", "&"}
 
+// joinedHead is where a secret that starts at start, just after the opening quote of a literal,
+// really starts when literals are joined before it ("sk_live_4rmni" + "Y1vN…"): the start of
+// the first of them (after its opening quote), or start.
+func joinedHead(s string, start int) int {
+	for range 8 {
+		if start < 1 || s[start-1] != '\'' && s[start-1] != '"' && s[start-1] != '`' {
+			return start
+		}
+		q := s[start-1]
+		p := start - 1 // the opening quote
+		for p > 0 && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		op := ""
+		for _, o := range joinOperators {
+			if p >= len(o) && s[p-len(o):p] == o {
+				op = o
+				break
+			}
+		}
+		if op == "" {
+			return start
+		}
+		p -= len(op)
+		for p > 0 && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		if p < 2 || s[p-1] != q {
+			return start
+		}
+		open := strings.LastIndexByte(s[:p-1], q)
+		if open < 0 || p-1-open > 256 || strings.IndexByte(s[open:p], '\n') >= 0 {
+			return start
+		}
+		start = open + 1
+	}
+	return start
+}
+
 // joinedTail is where a secret that ends at end, at the closing quote of a literal, really
 // ends when the literal is joined to more literals: the end of the last of them (before its
 // closing quote), or end.
@@ -344,7 +386,7 @@ func scanCharLists(s string, add func(start, end int), depth int) int {
 
 // spokenHints are words of the NATO alphabet rarely written for anything else, and the words
 // of a password read out letter by letter.
-var spokenHints = []string{"alfa", "bravo", "charlie", "golf", "hotel", "india", "mike", "papa", "romeo", "victor", "foxtrot", "juliet", "kilo", "lima", "november", "oscar", "quebec", "sierra", "tango", "uniform", "whiskey", "x-ray", "xray", "yankee", "zulu", "capital", "uppercase", "upper case", "spelled", "spelt", "spell"}
+var spokenHints = []string{"three", "seven", "eight", "nine", "alfa", "bravo", "charlie", "golf", "hotel", "india", "mike", "papa", "romeo", "victor", "foxtrot", "juliet", "kilo", "lima", "november", "oscar", "quebec", "sierra", "tango", "uniform", "whiskey", "x-ray", "xray", "yankee", "zulu", "capital", "uppercase", "upper case", "spelled", "spelt", "spell"}
 
 // spokenWords are what a spoken character is written as: the NATO alphabet, digits, and the
 // symbols' names.
@@ -506,7 +548,7 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 			}
 			return v, 8
 		}
-		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2])) {
+		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2]) && (s[i+2] != ':' || i+3 < len(s) && isHexString(s[i+3:min(i+5, len(s))]))) {
 			return unhex(s[i])<<4 | unhex(s[i+1]), 2
 		}
 		return 0, 0
@@ -525,7 +567,7 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 			width = n
 			dec = append(dec, v)
 			j += n
-			if j+1 >= len(s) || s[j] != ' ' {
+			if j+1 >= len(s) || s[j] != ' ' && !(s[j] == ':' && width == 2) {
 				break
 			}
 			j++
@@ -540,6 +582,9 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
+		if decodedSecret(string(dec)) {
+			add(i, end)
+		}
 		for _, sp := range spans {
 			if sp.end > i-from {
 				add(i, end)
@@ -732,4 +777,105 @@ func widenToToken(s string, start, end int) (int, int) {
 		end = b
 	}
 	return start, end
+}
+
+// decodedSecret reports whether decoded text, one piece without blanks, reads as a password on
+// its own: what a key word would have named had it been written out (base64 of
+// wombat-nautilus-paprika-819, Ascii85 of EN.!vkC%gT+aqLo). Prose and code decode to blanks.
+func decodedSecret(t string) bool {
+	t = strings.TrimSpace(t)
+	if len(t) < 8 || len(t) > 128 || strings.ContainsAny(t, " \t\n") {
+		return false
+	}
+	if len(t) < 10 {
+		return false
+	}
+	return passwordPiece(t, true) || dicewarePiece(t) || wordsPassphrase(t) || wordsAndNumber(t) ||
+		strongValue(t) && strings.IndexFunc(t, func(r rune) bool { return r < utf8.RuneSelf && pwSymbol[r] }) >= 0
+}
+
+// gunzipText inflates a gzip stream of at most 64 KiB of text.
+func gunzipText(b []byte) (string, bool) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return "", false
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, 64<<10))
+	if err != nil && len(out) == 0 || !printableText(out) {
+		return "", false
+	}
+	return string(out), true
+}
+
+// rotHints name the letter rotations people hide a secret with.
+var rotHints = []string{"rot13", "rot-13", "rot 13", "rot47", "rot-47", "rot 47"}
+
+// scanRotated reads the words after a rotation's name (rot13 for letters, rot47 for every
+// printable ASCII character) turned back, and hides what the Redactor finds there or a token
+// that reads as a password once turned back ("rot47: {:496?heR}2FE:=FDe`"). Each character stays
+// where it was, so the spans map one to one; only a window after the name is turned, as the rest
+// of a text that names a rotation is ordinary prose.
+func scanRotated(s string, add func(start, end int), depth int) int {
+	lower := strings.ToLower(s)
+	work := len(s)
+	for _, rot := range []struct {
+		names []string
+		fn    func(byte) byte
+	}{
+		{[]string{"rot13", "rot-13", "rot 13"}, rot13},
+		{[]string{"rot47", "rot-47", "rot 47"}, rot47},
+	} {
+		for _, n := range rot.names {
+			for from := 0; ; {
+				k := strings.Index(lower[from:], n)
+				if k < 0 {
+					break
+				}
+				after := from + k + len(n)
+				from = after
+				window := min(len(s), after+maxRotWindow)
+				for window < len(s) && !utf8.RuneStart(s[window]) {
+					window++
+				}
+				b := []byte(s[after:window])
+				for i, c := range b {
+					if c < utf8.RuneSelf {
+						b[i] = rot.fn(c)
+					}
+				}
+				turned := string(b)
+				spans, w := lookInside(turned, depth)
+				work += w + len(b)
+				for _, sp := range spans {
+					add(after+sp.start, after+sp.end)
+				}
+				eachField(turned, func(i, j int) {
+					if decodedSecret(strings.Trim(turned[i:j], ".,;:!?'\"`()")) {
+						add(after+i, after+j)
+					}
+				})
+			}
+		}
+	}
+	return work
+}
+
+// maxRotWindow is how many bytes after a rotation's name are turned back.
+const maxRotWindow = 96
+
+func rot13(c byte) byte {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return 'a' + (c-'a'+13)%26
+	case 'A' <= c && c <= 'Z':
+		return 'A' + (c-'A'+13)%26
+	}
+	return c
+}
+
+func rot47(c byte) byte {
+	if '!' <= c && c <= '~' {
+		return '!' + (c-'!'+47)%94
+	}
+	return c
 }

@@ -242,7 +242,7 @@ func passwordPiece(t string, alone bool) bool {
 		last = class
 	}
 	if sym == 0 {
-		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t)) && !harmlessPiece(t)
+		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t) || wordsAndNumber(t)) && !harmlessPiece(t)
 	}
 	if lower+upper < 2 || longest <= 2 {
 		return false
@@ -1007,3 +1007,37 @@ func pathLike(p string) bool {
 	}
 	return true
 }
+
+// wordsAndNumber reports whether t is three or more lower-case words of four letters or more,
+// then a number of two or three digits, all joined by one dash or dot (nautilus-anvil-caravel-227),
+// as passphrase generators make them; names of things (kube-proxy-config-12, web-server-pod-01)
+// carry a word of the trade and are none.
+func wordsAndNumber(t string) bool {
+	sep := byte('-')
+	if strings.Count(t, ".") > strings.Count(t, "-") {
+		sep = '.'
+	}
+	parts := strings.Split(t, string(sep))
+	if len(parts) < 4 {
+		return false
+	}
+	num := parts[len(parts)-1]
+	if len(num) < 2 || len(num) > 3 || !allDigits(num) {
+		return false
+	}
+	for _, w := range parts[:len(parts)-1] {
+		if len(w) < 4 || !allLetters(w) || strings.ToLower(w) != w || tradeWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// tradeWords are the words names of machines, services and files are made of.
+var tradeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("node pod server service deployment proxy config test prod staging stage release build deploy cluster redis nginx kube docker image file data backup worker master main replica shard region zone east west north south front frontend backend admin user users team group host hosts mail cache queue stream topic bucket table index logs metrics alpha beta canary stable latest version patch minor major debian ubuntu alpine linux darwin windows arm64 amd64 intel core base slim full lite blue green black white gray grey part page item list step task jobs cron daily weekly nightly") {
+		m[w] = true
+	}
+	return m
+}()

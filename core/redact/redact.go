@@ -435,6 +435,9 @@ func (r *Redactor) pass(s string, st *Stats, screen bool) string {
 		if tail := joinedTail(s, end); tail > end {
 			end = tail // the rest of a secret joined from literals ('Raven$81' || 's3eT')
 		}
+		if head := joinedHead(s, start); head < start && head >= last {
+			start = head // and its beginning ("sk_live_4rmni" + "Y1vN…")
+		}
 		start, end = widenToToken(s, max(start, last), end)
 		for ; i < len(spans) && spans[i].start <= end; i++ {
 			end = max(end, spans[i].end)

@@ -115,6 +115,7 @@ var ruleCases = []struct {
 	{"foreign_seed_phrase", "助记词：上 以 他 不 工 出 要 要 成 们 可 上", "出 要 要 成 们", "シードは紙に書いて保管してください"},
 	{"mailgun_signing_key", "mg-verify --signing-key ac4ac22690c6d1521004b5eedfa5c42e-aa05c16a-4b3d7d6d", "c6d1521004b5eedfa5c42e", "request 550e8400-e29b-41d4-a716-446655440000"},
 	{"decode_uuencoded", "begin 644 creds.txt A=7-E<CUR;V]T\"G!A<W,]0G)A;6)L95\\Q-#4S7U-V=F8* ` end", "0G)A;6)L95", "we begin 644 tests and end the day"},
+	{"decode_rotated", "here's it in rot47 )<hBa{>fG#EPK! ok", ")<hBa{>fG#EPK!", "rot13 is a letter rotation, see the docs for blind2-tune"},
 	{"decode_byte_list", "PASSWORD = bytes([84, 111, 102, 117, 36, 52, 49, 50, 53, 105, 55, 66, 99])", "84, 111, 102, 117, 36, 52, 49, 50", "sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"},
 	{"password_shape", "新しいのは Summer2026!Dx でお願いします", "Summer2026!Dx", "n := info.Lines+1 // MaxFileSize+1"},
 }

@@ -119,6 +119,9 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_uuencoded", Hints: uuHints, scan: func(s string, add func(start, end int)) int {
 			return scanUuencoded(s, add, depth)
 		}},
+		{Name: "decode_rotated", Hints: rotHints, scan: func(s string, add func(start, end int)) int {
+			return scanRotated(s, add, depth)
+		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
 			return scanSpaced(s, add, depth)
 		}},
@@ -466,10 +469,19 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 				next = end
 			case macaroon(dec):
 				add(i, end)
+			case len(dec) > 2 && dec[0] == 0x1f && dec[1] == 0x8b:
+				if text, ok := gunzipText(dec); ok {
+					spans, w := lookInside(text, depth)
+					work += w + len(text)
+					if len(spans) > 0 || decodedSecret(text) {
+						add(i, end) // gzip then base64 of a config with a secret in it
+					}
+				}
 			case printableText(dec):
 				spans, w := lookInside(string(dec), depth)
 				work += w
-				if len(spans) > 0 {
+				// a run of letters alone (encryptedClientHello) is a name that happens to decode
+				if len(spans) > 0 || strings.ContainsAny(s[i:end], "0123456789+/=") && decodedSecret(string(dec)) {
 					add(i, end)
 				}
 			}

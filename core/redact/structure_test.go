@@ -109,7 +109,7 @@ func init() {
 			"seed_phrase":    "the review of the index build was slow and the cache needs a retry",
 		}[c.rule]
 		ruleCases = append(ruleCases, struct{ rule, positive, secret, negative string }{c.rule, strings.Replace(c.text, "%s", c.secret, 1), firstFragment(c.secret), neg})
-		hostileUnit := map[string]string{"decode_escapes": `\"%3D\u0041`, "decode_base64": "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD ", "seed_phrase": "abandon ", "decode_ascii85": "<~9jqo^", "decode_spaced": "p a s s ", "decode_uuencoded": "begin 644 a ", "decode_invisible": "a\u200b", "decode_byte_groups": "6f ", "decode_char_list": "'a', ", "decode_spoken": "victor ", "dotted_token": "eyJhIjoiYiJ9.", "pem_any_dashes": "—BEGIN PRIVATE KEY—\n"}[c.rule]
+		hostileUnit := map[string]string{"decode_escapes": `\"%3D\u0041`, "decode_base64": "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD ", "seed_phrase": "abandon ", "decode_ascii85": "<~9jqo^", "decode_spaced": "p a s s ", "decode_rotated": "rot13 ", "decode_uuencoded": "begin 644 a ", "decode_invisible": "a\u200b", "decode_byte_groups": "6f ", "decode_char_list": "'a', ", "decode_spoken": "victor ", "dotted_token": "eyJhIjoiYiJ9.", "pem_any_dashes": "—BEGIN PRIVATE KEY—\n"}[c.rule]
 		if hostileUnit != "" {
 			hostile = append(hostile, struct{ name, unit string }{c.rule + " " + strconv.Itoa(len(hostile)), hostileUnit})
 		}
