@@ -354,23 +354,26 @@ func headHash(f *os.File, n int64) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// claudeSpaces lists the spaces imported from Claude Code or Codex that the local account owns.
-func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
+// claudeSpaces lists the spaces imported from agent runtimes that the local account owns, and
+// the source of each.
+func claudeSpaces(ctx context.Context, q querier) ([]ID, []string, error) {
 	in, args := runtimeSourcesIn()
-	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN `+in+` AND owner = ? ORDER BY id`, append(args, LocalAccount)...)
+	rows, err := q.QueryContext(ctx, `SELECT id, source FROM spaces WHERE source IN `+in+` AND owner = ? ORDER BY id`, append(args, LocalAccount)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	var out []ID
+	var sources []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		var id, src string
+		if err := rows.Scan(&id, &src); err != nil {
+			return nil, nil, err
 		}
 		out = append(out, ID(id))
+		sources = append(sources, src)
 	}
-	return out, rows.Err()
+	return out, sources, rows.Err()
 }
 
 // isClaudeSpace reports whether space came from Claude Code or Codex and belongs to the local account.
@@ -426,12 +429,23 @@ func (s *Store) resolveLocal(ctx context.Context, q querier, who asker, in Searc
 			return []scope{sc}, unavailable, err
 		}
 	}
-	all, err := claudeSpaces(ctx, q)
+	all, sources, err := claudeSpaces(ctx, q)
 	if err != nil {
 		return nil, nil, s.dbErr(err, "list the Claude Code and Codex spaces")
 	}
 	if len(all) == 0 {
 		return nil, unavailable, nil
+	}
+	if in.Runtime != "" && strings.TrimSpace(in.Around) == "" {
+		kept := all[:0]
+		for i, sp := range all {
+			if sources[i] == in.Runtime {
+				kept = append(kept, sp)
+			}
+		}
+		if all = kept; len(all) == 0 {
+			return []scope{{space: "", task: who.task}}, nil, nil // no space of that runtime: no hits
+		}
 	}
 	if strings.TrimSpace(in.Around) != "" {
 		id, err := parseRef("comment", in.Around)
