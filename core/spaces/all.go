@@ -68,6 +68,13 @@ type AllReport struct {
 func (s *Store) ImportAll(ctx context.Context, progress func(runtime string) (Progress, func())) (AllReport, error) {
 	rep := AllReport{Runtimes: []RuntimeImport{}}
 	var failed []error
+	// claude_files read once for the four importers: each looks up and writes only its own files
+	states, err := s.claudeStates(ctx)
+	if err != nil {
+		return rep, err
+	}
+	s.sharedStates = states
+	defer func() { s.sharedStates = nil }()
 	for _, f := range ImportFormats {
 		if f.Default == nil {
 			continue

@@ -100,7 +100,10 @@ func (s *Store) ImportClaude(ctx context.Context, paths []string, progress Progr
 		if err := errs.Stopped(ctx, "space import --from claude-code"); err != nil {
 			return rep, err
 		}
-		st, ok := states[f.Path]
+		st, ok, err := s.fullState(ctx, states, f.Path)
+		if err != nil {
+			return rep, err
+		}
 		if err := im.file(f, st, ok); err != nil {
 			return rep, err
 		}
@@ -232,7 +235,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			st.title = info.Summary
 		}
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.redactor.Text(st.title))
+		st.title = claudecode.Title(im.s.rd().Text(st.title))
 		if st.title != "" && f.Agent != "" {
 			st.title = "subagent: " + st.title
 		}
@@ -324,9 +327,14 @@ func (im *claudeImport) flush() error {
 	return nil
 }
 
-// claudeStates reads claude_files.
+// claudeStates reads what claude_files remembers of every file that tells an unchanged one
+// (size, time) and how far it was read (offset, lines): one query of a few integers a row, so an
+// import with nothing new costs a listing and this. fullState reads the rest for a changed file.
 func (s *Store) claudeStates(ctx context.Context) (map[string]claudeState, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, lines, head, task, title, created_at FROM claude_files`)
+	if s.sharedStates != nil {
+		return s.sharedStates, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, lines FROM claude_files`)
 	if err != nil {
 		return nil, s.dbErr(err, "read the transcript list")
 	}
@@ -335,12 +343,26 @@ func (s *Store) claudeStates(ctx context.Context) (map[string]claudeState, error
 	for rows.Next() {
 		var p string
 		var st claudeState
-		if err := rows.Scan(&p, &st.size, &st.modNS, &st.offset, &st.lines, &st.head, &st.task, &st.title, &st.createdAt); err != nil {
+		if err := rows.Scan(&p, &st.size, &st.modNS, &st.offset, &st.lines); err != nil {
 			return nil, s.dbErr(err, "read the transcript list")
 		}
 		out[p] = st
 	}
 	return out, s.dbErr(rows.Err(), "read the transcript list")
+}
+
+// fullState is the whole state of a file claudeStates lists (its head hash, task, title and
+// creation time added), and false when it lists none.
+func (s *Store) fullState(ctx context.Context, states map[string]claudeState, path string) (claudeState, bool, error) {
+	st, ok := states[path]
+	if !ok {
+		return st, false, nil
+	}
+	err := s.db.QueryRowContext(ctx, `SELECT head, task, title, created_at FROM claude_files WHERE path = ?`, path).Scan(&st.head, &st.task, &st.title, &st.createdAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return claudeState{}, false, nil
+	}
+	return st, true, s.dbErr(err, "read the transcript list")
 }
 
 // headHash is the SHA-256 of the first min(n, headBytes) bytes of f, in hex.
