@@ -58,7 +58,10 @@ func (g *gen) uuid() string {
 
 type fatal struct{}
 
-func (fatal) Fatalf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...); os.Exit(1) }
+func (fatal) Fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(1)
+}
 
 func must(err error) {
 	if err != nil {
