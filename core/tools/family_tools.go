@@ -35,12 +35,16 @@ func memoryOperations() []*Operation {
 		tool(parallel(define("MemorySearch", "memory search",
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
-				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
-			true, searchBounds, func(ctx context.Context, c Context, in memory.SearchInput) (*memory.MemorySearchResult, error) {
+				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. "+
+				"With agent_memory it searches the agent runtimes' own memory files instead (Claude Code's and Codex's, this "+
+				"project's, or every project's with scope all): agent_hits, each with its runtime, project, path and line. Read-only.",
+			true, all(searchBounds, enum("scope", memory.AgentScopes...)), func(ctx context.Context, c Context, in memory.SearchInput) (*memory.MemorySearchResult, error) {
 				return memory.MemorySearch(ctx, c.Workspace, in)
 			})),
-			ex("cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2"),
-			searchOptions()...),
+			ex("cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2", "cairn memory search --agent-memory pnpm", "cairn memory search --agent-memory --scope all 'rate limit'"),
+			append(searchOptions(),
+				Option{Flag: "agent-memory", Field: "agent_memory", Kind: Bool, Usage: "search the agent runtimes' own memory files instead, read-only: Claude Code's ~/.claude/projects/<project>/memory/ and Codex's ~/.codex/memories/ (each hit names its runtime and project)"},
+				Option{Flag: "scope", Field: "scope", Usage: "with --agent-memory: " + strings.Join(memory.AgentScopes, " or ") + " (this project's memory files, the default, or every project's)", Enum: memory.AgentScopes})...),
 		tool(parallel(define("KnowledgeSearch", "knowledge search",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
