@@ -41,7 +41,19 @@ func memoryCommand(env *Env) *cli.Command {
 							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String()))
 							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 						}
-						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped, res.SkippedWhy)
+						n := len(res.Hits)
+						if res.AgentHits != nil {
+							for i, h := range *res.AgentHits {
+								project := h.Project
+								if project == "" {
+									project = "every project"
+								}
+								header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(runtimeName(h.Runtime)+" memory of "+sanitizeLine(project))
+								env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+							}
+							n = len(*res.AgentHits)
+						}
+						env.searchNotes(in.Query, n, res.Truncated, res.Skipped, res.SkippedWhy)
 						return nil
 					})
 				},

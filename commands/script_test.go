@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -38,12 +39,24 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
-			// opencode-db SCENARIO PATH: OpenCode's database of a recording (fixtures/opencode/SCENARIO)
+			// opencode-db SCENARIO PATH [OLD NEW]: OpenCode's database of a recording
+			// (fixtures/opencode/SCENARIO), with OLD replaced by NEW in the text of its parts
 			"opencode-db": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: opencode-db SCENARIO PATH")
+				if neg || (len(args) != 2 && len(args) != 4) {
+					ts.Fatalf("usage: opencode-db SCENARIO PATH [OLD NEW]")
 				}
-				opencodetest.Build(ts, args[0], ts.MkAbs(args[1]), nil)
+				var keep func(string, map[string]any) bool
+				if len(args) == 4 {
+					keep = func(table string, row map[string]any) bool {
+						if d, ok := row["data"].(map[string]any); ok && table == "part" {
+							if text, ok := d["text"].(string); ok {
+								d["text"] = strings.ReplaceAll(text, args[2], args[3])
+							}
+						}
+						return true
+					}
+				}
+				opencodetest.Build(ts, args[0], ts.MkAbs(args[1]), keep)
 			},
 		},
 	})

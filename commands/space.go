@@ -83,9 +83,15 @@ func spaceImportCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code), Codex rollouts (--from codex), OpenCode's database (--from opencode) or Gemini CLI session files (--from gemini)",
-		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --from opencode [DB...] | --schema",
+		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --from opencode [DB...] | --from gemini [PATH...] | --all | --schema",
 		Flags:     flagsOf("space import"),
 		Action: func(c *cli.Context) error {
+			if c.Bool("all") {
+				if c.NArg() != 0 || c.IsSet("from") || c.Bool("schema") {
+					return errs.Invalidf("space import --all finds every runtime's sessions itself: it takes no FILE, no --from and no --schema")
+				}
+				return env.spaceImportAll(c)
+			}
 			if c.Bool("schema") {
 				if c.NArg() != 0 || c.IsSet("from") {
 					return errs.Invalidf("space import --schema takes no FILE and no --from")
@@ -216,6 +222,62 @@ func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error
 		return err
 	}
 	return e.Render(rep, func(w io.Writer) error { return writeTranscriptReport(w, rep) })
+}
+
+// spaceImportAll is space import --all: every runtime's past sessions from where it keeps them,
+// each reported on its own.
+func (e *Env) spaceImportAll(c *cli.Context) error {
+	st, err := e.openSpaces(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, ierr := st.ImportAll(c.Context, func(runtime string) (spaces.Progress, func()) {
+		return e.spaceProgress(0, true, "importing "+runtime)
+	})
+	if errs.CodeOf(ierr) == errs.Cancelled {
+		return ierr
+	}
+	if err := e.Render(rep, func(w io.Writer) error { return writeAllReport(w, rep) }); err != nil {
+		return err
+	}
+	return ierr
+}
+
+// writeAllReport is the text of space import --all: per runtime, where it looked and what it imported.
+func writeAllReport(w io.Writer, rep spaces.AllReport) error {
+	found := 0
+	for _, r := range rep.Runtimes {
+		where := make([]string, len(r.Paths))
+		for i, p := range r.Paths {
+			where[i] = termName(p)
+		}
+		loc := strings.Join(where, ", ")
+		if loc == "" {
+			loc = "(no location: the home directory is unknown)"
+		}
+		switch {
+		case !r.Found && r.Error == "":
+			fmt.Fprintf(w, "%s: none at %s\n", runtimeName(r.Runtime), loc)
+			continue
+		case r.Error != "":
+			fmt.Fprintf(w, "%s: %s\n  failed: %s\n", runtimeName(r.Runtime), loc, sanitizeLine(r.Error))
+			continue
+		}
+		found++
+		fmt.Fprintf(w, "%s: %s\n", runtimeName(r.Runtime), loc)
+		var b strings.Builder
+		if err := writeTranscriptReport(&b, r.Report); err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	if found == 0 {
+		fmt.Fprintln(w, "no agent runtime's sessions were found on this machine")
+	}
+	return nil
 }
 
 // writeTranscriptReport is the text of a transcript import: the counts, then what was skipped.
@@ -456,20 +518,28 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 	return nil
 }
 
-// sessionLine names a past session of an agent runtime and how to resume it.
+// sessionLine names a past session of an agent runtime, its project and how to resume it.
 func sessionLine(s spaces.Session) string {
-	name := s.Runtime
-	switch s.Runtime {
-	case spaces.SourceClaudeCode:
-		name = "Claude Code"
-	case spaces.SourceCodex:
-		name = "Codex"
-	case spaces.SourceOpenCode:
-		name = "OpenCode"
-	case spaces.SourceGemini:
-		name = "Gemini CLI"
+	in := ""
+	if s.Project != "" {
+		in = " in " + sanitizeLine(s.Project)
 	}
-	return fmt.Sprintf("%s session %s; resume: %s", name, sanitizeLine(s.SessionID), sanitizeLine(s.Resume))
+	return fmt.Sprintf("%s session %s%s; resume: %s", runtimeName(s.Runtime), sanitizeLine(s.SessionID), in, sanitizeLine(s.Resume))
+}
+
+// runtimeName is an agent runtime as people call it.
+func runtimeName(runtime string) string {
+	switch runtime {
+	case spaces.SourceClaudeCode:
+		return "Claude Code"
+	case spaces.SourceCodex:
+		return "Codex"
+	case spaces.SourceOpenCode:
+		return "OpenCode"
+	case spaces.SourceGemini:
+		return "Gemini CLI"
+	}
+	return sanitizeLine(runtime)
 }
 
 // writeSpaceBody writes a raw body, every line indented, so multi-line comments stay inside their item.

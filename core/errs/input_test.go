@@ -66,7 +66,7 @@ func TestJSONNames(t *testing.T) {
 func TestCoreMessagesNameNoFlag(t *testing.T) {
 	literal := regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 	flag := regexp.MustCompile(`(^|[^a-z-])--[a-z][a-z-]*|CAIRN_[A-Z]`)
-	allowed := regexp.MustCompile(`gh (issue|pr) list --json|--json fields|prints with --json|space import --from (claude-code|codex|opencode|gemini)|CAIRN_FAULT_|CAIRN_OPENCODE_DB"|opencode --session |or --project OWNER/REPO"|claude --resume|gemini --resume|cairn task update ID --status S|pass --workspace"`)
+	allowed := regexp.MustCompile(`gh (issue|pr) list --json|--json fields|prints with --json|space import --from (claude-code|codex|opencode|gemini)|space import --all|CAIRN_FAULT_|CAIRN_OPENCODE_DB"|opencode --session |or --project OWNER/REPO"|claude --resume|gemini --resume|cairn task update ID --status S|pass --workspace"`)
 	files, _ := filepath.Glob("../*/*.go")
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") || strings.Contains(f, "/redact/") || strings.Contains(f, "/tools/") || strings.Contains(f, "/setup/") {

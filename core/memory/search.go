@@ -30,6 +30,9 @@ type SearchInput struct {
 	Query   string `json:"query" jsonschema:"one literal string matched case-insensitively (full-width equals half-width) against every line, frontmatter included; not split into words"`
 	Limit   *int   `json:"limit,omitempty" jsonschema:"most hits to return ({range}); default search_hit_limit of cairn.toml"`
 	Context *int   `json:"context,omitempty" jsonschema:"lines of excerpt before and after a match ({range}); default search_excerpt_lines of cairn.toml"`
+	// AgentMemory searches the agent runtimes' own memory files (agent.go) instead of cairn's.
+	AgentMemory bool   `json:"agent_memory,omitempty" jsonschema:"search the agent runtimes' own memory files instead, read-only: Claude Code's ~/.claude/projects/<project>/memory/ and Codex's ~/.codex/memories/; each hit names its runtime and project"`
+	Scope       string `json:"scope,omitempty" jsonschema:"with agent_memory: project (this project's memory files, the default) or all (every project's)"`
 	// Kind keeps files whose frontmatter kind equals it exactly: KnowledgeSearch only.
 	Kind string `json:"-"`
 }
@@ -77,9 +80,11 @@ type Lines struct {
 
 // MemorySearchResult is the output of MemorySearch.
 type MemorySearchResult struct {
-	Hits      []MemoryHit `json:"hits"`
-	Truncated bool        `json:"truncated"`
-	Skipped   []string    `json:"skipped"`
+	Hits []MemoryHit `json:"hits"`
+	// AgentHits are the hits in the agent runtimes' memory files, with agent_memory only.
+	AgentHits *[]AgentMemoryHit `json:"agent_hits,omitempty"`
+	Truncated bool              `json:"truncated"`
+	Skipped   []string          `json:"skipped"`
 	// SkippedWhy says why each path of Skipped was skipped, for the notes a person reads.
 	SkippedWhy map[string]string `json:"-"`
 }
@@ -98,6 +103,15 @@ type KnowledgeSearchResult struct {
 func MemorySearch(ctx context.Context, ws *workspace.Workspace, in SearchInput) (*MemorySearchResult, error) {
 	if in.Kind != "" {
 		return nil, errs.Invalidf("kind filters knowledge search only; memory search takes none")
+	}
+	if in.Scope != "" && !slices.Contains(AgentScopes, in.Scope) {
+		return nil, errs.InvalidField("scope", "scope %q is not one of %s", in.Scope, strings.Join(AgentScopes, ", "))
+	}
+	if in.Scope != "" && !in.AgentMemory {
+		return nil, errs.Invalidf("%s chooses whose agent memory is searched; give it with %s", errs.Field("scope", errs.Name), errs.Field("agent_memory", errs.Name))
+	}
+	if in.AgentMemory {
+		return agentMemorySearch(ctx, ws, in)
 	}
 	hits, res, err := search(ctx, ws, in, []Kind{KindSummary, KindDecision, KindRequest})
 	if err != nil {

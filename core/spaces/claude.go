@@ -100,7 +100,10 @@ func (s *Store) ImportClaude(ctx context.Context, paths []string, progress Progr
 		if err := errs.Stopped(ctx, "space import --from claude-code"); err != nil {
 			return rep, err
 		}
-		st, ok := states[f.Path]
+		st, ok, err := s.fullState(ctx, states, f.Path)
+		if err != nil {
+			return rep, err
+		}
 		if err := im.file(f, st, ok); err != nil {
 			return rep, err
 		}
@@ -232,7 +235,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			st.title = info.Summary
 		}
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.redactor.Text(st.title))
+		st.title = claudecode.Title(im.s.rd().Text(st.title))
 		if st.title != "" && f.Agent != "" {
 			st.title = "subagent: " + st.title
 		}
@@ -324,9 +327,14 @@ func (im *claudeImport) flush() error {
 	return nil
 }
 
-// claudeStates reads claude_files.
+// claudeStates reads what claude_files remembers of every file that tells an unchanged one
+// (size, time) and how far it was read (offset, lines): one query of a few integers a row, so an
+// import with nothing new costs a listing and this. fullState reads the rest for a changed file.
 func (s *Store) claudeStates(ctx context.Context) (map[string]claudeState, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, lines, head, task, title, created_at FROM claude_files`)
+	if s.sharedStates != nil {
+		return s.sharedStates, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, offset, lines FROM claude_files`)
 	if err != nil {
 		return nil, s.dbErr(err, "read the transcript list")
 	}
@@ -335,12 +343,26 @@ func (s *Store) claudeStates(ctx context.Context) (map[string]claudeState, error
 	for rows.Next() {
 		var p string
 		var st claudeState
-		if err := rows.Scan(&p, &st.size, &st.modNS, &st.offset, &st.lines, &st.head, &st.task, &st.title, &st.createdAt); err != nil {
+		if err := rows.Scan(&p, &st.size, &st.modNS, &st.offset, &st.lines); err != nil {
 			return nil, s.dbErr(err, "read the transcript list")
 		}
 		out[p] = st
 	}
 	return out, s.dbErr(rows.Err(), "read the transcript list")
+}
+
+// fullState is the whole state of a file claudeStates lists (its head hash, task, title and
+// creation time added), and false when it lists none.
+func (s *Store) fullState(ctx context.Context, states map[string]claudeState, path string) (claudeState, bool, error) {
+	st, ok := states[path]
+	if !ok {
+		return st, false, nil
+	}
+	err := s.db.QueryRowContext(ctx, `SELECT head, task, title, created_at FROM claude_files WHERE path = ?`, path).Scan(&st.head, &st.task, &st.title, &st.createdAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return claudeState{}, false, nil
+	}
+	return st, true, s.dbErr(err, "read the transcript list")
 }
 
 // headHash is the SHA-256 of the first min(n, headBytes) bytes of f, in hex.
@@ -354,23 +376,26 @@ func headHash(f *os.File, n int64) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// claudeSpaces lists the spaces imported from Claude Code or Codex that the local account owns.
-func claudeSpaces(ctx context.Context, q querier) ([]ID, error) {
+// claudeSpaces lists the spaces imported from agent runtimes that the local account owns, and
+// the source of each.
+func claudeSpaces(ctx context.Context, q querier) ([]ID, []string, error) {
 	in, args := runtimeSourcesIn()
-	rows, err := q.QueryContext(ctx, `SELECT id FROM spaces WHERE source IN `+in+` AND owner = ? ORDER BY id`, append(args, LocalAccount)...)
+	rows, err := q.QueryContext(ctx, `SELECT id, source FROM spaces WHERE source IN `+in+` AND owner = ? ORDER BY id`, append(args, LocalAccount)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	var out []ID
+	var sources []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		var id, src string
+		if err := rows.Scan(&id, &src); err != nil {
+			return nil, nil, err
 		}
 		out = append(out, ID(id))
+		sources = append(sources, src)
 	}
-	return out, rows.Err()
+	return out, sources, rows.Err()
 }
 
 // isClaudeSpace reports whether space came from Claude Code or Codex and belongs to the local account.
@@ -426,12 +451,23 @@ func (s *Store) resolveLocal(ctx context.Context, q querier, who asker, in Searc
 			return []scope{sc}, unavailable, err
 		}
 	}
-	all, err := claudeSpaces(ctx, q)
+	all, sources, err := claudeSpaces(ctx, q)
 	if err != nil {
 		return nil, nil, s.dbErr(err, "list the Claude Code and Codex spaces")
 	}
 	if len(all) == 0 {
 		return nil, unavailable, nil
+	}
+	if in.Runtime != "" && strings.TrimSpace(in.Around) == "" {
+		kept := all[:0]
+		for i, sp := range all {
+			if sources[i] == in.Runtime {
+				kept = append(kept, sp)
+			}
+		}
+		if all = kept; len(all) == 0 {
+			return []scope{{space: "", task: who.task}}, nil, nil // no space of that runtime: no hits
+		}
 	}
 	if strings.TrimSpace(in.Around) != "" {
 		id, err := parseRef("comment", in.Around)

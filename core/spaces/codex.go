@@ -150,7 +150,10 @@ func (s *Store) ImportCodex(ctx context.Context, paths []string, progress Progre
 		if err := errs.Stopped(ctx, what); err != nil {
 			return rep, err
 		}
-		st, ok := states[f.Path]
+		st, ok, err := s.fullState(ctx, states, f.Path)
+		if err != nil {
+			return rep, err
+		}
 		if err := im.file(f, st, ok); err != nil {
 			return rep, err
 		}
@@ -270,7 +273,7 @@ func (im *codexImport) file(f codexFile, st claudeState, known bool) error {
 	}
 	if st.title == "" && info.FirstPrompt != "" {
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.redactor.Text(info.FirstPrompt))
+		st.title = claudecode.Title(im.s.rd().Text(info.FirstPrompt))
 	}
 	title := st.title
 	if title == "" {

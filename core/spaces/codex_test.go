@@ -182,7 +182,7 @@ func TestImportCodexFork(t *testing.T) {
 		t.Fatalf("hits %v", refs(a))
 	}
 	h := a.Search.Hits[0]
-	if h.Task != "task:"+cxParent || h.Session != (Session{Runtime: "codex", SessionID: cxParent, Resume: "codex resume " + cxParent}) {
+	if h.Task != "task:"+cxParent || h.Session != (Session{Runtime: "codex", Project: "/home/user/project", SessionID: cxParent, Resume: "codex resume " + cxParent}) {
 		t.Errorf("hit %+v", h)
 	}
 	if got := refs(search(t, ws, Caller{}, SearchInput{Query: "SCENARIO-FORK"})); len(got) != 2 {
@@ -345,11 +345,11 @@ func TestSessionOf(t *testing.T) {
 		source, task string
 		want         Session
 	}{
-		{SourceClaudeCode, ccSession, Session{"claude-code", ccSession, "claude --resume " + ccSession}},
-		{SourceClaudeCode, ccSession + "/agent-a1b2", Session{"claude-code", ccSession, "claude --resume " + ccSession}},
-		{SourceCodex, cxFork, Session{"codex", cxFork, "codex resume " + cxFork}},
-		{SourceCodex, "x;rm -rf ~", Session{"codex", "x;rm -rf ~", "codex resume 'x;rm -rf ~'"}},
-		{SourceCodex, "it's", Session{"codex", "it's", `codex resume 'it'\''s'`}},
+		{SourceClaudeCode, ccSession, Session{"claude-code", "", ccSession, "claude --resume " + ccSession}},
+		{SourceClaudeCode, ccSession + "/agent-a1b2", Session{"claude-code", "", ccSession, "claude --resume " + ccSession}},
+		{SourceCodex, cxFork, Session{"codex", "", cxFork, "codex resume " + cxFork}},
+		{SourceCodex, "x;rm -rf ~", Session{"codex", "", "x;rm -rf ~", "codex resume 'x;rm -rf ~'"}},
+		{SourceCodex, "it's", Session{"codex", "", "it's", `codex resume 'it'\''s'`}},
 		{"", "18", Session{}},
 	}
 	for _, c := range cases {

@@ -24,6 +24,9 @@ type ImportFormat struct {
 	// Import reads the files and folders of a Paths format into the store and reports what
 	// it read (a ClaudeReport, a CodexReport).
 	Import func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error)
+	// Default is where an agent runtime keeps its sessions on this machine: what
+	// `space import --all` reads for it (and an Optional format when given no path).
+	Default func() ([]string, error)
 }
 
 // ImportFormats are the formats of space import, the default first.
@@ -34,25 +37,25 @@ var ImportFormats = []ImportFormat{
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportClaude(ctx, paths, progress)
 			return rep, err
-		}},
+		}, Default: defaultClaudePaths},
 	{Name: SourceCodex, Doc: "rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions", Paths: true,
 		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportCodex(ctx, paths, progress)
 			return rep, err
-		}},
+		}, Default: defaultCodexPaths},
 	{Name: SourceOpenCode, Doc: "sessions in OpenCode's database: ~/.local/share/opencode/opencode.db when no path is given", Paths: true, Optional: true,
 		Needs: "OpenCode database (opencode.db)",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportOpenCode(ctx, paths, progress)
 			return rep, err
-		}},
+		}, Default: defaultOpenCodePaths},
 	{Name: SourceGemini, Doc: "session files: session-*.jsonl files or folders such as ~/.gemini/tmp (the default)", Paths: true, Optional: true,
 		Needs: "session file (session-*.jsonl) or folder such as ~/.gemini/tmp",
 		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
 			rep, err := st.ImportGemini(ctx, paths, progress)
 			return rep, err
-		}},
+		}, Default: DefaultGeminiPaths},
 }
 
 // FormatUsage lists the formats with what each reads: "cairn (...) claude-code (...) or codex (...)".

@@ -376,7 +376,10 @@ func (s *Store) ImportGemini(ctx context.Context, paths []string, progress Progr
 		if err := errs.Stopped(ctx, what); err != nil {
 			return rep, err
 		}
-		st, ok := states[f.Path]
+		st, ok, err := s.fullState(ctx, states, f.Path)
+		if err != nil {
+			return rep, err
+		}
 		if err := im.geminiFile(f, st, ok); err != nil {
 			return rep, err
 		}
@@ -500,7 +503,7 @@ func (im *claudeImport) geminiFile(f geminiFile, st claudeState, known bool) err
 		next.createdAt = info.CreatedAt
 	}
 	if next.title == "" && info.FirstPrompt != "" {
-		next.title = claudecode.Title(im.s.redactor.Text(info.FirstPrompt))
+		next.title = claudecode.Title(im.s.rd().Text(info.FirstPrompt))
 	}
 	title := next.title
 	if title == "" {

@@ -606,7 +606,7 @@ func (s *Store) prepareTexts(rec *record) error {
 	case "comment":
 		c := &rec.comment
 		// the author is shown in every hit and neighbour: a secret pasted there is hidden too
-		c.Author = s.redactor.Text(c.Author)
+		c.Author = s.rd().Text(c.Author)
 		att := c.Attachments
 		if att == nil {
 			att = []string{}
@@ -619,12 +619,12 @@ func (s *Store) prepareTexts(rec *record) error {
 			}
 			rec.attJSON = string(attJSON)
 		}
-		if d, t, ok := Texts(s.redactor, c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
+		if d, t, ok := Texts(s.rd(), c.Kind, c.ProgressType, c.ToolName, c.Body, att); ok {
 			rec.itext = sql.NullString{String: t, Valid: true}
 			rec.dtext = sql.NullString{String: d, Valid: true}
 		}
 	case "task":
-		rec.dtitle = TitleText(s.redactor, rec.task.Title)
+		rec.dtitle = TitleText(s.rd(), rec.task.Title)
 	}
 	rec.prepared = true
 	return nil

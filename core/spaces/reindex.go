@@ -28,7 +28,7 @@ func (s *Store) Reindex(ctx context.Context, progress Progress) (rep ReindexRepo
 		return ReindexReport{}, s.dbErr(err, "begin reindex")
 	}
 	defer tx.Rollback()
-	rep, err = reindex(ctx, tx, s.redactor, progress)
+	rep, err = reindex(ctx, tx, s.rd(), progress)
 	if err != nil {
 		return rep, s.dbErr(err, "reindex")
 	}

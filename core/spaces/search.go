@@ -53,7 +53,7 @@ var searchBudget = 2 * time.Second
 type Caller = workspace.Caller
 
 // SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
-// the default; Limit, Kind, Author and TaskID apply to a query only.
+// the default; Limit, Kind, Author, TaskID and Runtime apply to a query only.
 type SearchInput struct {
 	Query   string `json:"query,omitempty" jsonschema:"words to find (all of them, in any order); exclusive with around_ref"`
 	Around  string `json:"around_ref,omitempty" jsonschema:"comment:<id> from a hit: read that comment and its neighbours in full; exclusive with query"`
@@ -62,6 +62,7 @@ type SearchInput struct {
 	Kind    string `json:"kind,omitempty" jsonschema:"only comments of this kind"`
 	Author  string `json:"author,omitempty" jsonschema:"only comments by this author"`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"only comments of this task of the space"`
+	Runtime string `json:"runtime,omitempty" jsonschema:"only past sessions of this agent runtime"`
 }
 
 // Unavailable is the "not available in this context" answer.
@@ -217,6 +218,9 @@ func (in *SearchInput) validate() error {
 		if in.TaskID != "" {
 			extra = append(extra, "task_id")
 		}
+		if in.Runtime != "" {
+			extra = append(extra, "runtime")
+		}
 		if len(extra) > 0 {
 			verb := "narrows"
 			if len(extra) > 1 {
@@ -242,6 +246,9 @@ func (in *SearchInput) validate() error {
 		if _, err := parseRef("task", in.TaskID); err != nil {
 			return err
 		}
+	}
+	if in.Runtime != "" && !slices.Contains(RuntimeSources, in.Runtime) {
+		return errs.InvalidField("runtime", "runtime %q is not one of %s", in.Runtime, strings.Join(RuntimeSources, ", "))
 	}
 	return nil
 }
@@ -648,6 +655,16 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	if len(p.terms) == 0 {
 		return res, nil
 	}
+	if in.Runtime != "" {
+		// a space of another runtime (or a shared space) holds no session of this one
+		source, _, err := s.spaceSource(ctx, tx, sc.space)
+		if err != nil {
+			return nil, err
+		}
+		if source != in.Runtime {
+			return res, nil
+		}
+	}
 	var found []hitRow
 	run := func(from source, extra ...string) error {
 		found = found[:0]
@@ -698,16 +715,16 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	// excerpts only for the hits returned: the row past the limit, and the rows of a probe
 	// that could not answer, are never shown
-	source := ""
+	source, name := "", ""
 	if len(found) > 0 {
 		var err error
-		if source, err = s.spaceSource(ctx, tx, sc.space); err != nil {
+		if source, name, err = s.spaceSource(ctx, tx, sc.space); err != nil {
 			return nil, err
 		}
 	}
 	for _, r := range found {
 		r.hit.Excerpt = Excerpt(r.dtext, p.terms)
-		r.hit.Session = SessionOf(source, r.task)
+		r.hit.Session = sessionIn(source, name, r.task)
 		res.Hits = append(res.Hits, r.hit)
 	}
 	if in.Context > 0 {
@@ -872,11 +889,11 @@ func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput
 		return nil, err
 	}
 	comments := append(append(before, target), after...)
-	source, err := s.spaceSource(ctx, tx, sc.space)
+	source, name, err := s.spaceSource(ctx, tx, sc.space)
 	if err != nil {
 		return nil, err
 	}
-	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Session: SessionOf(source, taskID),
+	return &AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: title, Session: sessionIn(source, name, taskID),
 		Comments: comments, Context: in.Context}, nil
 }
 

@@ -8,12 +8,14 @@ import (
 )
 
 // Session names the past session of an agent runtime a task was imported from (a space of source
-// claude-code or codex): the runtime, the session id and the command that resumes it, run in the
-// session's working directory (the space's name). All three are empty for any other task.
+// claude-code, codex, opencode or gemini): the runtime, the project (the session's working
+// directory, the space's name), the session id and the command that resumes it, run in that
+// directory. All four are empty for any other task.
 type Session struct {
-	Runtime   string `json:"runtime,omitempty"`    // claude-code, codex or gemini
+	Runtime   string `json:"runtime,omitempty"`    // claude-code, codex, opencode or gemini
+	Project   string `json:"project,omitempty"`    // the project the session ran in: its working directory (the space's name)
 	SessionID string `json:"session_id,omitempty"` // the runtime's own session id
-	Resume    string `json:"resume,omitempty"`     // claude --resume ID, codex resume ID, gemini --resume ID
+	Resume    string `json:"resume,omitempty"`     // claude --resume ID, codex resume ID, opencode --session ID, gemini --resume ID
 }
 
 // SessionOf is the session of task (its id, without task:) in a space of the given source.
@@ -51,14 +53,23 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// spaceSource is where a space came from (spaces.source): claude-code, codex, or "".
-func (s *Store) spaceSource(ctx context.Context, q querier, space ID) (string, error) {
-	var src string
-	err := q.QueryRowContext(ctx, `SELECT source FROM spaces WHERE id = ?`, string(space)).Scan(&src)
+// spaceSource is where a space came from (spaces.source: claude-code, codex, opencode, gemini,
+// or "") and its name.
+func (s *Store) spaceSource(ctx context.Context, q querier, space ID) (source, name string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT source, COALESCE(name, '') FROM spaces WHERE id = ?`, string(space)).Scan(&source, &name)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+		return "", "", nil
 	}
-	return src, s.dbErr(err, "read the space's source")
+	return source, name, s.dbErr(err, "read the space's source")
+}
+
+// sessionIn is SessionOf a task in a space of source, with the space's name as its project.
+func sessionIn(source, name, task string) Session {
+	ses := SessionOf(source, task)
+	if ses.Runtime != "" {
+		ses.Project = name
+	}
+	return ses
 }
 
 // RuntimeSources are the sources of the spaces imported from agent runtimes' past sessions: the

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -33,7 +34,9 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	wait     time.Duration
-	redactor *redact.Redactor // writers only
+	writer   bool             // opened to write: its imports redact (rd)
+	redactor *redact.Redactor // built on a writer's first use of rd
+	rdOnce   sync.Once
 	lock     *workspace.Lock
 	// ftsDriveMax is the most index matches for which a search is driven from the FTS index
 	// rather than from the (space, created_at) index; tests lower it to exercise both plans.
@@ -53,6 +56,9 @@ type Store struct {
 	shortDriven int
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
 	fts5 bool
+	// sharedStates is claude_files as ImportAll read it once for every runtime's importer (each
+	// reads and writes only the rows of its own files); nil otherwise.
+	sharedStates map[string]claudeState
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -220,6 +226,13 @@ const defaultFTSDriveMax = 2000
 // Path is spaces.db inside ws.
 func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
 
+// rd is the redactor of a writer's imports, built on first use: compiling its rules costs a
+// fresh process about 6 ms, which an import with nothing new does not pay.
+func (s *Store) rd() *redact.Redactor {
+	s.rdOnce.Do(func() { s.redactor = redact.New() })
+	return s.redactor
+}
+
 // Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
 // lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY
 // (or CANCELLED when ctx ends first).
@@ -332,9 +345,7 @@ func openPath(ctx context.Context, path string, wait time.Duration, migs []strin
 	db := sql.OpenDB(persistWAL{Connector: base, cacheStmts: !writer})
 	db.SetMaxOpenConns(1)
 	st := newStore(db, path, wait)
-	if writer {
-		st.redactor = redact.New() // readers never redact; compiling the rules costs a fresh process time
-	}
+	st.writer = writer // readers never redact
 	if err := st.migrate(ctx, migs); err != nil {
 		db.Close()
 		return nil, err
@@ -428,7 +439,7 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 	defer conn.Close()
 	for v := version; v < want; v++ {
 		if err := migrateOne(ctx, conn, v, migs[v]); err != nil {
-			if s.redactor == nil && v >= searchableFrom && readOnly(err) {
+			if !s.writer && v >= searchableFrom && readOnly(err) {
 				// a reader where nothing can be written (a read-only workspace, or a file
 				// opened as immutable) searches the file as it is, without comment_blocks
 				s.streamMax = 0

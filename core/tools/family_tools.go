@@ -35,12 +35,16 @@ func memoryOperations() []*Operation {
 		tool(parallel(define("MemorySearch", "memory search",
 			"Search this project's memory (the summary, decisions and requests) for one literal string and get hits with "+
 				"slug, kind, path, line and an excerpt of the lines around the match. Use it before deciding something that "+
-				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. Read-only.",
-			true, searchBounds, func(ctx context.Context, c Context, in memory.SearchInput) (*memory.MemorySearchResult, error) {
+				"may already have been decided or requested. Read MemoryRead with a hit's kind and slug for the whole entry. "+
+				"With agent_memory it searches the agent runtimes' own memory files instead (Claude Code's and Codex's, this "+
+				"project's, or every project's with scope all): agent_hits, each with its runtime, project, path and line. Read-only.",
+			true, all(searchBounds, enum("scope", memory.AgentScopes...)), func(ctx context.Context, c Context, in memory.SearchInput) (*memory.MemorySearchResult, error) {
 				return memory.MemorySearch(ctx, c.Workspace, in)
 			})),
-			ex("cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2"),
-			searchOptions()...),
+			ex("cairn memory search token", "cairn memory search 'device flow' -n 5 -c 2", "cairn memory search --agent-memory pnpm", "cairn memory search --agent-memory --scope all 'rate limit'"),
+			append(searchOptions(),
+				Option{Flag: "agent-memory", Field: "agent_memory", Kind: Bool, Usage: "search the agent runtimes' own memory files instead, read-only: Claude Code's ~/.claude/projects/<project>/memory/ and Codex's ~/.codex/memories/ (each hit names its runtime and project)"},
+				Option{Flag: "scope", Field: "scope", Usage: "with --agent-memory: " + strings.Join(memory.AgentScopes, " or ") + " (this project's memory files, the default, or every project's)", Enum: memory.AgentScopes})...),
 		tool(parallel(define("KnowledgeSearch", "knowledge search",
 			"Search the project's knowledge files for one literal string; each hit carries the file's frontmatter kind, "+
 				"description and model_invokation (null when missing). Use it to find how-tos and reference notes. "+
@@ -99,9 +103,11 @@ func spaceOperations() []*Operation {
 	}
 	importOps := []*Operation{
 		command[struct{}, spaces.ImportReport]("space import", false,
-			ex("cairn space import space.jsonl", "cat space.jsonl | cairn space import -", "cairn space import --from claude-code ~/.claude/projects/PROJECT", "cairn space import --from codex ~/.codex/sessions", "cairn space import --schema"),
+			ex("cairn space import space.jsonl", "cat space.jsonl | cairn space import -", "cairn space import --from claude-code ~/.claude/projects/PROJECT", "cairn space import --from codex ~/.codex/sessions", "cairn space import --all", "cairn space import --schema"),
 			Option{Flag: "from", Default: spaces.ImportFormats[0].Name, Usage: "what the input is: " + spaces.FormatUsage(), Enum: formats},
-			Option{Flag: "schema", Kind: Bool, Usage: "print the JSON Schema of one line of the cairn format and import nothing"}),
+			Option{Flag: "schema", Kind: Bool, Usage: "print the JSON Schema of one line of the cairn format and import nothing"},
+			Option{Flag: "all", Kind: Bool, Usage: "import the past sessions of every agent runtime found on this machine, each from where it keeps them (" + spaces.RuntimeLocations + "); incremental: what is unchanged is not read again"}),
+		command[struct{}, spaces.AllReport]("space import --all", false, nil),
 	}
 	for _, f := range spaces.ImportFormats[1:] {
 		importOps = append(importOps, command[struct{}, any]("space import --from "+f.Name, false, nil))
@@ -123,9 +129,10 @@ func spaceOperations() []*Operation {
 				"thinking and summaries) to recall what was asked before and how it was done. Returns hits with short "+
 				"redacted excerpts, newest first, never whole conversations; pass a hit's ref as around_ref to read the "+
 				"raw neighbouring comments. Never searches other spaces or your own task. With no signed-in user it "+
-				"searches your past Claude Code and Codex sessions (imported with cairn space import --from claude-code or --from codex) "+
-				"except this one; each such hit names its runtime, session_id and the command that resumes it. Read-only.",
-			true, all(bounds("context", 0, spaces.MaxContext), bounds("limit", 1, spaces.MaxLimit), defaults("limit", spaces.DefaultLimit), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
+				"searches your past Claude Code, Codex, OpenCode and Gemini CLI sessions (imported with cairn space import --all) "+
+				"except this one; each such hit names its runtime, project, session_id and the command that resumes it, and "+
+				"runtime keeps one runtime's. Read-only.",
+			true, all(bounds("context", 0, spaces.MaxContext), bounds("limit", 1, spaces.MaxLimit), defaults("limit", spaces.DefaultLimit), enum("kind", spaces.FilterKinds...), enum("runtime", spaces.RuntimeSources...), stringOrInteger("task_id")),
 			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
 				ans, err := spaces.SearchThrough(ctx, c.Workspace, c.Caller, in, c.stores().Spaces)
 				if err != nil {
@@ -133,13 +140,14 @@ func spaceOperations() []*Operation {
 				}
 				return ans.Value(), nil
 			}),
-			ex("cairn --user alice --task 7 space search 認証 migration", "cairn --user alice --task 7 space search --around comment:42 --context 3"),
+			ex("cairn --user alice --task 7 space search 認証 migration", "cairn --user alice --task 7 space search --around comment:42 --context 3", "cairn space search 'rate limit' --runtime codex"),
 			Option{Flag: "around", Field: "around_ref", Form: "comment:<id>", Usage: "read comment:<id> and its neighbours instead of searching (around_ref)"},
 			Option{Flag: "context", Field: "context", Kind: Int, Usage: fmt.Sprintf("neighbouring comments per hit, or each side of --around (0..%d)", spaces.MaxContext)},
 			Option{Flag: "limit", Field: "limit", Kind: Int, Usage: fmt.Sprintf("most hits, 1..%d (query only)", spaces.MaxLimit), DefaultText: fmt.Sprint(spaces.DefaultLimit)},
 			Option{Flag: "kind", Field: "kind", Usage: "only comments of this kind: " + strings.Join(spaces.FilterKinds, ", "), Enum: spaces.FilterKinds},
 			Option{Flag: "author", Field: "author", Usage: "only comments by this author"},
-			Option{Flag: "task-id", Field: "task_id", Usage: "only this task (task:<id> or <id>)"}),
+			Option{Flag: "task-id", Field: "task_id", Usage: "only this task (task:<id> or <id>)"},
+			Option{Flag: "runtime", Field: "runtime", Usage: "only past sessions of this agent runtime: " + strings.Join(spaces.RuntimeSources, ", "), Enum: spaces.RuntimeSources}),
 	)
 }
 
