@@ -66,7 +66,7 @@ var contextWords = []string{
 	"секретний ключ", "ключ api",
 	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
 	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
-	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "haslo", "ọ̀rọ̀ aṣínà", "oro asina", "ọrọ aṣina", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
+	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "haslo", "wachtwoord", "ww", "recovery phrase", "master password", "ọ̀rọ̀ aṣínà", "oro asina", "ọrọ aṣina", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
 	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
@@ -692,7 +692,7 @@ func pairedPassword(s string, p int) (start, end int) {
 }
 
 // phraseWords name a value that may be several words written with blanks.
-var phraseWords = map[string]bool{"passphrase": true, "pass phrase": true, "unlock phrase": true}
+var phraseWords = map[string]bool{"passphrase": true, "pass phrase": true, "unlock phrase": true, "recovery phrase": true, "master password": true}
 
 // phraseEnd reads the lower-case words that follow a value ending at e on its line, as a
 // passphrase of words is written (up to eight in all, a number last), and returns where they
@@ -714,7 +714,8 @@ func phraseEnd(s string, e int) (end, words int) {
 			break
 		}
 		if allDigits(w) {
-			return q, words + 1 // the number that ends it
+			e, words = q, words+1 // a number, last or among the words (verbena anvil 97 inkwell)
+			continue
 		}
 		if len(w) < 3 || len(w) > 10 || !allLetters(w) {
 			break

@@ -373,6 +373,9 @@ func scanCharLists(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(joined), depth)
 		work += w + (last - i)
+		if decodedSecret(string(joined)) {
+			add(i, last)
+		}
 		for _, sp := range spans {
 			if sp.end > i-from {
 				add(i, last)
@@ -411,7 +414,7 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	type tok struct{ start, end int }
 	for i := 0; i < len(s); {
-		if i > 0 && isWordByte(s[i-1]) || !isLetter(s[i]) {
+		if i > 0 && (isWordByte(s[i-1]) || s[i-1] == '\'') || !isLetter(s[i]) {
 			i++
 			continue
 		}
@@ -467,8 +470,8 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	done:
 		if n >= minSpaced {
 			work += end - start
-			if nato >= 4 {
-				add(start, end)
+			if nato >= 4 || digitsOnly(joined.String()) {
+				add(start, end) // a code read out: nine one eight five one one zero eight
 			} else {
 				from := max(0, start-maxSpacedLead)
 				for from < start && !utf8.RuneStart(s[from]) {
@@ -878,4 +881,26 @@ func rot47(c byte) byte {
 		return '!' + (c-'!'+47)%94
 	}
 	return c
+}
+
+func digitsOnly(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+// base32End is where a base32 run that ends at j ends with its padding (up to six =).
+func base32End(s string, j int) int {
+	e := j
+	for e < len(s) && e-j < 6 && s[e] == '=' {
+		e++
+	}
+	return e
+}
+
+// escapeCount is how many URL escapes (%XX) v holds.
+func escapeCount(v string) int {
+	n := 0
+	for i := 0; i+2 < len(v); i++ {
+		if v[i] == '%' && isHexString(v[i+1:i+3]) {
+			n++
+		}
+	}
+	return n
 }

@@ -991,8 +991,13 @@ var argumentRules = []struct {
 	// a Terraform variable named for a secret and its default; an XML setting's value beside a
 	// key named for one (<add key="ClearTextPassword" value="X" />)
 	{"config_block_password", `(?m)^[ \t]*[a-z0-9_.-]*(?:password|passwd|secret|token|key|pwd|credentials?)["']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n[ \t]+(\S[^\n]*)` +
+		// the same folded onto one line, as a collapsed comment has it (password: >- X)
+		`|\b[a-z0-9_.-]*(?:password|passwd|secret|token|pwd)["']?[ \t]*:[ \t]*[|>][-+0-9]*[ \t]+([^\s|>]\S*)` +
+		// a directive and its quoted value, as network and daemon configs write them
+		// (plain-text-password-value "X"; secret "X";)
+		`|\b[a-z0-9_-]*(?:password|passwd|secret)[a-z0-9_-]*[ \t]+"([^"\s]{6,})"` +
 		`|\bvariable[ \t]+"[^"\n]*(?:password|secret|token|key|pwd)[^"\n]*"[ \t]*\{[^}]{0,400}?\bdefault[ \t]*=[ \t]*"([^"\n]+)"` +
-		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", `variable "`, `value="`}},
+		`|\bkey="[^"\n]*(?:password|secret|token|apikey|api_key|pwd)[^"\n]*"[ \t]+value="([^"\n]+)"`, []string{": |", ": >", `variable "`, `value="`, `password`, `secret`}},
 	// Windows and other tools' own password flags: net use … /user:NAME X, cmdkey /pass:X,
 	// schtasks /rp X, gh secret set NAME --body X, mosquitto_pub -P X, a single-dash -password X,
 	// openssl enc -k X
@@ -1012,8 +1017,8 @@ var argumentRules = []struct {
 		`|[ \t]--auth[ \t=]+["']?[^\s:"']+:` + argument, []string{"<<<", " -a", "--auth"}},
 	// any flag named for a secret: --db-password X, --admin-pass=X, --vault-token X, -Password X
 	// (PowerShell), -AccessKey X, /password:X, --client-secret X
-	{"flag_secret", `(?:^|[\s"'(])(?:--?|/)(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|secretkey|token|apikey|api[-_]key|accesskey|access[-_]key|credentials?|authkey|auth[-_]key)(?:=|:|[ \t]+)` + argument,
-		[]string{"-pass", "_pass", "/pass", "-pwd", "_pwd", "-secret", "_secret", "/secret", "-token", "_token", "-apikey", "-api", "_api", "-accesskey", "-access", "_access", "-key", "_key", "-credential", "-authkey", "-auth"}},
+	{"flag_secret", `(?:^|[\s"'(])(?:--?|/)(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|secretkey|token|apikey|api[-_]key|accesskey|access[-_]key|credentials?|authkey|auth[-_]key|private[-_]?key|mnemonic|seed)(?:=|:|[ \t]+)` + argument,
+		[]string{"-pass", "_pass", "/pass", "-pwd", "_pwd", "-secret", "_secret", "/secret", "-token", "_token", "-apikey", "-api", "_api", "-accesskey", "-access", "_access", "-key", "_key", "-credential", "-authkey", "-auth", "-private", "-mnemonic", "-seed"}},
 	// Gradle's signingConfigs: storePassword 'X', keyPassword "X" (no = in the Groovy DSL); a YAML
 	// value behind an anchor (pw: &p X), or behind an anchor named for a secret (&dbpass X)
 	{"config_password", `\b(?:store|key)password[ \t]+(?:'([^'\n]+)'|"([^"\n]+)")` +
@@ -1477,7 +1482,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 2 || glen == 5 || glen == 6 || glen == 8 {
 				byteGroups++
 				byteRun = byteRun || byteGroups >= minSpaced
-				if c != ' ' && c != '-' {
+				if c != ' ' && c != '-' && c != ':' {
 					byteGroups = 0
 				}
 			} else if glen != 0 || c != ' ' {

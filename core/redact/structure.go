@@ -332,6 +332,20 @@ func scanEscaped(s string, add func(start, end int), depth int) int {
 	}
 	spans, w := lookInside(dec, depth)
 	work += w
+	// a query value whose symbols were escaped reads as a password once decoded
+	// (p=8b14Gl%232oG%40Upfp%2F%2B729)
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && !isSpace(s[j]) && strings.IndexByte("&?=\"'", s[j]) < 0 {
+			j++
+		}
+		if v := s[i:j]; j > i && j-i <= 192 && escapeCount(v) >= 2 && !strings.Contains(v, "://") && v[0] != '/' && strings.IndexByte(v, '\\') < 0 {
+			if d, _, ok := decodeEscapes(s[i:j]); ok && decodedSecret(d) {
+				add(i, j)
+			}
+		}
+		i = j + 1
+	}
 	for _, sp := range spans {
 		end := at[sp.end]
 		for end+2 < len(s) && s[end] == '%' && isHexString(s[end+1:end+3]) {
@@ -456,8 +470,8 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 			dec, ok := decodeBase64Token(s[i:j])
 			if hx, isHex := decodeHexText(s[i:j]); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
-			} else if b32, isB32 := decodeBase32Text(s[i:end]); isB32 {
-				dec, ok = b32, true // base32 of text
+			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
+				dec, ok, end = b32, true, base32End(s, j) // base32 of text
 			} else if ok {
 				dec = fromUTF16LE(dec) // PowerShell's -EncodedCommand
 			}
@@ -834,6 +848,13 @@ func scanSeedPhrase(s string, add func(start, end int)) int {
 			i++
 		}
 		for j > i && s[j-1] >= utf8.RuneSelf {
+			j--
+		}
+		// and one in quotes, a phrase's first or last (MNEMONIC="account … about")
+		if k := strings.LastIndexAny(s[i:j], "\"'`=("); k >= 0 && k < j-i-1 {
+			i += k + 1
+		}
+		for j > i && strings.IndexByte("\"'`,;)", s[j-1]) >= 0 {
 			j--
 		}
 		ok := j-i >= 3 && j-i <= 8
