@@ -40,9 +40,9 @@ func TestProgressFirstFrameHasNoAbsurdRate(t *testing.T) {
 	}
 }
 
-// A person at a terminal is told which identity a space search missed; an agent (no terminal)
-// and --json keep the one-line answer.
-func TestSpaceHintOnTerminalOnly(t *testing.T) {
+// A person at the command line is told which identity a space search missed, at a terminal or
+// not; --json keeps the one-line answer.
+func TestSpaceHintOnCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		tty, json bool
 		id        workspace.Caller
@@ -51,8 +51,9 @@ func TestSpaceHintOnTerminalOnly(t *testing.T) {
 		{true, false, workspace.Caller{}, "hint: no user given: pass --user ID and --task ID"},
 		{true, false, workspace.Caller{User: "bob"}, "hint: no task given"},
 		{true, false, workspace.Caller{User: "bob", Task: "7", Subtask: true}, "hint: a subtask"},
-		{false, false, workspace.Caller{}, ""},
+		{false, false, workspace.Caller{}, "hint: no user given: pass --user ID and --task ID"},
 		{true, true, workspace.Caller{}, ""},
+		{false, true, workspace.Caller{}, ""},
 	} {
 		var stderr strings.Builder
 		env := newEnv(nil, &strings.Builder{}, &stderr)

@@ -17,8 +17,9 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// spaceAroundHint ends every query answer, as the agent-facing Markdown answer does.
-const spaceAroundHint = `To read the conversation around a hit, use around_ref: "comment:<id>" (cairn space search --around comment:<id> --context N).`
+// spaceAroundHint ends a query answer with hits: how to read around one, in the command's flags
+// (the agent tools name their field, around_ref, in their description).
+const spaceAroundHint = `To read the conversation around a hit: cairn space search --around comment:<id> --context N`
 
 func spaceCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -384,10 +385,11 @@ func spaceSearchCommand(env *Env) *cli.Command {
 	}
 }
 
-// spaceHint tells a person at a terminal why a search was not available: which identity is
-// missing and how to give it. An agent keeps the one-line answer (stderr is not a terminal).
+// spaceHint tells the person at the command line why a search was not available: which
+// identity is missing and how to give it, on stderr. The answer on stdout stays the seed's one
+// line, which the agent tools (tools call, MCP, HTTP) give alone, and --json prints only it.
 func (e *Env) spaceHint(a spaces.Answer) {
-	if a.Unavailable == nil || e.JSON || !e.StderrTTY {
+	if a.Unavailable == nil || e.JSON {
 		return
 	}
 	id := e.Caller
@@ -451,7 +453,9 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		if r.Truncated {
 			fmt.Fprintf(w, "More comments match; add terms or raise --limit (at most %d).\n", spaces.MaxLimit)
 		}
-		fmt.Fprintln(w, spaceAroundHint)
+		if len(r.Hits) > 0 {
+			fmt.Fprintln(w, spaceAroundHint)
+		}
 	}
 	return nil
 }
