@@ -217,7 +217,8 @@ func boardSearchCommand(env *Env) *cli.Command {
 		Name:  "search",
 		Usage: "search cards, summaries, notes, workpads, ideas, deliverables and project memory",
 		Description: "Every word must occur somewhere in a card (any source); \"quoted phrases\" count as one word;\n" +
-			"#tag keeps cards with that tag or a tag under it (#module matches module/storage).\n" +
+			"#tag keeps cards with that tag or a tag under it (#module matches module/storage); quote it in a\n" +
+			"shell ('#backend'), where an unquoted # starts a comment, or write tag:backend, which needs no quotes.\n" +
 			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n" +
 			"the card itself excluded, no memory, each card with its tags and latest summary.",
 		ArgsUsage: "QUERY...",

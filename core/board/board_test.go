@@ -467,6 +467,7 @@ func TestParseQuery(t *testing.T) {
 		{`"带 空格 的短语" x`, []string{"带 空格 的短语", "x"}, nil},
 		{`#Module/Storage SQLite sqlite`, []string{"sqlite"}, []string{"module/storage"}},
 		{`# lone`, []string{"#", "lone"}, nil},
+		{`tag:Backend rate #backend tag: "tag:x"`, []string{"rate", "tag:", "tag:x"}, []string{"backend"}},
 		{`"unclosed phrase`, []string{"unclosed phrase"}, nil},
 		{`"" a"b"`, []string{"a", "b"}, nil},
 		{"ＳＱＬ", []string{"sql"}, nil},
