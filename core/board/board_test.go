@@ -332,8 +332,8 @@ func TestAcceptance6LimitsScopeErrors(t *testing.T) {
 		code errs.Code
 		msg  string
 	}{
-		{SearchInput{Query: "x", ProjectID: strPtr("p3")}, errs.NotFound, "Project not found."},
-		{SearchInput{Query: "x", ProjectID: strPtr("nope")}, errs.NotFound, "Project not found."},
+		{SearchInput{Query: "x", ProjectID: strPtr("p3")}, errs.NotFound, `Project not found. Project "p3" is archived`},
+		{SearchInput{Query: "x", ProjectID: strPtr("nope")}, errs.NotFound, `Project not found. No project "nope" is on the board; the projects searched: `},
 		{SearchInput{Query: "x", Limit: intPtr(0)}, errs.Invalid, "limit 0 is out of range 1..50"},
 		{SearchInput{Query: "x", Limit: intPtr(51)}, errs.Invalid, "limit 51"},
 		{SearchInput{Query: "x", Sources: []Source{"cards"}}, errs.Invalid, `unknown source "cards" (valid: card, summary, note, workpad, idea, artifact, memory)`},

@@ -3,6 +3,7 @@ package board
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
@@ -191,7 +192,7 @@ func (ix *Index) runSearch(ctx context.Context, cfg workspace.BoardConfig, in Se
 	if in.ProjectID != nil {
 		p, ok := ix.projByID[*in.ProjectID]
 		if !ok || ix.projects[p].archived {
-			return nil, errs.NotFoundf("Project not found.")
+			return nil, ix.projectNotFound(*in.ProjectID, ok)
 		}
 		scope = []int32{p}
 	} else {
@@ -991,4 +992,26 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 		})
 	}
 	return out
+}
+
+// projectNotFound is the seed's "Project not found." followed by which project and the ones
+// that are searched, at most five named.
+func (ix *Index) projectNotFound(id string, archived bool) error {
+	var open []string
+	for _, p := range ix.projects {
+		if !p.archived {
+			open = append(open, p.id)
+		}
+	}
+	why := fmt.Sprintf("No project %q is on the board", id)
+	if archived {
+		why = fmt.Sprintf("Project %q is archived, and archived projects are not searched", id)
+	}
+	switch {
+	case len(open) == 0:
+		return errs.NotFoundf("Project not found. %s; no project is searched.", why)
+	case len(open) > 5:
+		return errs.NotFoundf("Project not found. %s; the projects searched: %s and %d more.", why, strings.Join(open[:5], ", "), len(open)-5)
+	}
+	return errs.NotFoundf("Project not found. %s; the projects searched: %s.", why, strings.Join(open, ", "))
 }

@@ -33,7 +33,7 @@ var WorkspaceIgnores = []Ignore{
 }
 
 // GitignoreHeader is the comment above the lines cairn adds.
-const GitignoreHeader = "# cairn: this machine's stores, locks and session task lists (cairn init --help says why)"
+const GitignoreHeader = "# cairn: this machine's stores, locks and session task lists (what and why: the help of cairn init)"
 
 // maxGitignore bounds the .gitignore cairn reads.
 const maxGitignore = 1 << 20
