@@ -64,3 +64,26 @@ func TestSpaceHintOnCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// Once an import has read everything, the bar gives way to a line that says the index is being
+// built (the longest part of a first import), and that line is cleared when the job ends.
+func TestProgressSaysIndexingAfterReading(t *testing.T) {
+	var stderr strings.Builder
+	env := newEnv(nil, &strings.Builder{}, &stderr)
+	env.StderrTTY = true
+	progress, finish := env.spaceProgress(50<<20, true, "importing")
+	time.Sleep(progressDelay + 20*time.Millisecond)
+	progress(10<<20, 50<<20)
+	progress(50<<20, 50<<20)
+	if got := stderr.String(); !strings.HasSuffix(got, "importing: all 52.4 MB read; building the search index…") {
+		t.Fatalf("after reading: %q", got)
+	}
+	progress(50<<20, 50<<20) // the end of the job reports the total again: drawn once
+	if n := strings.Count(stderr.String(), "building the search index"); n != 1 {
+		t.Fatalf("indexing line drawn %d times", n)
+	}
+	finish()
+	if !strings.HasSuffix(stderr.String(), "\r\x1b[K") {
+		t.Fatalf("the indexing line is not cleared: %q", stderr.String())
+	}
+}

@@ -67,17 +67,45 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 	// frame divides the bytes already done by the microseconds since that frame began.
 	bar.StartWithoutRender()
 	start := time.Now()
+	indexing := false
 	return func(done, max int64) {
-		// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
-		// rate is over a real interval.
-		if time.Since(start) < progressDelay {
-			return
+			// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
+			// rate is over a real interval.
+			if indexing || time.Since(start) < progressDelay {
+				return
+			}
+			if max > 0 && max != bar.GetMax64() {
+				bar.ChangeMax64(max)
+			}
+			if bytes && max > 0 && done >= max {
+				// Everything is read; a first import builds both search indexes and commits now,
+				// which can take longer than the reading did: say so rather than leave a blank line.
+				indexing = true
+				bar.Finish()
+				fmt.Fprintf(e.Stderr, "%s: all %s read; building the search index…", what, humanBytes(max))
+				return
+			}
+			bar.Set64(done)
+		}, func() {
+			if indexing {
+				fmt.Fprint(e.Stderr, "\r\x1b[K")
+				return
+			}
+			bar.Finish()
 		}
-		if max > 0 && max != bar.GetMax64() {
-			bar.ChangeMax64(max)
-		}
-		bar.Set64(done)
-	}, func() { bar.Finish() }
+}
+
+// humanBytes writes n bytes in the units the progress bar uses.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func spaceImportCommand(env *Env) *cli.Command {

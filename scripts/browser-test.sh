@@ -25,6 +25,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # Ctrl-C or a CI timeout's SIGTERM still runs cleanup
 shots=${SHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-shots.XXXXXX")}
 query=${QUERY:-迁移}
 chromium=${CHROMIUM:-$(command -v chromium || true)}
