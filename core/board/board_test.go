@@ -324,7 +324,7 @@ func TestAcceptance6LimitsScopeErrors(t *testing.T) {
 		t.Errorf("project p2: %v", got)
 	}
 	empty := search(t, ix, "  \u3000 ")
-	if data, _ := json.Marshal(empty); string(data) != `{"cards":[],"memory":[],"truncated":false,"partial":[]}` {
+	if data, _ := json.Marshal(empty); string(data) != `{"cards":[],"memory":[],"truncated":false,"total":0,"partial":[]}` {
 		t.Errorf("empty query: %s", data)
 	}
 	bad := []struct {

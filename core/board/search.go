@@ -41,6 +41,8 @@ type Result struct {
 	Cards     []CardResult   `json:"cards"`
 	Memory    []MemoryResult `json:"memory"`
 	Truncated bool           `json:"truncated"`
+	// Total is how many cards match; cards holds the first limit of them (truncated: fewer).
+	Total int `json:"total"`
 	// Partial names the JSON files ("summaries", "memory") that could not be read this time, so
 	// their documents are missing from the result.
 	Partial []string `json:"partial"`
@@ -216,7 +218,7 @@ func (ix *Index) runSearch(ctx context.Context, cfg workspace.BoardConfig, in Se
 	if err := errs.Stopped(ctx, "board search"); err != nil {
 		return nil, err
 	}
-	res.Truncated = total > len(matches)
+	res.Truncated, res.Total = total > len(matches), total
 	terms := highlightTerms(q)
 	for _, m := range matches {
 		c := &ix.cards[m.card]
