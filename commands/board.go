@@ -179,11 +179,23 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 		if res.Replaced {
 			verb = "replaced"
 		}
+		cards := count(res.Cards, "card", "cards")
+		if n := len(res.Removed); n > 0 {
+			cards += fmt.Sprintf(" (%d removed: %s)", n, listSome(res.Removed, 5))
+		}
 		fmt.Fprintf(w, "%s project %s (%s): %s, %s, %s, %s, %s; board revision %d, %s\n",
-			verb, res.Project, res.Title, count(res.Cards, "card", "cards"), count(res.Events, "note", "notes"), count(res.Workpads, "workpad item", "workpad items"),
+			verb, res.Project, res.Title, cards, count(res.Events, "note", "notes"), count(res.Workpads, "workpad item", "workpad items"),
 			count(res.Artifacts, "artifact", "artifacts"), count(res.Memory, "memory entry", "memory entries"), res.Revision, count(res.Projects, "project", "projects"))
 		return nil
 	})
+}
+
+// listSome joins the first max names, and says how many more there are.
+func listSome(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // readSource reads a source file, or standard input for -, bounded like a board document.
@@ -217,7 +229,8 @@ func boardSearchCommand(env *Env) *cli.Command {
 		Name:  "search",
 		Usage: "search cards, summaries, notes, workpads, ideas, deliverables and project memory",
 		Description: "Every word must occur somewhere in a card (any source); \"quoted phrases\" count as one word;\n" +
-			"#tag keeps cards with that tag or a tag under it (#module matches module/storage).\n" +
+			"#tag keeps cards with that tag or a tag under it (#module matches module/storage); quote it in a\n" +
+			"shell ('#backend'), where an unquoted # starts a comment, or write tag:backend, which needs no quotes.\n" +
 			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n" +
 			"the card itself excluded, no memory, each card with its tags and latest summary.",
 		ArgsUsage: "QUERY...",

@@ -55,7 +55,7 @@ func TestInterruptedImportExits130(t *testing.T) {
 		var answer struct {
 			Error struct{ Code, Message string }
 		}
-		if err := json.Unmarshal(out.Bytes(), &answer); err != nil || answer.Error.Code != "CANCELLED" || !strings.Contains(answer.Error.Message, "cancelled") {
+		if err := json.Unmarshal(out.Bytes(), &answer); err != nil || answer.Error.Code != "CANCELLED" || !strings.Contains(answer.Error.Message, "cancelled: stopped before it finished") || strings.Contains(answer.Error.Message, "context") {
 			t.Fatalf("%s: answer %s (%v), want a CANCELLED error", sig, out.String(), err)
 		}
 		if _, e, code := run(bin, "-C", ws, "board", "search", "card"); code != 3 {

@@ -42,19 +42,26 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
 	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, terminal: isTerminal}
 }
 
+// The help's headings of the global flags that are not every command's: which session log a
+// task command reads, and who is asking, which an agent's runtime usually sets.
+const (
+	logCategory   = "Which session log (default: the agent session's own, else cairn.toml's):"
+	agentCategory = "Who is asking (an agent's runtime or environment sets these; give them to search as that agent):"
+)
+
 // globalFlags are accepted before the family or after the command (argv normalisation moves them).
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workspace", Aliases: []string{"C"}, Usage: "workspace directory (default: nearest cairn.toml at or above the current directory)", EnvVars: []string{"CAIRN_WORKSPACE"}},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout (errors too)"},
 		&cli.DurationFlag{Name: "wait", Value: workspace.DefaultWait, Usage: "how long to wait for a lock before STORAGE_BUSY"},
-		&cli.StringFlag{Name: "session", Usage: "session log file (default: sessions/ID.jsonl when CLAUDE_CODE_SESSION_ID=ID is set, else [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
-		&cli.StringFlag{Name: "session-format", Usage: "session log format: auto (the first line that is a cairn entry or a Claude Code record decides), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
-		&cli.StringFlag{Name: "list", Usage: "which task list of a runtime transcript to read: cairn (cairn's tools), tasks (Claude Code's TaskCreate/TaskUpdate), todos (TodoWrite), plan (Codex's update_plan), todowrite (OpenCode's todowrite), gemini-todos (Gemini CLI's write_todos), or auto (the one it used, cairn's first)", Value: "auto", EnvVars: []string{"CAIRN_LIST"}},
-		&cli.StringFlag{Name: "user", Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
-		&cli.StringFlag{Name: "task", Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
-		&cli.BoolFlag{Name: "subtask", Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},
-		&cli.StringFlag{Name: "card", Usage: "the board card this agent works on", EnvVars: []string{"CAIRN_CARD"}},
+		&cli.StringFlag{Name: "session", Category: logCategory, Usage: "session log file (default: sessions/ID.jsonl when CLAUDE_CODE_SESSION_ID=ID is set, else [session] log of cairn.toml)", EnvVars: []string{"CAIRN_SESSION"}},
+		&cli.StringFlag{Name: "session-format", Category: logCategory, Usage: "session log format: auto (the first line that is a cairn entry or a Claude Code record decides), cairn, or claude (a Claude Code transcript, read-only)", Value: "auto", EnvVars: []string{"CAIRN_SESSION_FORMAT"}},
+		&cli.StringFlag{Name: "list", Category: logCategory, Usage: "which task list of a runtime transcript to read: cairn (cairn's tools), tasks (Claude Code's TaskCreate/TaskUpdate), todos (TodoWrite), plan (Codex's update_plan), todowrite (OpenCode's todowrite), gemini-todos (Gemini CLI's write_todos), or auto (the one it used, cairn's first)", Value: "auto", EnvVars: []string{"CAIRN_LIST"}},
+		&cli.StringFlag{Name: "user", Category: agentCategory, Usage: "the signed-in user (unset: no-auth context)", EnvVars: []string{"CAIRN_USER"}},
+		&cli.StringFlag{Name: "task", Category: agentCategory, Usage: "the space task this agent runs in", EnvVars: []string{"CAIRN_TASK"}},
+		&cli.BoolFlag{Name: "subtask", Category: agentCategory, Usage: "running as a subtask", EnvVars: []string{"CAIRN_SUBTASK"}},
+		&cli.StringFlag{Name: "card", Category: agentCategory, Usage: "the board card this agent works on", EnvVars: []string{"CAIRN_CARD"}},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/commands"
 	"github.com/cairn-dev/cairn/core/formats"
 )
 
@@ -106,6 +108,38 @@ func TestUserStringsNameShippedDocs(t *testing.T) {
 					t.Errorf("%s:%d names %s, which does not exist", p, i+1, ref)
 				}
 			}
+		}
+	}
+}
+
+// TestBoardExampleFindsWhatItSays: the board document of docs/formats.md imports, and the search
+// the text after it names finds what it claims (card c1 by title, summary and note; memory m1).
+func TestBoardExampleFindsWhatItSays(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := regexp.MustCompile("(?s)## Board import.*?### Example\n\n```json\n(.*?)```\n\n(`cairn board search sqlite`[^\n]*)").FindSubmatch(doc)
+	if board == nil {
+		t.Fatal("no board example followed by its search in docs/formats.md")
+	}
+	if !strings.Contains(string(board[2]), "(title, summary, note)") || !strings.Contains(string(board[2]), "`m1`") {
+		t.Fatalf("the claim changed; update this test: %s", board[2])
+	}
+	ws := t.TempDir()
+	if code := commands.Run([]string{"cairn", "init", ws}, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
+		t.Fatal("init failed")
+	}
+	var out, errb strings.Builder
+	if code := commands.Run([]string{"cairn", "-C", ws, "board", "import", "-"}, strings.NewReader(string(board[1])), io.Discard, &errb); code != 0 {
+		t.Fatalf("the example does not import: %s", errb.String())
+	}
+	if code := commands.Run([]string{"cairn", "-C", ws, "board", "search", "sqlite"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("search: %s", errb.String())
+	}
+	for _, want := range []string{"c1  Move storage to SQLite", "Summary target:", "Note:  Schema migrated to SQLite", "m1  Use SQLite for storage"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("board search sqlite does not show %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -40,9 +40,9 @@ func TestProgressFirstFrameHasNoAbsurdRate(t *testing.T) {
 	}
 }
 
-// A person at a terminal is told which identity a space search missed; an agent (no terminal)
-// and --json keep the one-line answer.
-func TestSpaceHintOnTerminalOnly(t *testing.T) {
+// A person at the command line is told which identity a space search missed, at a terminal or
+// not; --json keeps the one-line answer.
+func TestSpaceHintOnCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		tty, json bool
 		id        workspace.Caller
@@ -51,8 +51,9 @@ func TestSpaceHintOnTerminalOnly(t *testing.T) {
 		{true, false, workspace.Caller{}, "hint: no user given: pass --user ID and --task ID"},
 		{true, false, workspace.Caller{User: "bob"}, "hint: no task given"},
 		{true, false, workspace.Caller{User: "bob", Task: "7", Subtask: true}, "hint: a subtask"},
-		{false, false, workspace.Caller{}, ""},
+		{false, false, workspace.Caller{}, "hint: no user given: pass --user ID and --task ID"},
 		{true, true, workspace.Caller{}, ""},
+		{false, true, workspace.Caller{}, ""},
 	} {
 		var stderr strings.Builder
 		env := newEnv(nil, &strings.Builder{}, &stderr)
@@ -61,5 +62,28 @@ func TestSpaceHintOnTerminalOnly(t *testing.T) {
 		if got := stderr.String(); (tc.want == "" && got != "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("tty=%v json=%v %+v: stderr %q, want %q", tc.tty, tc.json, tc.id, got, tc.want)
 		}
+	}
+}
+
+// Once an import has read everything, the bar gives way to a line that says the index is being
+// built (the longest part of a first import), and that line is cleared when the job ends.
+func TestProgressSaysIndexingAfterReading(t *testing.T) {
+	var stderr strings.Builder
+	env := newEnv(nil, &strings.Builder{}, &stderr)
+	env.StderrTTY = true
+	progress, finish := env.spaceProgress(50<<20, true, "importing")
+	time.Sleep(progressDelay + 20*time.Millisecond)
+	progress(10<<20, 50<<20)
+	progress(50<<20, 50<<20)
+	if got := stderr.String(); !strings.HasSuffix(got, "importing: all 52.4 MB read; building the search index…") {
+		t.Fatalf("after reading: %q", got)
+	}
+	progress(50<<20, 50<<20) // the end of the job reports the total again: drawn once
+	if n := strings.Count(stderr.String(), "building the search index"); n != 1 {
+		t.Fatalf("indexing line drawn %d times", n)
+	}
+	finish()
+	if !strings.HasSuffix(stderr.String(), "\r\x1b[K") {
+		t.Fatalf("the indexing line is not cleared: %q", stderr.String())
 	}
 }

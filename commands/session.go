@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -20,8 +19,12 @@ func sessionCommand(env *Env) *cli.Command {
 		Usage: "compaction, resume and health of the session log",
 		Subcommands: []*cli.Command{
 			{
-				Name:      "compact",
-				Usage:     "record a compaction: task snapshot, mark_read_required message, runtime TaskList",
+				Name:  "compact",
+				Usage: "record a compaction in the log (the task list as it stands) and print what the agent is shown after it",
+				Description: "Appends to the session log, under one lock: the task list as it stands, the reminder the\n" +
+					"agent must read next (\"Task list (kept across compaction) ...\") and a task list call made on\n" +
+					"the agent's behalf with its answer, so the next session starts from the same tasks. It prints\n" +
+					"the reminder and the list; --json prints the log's entries as recorded.",
 				ArgsUsage: "[-]",
 				Flags:     flagsOf("session compact"),
 				Action: func(c *cli.Context) error {
@@ -41,9 +44,10 @@ func sessionCommand(env *Env) *cli.Command {
 						return err
 					}
 					return env.Render(res, func(w io.Writer) error {
-						fmt.Fprintf(w, "%s\n%s\n", env.Bold("[system: "+res.System.Lane+"]"), strings.TrimRight(res.System.Content, "\n"))
-						data, _ := json.MarshalIndent(res.TaskList, "", "  ")
-						fmt.Fprintf(w, "%s\n%s\n", env.Bold("[tool_result: TaskList]"), data)
+						fmt.Fprintln(w, env.Bold("compaction recorded; the agent is shown, and must read:"))
+						for _, l := range strings.Split(strings.TrimRight(res.System.Content, "\n"), "\n") {
+							fmt.Fprintf(w, "  %s\n", l)
+						}
 						if res.NewLog != "" && env.StderrTTY {
 							fmt.Fprintf(env.Stderr, "started %s\n", termName(res.NewLog))
 						}
@@ -53,7 +57,7 @@ func sessionCommand(env *Env) *cli.Command {
 			},
 			{
 				Name:  "compact-context",
-				Usage: "the read-only task snapshot a compact worker gets, open tasks first",
+				Usage: "every task, open ones first, with its description: what a summary of the session is written from (reads only)",
 				Action: func(c *cli.Context) error {
 					return sessionQuery(env, c, (*tasks.Session).CompactContext, func(w io.Writer, res tasks.ListResult) error {
 						fmt.Fprintln(w, countsLine(res.Summary))
@@ -64,7 +68,7 @@ func sessionCommand(env *Env) *cli.Command {
 			},
 			{
 				Name:  "brief",
-				Usage: "the mark_read_required message for a session that resumes",
+				Usage: "the task-list reminder an agent reads when its session resumes",
 				Action: func(c *cli.Context) error {
 					return sessionQuery(env, c, (*tasks.Session).Brief, func(w io.Writer, res tasks.Brief) error {
 						_, err := io.WriteString(w, res.Content)

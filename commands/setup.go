@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -32,10 +33,13 @@ func setupCommand(env *Env) *cli.Command {
 					"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n" +
 					"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n" +
 					"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n" +
-					"The command registered is this binary's absolute path, because Claude Code starts servers and\n" +
-					"hooks with the PATH it was launched with, where a bare `cairn` is often missing. The workspace\n" +
-					"is found from the project folder, where Claude Code starts them; --workspace (or\n" +
-					"CAIRN_WORKSPACE) given here is registered outright.",
+					"Project scope registers `cairn` from PATH, so the shared files work on every teammate's machine;\n" +
+					"local and user scope register this binary's absolute path, because Claude Code starts servers and\n" +
+					"hooks with the PATH it was launched with, where a bare `cairn` is often missing (--command sets\n" +
+					"either). In a git work tree, the project's .gitignore gets *.cairn-backup-* and, for local scope,\n" +
+					"/.claude/settings.local.json (this machine's paths). The workspace is found from the project\n" +
+					"folder, where Claude Code starts them; --workspace (or CAIRN_WORKSPACE) given here is registered\n" +
+					"outright.",
 				Flags:  flagsOf("setup claude-code"),
 				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
 			},
@@ -49,7 +53,9 @@ func setupCommand(env *Env) *cli.Command {
 					"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n" +
 					"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n" +
 					"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n" +
-					"binary's absolute path; --workspace (or CAIRN_WORKSPACE) given here is registered outright.",
+					"binary's absolute path in user scope and `cairn` from PATH in project scope, whose folder may be\n" +
+					"committed (--command sets either; in a git work tree *.cairn-backup-* goes into .gitignore);\n" +
+					"--workspace (or CAIRN_WORKSPACE) given here is registered outright.",
 				Flags:  flagsOf("setup codex"),
 				Action: func(c *cli.Context) error { return setupCodex(env, c) },
 			},
@@ -87,7 +93,7 @@ func setupCodex(env *Env, c *cli.Context) error {
 	if scope != "user" && scope != "project" {
 		return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
 	}
-	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	command, err := setupCommandFor(scope == "project", c)
 	if err != nil {
 		return err
 	}
@@ -113,6 +119,11 @@ func setupCodex(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if scope == "project" {
+		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
+			return err
+		}
+	}
 	dry := c.Bool("dry-run")
 	if !dry {
 		if err := setup.Apply(changes, time.Now()); err != nil {
@@ -122,6 +133,9 @@ func setupCodex(env *Env, c *cli.Context) error {
 	notes := []string{codexTrustNote, codexPlanNote}
 	switch {
 	case scope == "project":
+		if command == "cairn" {
+			notes = append(notes, pathNote("Codex"))
+		}
 		notes = append(notes, "Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust); check with: codex mcp list")
 	case wsPin == "":
 		notes = append(notes, "cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start); check with: codex mcp list")
@@ -177,6 +191,11 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if scope == "project" {
+		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
+			return err
+		}
+	}
 	dry := c.Bool("dry-run")
 	if !dry {
 		if err := setup.Apply(changes, time.Now()); err != nil {
@@ -226,8 +245,12 @@ func writeChanges(w io.Writer, changes []*setup.Change, dryRun bool) error {
 			fmt.Fprintf(w, "unchanged %s (%s already set)\n", ch.Path, ch.What)
 		case "created":
 			fmt.Fprintf(w, "created   %s (%s)\n", ch.Path, ch.What)
-		default:
-			fmt.Fprintf(w, "updated   %s (%s; backup %s)\n", ch.Path, ch.What, ch.Backup)
+		case "updated":
+			if ch.Backup == "" {
+				fmt.Fprintf(w, "updated   %s (%s)\n", ch.Path, ch.What)
+			} else {
+				fmt.Fprintf(w, "updated   %s (%s; backup %s)\n", ch.Path, ch.What, ch.Backup)
+			}
 		}
 	}
 	if dryRun {
@@ -251,7 +274,7 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if plugin == "" && !validScope(scope) {
 		return errs.Invalidf("--scope %q is not a scope; use project (shared .mcp.json and .claude/settings.json), local (just you, this project) or user (just you, every project)", scope)
 	}
-	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	command, err := setupCommandFor(plugin == "" && scope == "project", c)
 	if err != nil {
 		return err
 	}
@@ -289,6 +312,16 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	switch {
+	case plugin != "" || scope == "user":
+	case scope == "local":
+		changes, err = setupIgnores(changes, project, setup.BackupIgnore, setup.LocalSettingsIgnore)
+	default:
+		changes, err = setupIgnores(changes, project, setup.BackupIgnore)
+	}
+	if err != nil {
+		return err
+	}
 	dry := c.Bool("dry-run")
 	if !dry {
 		if err := setup.Apply(changes, time.Now()); err != nil {
@@ -313,6 +346,9 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 		case plugin != "":
 			fmt.Fprintf(w, "try it: claude --plugin-dir %s\n", plugin)
 		case scope == "project":
+			if command == "cairn" {
+				fmt.Fprintln(w, pathNote("Claude Code"))
+			}
 			fmt.Fprintln(w, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
 		case scope == "user" && wsPin == "":
 			fmt.Fprintln(w, "cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list")
@@ -365,6 +401,37 @@ func setupBinary(flag string, set bool) (string, error) {
 		return "", errs.Invalidf("this cairn was built by 'go run' or 'go test' in a temporary folder (%s); install it (go install) and run that, or pass --command /absolute/path/to/cairn", exe)
 	}
 	return exe, nil
+}
+
+// setupCommandFor is the cairn to register: --command when given, else "cairn" from PATH for
+// files a project shares (an absolute path is this machine's only), else this binary.
+func setupCommandFor(shared bool, c *cli.Context) (string, error) {
+	if shared && !c.IsSet("command") {
+		return "cairn", nil
+	}
+	return setupBinary(c.String("command"), c.IsSet("command"))
+}
+
+// pathNote says that a project's shared files run cairn from PATH, and whether it is on this one.
+func pathNote(runtime string) string {
+	n := "the project's files run `cairn` from PATH, so they work on every machine where " + runtime + " finds it there"
+	if _, err := exec.LookPath("cairn"); err != nil {
+		n += "; it is not on this PATH: put $(go env GOPATH)/bin on it, or pass --command /absolute/path/to/cairn"
+	}
+	return n
+}
+
+// setupIgnores adds, when project is a git work tree's root, the change that keeps ignores out
+// of git in its .gitignore.
+func setupIgnores(changes []*setup.Change, project string, ignores ...workspace.Ignore) ([]*setup.Change, error) {
+	if _, err := os.Lstat(filepath.Join(project, ".git")); err != nil {
+		return changes, nil
+	}
+	ch, err := setup.PlanGitignore(project, ignores)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, ch), nil
 }
 
 // setupWorkspace is the --workspace to register: the workspace named outright (flag or

@@ -71,6 +71,11 @@ func setupGemini(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if scope == "project" {
+		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
+			return err
+		}
+	}
 	dry := c.Bool("dry-run")
 	if !dry {
 		if err := setup.Apply(changes, time.Now()); err != nil {

@@ -17,8 +17,9 @@ import (
 	"github.com/cairn-dev/cairn/core/textmatch"
 )
 
-// spaceAroundHint ends every query answer, as the agent-facing Markdown answer does.
-const spaceAroundHint = `To read the conversation around a hit, use around_ref: "comment:<id>" (cairn space search --around comment:<id> --context N).`
+// spaceAroundHint ends a query answer with hits: how to read around one, in the command's flags
+// (the agent tools name their field, around_ref, in their description).
+const spaceAroundHint = `To read the conversation around a hit: cairn space search --around comment:<id> --context N`
 
 func spaceCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -66,17 +67,45 @@ func (e *Env) spaceProgress(total int64, bytes bool, what string) (spaces.Progre
 	// frame divides the bytes already done by the microseconds since that frame began.
 	bar.StartWithoutRender()
 	start := time.Now()
+	indexing := false
 	return func(done, max int64) {
-		// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
-		// rate is over a real interval.
-		if time.Since(start) < progressDelay {
-			return
+			// Nothing is drawn before progressDelay: a short job shows no bar, and the first frame's
+			// rate is over a real interval.
+			if indexing || time.Since(start) < progressDelay {
+				return
+			}
+			if max > 0 && max != bar.GetMax64() {
+				bar.ChangeMax64(max)
+			}
+			if bytes && max > 0 && done >= max {
+				// Everything is read; a first import builds both search indexes and commits now,
+				// which can take longer than the reading did: say so rather than leave a blank line.
+				indexing = true
+				bar.Finish()
+				fmt.Fprintf(e.Stderr, "%s: all %s read; building the search index…", what, humanBytes(max))
+				return
+			}
+			bar.Set64(done)
+		}, func() {
+			if indexing {
+				fmt.Fprint(e.Stderr, "\r\x1b[K")
+				return
+			}
+			bar.Finish()
 		}
-		if max > 0 && max != bar.GetMax64() {
-			bar.ChangeMax64(max)
-		}
-		bar.Set64(done)
-	}, func() { bar.Finish() }
+}
+
+// humanBytes writes n bytes in the units the progress bar uses.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func spaceImportCommand(env *Env) *cli.Command {
@@ -446,10 +475,11 @@ func spaceSearchCommand(env *Env) *cli.Command {
 	}
 }
 
-// spaceHint tells a person at a terminal why a search was not available: which identity is
-// missing and how to give it. An agent keeps the one-line answer (stderr is not a terminal).
+// spaceHint tells the person at the command line why a search was not available: which
+// identity is missing and how to give it, on stderr. The answer on stdout stays the seed's one
+// line, which the agent tools (tools call, MCP, HTTP) give alone, and --json prints only it.
 func (e *Env) spaceHint(a spaces.Answer) {
-	if a.Unavailable == nil || e.JSON || !e.StderrTTY {
+	if a.Unavailable == nil || e.JSON {
 		return
 	}
 	id := e.Caller
@@ -513,7 +543,9 @@ func (e *Env) writeSpaceAnswer(w io.Writer, a spaces.Answer) error {
 		if r.Truncated {
 			fmt.Fprintf(w, "More comments match; add terms or raise --limit (at most %d).\n", spaces.MaxLimit)
 		}
-		fmt.Fprintln(w, spaceAroundHint)
+		if len(r.Hits) > 0 {
+			fmt.Fprintln(w, spaceAroundHint)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Drives the Search page of `cairn serve` in headless Chromium (issue 7): type a query, see the
-# highlighted hits, switch scope and source, open a card, press Esc and S, switch language, check
+# highlighted hits, Tab to the link to the results, switch scope (the project menu disabled, "the
+# first 30 of N") and source, open a card, press Esc (the box first) and S, switch language, check
 # reduced motion and the partial notice; reload without the token, the start page and its
 # examples, the side panel as a dialog, axe-core in light and dark (AXE=0 skips it), screenshots
 # at 1280×900 and 390×844 in light and dark. A second daemon serves a small board with a
@@ -25,6 +26,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # Ctrl-C or a CI timeout's SIGTERM still runs cleanup
 shots=${SHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-shots.XXXXXX")}
 query=${QUERY:-迁移}
 chromium=${CHROMIUM:-$(command -v chromium || true)}

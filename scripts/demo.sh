@@ -6,7 +6,10 @@ DEMO=$(mktemp -d)
 trap 'rm -rf "$DEMO"' EXIT
 CAIRN="$DEMO/.bin/cairn"
 mkdir -p "$DEMO/.bin"
+# the build is the long part of a first run (a minute or two with a cold cache): say so on a terminal
+[ -t 2 ] && echo "building cairn for the demo (go build; the first time takes a minute or two)..." >&2
 go build -o "$CAIRN" .
+[ -t 2 ] && echo "built; the walk-through:" >&2
 cp -r fixtures/demo/. "$DEMO/"
 [ -f "$DEMO/cairn.toml" ] || "$CAIRN" init "$DEMO" >/dev/null
 export CAIRN DEMO

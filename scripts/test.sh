@@ -13,6 +13,7 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 echo "gofmt: ok"
+echo "go vet: both builds (the first run compiles every package: a minute or more)..."
 go vet ./...
 go vet -tags urfave_cli_no_docs ./... # the build the README installs
 echo "go vet: ok"
@@ -28,11 +29,13 @@ slow="commands core/spaces core/board"
 mod=$(go list -m)
 # shellcheck disable=SC2086
 pkgs=$(go list ${PKGS:-./...})
+jobs=$(nproc 2>/dev/null || echo 2)
+echo "go test: $(wc -l <<<"$pkgs") packages, $jobs at a time, the slowest first; a line per package as it finishes (commands takes longest: a few minutes)..."
 set +e
 {
   for p in $slow; do grep -x "$mod/$p" <<<"$pkgs" || true; done
   grep -vxF "$(printf "$mod/%s\n" $slow)" <<<"$pkgs" || true
-} | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
+} | xargs -P "$jobs" -I{} bash -c '
   f="$logs/$(printf %s "$1" | tr / _).log"
   go test -count=1 -v "$1" >"$f" 2>&1
   rc=$?
@@ -56,9 +59,10 @@ fi
 # the Search page in headless Chromium (installs Debian's chromium when missing): in CI, or BROWSER=1
 # Its screenshots go to $logs, removed on exit like the rest of the run; a failed run keeps them.
 if [ -n "${CI:-}" ] || [ "${BROWSER:-}" = 1 ]; then
+  echo "browser test: the Search page in headless Chromium..."
   if ! SHOTS="$logs/screenshots" scripts/browser-test.sh; then
     if [ -n "$(ls -A "$logs/screenshots" 2>/dev/null)" ]; then
-      kept=$(mktemp -d "${TMPDIR:-/tmp}/cairn-browser-failed.XXXXXX")
+      kept=$(mktemp -d "${CAIRN_KEEP_TMPDIR:-${TMPDIR:-/tmp}}/cairn-browser-failed.XXXXXX")
       cp -r "$logs/screenshots/." "$kept/"
       echo "browser test failed; its screenshots: $kept" >&2
     fi

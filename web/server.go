@@ -390,6 +390,11 @@ func (w *indentWriter) boolean(k string, v bool) {
 	w.b = strconv.AppendBool(w.b, v)
 }
 
+func (w *indentWriter) integer(k string, v int) {
+	w.key(k)
+	w.b = strconv.AppendInt(w.b, int64(v), 10)
+}
+
 // list writes a slice of n elements (nil: null, none: []) with each(i) writing element i.
 func (w *indentWriter) list(k string, isNil bool, n int, each func(i int)) {
 	w.key(k)
@@ -464,6 +469,7 @@ func (w *indentWriter) result(r *board.Result) {
 		w.close('}')
 	})
 	w.boolean("truncated", r.Truncated)
+	w.integer("total", r.Total)
 	w.list("partial", r.Partial == nil, len(r.Partial), func(i int) {
 		w.b = jsonscan.AppendString(w.b, r.Partial[i])
 	})

@@ -324,7 +324,7 @@ func TestAcceptance6LimitsScopeErrors(t *testing.T) {
 		t.Errorf("project p2: %v", got)
 	}
 	empty := search(t, ix, "  \u3000 ")
-	if data, _ := json.Marshal(empty); string(data) != `{"cards":[],"memory":[],"truncated":false,"partial":[]}` {
+	if data, _ := json.Marshal(empty); string(data) != `{"cards":[],"memory":[],"truncated":false,"total":0,"partial":[]}` {
 		t.Errorf("empty query: %s", data)
 	}
 	bad := []struct {
@@ -332,8 +332,8 @@ func TestAcceptance6LimitsScopeErrors(t *testing.T) {
 		code errs.Code
 		msg  string
 	}{
-		{SearchInput{Query: "x", ProjectID: strPtr("p3")}, errs.NotFound, "Project not found."},
-		{SearchInput{Query: "x", ProjectID: strPtr("nope")}, errs.NotFound, "Project not found."},
+		{SearchInput{Query: "x", ProjectID: strPtr("p3")}, errs.NotFound, `Project not found. Project "p3" is archived`},
+		{SearchInput{Query: "x", ProjectID: strPtr("nope")}, errs.NotFound, `Project not found. No project "nope" is on the board; the projects searched: `},
 		{SearchInput{Query: "x", Limit: intPtr(0)}, errs.Invalid, "limit 0 is out of range 1..50"},
 		{SearchInput{Query: "x", Limit: intPtr(51)}, errs.Invalid, "limit 51"},
 		{SearchInput{Query: "x", Sources: []Source{"cards"}}, errs.Invalid, `unknown source "cards" (valid: card, summary, note, workpad, idea, artifact, memory)`},
@@ -467,6 +467,7 @@ func TestParseQuery(t *testing.T) {
 		{`"带 空格 的短语" x`, []string{"带 空格 的短语", "x"}, nil},
 		{`#Module/Storage SQLite sqlite`, []string{"sqlite"}, []string{"module/storage"}},
 		{`# lone`, []string{"#", "lone"}, nil},
+		{`tag:Backend rate #backend tag: "tag:x"`, []string{"rate", "tag:", "tag:x"}, []string{"backend"}},
 		{`"unclosed phrase`, []string{"unclosed phrase"}, nil},
 		{`"" a"b"`, []string{"a", "b"}, nil},
 		{"ＳＱＬ", []string{"sql"}, nil},

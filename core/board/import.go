@@ -189,7 +189,7 @@ func parseDocument(ctx context.Context, data []byte, s *scrubber) (*parsedBoard,
 	} else if errors.Is(err, strictjson.ErrTrailing) {
 		return nil, errs.Invalidf("board document: trailing data after the JSON object (the format: %s)", formats.Doc)
 	} else if err != nil {
-		return nil, errs.Invalidf("board document is not the JSON object described in %s: %s", formats.Doc, formats.Message(err, formats.Fields(doc, nil)))
+		return nil, errs.Invalidf("board document is not the JSON object described in %s: %s", formats.Doc, formats.MessageIn(err, formats.Fields(doc, nil), data))
 	}
 	if doc.Revision < 0 {
 		return nil, errs.Invalidf("board document: revision %d must be 0 or more (the format: %s)", doc.Revision, formats.Doc)

@@ -38,6 +38,9 @@ type ProjectImportResult struct {
 	Artifacts int    `json:"artifacts"`
 	Memory    int    `json:"memory"`
 	Projects  int    `json:"projects"` // projects on the board after the import
+	// Removed are the ids of the replaced project's cards the new import no longer has, in the
+	// board's order (a re-import replaces the whole project: a source without them drops them).
+	Removed []string `json:"removed"`
 }
 
 // Document renders the project board as the Appendix B document of one project.
@@ -110,8 +113,18 @@ func ImportProject(ctx context.Context, ws *workspace.Workspace, pb *ProjectBoar
 	if err != nil {
 		return nil, err
 	}
+	kept := map[string]bool{}
+	for _, c := range nb.cards {
+		kept[c.ID] = true
+	}
+	removed := []string{}
+	for _, c := range cur.cards {
+		if c.Project == pb.Project.ID && !kept[c.ID] {
+			removed = append(removed, c.ID)
+		}
+	}
 	return &ProjectImportResult{
-		Revision: rev, Project: pb.Project.ID, Title: pb.Project.Title, Replaced: replaced,
+		Revision: rev, Project: pb.Project.ID, Title: pb.Project.Title, Replaced: replaced, Removed: removed,
 		Cards: len(nb.cards), Events: len(nb.events), Workpads: len(nb.workpads), Ideas: len(nb.ideas),
 		Artifacts: len(nb.artifacts), Memory: nb.nMemory, Projects: len(merged.projects),
 	}, nil

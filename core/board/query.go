@@ -27,9 +27,13 @@ func (q Query) Empty() bool { return len(q.Terms) == 0 && len(q.Tags) == 0 }
 // occurs in searchable text.
 func isSpace(r rune) bool { return unicode.IsSpace(r) || r == 0 }
 
-// ParseQuery reads a query: trimmed, at most 200 characters, `#tag`
-// filters, `"quoted phrases"` as one term, other words split on white space (U+3000 included).
-// A lone `#` is a word; an unclosed quote runs to the end; empty quotes are ignored.
+// tagPrefix spells a tag filter that needs no quoting in a shell: tag:backend is #backend.
+const tagPrefix = "tag:"
+
+// ParseQuery reads a query: trimmed, at most 200 characters, `#tag` (or `tag:tag`, which a
+// shell leaves alone) filters, `"quoted phrases"` as one term, other words split on white space
+// (U+3000 included). A lone `#` or `tag:` is a word; an unclosed quote runs to the end; empty
+// quotes are ignored; a quoted "tag:x" is a phrase, not a filter.
 func ParseQuery(s string) (Query, error) {
 	s = strings.TrimFunc(strings.ToValidUTF8(s, "\uFFFD"), isSpace)
 	if n := utf8.RuneCountInString(s); n > MaxQueryChars {
@@ -73,8 +77,15 @@ func ParseQuery(s string) (Query, error) {
 			}
 			word := s[i:j]
 			i = j
-			if len(word) > 1 && word[0] == '#' {
-				tag := textmatch.Fold(word[1:])
+			name, isTag := "", false
+			switch {
+			case len(word) > 1 && word[0] == '#':
+				name, isTag = word[1:], true
+			case len(word) > len(tagPrefix) && strings.HasPrefix(word, tagPrefix):
+				name, isTag = word[len(tagPrefix):], true
+			}
+			if isTag {
+				tag := textmatch.Fold(name)
 				if !seenTag[tag] {
 					seenTag[tag] = true
 					q.Tags = append(q.Tags, tag)

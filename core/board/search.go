@@ -3,6 +3,7 @@ package board
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
@@ -40,6 +41,8 @@ type Result struct {
 	Cards     []CardResult   `json:"cards"`
 	Memory    []MemoryResult `json:"memory"`
 	Truncated bool           `json:"truncated"`
+	// Total is how many cards match; cards holds the first limit of them (truncated: fewer).
+	Total int `json:"total"`
 	// Partial names the JSON files ("summaries", "memory") that could not be read this time, so
 	// their documents are missing from the result.
 	Partial []string `json:"partial"`
@@ -191,7 +194,7 @@ func (ix *Index) runSearch(ctx context.Context, cfg workspace.BoardConfig, in Se
 	if in.ProjectID != nil {
 		p, ok := ix.projByID[*in.ProjectID]
 		if !ok || ix.projects[p].archived {
-			return nil, errs.NotFoundf("Project not found.")
+			return nil, ix.projectNotFound(*in.ProjectID, ok)
 		}
 		scope = []int32{p}
 	} else {
@@ -215,7 +218,7 @@ func (ix *Index) runSearch(ctx context.Context, cfg workspace.BoardConfig, in Se
 	if err := errs.Stopped(ctx, "board search"); err != nil {
 		return nil, err
 	}
-	res.Truncated = total > len(matches)
+	res.Truncated, res.Total = total > len(matches), total
 	terms := highlightTerms(q)
 	for _, m := range matches {
 		c := &ix.cards[m.card]
@@ -991,4 +994,26 @@ func (ix *Index) matchMemory(q Query, scope []int32) []MemoryResult {
 		})
 	}
 	return out
+}
+
+// projectNotFound is the seed's "Project not found." followed by which project and the ones
+// that are searched, at most five named.
+func (ix *Index) projectNotFound(id string, archived bool) error {
+	var open []string
+	for _, p := range ix.projects {
+		if !p.archived {
+			open = append(open, p.id)
+		}
+	}
+	why := fmt.Sprintf("No project %q is on the board", id)
+	if archived {
+		why = fmt.Sprintf("Project %q is archived, and archived projects are not searched", id)
+	}
+	switch {
+	case len(open) == 0:
+		return errs.NotFoundf("Project not found. %s; no project is searched.", why)
+	case len(open) > 5:
+		return errs.NotFoundf("Project not found. %s; the projects searched: %s and %d more.", why, strings.Join(open[:5], ", "), len(open)-5)
+	}
+	return errs.NotFoundf("Project not found. %s; the projects searched: %s.", why, strings.Join(open, ", "))
 }

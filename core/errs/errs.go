@@ -116,7 +116,23 @@ func Stopped(ctx context.Context, what string) error {
 	if ctx.Err() == nil {
 		return nil
 	}
-	return &Error{Code: Cancelled, Msg: what + " cancelled", Err: context.Cause(ctx)}
+	return &Error{Code: Cancelled, Msg: what + " cancelled", Err: stopCause{context.Cause(ctx)}}
+}
+
+// stopCause says in plain words why work stopped ("context canceled" means nothing to a
+// person); errors.Is still finds the context's own error through it.
+type stopCause struct{ cause error }
+
+func (s stopCause) Unwrap() error { return s.cause }
+
+func (s stopCause) Error() string {
+	switch {
+	case s.cause == nil, errors.Is(s.cause, context.Canceled):
+		return "stopped before it finished"
+	case errors.Is(s.cause, context.DeadlineExceeded):
+		return "stopped: its time limit ran out"
+	}
+	return "stopped: " + s.cause.Error()
 }
 
 // IfStopped turns a failure into the Cancelled error of what when ctx is done (a query

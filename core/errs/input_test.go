@@ -2,6 +2,7 @@ package errs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,5 +87,24 @@ func TestCoreMessagesNameNoFlag(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A stopped operation says so in plain words, and is still the context's error underneath.
+func TestStoppedInPlainWords(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Stopped(ctx, "board import")
+	if err.Error() != "board import cancelled: stopped before it finished" || !errors.Is(err, context.Canceled) || CodeOf(err) != Cancelled {
+		t.Errorf("Stopped: %q", err)
+	}
+	if m := Message(err, JSONNames); m != "board import cancelled: stopped before it finished" {
+		t.Errorf("Message: %q", m)
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 0)
+	defer dcancel()
+	<-dctx.Done()
+	if err := Stopped(dctx, "search"); err.Error() != "search cancelled: stopped: its time limit ran out" {
+		t.Errorf("deadline: %q", err)
 	}
 }

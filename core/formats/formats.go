@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Doc is the document, in the repository and in every release, that describes both formats.
@@ -90,6 +91,34 @@ func Fields(v any, aliases []Alias) []string {
 		}
 	}
 	return out
+}
+
+// MessageIn is Message for an error decoding data: JSON that does not parse is placed by line and
+// column (and byte) in data, as an editor shows it.
+func MessageIn(err error, fields []string, data []byte) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := Position(data, se.Offset-1) // Offset counts the byte at fault
+		return fmt.Sprintf("not valid JSON at line %d, column %d (byte %d): %s", line, col, se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	return Message(err, fields)
+}
+
+// Position is the line and column (both from 1; the column in characters) of byte offset in
+// data; an offset past the end is the end.
+func Position(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	head := data[:offset]
+	line = bytes.Count(head, []byte("\n")) + 1
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[i+1:]
+	}
+	return line, utf8.RuneCount(head) + 1
 }
 
 // Message turns an error of encoding/json into one that names the field, what was given and what

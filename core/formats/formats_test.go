@@ -368,3 +368,16 @@ func TestTypeName(t *testing.T) {
 		}
 	}
 }
+
+func TestMessageInPlacesSyntaxErrors(t *testing.T) {
+	data := []byte("{\n  \"projects\": [\n    {\"id\": \"p1\", \"title\": x}\n  ]\n}")
+	var v any
+	err := json.Unmarshal(data, &v)
+	got := formats.MessageIn(err, nil, data)
+	if !strings.HasPrefix(got, "not valid JSON at line 3, column 27 (byte ") || !strings.Contains(got, "invalid character 'x'") {
+		t.Errorf("MessageIn: %s", got)
+	}
+	if l, c := formats.Position([]byte("ab\ncdé"), 7); l != 2 || c != 4 {
+		t.Errorf("Position = %d, %d", l, c)
+	}
+}

@@ -57,7 +57,7 @@ func isDelimiter(l []byte) bool {
 	return string(bytes.TrimRight(l, " \t\r")) == "---"
 }
 
-// ParseFrontmatter reads kind, description and model_invokation from a file's frontmatter, as
+// ParseFrontmatter reads kind, description and model_invokation (or model_invocation) from a file's frontmatter, as
 // written: a scalar keeps its text (2026-01-01 stays "2026-01-01", 1.0 stays 1.0), booleans and
 // null keep their type, and lists and maps hold their scalars the same way. Broken YAML is not an
 // error: the fields are nil.
@@ -78,6 +78,9 @@ func ParseFrontmatter(content []byte) Frontmatter {
 	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
 		fm.KindText, fm.KindIsText = n.Value, true
 	}
+	if fields["model_invokation"] == nil {
+		fields["model_invokation"] = fields[modelInvocation] // the spelling a reader expects, accepted too
+	}
 	budget := maxNodes
 	for name, dst := range map[string]*any{"kind": &fm.Kind, "description": &fm.Description, "model_invokation": &fm.ModelInvokation} {
 		if n := fields[name]; n != nil {
@@ -89,6 +92,11 @@ func ParseFrontmatter(content []byte) Frontmatter {
 	}
 	return fm
 }
+
+// modelInvocation is model_invokation as English spells it: a file may use either key (the
+// documented one wins when both are there), and a hit always reports it as model_invokation,
+// the field SPEC §4.2 names.
+const modelInvocation = "model_invocation"
 
 // maxNodes bounds the nodes one frontmatter may expand to through aliases.
 const maxNodes = 10000
@@ -119,7 +127,7 @@ func decodeFields(block []byte) (out map[string]*yaml.Node, ok bool) {
 			continue
 		}
 		switch k.Value {
-		case "kind", "description", "model_invokation":
+		case "kind", "description", "model_invokation", modelInvocation:
 		default:
 			continue
 		}

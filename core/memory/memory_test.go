@@ -545,6 +545,8 @@ func TestParseFrontmatter(t *testing.T) {
 		end      int
 	}{
 		{"---\nkind: howto\nmodel_invokation: true\n---\nbody", "howto", true, 4},
+		{"---\nkind: howto\nmodel_invocation: true\n---\nbody", "howto", true, 4},
+		{"---\nkind: howto\nmodel_invocation: false\nmodel_invokation: true\n---\nbody", "howto", true, 5},
 		{"\xef\xbb\xbf---\r\nkind: a\r\n---\r\n", "a", nil, 3},
 		{"---\nkind: [broken\n---\n", nil, nil, 3},
 		{"---\nkind: x\n", nil, nil, 0},

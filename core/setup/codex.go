@@ -32,7 +32,8 @@ type CodexOptions struct {
 	Home       string
 	// CodexHome is $CODEX_HOME when set; Codex refuses one that does not exist.
 	CodexHome string
-	// Command is the absolute path of the cairn binary; Workspace, when set, is passed as --workspace.
+	// Command is the cairn binary: an absolute path, or "cairn" from PATH (project scope's
+	// default, a folder that may be committed); Workspace, when set, is passed as --workspace.
 	Command   string
 	Workspace string
 }
@@ -83,8 +84,8 @@ func CodexHookCommand(o CodexOptions) string {
 // PlanCodex works out both changes without writing anything. Either file failing to read or
 // parse, or config.toml not being safely editable, fails the whole plan, naming the file.
 func PlanCodex(o CodexOptions) ([]*Change, error) {
-	if !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be an absolute path, got %q", o.Command)
+	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
+		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
 	}
 	dir, err := CodexDir(o)
 	if err != nil {

@@ -47,7 +47,8 @@ type Options struct {
 	// Home is the user's home directory; ConfigDir is $CLAUDE_CONFIG_DIR when set.
 	Home      string
 	ConfigDir string
-	// Command is the absolute path of the cairn binary to run.
+	// Command is the cairn binary to run: an absolute path, or "cairn" (found on PATH; the
+	// default of project scope, whose files are shared).
 	Command string
 	// Workspace, when set, is passed as --workspace to every command registered.
 	Workspace string
@@ -69,6 +70,7 @@ type Change struct {
 
 	before, after []byte
 	existed       bool
+	noBackup      bool // lines are only added: no backup (a .gitignore)
 	mode          fs.FileMode
 }
 
@@ -123,8 +125,8 @@ func HookCommand(o Options) string {
 // Plan works out every change without writing anything. It fails, naming the file, when a file
 // cannot be read or is not a JSON object where one is needed.
 func Plan(o Options) ([]*Change, error) {
-	if !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be an absolute path, got %q", o.Command)
+	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
+		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
 	}
 	if o.Plugin != "" {
 		return planPlugin(o)
@@ -389,6 +391,8 @@ func Apply(changes []*Change, now time.Time) error {
 			if real, err := filepath.EvalSymlinks(c.Path); err == nil {
 				target = real
 			}
+		}
+		if c.existed && !c.noBackup {
 			c.Backup = c.Path + ".cairn-backup-" + stamp
 			if err := os.WriteFile(c.Backup, c.before, c.mode); err != nil {
 				return fmt.Errorf("back up %s: %w", c.Path, err)

@@ -494,7 +494,7 @@ func TestPlugin(t *testing.T) {
 
 func TestRelativeCommandRefused(t *testing.T) {
 	o := opts(t, "user")
-	o.Command = "cairn"
+	o.Command = "bin/cairn" // "cairn" alone is cairn from PATH
 	if _, err := Plan(o); errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative command: %v", err)
 	}

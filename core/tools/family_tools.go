@@ -197,7 +197,7 @@ func boardOperations() []*Operation {
 				in.Card = c.Card
 				return ix.AgentSearch(ctx, c.Workspace.Config.Board, in)
 			}),
-			ex("cairn board search 'rate limit' #backend", "cairn board search migration --project p1 --sources card,note --limit 5"),
+			ex("cairn board search 'rate limit' '#backend'", "cairn board search 'rate limit' tag:backend", "cairn board search migration --project p1 --sources card,note --limit 5"),
 			Option{Flag: "project", Usage: "search this project only (default: every project that is not archived)"},
 			Option{Flag: "all-projects", Kind: Bool, Usage: "search every project that is not archived (the default)"},
 			Option{Flag: "sources", Field: "sources", Usage: "comma-separated sources to search: " + strings.Join(allSources, ",") + " (default: all)", Enum: allSources},

@@ -113,7 +113,7 @@ func (t *Tool) Call(ctx context.Context, c Context, input json.RawMessage) (any,
 	}
 	if !json.Valid(input) { // a scan: the one decode is the handler's, into its input type
 		var v any
-		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblem(json.Unmarshal(input, &v)))
+		return nil, errs.Invalidf("%s input is not valid JSON: %s", t.Name, syntaxProblemIn(json.Unmarshal(input, &v), input))
 	}
 	if number := hugeNumber(input); number != "" {
 		return nil, errs.Invalidf("%s input: number %s is too large", t.Name, number)
@@ -404,6 +404,16 @@ func syntaxProblem(err error) string {
 		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// syntaxProblemIn is syntaxProblem placed by line and column in the input it was decoding.
+func syntaxProblemIn(err error, input []byte) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := formats.Position(input, se.Offset-1)
+		return fmt.Sprintf("%s (at line %d, column %d)", strings.TrimPrefix(se.Error(), "json: "), line, col)
+	}
+	return syntaxProblem(err)
 }
 
 // ForModel writes an input named in an error for a model: by its field name, and a caller

@@ -146,7 +146,7 @@ func (r *run) main(url, chromium, corrupt string) error {
 	if err := r.click(`#examples [data-example]`); err != nil {
 		return err
 	}
-	if err := r.waitFor("an example runs its query, with a result count", `(() => { const ex = document.querySelector("#examples [data-example]"); const n = document.querySelectorAll(".card-row").length; const c = document.querySelector("#results .count"); return document.querySelector("#q").value === ex.dataset.example && n > 0 && c && c.textContent.startsWith(n === 1 ? "1 card" : n + " cards") && document.querySelector("#start").hidden && !document.querySelector("#results").classList.contains("pending"); })()`); err != nil {
+	if err := r.waitFor("an example runs its query, with a result count", `(() => { const ex = document.querySelector("#examples [data-example]"); const n = document.querySelectorAll(".card-row").length; const c = document.querySelector("#results .count"); return document.querySelector("#q").value === ex.dataset.example && n > 0 && c && (c.textContent.startsWith(n === 1 ? "1 card" : n + " cards") || c.textContent.startsWith("The first " + n + " of ")) && document.querySelector("#start").hidden && !document.querySelector("#results").classList.contains("pending"); })()`); err != nil {
 		return err
 	}
 	if err := r.setQuery(""); err != nil {
@@ -183,7 +183,23 @@ func (r *run) main(url, chromium, corrupt string) error {
 	if err := r.expect("lane badge on every card row", `[...document.querySelectorAll(".card-row")].every(r => r.querySelector(".badge.lane"))`); err != nil {
 		return err
 	}
-	if err := r.expect("the result count matches the rows", `(() => { const n = document.querySelectorAll(".card-row").length; return document.querySelector("#results .count").textContent.startsWith(n === 1 ? "1 card" : n + " cards"); })()`); err != nil {
+	if err := r.expect("the result count matches the rows", `(() => { const n = document.querySelectorAll(".card-row").length; const c = document.querySelector("#results .count").textContent; return c.startsWith(n === 1 ? "1 card" : n + " cards") || c.startsWith("The first " + n + " of "); })()`); err != nil {
+		return err
+	}
+	// One Tab from the box reaches the link to the results, and Enter puts the focus on the first card.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#q").focus()`), chromedp.KeyEvent(kb.Tab)); err != nil {
+		return err
+	}
+	if err := r.expect("Tab from the box reaches the link to the results", `document.activeElement && document.activeElement.id === "to-results" && document.activeElement.getBoundingClientRect().width > 1`); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+		return err
+	}
+	if err := r.waitFor("Enter on it focuses the first card", `document.activeElement === document.querySelector("#results .card-row")`); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#q").focus()`)); err != nil {
 		return err
 	}
 	time.Sleep(300 * time.Millisecond) // the 220 ms fade-in
@@ -199,7 +215,13 @@ func (r *run) main(url, chromium, corrupt string) error {
 	if err := r.waitFor("project names in all-projects mode", `document.querySelectorAll("#results .card-row .badge.project").length > 0 && !document.querySelector("#results").classList.contains("pending")`); err != nil {
 		return err
 	}
-	if err := r.expect("at most 30 cards, with the footnote when there are more", `(() => { const n = document.querySelectorAll(".card-row").length; const f = document.querySelector(".footnote"); return n <= 30 && (n < 30 || (f && f.textContent === "Showing the first 30 cards")); })()`); err != nil {
+	if err := r.expect("at most 30 cards, with the footnote when there are more", `(() => { const n = document.querySelectorAll(".card-row").length; const f = document.querySelector(".footnote"); return n <= 30 && (n < 30 || (f && /^Showing the first 30 (of \d+ )?cards$/.test(f.textContent))); })()`); err != nil {
+		return err
+	}
+	if err := r.expect("a truncated count says how many of how many", `(() => { const n = document.querySelectorAll(".card-row").length; const c = document.querySelector("#results .count").textContent; const f = document.querySelector(".footnote"); if (!f) return true; const m = /^The first (\d+) of (\d+) cards/.exec(c); return m && Number(m[1]) === n && Number(m[2]) > n; })()`); err != nil {
+		return err
+	}
+	if err := r.expect("the Project menu is disabled in all-projects mode", `document.querySelector("#project").disabled`); err != nil {
 		return err
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -256,6 +278,19 @@ func (r *run) main(url, chromium, corrupt string) error {
 		return err
 	}
 	if err := r.expect("S typed nothing into the box", `document.querySelector("#q").value === `+jsString(r.query)); err != nil {
+		return err
+	}
+	// Esc in a box with text clears it and the page stays; the next Esc would close the page.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		return err
+	}
+	if err := r.waitFor("Esc in the box clears it first, the page stays open", `document.querySelector("#q").value === "" && !document.querySelector("#search-page").hidden && document.activeElement.id === "q" && !document.querySelector("#start").hidden`); err != nil {
+		return err
+	}
+	if err := r.setQuery(r.query); err != nil {
+		return err
+	}
+	if err := r.waitFor("the query typed again finds its cards", `document.querySelectorAll(".card-row").length > 0 && !document.querySelector("#results").classList.contains("pending")`); err != nil {
 		return err
 	}
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#lang").focus()`), pressS()); err != nil {

@@ -250,6 +250,7 @@
       results.classList.remove("pending");
       setStale(false);
       results.replaceChildren();
+      $("#to-results").hidden = true;
       state.lastError = null;
       showNotices([]);
       renderStart();
@@ -290,20 +291,26 @@
     if (!result.cards.length && !result.memory.length) {
       nodes.push(el("div", "empty", t("results.none")));
     } else {
-      const parts = [plural("results.cards", result.cards.length)];
+      // truncated: the count says how many of how many ("The first 30 of 46 cards")
+      const parts = [result.truncated && result.total > result.cards.length
+        ? t("results.firstOf", { n: result.cards.length, total: result.total })
+        : plural("results.cards", result.cards.length)];
       if (result.memory.length) parts.push(plural("results.memoryCount", result.memory.length));
       nodes.push(el("div", "count", parts.join(" · ")));
     }
     for (const card of result.cards) nodes.push(cardRow(card, allProjects));
     const limit = input.limit || DEFAULT_LIMIT;
     if (result.truncated && result.cards.length >= limit) {
-      nodes.push(el("div", "footnote", t("results.truncated", { n: limit })));
+      nodes.push(el("div", "footnote", result.total > result.cards.length
+        ? t("results.truncatedOf", { n: limit, total: result.total })
+        : t("results.truncated", { n: limit })));
     }
     if (result.memory.length) {
       nodes.push(el("h2", "group-title", t("results.memory")));
       for (const m of result.memory) nodes.push(memoryRow(m, allProjects));
     }
     results.replaceChildren(...nodes);
+    $("#to-results").hidden = !result.cards.length; // one Tab from the box to the first card
     if (animate && !reducedMotion.matches) {
       results.classList.remove("enter");
       void results.offsetWidth; // restart the animation
@@ -602,6 +609,7 @@
     state.scope = scope;
     for (const b of $$("[data-scope]")) b.setAttribute("aria-pressed", String(b.dataset.scope === scope));
     $(".project-field").classList.toggle("muted", scope === "all");
+    $("#project").disabled = scope === "all"; // every project is searched: the menu chooses none
     renderStart();
   }
 
@@ -631,6 +639,12 @@
       state.project = e.target.value;
       renderStart();
       if (state.scope === "project") runSearch();
+    });
+    $("#to-results").addEventListener("click", (e) => {
+      const row = $("#results .card-row");
+      if (!row) return;
+      e.preventDefault();
+      row.focus();
     });
     $("#examples").addEventListener("click", (e) => {
       const b = e.target.closest("[data-example]");
@@ -671,6 +685,13 @@
       }
       if (e.key === "Escape") {
         if (closeDrawer()) e.preventDefault();
+        else if (e.target.id === "q" && e.target.value) {
+          // the first Esc in the box clears it (as a search field does), the next closes the page
+          e.preventDefault();
+          e.target.value = "";
+          state.query = "";
+          runSearch();
+        }
         else if (state.searchOpen) {
           e.preventDefault();
           closeSearch();
