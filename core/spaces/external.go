@@ -81,9 +81,10 @@ func (rec *record) exported() PreparedRecord {
 
 // ReadImport reads the JSON Lines of the space import format from r as Import does (the same
 // line cap, decoding, redaction and texts, on the same parsing goroutines) and hands each batch
-// of at most BatchSize records to each, in input order. It gives the number of lines read and
-// the bad lines skipped; an error from each, a read error or ctx ending stops it.
-func ReadImport(ctx context.Context, r io.Reader, each func(batch []PreparedRecord) error) (lines int, bad []BadLine, err error) {
+// of at most BatchSize records to each, in input order, with the bytes of r read so far. It gives
+// the number of lines read and the bad lines skipped; an error from each, a read error or ctx
+// ending stops it.
+func ReadImport(ctx context.Context, r io.Reader, each func(batch []PreparedRecord, read int64) error) (lines int, bad []BadLine, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Store{redactor: redact.New(), maxLine: defaultMaxLine}
@@ -104,7 +105,7 @@ func ReadImport(ctx context.Context, r io.Reader, each func(batch []PreparedReco
 		for i := range b.recs {
 			out[i] = b.recs[i].exported()
 		}
-		if err = each(out); err != nil {
+		if err = each(out, b.done); err != nil {
 			cancel()
 		}
 	}
