@@ -179,7 +179,7 @@ func (s *Store) writeRecords(ctx context.Context, tx pgx.Tx, recs []spaces.Prepa
 }
 
 // putComments upserts prepared comments (distinct ids) in one statement, each in its task's
-// space (” while the task is unknown).
+// space (none while the task is unknown).
 func (s *Store) putComments(ctx context.Context, tx pgx.Tx, cs []spaces.PreparedComment) error {
 	n := len(cs)
 	ids, idkeys, tasks, kinds, pts, tools, created, atts, itexts := make([]string, n), make([]string, n), make([]string, n),
