@@ -36,7 +36,7 @@ set +e
   f="$logs/$(printf %s "$1" | tr / _).log"
   go test -count=1 -v "$1" >"$f" 2>&1
   rc=$?
-  grep -E "^(ok|FAIL|panic)|^\s*--- FAIL" "$f"
+  grep -E "^(ok|FAIL|panic)|^\s*--- FAIL|^pgstore: " "$f"
   exit $rc' _ {}
 status=$?
 set -e
