@@ -71,7 +71,7 @@ export CAIRN_TEST_POSTGRES="$dsn"
 if [ "$1" = --print ]; then
   echo "CAIRN_TEST_POSTGRES='$dsn'"
   trap 'exit 0' INT TERM
-  while sleep 3600; do :; done
+  while :; do sleep 3600 & wait $!; done # wait, unlike sleep, lets the trap run at once
 fi
 set +e
 "$@"
