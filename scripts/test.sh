@@ -26,22 +26,32 @@ trap 'rm -rf "$logs"' EXIT
 export logs
 # The slowest packages start first, so that none of them starts last and runs alone on a core.
 slow="commands core/spaces core/board"
+# Packages whose tests drive a PostgreSQL server (scripts/pg-test.sh) run after the others, alone:
+# the server's processes are work xargs does not count, and beside the others they would slow
+# the timing tests of cancellation on a machine of two cores.
+after="core/spaces/pgstore"
 mod=$(go list -m)
 # shellcheck disable=SC2086
 pkgs=$(go list ${PKGS:-./...})
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "go test: $(wc -l <<<"$pkgs") packages, $jobs at a time, the slowest first; a line per package as it finishes (commands takes longest: a few minutes)..."
-set +e
-{
-  for p in $slow; do grep -x "$mod/$p" <<<"$pkgs" || true; done
-  grep -vxF "$(printf "$mod/%s\n" $slow)" <<<"$pkgs" || true
-} | xargs -P "$jobs" -I{} bash -c '
+run_one='
   f="$logs/$(printf %s "$1" | tr / _).log"
   go test -count=1 -v "$1" >"$f" 2>&1
   rc=$?
-  grep -E "^(ok|FAIL|panic)|^\s*--- FAIL" "$f"
-  exit $rc' _ {}
+  grep -E "^(ok|FAIL|panic)|^\s*--- FAIL|^pgstore: " "$f"
+  exit $rc'
+set +e
+{
+  for p in $slow; do grep -x "$mod/$p" <<<"$pkgs" || true; done
+  grep -vxF "$(printf "$mod/%s\n" $slow $after)" <<<"$pkgs" || true
+} | xargs -P "$jobs" -I{} bash -c "$run_one" _ {}
 status=$?
+for p in $after; do
+  if grep -qx "$mod/$p" <<<"$pkgs"; then
+    bash -c "$run_one" _ "$mod/$p" || status=1
+  fi
+done
 set -e
 passed=$(cat "$logs"/*.log | grep -cE '^\s*--- PASS' || true)
 failed=$(cat "$logs"/*.log | grep -cE '^\s*--- FAIL' || true)

@@ -1,0 +1,435 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/spaces"
+)
+
+// searchBudget bounds the queries of one search, as spaces.db's search budget does: when it runs
+// out the search fails with STORAGE_BUSY. A variable so tests can lower it.
+var searchBudget = 2 * time.Second
+
+// defaultProbeWindow is how many of a space's newest comments a query tests first: a term in
+// more than about one comment in 9 of them is answered from them alone (limit 10).
+const defaultProbeWindow = 100
+
+// maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
+const maxBucketsPerStatement = 1024
+
+// Search answers SearchWorkspaceTasks as spaces.SearchWorkspaceTasks does for a caller with a
+// user: the input checked alike (spaces.SearchInput.Validate), a subtask answered "not
+// available", the current task's space the only one searched (FORBIDDEN unless the user owns it
+// or is a member), its other tasks' comments newest first with the same excerpts, limit,
+// truncated, context and around_ref. A team store has no local account: a caller without a user
+// is answered "not available". ctx ending is CANCELLED; a database that cannot be reached within
+// the store's wait, or a search past its time budget, is STORAGE_BUSY.
+func (s *Store) Search(ctx context.Context, caller spaces.Caller, in spaces.SearchInput) (a spaces.Answer, err error) {
+	if err := in.Validate(); err != nil {
+		return spaces.Answer{}, err
+	}
+	defer func() {
+		if err = errs.IfStopped(ctx, err, "space search"); err != nil {
+			a = spaces.Answer{}
+		}
+	}()
+	if caller.Subtask || caller.User == "" {
+		return spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}}, nil
+	}
+	if strings.TrimSpace(caller.Task) == "" {
+		return spaces.Answer{}, errs.Invalidf("SearchWorkspaceTasks needs the current task%s", errs.Field("task", errs.Give))
+	}
+	task, err := spaces.ParseRef("task", caller.Task)
+	if err != nil {
+		return spaces.Answer{}, err
+	}
+	tx, err := s.begin(ctx, false, "begin search")
+	if err != nil {
+		return spaces.Answer{}, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	bctx, cancel := context.WithTimeout(ctx, searchBudget)
+	defer cancel()
+	a, err = s.searchTx(bctx, tx, noNUL(caller.User), task, in)
+	if err != nil {
+		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
+			return spaces.Answer{}, stopped
+		}
+		if bctx.Err() != nil {
+			return spaces.Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with %s", searchBudget, errs.Fields(errs.Alternatives, "task_id", "kind", "author"))
+		}
+	}
+	return a, err
+}
+
+// scope is the current task and its space.
+type scope struct {
+	space, task spaces.ID
+}
+
+// searchTx resolves the caller and reads, all in tx's one snapshot.
+func (s *Store) searchTx(ctx context.Context, tx pgx.Tx, user string, task spaces.ID, in spaces.SearchInput) (spaces.Answer, error) {
+	sc, unavailable, err := s.resolveTask(ctx, tx, user, task)
+	if err != nil {
+		return spaces.Answer{}, err
+	}
+	if unavailable != nil {
+		return spaces.Answer{Unavailable: unavailable}, nil
+	}
+	if strings.TrimSpace(in.Around) != "" {
+		res, err := s.around(ctx, tx, sc, in)
+		if err != nil {
+			return spaces.Answer{}, err
+		}
+		return spaces.Answer{Around: res}, nil
+	}
+	res, err := s.query(ctx, tx, sc, in)
+	if err != nil {
+		return spaces.Answer{}, err
+	}
+	return spaces.Answer{Search: res}, nil
+}
+
+// resolveTask finds the current task's space and checks the caller may search it.
+func (s *Store) resolveTask(ctx context.Context, tx pgx.Tx, user string, task spaces.ID) (scope, *spaces.Unavailable, error) {
+	var space string
+	var parent *string
+	var ok int
+	err := tx.QueryRow(ctx, `SELECT t.space, t.parent,
+		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = $2) + (SELECT count(*) FROM members WHERE space = t.space AND "user" = $2)
+		FROM tasks t WHERE t.id = $1`, string(task), user).Scan(&space, &parent, &ok)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return scope{}, nil, errs.NotFoundf("task:%s (the current task%s) not found in the space store", task, errs.Field("task", errs.Source))
+	}
+	if err != nil {
+		return scope{}, nil, s.dbErr(ctx, err, "look up the current task")
+	}
+	if parent != nil {
+		return scope{}, &spaces.Unavailable{Message: spaces.UnavailableMessage}, nil
+	}
+	if ok == 0 {
+		return scope{}, nil, errs.New(errs.Forbidden, "user %q is neither the owner nor a member of the space of task:%s", user, task)
+	}
+	return scope{space: spaces.ID(space), task: task}, nil, nil
+}
+
+// plan is a query turned into SQL: $1 is the space, $2 the current task (no hit comes from it),
+// then every term's LIKE pattern and the filters' values.
+type plan struct {
+	terms []string
+	where []string
+	args  []any
+	limit string
+}
+
+// likePattern is %t% with LIKE's wildcards and its escape character (\) escaped.
+func likePattern(t string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
+}
+
+func (p *plan) arg(v any) string {
+	p.args = append(p.args, v)
+	return "$" + strconv.Itoa(len(p.args))
+}
+
+// newPlan plans a validated query of terms in its scope. Every term is a LIKE on the index
+// text: it finds exactly what spaces.db's instr and LIKE find (the index text and the terms are
+// folded, so LIKE's case rules never come into it), and pg_trgm's index serves it for a term
+// of three or more characters.
+func newPlan(sc scope, in spaces.SearchInput, terms []string) *plan {
+	p := &plan{terms: terms, args: []any{string(sc.space), string(sc.task)}}
+	p.where = []string{`c.space = $1`, `t.space = $1`, `c.task <> $2`, `c.itext IS NOT NULL`}
+	for _, t := range terms {
+		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t)))
+	}
+	if in.Kind != "" {
+		p.where = append(p.where, `c.kind = `+p.arg(in.Kind))
+	}
+	if in.Author != "" {
+		p.where = append(p.where, `c.author = `+p.arg([]byte(in.Author)))
+	}
+	if in.TaskID != "" {
+		id, _ := spaces.ParseRef("task", in.TaskID)
+		p.where = append(p.where, `c.task = `+p.arg(string(id)))
+	}
+	p.limit = strconv.Itoa(in.Limit + 1)
+	return p
+}
+
+// shortDriver is the term whose short-term index tokens drive the query: with no term of three
+// or more characters, the first of two characters, else the first of one; false when a term
+// is long (pg_trgm serves it) or none can drive.
+func (p *plan) shortDriver() (string, bool) {
+	best := ""
+	for _, t := range p.terms {
+		n := utf8.RuneCountInString(t)
+		if n > 2 {
+			return "", false
+		}
+		if strings.ContainsRune(t, ' ') {
+			continue
+		}
+		if best == "" || n == 2 && utf8.RuneCountInString(best) == 1 {
+			best = t
+		}
+	}
+	return best, best != ""
+}
+
+// hitColumns are what a hit is made of, from c, a comment, and t, its task.
+const hitColumns = `c.id, c.task, COALESCE(t.dtitle, ''::bytea), c.author, c.kind, c.created_at, c.at_ns, c.idkey, COALESCE(c.dtext, ''::bytea)`
+
+// hitRow is a hit as read, with its position and display text.
+type hitRow struct {
+	hit   spaces.Hit
+	task  string
+	atNS  int64
+	idkey string
+	dtext []byte
+}
+
+// sql is the statement reading the plan's rows from the FROM clause from (with its WITH
+// clause), newest first.
+func (p *plan) sql(with, from string, extra ...string) string {
+	return with + `SELECT ` + hitColumns + ` FROM ` + from + ` JOIN tasks t ON t.id = c.task
+		WHERE ` + strings.Join(append(append([]string(nil), p.where...), extra...), " AND ") + `
+		ORDER BY c.at_ns DESC, c.idkey DESC LIMIT ` + p.limit
+}
+
+// run reads a statement's hits.
+func (s *Store) run(ctx context.Context, tx pgx.Tx, p *plan, q string, args []any) ([]hitRow, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, s.dbErr(ctx, err, "search")
+	}
+	defer rows.Close()
+	var out []hitRow
+	for rows.Next() {
+		var r hitRow
+		var id string
+		var title, author []byte
+		h := &r.hit
+		if err := rows.Scan(&id, &r.task, &title, &author, &h.Kind, &h.CreatedAt, &r.atNS, &r.idkey, &r.dtext); err != nil {
+			return nil, s.dbErr(ctx, err, "search")
+		}
+		h.Ref, h.Task, h.TaskTitle, h.Author, h.Terms = "comment:"+id, "task:"+r.task, string(title), string(author), p.terms
+		out = append(out, r)
+	}
+	return out, s.dbErr(ctx, rows.Err(), "search")
+}
+
+// count adds a plan's name to the store's counts, for tests.
+func (s *Store) count(name string) {
+	if s.plans != nil {
+		s.plans[name]++
+	}
+}
+
+// query is the query mode: every term in the index text; newest first.
+func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.SearchInput) (*spaces.SearchResult, error) {
+	res := &spaces.SearchResult{Query: in.Query, Hits: []spaces.Hit{}}
+	terms := spaces.SplitQuery(in.Query)
+	if len(terms) == 0 {
+		return res, nil
+	}
+	p := newPlan(sc, in, terms)
+	var found []hitRow
+	answered := false
+	var err error
+	// The newest comments of the space first: a common term is answered from them alone.
+	if in.TaskID == "" && s.probeWindow > 0 {
+		found, err = s.run(ctx, tx, p, p.sql("", `(SELECT * FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT `+strconv.Itoa(s.probeWindow)+`) c`), p.args)
+		if err != nil {
+			return nil, err
+		}
+		answered = len(found) > in.Limit
+		if answered {
+			s.count("probe")
+		}
+	}
+	if !answered {
+		if gram, ok := p.shortDriver(); ok {
+			found, err = s.bucketWalk(ctx, tx, p, sc, gram, in.Limit+1)
+			s.count("short")
+		} else {
+			// terms of three or more characters (pg_trgm), or a task's comments (its index)
+			found, err = s.run(ctx, tx, p, p.sql("", `comments c`), p.args)
+			s.count("index")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(found) > in.Limit {
+		found, res.Truncated = found[:in.Limit], true
+	}
+	source := ""
+	if len(found) > 0 {
+		if source, err = s.spaceSource(ctx, tx, sc.space); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range found {
+		r.hit.Excerpt = spaces.Excerpt(string(r.dtext), p.terms)
+		r.hit.Session = spaces.SessionOf(source, r.task)
+		res.Hits = append(res.Hits, r.hit)
+	}
+	if in.Context > 0 {
+		for i, r := range found {
+			if err := errs.Stopped(ctx, "space search"); err != nil {
+				return nil, err
+			}
+			before, after, err := s.neighbours(ctx, tx, r.task, r.atNS, r.idkey, in.Context)
+			if err != nil {
+				return nil, err
+			}
+			res.Hits[i].Before, res.Hits[i].After = &before, &after
+		}
+	}
+	return res, nil
+}
+
+// bucketWalk finds a query of short terms through the short-term index: the comments holding
+// gram, bucket by bucket of their time, newest bucket first (one bucket, then two, four...), each
+// lookup's rows tested and ordered, until want hits are found or the space's oldest bucket was
+// read. Every hit of a bucket is newer than every comment of an older one, so the hits are the
+// newest of all.
+func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, sc scope, gram string, want int) ([]hitRow, error) {
+	var lo, hi *int64
+	if err := tx.QueryRow(ctx, `SELECT min(at_ns) >> `+strconv.Itoa(gramBucketShift)+`, max(at_ns) >> `+strconv.Itoa(gramBucketShift)+`
+		FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
+		return nil, s.dbErr(ctx, err, "search")
+	}
+	if lo == nil || hi == nil {
+		return nil, nil
+	}
+	args := append(append([]any(nil), p.args...), nil)
+	tokens := "$" + strconv.Itoa(len(args))
+	q := p.sql(`WITH g AS MATERIALIZED (SELECT rid FROM comments WHERE cairn_grams(itext, at_ns) && `+tokens+`::text[]) `,
+		`g JOIN comments c ON c.rid = g.rid`)
+	var found []hitRow
+	span := int64(1)
+	for b := *hi; b >= *lo && len(found) < want; {
+		if err := errs.Stopped(ctx, "space search"); err != nil {
+			return nil, err
+		}
+		from := b - span + 1
+		if from < *lo || from > b {
+			from = *lo
+		}
+		toks := make([]string, 0, b-from+1)
+		for x := from; x <= b; x++ {
+			toks = append(toks, fmt.Sprintf("%x:%s", uint64(x), gram))
+		}
+		args[len(args)-1] = toks
+		rows, err := s.run(ctx, tx, p, q, args)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, rows...)
+		if from == *lo {
+			break
+		}
+		b = from - 1
+		if span < maxBucketsPerStatement {
+			span *= 2
+		}
+	}
+	if len(found) > want {
+		found = found[:want]
+	}
+	return found, nil
+}
+
+// neighbours are up to n comments of the task just before and just after a position, oldest first.
+func (s *Store) neighbours(ctx context.Context, tx pgx.Tx, task string, atNS int64, idkey string, n int) (before, after []spaces.Entry, err error) {
+	before, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
+		WHERE task = $1 AND (at_ns, idkey) < ($2, $3) ORDER BY at_ns DESC, idkey DESC LIMIT `+strconv.Itoa(n), task, atNS, idkey)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, j := 0, len(before)-1; i < j; i, j = i+1, j-1 {
+		before[i], before[j] = before[j], before[i]
+	}
+	after, err = s.entries(ctx, tx, `SELECT id, author, kind, created_at, body FROM comments
+		WHERE task = $1 AND (at_ns, idkey) > ($2, $3) ORDER BY at_ns, idkey LIMIT `+strconv.Itoa(n), task, atNS, idkey)
+	if err != nil {
+		return nil, nil, err
+	}
+	return before, after, nil
+}
+
+// entries reads raw comments.
+func (s *Store) entries(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]spaces.Entry, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, s.dbErr(ctx, err, "read neighbours")
+	}
+	defer rows.Close()
+	out := []spaces.Entry{}
+	for rows.Next() {
+		var e spaces.Entry
+		var id string
+		var author, body []byte
+		if err := rows.Scan(&id, &author, &e.Kind, &e.CreatedAt, &body); err != nil {
+			return nil, s.dbErr(ctx, err, "read neighbours")
+		}
+		e.Ref, e.Author, e.Body = "comment:"+id, string(author), string(body)
+		out = append(out, e)
+	}
+	return out, s.dbErr(ctx, rows.Err(), "read neighbours")
+}
+
+// around reads a comment of another task of the space and its neighbours each side, raw.
+func (s *Store) around(ctx context.Context, tx pgx.Tx, sc scope, in spaces.SearchInput) (*spaces.AroundResult, error) {
+	id, err := spaces.ParseRef("comment", in.Around)
+	if err != nil {
+		return nil, err
+	}
+	var target spaces.Entry
+	var taskID, idkey string
+	var title, author, body []byte
+	var atNS int64
+	err = tx.QueryRow(ctx, `SELECT c.task, COALESCE(t.dtitle, ''::bytea), c.author, c.kind, c.created_at, c.body, c.at_ns, c.idkey
+		FROM comments c JOIN tasks t ON t.id = c.task
+		WHERE c.id = $1 AND c.space = $2 AND t.space = $2 AND c.task <> $3`,
+		string(id), string(sc.space), string(sc.task)).Scan(&taskID, &title, &author, &target.Kind, &target.CreatedAt, &body, &atNS, &idkey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errs.NotFoundf("comment:%s not found in the other tasks of this space", id)
+	}
+	if err != nil {
+		return nil, s.dbErr(ctx, err, "read comment")
+	}
+	target.Author, target.Body = string(author), string(body)
+	target.Ref, target.Target = "comment:"+string(id), true
+	before, after, err := s.neighbours(ctx, tx, taskID, atNS, idkey, in.Context)
+	if err != nil {
+		return nil, err
+	}
+	comments := append(append(before, target), after...)
+	source, err := s.spaceSource(ctx, tx, sc.space)
+	if err != nil {
+		return nil, err
+	}
+	return &spaces.AroundResult{Target: target.Ref, Task: "task:" + taskID, TaskTitle: string(title), Session: spaces.SessionOf(source, taskID),
+		Comments: comments, Context: in.Context}, nil
+}
+
+// spaceSource is where a space came from (claude-code, codex, ...), or "".
+func (s *Store) spaceSource(ctx context.Context, tx pgx.Tx, space spaces.ID) (string, error) {
+	var src string
+	err := tx.QueryRow(ctx, `SELECT source FROM spaces WHERE id = $1`, string(space)).Scan(&src)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return src, s.dbErr(ctx, err, "read the space's source")
+}

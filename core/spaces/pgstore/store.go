@@ -1,0 +1,244 @@
+// Package pgstore is the space store of a team server on PostgreSQL: the spaces, members, tasks
+// and comments of spaces.db (core/spaces) in a versioned schema, written and searched so that
+// every answer is the one spaces.db gives for the same records (the texts are prepared by
+// core/spaces itself: spaces.ReadImport, spaces.PrepareComment, spaces.Excerpt).
+//
+// Terms of three or more characters are found through a pg_trgm GIN index of the folded index
+// text; terms of one or two characters through a GIN index of each comment's characters and
+// character pairs, keyed by a time bucket, read newest bucket first (docs/team-postgres.md).
+// Several processes may share one database: every write is an upsert by id inside one
+// transaction that holds the store's write lock (an advisory lock), and nothing read from the
+// database is kept between calls.
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
+	"github.com/cairn-dev/cairn/core/workspace"
+)
+
+// Options tune a Store; the zero value is the default.
+type Options struct {
+	// Wait bounds how long a call waits for the database (a connection, the write lock) before
+	// it fails with STORAGE_BUSY; 0 is workspace.DefaultWait.
+	Wait time.Duration
+	// MaxConns is the most connections the store opens (0: pgxpool's default).
+	MaxConns int32
+}
+
+// Store is a space store in one PostgreSQL database. It is safe for concurrent use, and several
+// processes may open the same database.
+type Store struct {
+	pool     *pgxpool.Pool
+	wait     time.Duration
+	redactor *redact.Redactor
+	// probeWindow is how many newest comments of a space a query tests first (tests change it).
+	probeWindow int
+	// plans counts the plans searches took, by name, for tests.
+	plans map[string]int
+}
+
+// writeLockKey is the advisory lock every write transaction holds ("crns" as an integer): writes
+// are serialised across every process of the database, as spaces.db's writer lock serialises
+// them across processes of a workspace; reads never take it.
+const writeLockKey = 0x63726e73
+
+// Open connects to the database dsn names (a postgres:// URL or key=value DSN), refuses a
+// database whose LC_CTYPE is C or POSIX (pg_trgm would find no trigram in CJK text there), and
+// brings its schema to SchemaVersion, creating the pg_trgm extension when it is missing.
+func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
+	if opt.Wait <= 0 {
+		opt.Wait = workspace.DefaultWait
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, errs.Invalidf("the PostgreSQL address is not a valid DSN or postgres:// URL: %v", redactDSN(err))
+	}
+	if opt.MaxConns > 0 {
+		cfg.MaxConns = opt.MaxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout <= 0 || cfg.ConnConfig.ConnectTimeout > opt.Wait {
+		cfg.ConnConfig.ConnectTimeout = opt.Wait
+	}
+	if cfg.ConnConfig.RuntimeParams == nil {
+		cfg.ConnConfig.RuntimeParams = map[string]string{}
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "cairn"
+	// every search is planned for its own terms: a generic plan cannot tell a rare pattern
+	// (pg_trgm's index) from a common one (the newest comments first)
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
+	}
+	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow}
+	if err := s.checkLocale(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := s.checkTrigrams(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// redactDSN keeps a password out of a parse error's text.
+func redactDSN(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "password="); i >= 0 {
+		j := strings.IndexAny(msg[i:], " '\"")
+		if j < 0 {
+			j = len(msg) - i
+		}
+		msg = msg[:i] + "password=xxxxx" + msg[i+j:]
+	}
+	return msg
+}
+
+// checkLocale refuses a database whose character classification is C or POSIX: pg_trgm takes
+// a character into a trigram only if the locale calls it alphanumeric, and C calls no CJK
+// character so, so the trigram index would hold nothing of CJK text.
+func (s *Store) checkLocale(ctx context.Context) error {
+	var db, ctype string
+	err := s.withConn(ctx, "read the database's locale", func(ctx context.Context, c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, `SELECT current_database(), datctype FROM pg_database WHERE datname = current_database()`).Scan(&db, &ctype)
+	})
+	if err != nil {
+		return err
+	}
+	if ctype == "C" || ctype == "POSIX" {
+		return errs.Invalidf("database %q has LC_CTYPE %s: pg_trgm finds no trigrams in CJK text under it, so every CJK search would find nothing; create the database with a UTF-8 character type (CREATE DATABASE %s LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8' TEMPLATE template0, or initdb --locale=C.UTF-8 -E UTF8)", db, ctype, pgx.Identifier{db}.Sanitize())
+	}
+	return nil
+}
+
+// checkTrigrams makes sure the database's pg_trgm sees trigrams in CJK text whatever the
+// locale's name says (an ICU or unusual locale).
+func (s *Store) checkTrigrams(ctx context.Context) error {
+	var n int
+	err := s.withConn(ctx, "check pg_trgm", func(ctx context.Context, c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, `SELECT cardinality(show_trgm('認証フロー'))`).Scan(&n)
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errs.Invalidf("pg_trgm finds no trigrams in CJK text in this database (its character type does not call CJK characters alphanumeric), so every CJK search would find nothing; use a database created with LC_CTYPE 'C.UTF-8'")
+	}
+	return nil
+}
+
+// withConn runs f on a connection acquired within the store's wait.
+func (s *Store) withConn(ctx context.Context, doing string, f func(context.Context, *pgxpool.Conn) error) error {
+	actx, cancel := context.WithTimeout(ctx, s.wait)
+	c, err := s.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		return s.dbErr(ctx, err, doing)
+	}
+	defer c.Release()
+	return s.dbErr(ctx, f(ctx, c), doing)
+}
+
+// begin starts a transaction on a connection acquired within the store's wait; a writer's also
+// takes the write lock, waiting at most the store's wait for it.
+func (s *Store) begin(ctx context.Context, write bool, doing string) (pgx.Tx, error) {
+	actx, cancel := context.WithTimeout(ctx, s.wait)
+	defer cancel()
+	opts := pgx.TxOptions{}
+	if !write {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	tx, err := s.pool.BeginTx(actx, opts)
+	if err != nil {
+		return nil, s.dbErr(ctx, err, doing)
+	}
+	if write {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, s.wait.Milliseconds())); err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+			return nil, s.dbErr(ctx, err, doing)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(writeLockKey)); err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+			return nil, s.dbErr(ctx, err, doing)
+		}
+	}
+	return tx, nil
+}
+
+// dbErr gives PostgreSQL failures a code: a database that cannot be reached, a lock or a
+// connection not had within the wait, a deadlock or a serialisation failure are STORAGE_BUSY
+// (try again); ctx ending is CANCELLED; anything else INTERNAL with what was being done.
+func (s *Store) dbErr(ctx context.Context, err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	if errs.CodeOf(err) != errs.Internal {
+		return err // coded already
+	}
+	if stopped := errs.Stopped(ctx, doing); stopped != nil {
+		return stopped
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "55P03", "40P01", "40001", "57P03", "53300", "57P01", "57P02":
+			// lock_not_available, deadlock, serialization, cannot_connect_now, too_many_connections, admin/crash shutdown
+			return errs.New(errs.Busy, "%s: the PostgreSQL database is busy or restarting (%s; waited up to %s; %s)", doing, pe.Message, s.wait, errs.Field("wait", errs.Retry))
+		}
+		return fmt.Errorf("%s: PostgreSQL: %s (%s)", doing, pe.Message, pe.Code)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || isNetErr(err) {
+		return errs.New(errs.Busy, "%s: the PostgreSQL database cannot be reached (waited %s; %s)", doing, s.wait, errs.Field("wait", errs.Retry))
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// isNetErr reports a connection that broke mid-call.
+func isNetErr(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{"connection refused", "broken pipe", "connection reset", "unexpected EOF", "closed pool", "conn closed", "no such file or directory", "failed to connect", "timeout"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// noNUL is s as a PostgreSQL text column can hold it: text cannot hold U+0000, which a JSON
+// string may carry; columns that answers show keep their bytes (bytea) instead.
+func noNUL(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
+}
+
+// indexText is an index text as the itext column holds it: U+0000 becomes a space, which no
+// query term holds (terms are split on white space and cannot hold U+0000), so every term
+// matches exactly where it matches the text itself.
+func indexText(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", " ")
+}
