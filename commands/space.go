@@ -30,6 +30,8 @@ func spaceCommand(env *Env) *cli.Command {
 			spaceAddCommentCommand(env),
 			spaceReindexCommand(env),
 			spaceSearchCommand(env),
+			spacePushCommand(env),
+			spaceRedactionsCommand(env),
 		},
 	}
 }
@@ -40,7 +42,11 @@ func (e *Env) openSpaces(c *cli.Context) (*spaces.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return spaces.Open(c.Context, ws)
+	st, err := spaces.Open(c.Context, ws)
+	if err == nil {
+		st.SetExclude(exclude(ws)) // [space] exclude: never imported
+	}
+	return st, err
 }
 
 // progressDelay is how long a job runs before its progress bar appears.
@@ -371,7 +377,17 @@ func spaceSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ans, err := spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
+			var ans spaces.Answer
+			if client, cerr := env.teamClient(ws); cerr != nil {
+				return cerr
+			} else if client != nil && env.Caller.Subtask {
+				ans = spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}}
+			} else if client != nil {
+				// [space] server: the team server answers, for the member its token names
+				ans, err = client.Search(c.Context, env.Caller.Task, in)
+			} else {
+				ans, err = spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
+			}
 			if err != nil {
 				return err
 			}

@@ -232,7 +232,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			st.title = info.Summary
 		}
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.redactor.Text(st.title))
+		st.title = claudecode.Title(im.s.redactor.Text(DropPrivate(st.title)))
 		if st.title != "" && f.Agent != "" {
 			st.title = "subagent: " + st.title
 		}

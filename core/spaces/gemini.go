@@ -500,7 +500,7 @@ func (im *claudeImport) geminiFile(f geminiFile, st claudeState, known bool) err
 		next.createdAt = info.CreatedAt
 	}
 	if next.title == "" && info.FirstPrompt != "" {
-		next.title = claudecode.Title(im.s.redactor.Text(info.FirstPrompt))
+		next.title = claudecode.Title(im.s.redactor.Text(DropPrivate(info.FirstPrompt)))
 	}
 	title := next.title
 	if title == "" {

@@ -53,6 +53,8 @@ type Store struct {
 	shortDriven int
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
 	fts5 bool
+	// exclude is [space] exclude for this store's imports (SetExclude); nil excludes nothing.
+	exclude *excludeState
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.

@@ -127,7 +127,7 @@ func spaceOperations() []*Operation {
 				"except this one; each such hit names its runtime, session_id and the command that resumes it. Read-only.",
 			true, all(bounds("context", 0, spaces.MaxContext), bounds("limit", 1, spaces.MaxLimit), defaults("limit", spaces.DefaultLimit), enum("kind", spaces.FilterKinds...), stringOrInteger("task_id")),
 			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
-				ans, err := spaces.SearchThrough(ctx, c.Workspace, c.Caller, in, c.stores().Spaces)
+				ans, err := searchSpace(ctx, c, in)
 				if err != nil {
 					return nil, err
 				}
