@@ -23,9 +23,17 @@ func (e *Env) teamClient(ws *workspace.Workspace) (*team.Client, error) {
 	if strings.TrimSpace(cfg.Server) == "" {
 		return nil, nil
 	}
-	token, err := team.TokenFromEnv(os.Getenv)
-	if err != nil {
-		return nil, err
+	token := os.Getenv("CAIRN_TOKEN")
+	if token == "" {
+		if path := os.Getenv("CAIRN_TOKEN_FILE"); path != "" {
+			var err error
+			if token, err = team.ReadTokenFile(path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if strings.TrimSpace(token) == "" {
+		return nil, errs.Invalidf("[space] server is set in %s but no token: set CAIRN_TOKEN, or CAIRN_TOKEN_FILE to a file of mode 0600 holding the token 'cairn serve member add' printed", workspace.ManifestName)
 	}
 	return team.NewClient(cfg.Server, cfg.Team, token)
 }

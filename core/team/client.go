@@ -48,7 +48,7 @@ func NewClient(server, space, token string) (*Client, error) {
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return nil, errs.Invalidf("space.server is set but no token: set CAIRN_TOKEN, or CAIRN_TOKEN_FILE to a file of mode 0600 holding it")
+		return nil, errs.Invalidf("space.server is set but no member token was given")
 	}
 	if _, ok := TokenID(token); !ok {
 		return nil, errs.Invalidf("the team token is not one 'cairn serve member add' prints (cairn_<id>_<secret>)")
@@ -63,19 +63,6 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// TokenFromEnv is the member's token: CAIRN_TOKEN, else the file CAIRN_TOKEN_FILE names, which
-// must be a regular file of mode 0600 (or stricter) owned by this user.
-func TokenFromEnv(getenv func(string) string) (string, error) {
-	if t := getenv("CAIRN_TOKEN"); t != "" {
-		return t, nil
-	}
-	path := getenv("CAIRN_TOKEN_FILE")
-	if path == "" {
-		return "", nil
-	}
-	return ReadTokenFile(path)
 }
 
 // ReadTokenFile reads a token file, refusing one others may read or write.
