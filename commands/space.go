@@ -221,7 +221,15 @@ func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error
 	if err != nil {
 		return err
 	}
-	return e.Render(rep, func(w io.Writer) error { return writeTranscriptReport(w, rep) })
+	return e.Render(rep, func(w io.Writer) error {
+		if err := writeTranscriptReport(w, rep); err != nil {
+			return err
+		}
+		if n := st.Excluded(); n > 0 {
+			fmt.Fprintf(w, "left out by [space] exclude: %d records (never stored)\n", n)
+		}
+		return nil
+	})
 }
 
 // writeTranscriptReport is the text of a transcript import: the counts, then what was skipped.

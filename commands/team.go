@@ -220,6 +220,7 @@ func spacePushCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			plan.Exclude = append([]string{}, ws.Config.Space.Exclude...)
 			opt := team.PushOptions{DryRun: dry}
 			progress, finish := env.spaceProgress(0, false, "pushing")
 			opt.Progress = progress
@@ -266,6 +267,9 @@ func writePushReport(w io.Writer, rep *team.PushReport) error {
 		for _, r := range rep.Plan.Redactions {
 			fmt.Fprintf(w, "  %s (%s): %d\n", r.Rule, r.Layer, r.Count)
 		}
+	}
+	if len(rep.Plan.Exclude) > 0 {
+		fmt.Fprintf(w, "excluded by [space] exclude (never imported, never pushed): %s\n", strings.Join(rep.Plan.Exclude, ", "))
 	}
 	if rep.Plan.PrivateRegions > 0 {
 		fmt.Fprintf(w, "private regions dropped: %d\n", rep.Plan.PrivateRegions)

@@ -300,6 +300,9 @@ func (im *claudeImport) flush() error {
 	}
 	defer tx.Rollback()
 	for p, st := range im.states {
+		if x := im.s.exclude; x != nil && x.tasks[ID(st.task)] {
+			st.title, st.createdAt = "", "" // [space] exclude: nothing of its text is kept
+		}
 		if _, err := tx.ExecContext(im.ctx, `INSERT INTO claude_files(path, size, mtime_ns, offset, lines, head, task, title, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,

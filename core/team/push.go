@@ -33,6 +33,8 @@ type Plan struct {
 	Redactions []RuleCount `json:"redactions"`
 	// PrivateRegions counts the <private> regions dropped from it.
 	PrivateRegions int `json:"private_regions"`
+	// Exclude are the entries of [space] exclude: never imported, never pushed.
+	Exclude []string `json:"exclude"`
 	items          []item
 }
 
