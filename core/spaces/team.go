@@ -51,7 +51,7 @@ func ReadBatch(r io.Reader, maxLine int) (Batch, error) {
 	for n := 1; ; n++ {
 		line, _, err := readLine(br, maxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return Batch{}, errs.Invalidf("line %d: %v; nothing was imported", n, err)
+			return Batch{}, errs.Wrap(errs.Invalid, err, "line %d; nothing was imported", n)
 		}
 		if len(strings.TrimSpace(string(line))) > 0 {
 			if len(b.Tasks)+len(b.Comments) >= MaxBatchRecords {

@@ -35,7 +35,7 @@ type Plan struct {
 	PrivateRegions int `json:"private_regions"`
 	// Exclude are the entries of [space] exclude: never imported, never pushed.
 	Exclude []string `json:"exclude"`
-	items          []item
+	items   []item
 }
 
 // SpacePlan is one local space in a plan.
