@@ -85,7 +85,7 @@ func TestTeamPushServerKilled(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	const clients, tasks, perTask = 6, 4, 300
+	const clients, tasks, perTask = 4, 3, 300
 	type client struct{ dir, token string }
 	var cs []client
 	for i := range clients {
