@@ -23,12 +23,13 @@ var examples = map[string][]string{
 	"setup":     {"cairn setup claude-code --dry-run", "cairn setup codex --dry-run"},
 	"hook":      {`echo '{"hook_event_name":"SessionStart","source":"compact","session_id":"abc","cwd":"."}' | cairn hook claude-code`},
 	// the commands that are no operation of the registry (which holds the others' examples)
-	"tools list": {"cairn tools list", "cairn --json tools list"},
-	"tools call": {`cairn tools call TaskCreate '{"subject":"Write the tests"}'`, `echo '{"query":"token"}' | cairn tools call MemorySearch -`},
-	"mcp":        {"claude mcp add cairn -- cairn --workspace /path/to/ws mcp"},
-	"serve":      {"cairn serve", "cairn serve --addr 127.0.0.1:0"},
-	"completion": {"source <(cairn completion bash)", "cairn completion fish | source"},
-	"version":    {"cairn version", "cairn --json version"},
+	"tools list":   {"cairn tools list", "cairn --json tools list"},
+	"tools call":   {`cairn tools call TaskCreate '{"subject":"Write the tests"}'`, `echo '{"query":"token"}' | cairn tools call MemorySearch -`},
+	"mcp":          {"claude mcp add cairn -- cairn --workspace /path/to/ws mcp"},
+	"serve":        {"cairn serve", "cairn serve --addr 127.0.0.1:0", "cairn serve --addr 0.0.0.0:7777 --tls-cert cert.pem --tls-key key.pem"},
+	"serve member": {"cairn serve member add alice --space tinylink", "cairn serve member list", "cairn serve member remove alice"},
+	"completion":   {"source <(cairn completion bash)", "cairn completion fish | source"},
+	"version":      {"cairn version", "cairn --json version"},
 }
 
 // examplesOf are the examples of a command path ("task create"): its operation's, else those of

@@ -26,39 +26,43 @@ func TestScripts(t *testing.T) {
 	t.Parallel() // beside the process tests: each script has a work directory of its own
 	_, file, _, _ := runtime.Caller(0)
 	fixtures := filepath.Join(filepath.Dir(file), "..", "fixtures")
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"exitcode": cmdExitcode,
+		// opencode-db SCENARIO PATH [OLD NEW]: OpenCode's database of a recording
+		// (fixtures/opencode/SCENARIO), with OLD replaced by NEW in the text of its parts
+		"opencode-db": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || (len(args) != 2 && len(args) != 4) {
+				ts.Fatalf("usage: opencode-db SCENARIO PATH [OLD NEW]")
+			}
+			var keep func(string, map[string]any) bool
+			if len(args) == 4 {
+				keep = func(table string, row map[string]any) bool {
+					if d, ok := row["data"].(map[string]any); ok && table == "part" {
+						if text, ok := d["text"].(string); ok {
+							d["text"] = strings.ReplaceAll(text, args[2], args[3])
+						}
+					}
+					return true
+				}
+			}
+			opencodetest.Build(ts, args[0], ts.MkAbs(args[1]), keep)
+		},
+	}
+	for name, cmd := range teamScriptCmds {
+		cmds[name] = cmd
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("FIXTURES", fixtures)
 			e.Setenv("REPO", filepath.Join(filepath.Dir(file), ".."))
 			e.Setenv("NO_COLOR", "")
-			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CAIRN_OPENCODE_DB"} {
+			for _, k := range []string{"CAIRN_WORKSPACE", "CAIRN_SESSION", "CAIRN_USER", "CAIRN_TASK", "CAIRN_SUBTASK", "CAIRN_CARD", "CAIRN_SESSION_FORMAT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CAIRN_OPENCODE_DB", "CAIRN_TOKEN", "CAIRN_TOKEN_FILE"} {
 				e.Setenv(k, "")
 			}
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
-			// opencode-db SCENARIO PATH [OLD NEW]: OpenCode's database of a recording
-			// (fixtures/opencode/SCENARIO), with OLD replaced by NEW in the text of its parts
-			"opencode-db": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || (len(args) != 2 && len(args) != 4) {
-					ts.Fatalf("usage: opencode-db SCENARIO PATH [OLD NEW]")
-				}
-				var keep func(string, map[string]any) bool
-				if len(args) == 4 {
-					keep = func(table string, row map[string]any) bool {
-						if d, ok := row["data"].(map[string]any); ok && table == "part" {
-							if text, ok := d["text"].(string); ok {
-								d["text"] = strings.ReplaceAll(text, args[2], args[3])
-							}
-						}
-						return true
-					}
-				}
-				opencodetest.Build(ts, args[0], ts.MkAbs(args[1]), keep)
-			},
-		},
+		Cmds: cmds,
 	})
 }
 

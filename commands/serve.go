@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/team"
 	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/web"
 )
@@ -35,30 +37,49 @@ func serveCommand(env *Env) *cli.Command {
 			"Stops cleanly on SIGINT or SIGTERM. The log on stderr holds durations and counts, never queries.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7777", Usage: "listen address HOST:PORT (port 0 picks a free one)"},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a listen address other than loopback (the API is plain HTTP: use it only behind TLS or on a trusted network)"},
+			&cli.BoolFlag{Name: "allow-remote", Aliases: []string{"insecure-remote"}, Usage: "allow a listen address other than loopback over plain HTTP (without --tls-cert: use it only behind a TLS proxy or on a trusted network)"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with this certificate `FILE` (PEM; with --tls-key); a non-loopback --addr then needs no --insecure-remote"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the private key `FILE` of --tls-cert (PEM)"},
+			&cli.StringFlag{Name: "store", Usage: "the team store: sqlite (default: [serve] store, else this workspace's spaces.db and team.db) or postgres://..."},
 		},
+		Subcommands: []*cli.Command{serveMemberCommand(env)},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			addr := c.String("addr")
-			if err := web.CheckAddr(addr, c.Bool("allow-remote")); err != nil {
+			cert, key := c.String("tls-cert"), c.String("tls-key")
+			if (cert == "") != (key == "") {
+				return errs.Invalidf("--tls-cert and --tls-key go together: give both, or neither")
+			}
+			if err := web.CheckAddr(addr, c.Bool("allow-remote") || cert != ""); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runServe(ctx, env, addr)
+			return runServe(ctx, env, addr, serveTeam{store: c.String("store"), cert: cert, key: key})
 		},
 	}
 }
 
+// serveTeam is how cairn serve answers the team API: its store and its TLS files.
+type serveTeam struct {
+	store, cert, key string
+}
+
 // runServe loads the board, writes the token, listens on addr and serves until ctx ends.
-func runServe(ctx context.Context, env *Env, addr string) error {
+func runServe(ctx context.Context, env *Env, addr string, tm serveTeam) error {
 	tc, err := env.toolContext()
 	if err != nil {
 		return err
 	}
+	tc.SpaceServer = nil // the server answers from its own store, never from another server
 	ws := tc.Workspace
+	if tm.cert != "" {
+		if _, err := tls.LoadX509KeyPair(tm.cert, tm.key); err != nil {
+			return errs.Invalidf("--tls-cert/--tls-key: %v", err)
+		}
+	}
 	// One daemon per workspace: the lock is held until return, and taken before the token file
 	// is written, so a second daemon fails here and leaves the first one's token alone.
 	lock, err := web.Lock(ws)
@@ -111,12 +132,36 @@ func runServe(ctx context.Context, env *Env, addr string) error {
 			fmt.Fprintf(env.Stderr, "cairn serve: %s\n", termText(err.Error()))
 		}
 	}()
-	srv := web.NewServer(addr, handler, log.New(env.Stderr, "cairn serve: ", 0))
-	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr().String(), token)
+	storeURL := tm.store
+	if storeURL == "" {
+		storeURL = ws.Config.Serve.Store
+	}
+	teamStore, err := team.OpenStore(ctx, ws, storeURL)
+	if err != nil {
+		return err
+	}
+	defer teamStore.Close()
+	teamSrv := team.NewServer(teamStore)
+	if _, err := teamStore.Key(ctx); err != nil {
+		return err
+	}
+	srv := web.NewServer(addr, web.WithTeam(handler, web.NewTeam(teamSrv, env.Stderr)), log.New(env.Stderr, "cairn serve: ", 0))
+	scheme := "http"
+	if tm.cert != "" {
+		scheme = "https"
+	}
+	url := fmt.Sprintf("%s://%s/?token=%s", scheme, ln.Addr().String(), token)
 	fmt.Fprintf(env.Stderr, "cairn serve: token in %s\n", termName(tokenPath))
+	fmt.Fprintf(env.Stderr, "cairn serve: team API at %s://%s%s (members: 'cairn serve member list')\n", scheme, ln.Addr().String(), web.TeamPrefix)
 	fmt.Fprintf(env.Stderr, "cairn serve: open %s\n", url)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() {
+		if tm.cert != "" {
+			done <- srv.ServeTLS(ln, tm.cert, tm.key)
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-done:
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {

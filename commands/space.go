@@ -31,6 +31,8 @@ func spaceCommand(env *Env) *cli.Command {
 			spaceAddCommentCommand(env),
 			spaceReindexCommand(env),
 			spaceSearchCommand(env),
+			spacePushCommand(env),
+			spaceRedactionsCommand(env),
 		},
 	}
 }
@@ -41,7 +43,11 @@ func (e *Env) openSpaces(c *cli.Context) (*spaces.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return spaces.Open(c.Context, ws)
+	st, err := spaces.Open(c.Context, ws)
+	if err == nil {
+		st.SetExclude(exclude(ws)) // [space] exclude: never imported
+	}
+	return st, err
 }
 
 // progressDelay is how long a job runs before its progress bar appears.
@@ -250,7 +256,15 @@ func (e *Env) spaceImportPaths(c *cli.Context, format spaces.ImportFormat) error
 	if err != nil {
 		return err
 	}
-	return e.Render(rep, func(w io.Writer) error { return writeTranscriptReport(w, rep) })
+	return e.Render(rep, func(w io.Writer) error {
+		if err := writeTranscriptReport(w, rep); err != nil {
+			return err
+		}
+		if n := st.Excluded(); n > 0 {
+			fmt.Fprintf(w, "left out by [space] exclude: %d records (never stored)\n", n)
+		}
+		return nil
+	})
 }
 
 // spaceImportAll is space import --all: every runtime's past sessions from where it keeps them,
@@ -462,7 +476,17 @@ func spaceSearchCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ans, err := spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
+			var ans spaces.Answer
+			if client, cerr := env.teamClient(ws); cerr != nil {
+				return cerr
+			} else if client != nil && env.Caller.Subtask {
+				ans = spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}}
+			} else if client != nil {
+				// [space] server: the team server answers, for the member its token names
+				ans, err = client.Search(c.Context, env.Caller.Task, in)
+			} else {
+				ans, err = spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
+			}
 			if err != nil {
 				return err
 			}

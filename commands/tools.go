@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/mcp"
 )
@@ -23,7 +25,15 @@ func (e *Env) toolContext() (tools.Context, error) {
 	if err != nil {
 		return tools.Context{}, err
 	}
-	return tools.Context{Workspace: ws, Caller: e.Caller}, nil
+	tc := tools.Context{Workspace: ws, Caller: e.Caller}
+	client, err := e.teamClient(ws)
+	switch {
+	case err != nil:
+		tc.SpaceServer = unusableServer{err} // said by the one tool that needs it, not by every tool
+	case client != nil:
+		tc.SpaceServer = client // [space] server: SearchWorkspaceTasks asks the team server
+	}
+	return tc, nil
 }
 
 func toolsCommand(env *Env) *cli.Command {
@@ -124,4 +134,12 @@ func mcpCommand(env *Env) *cli.Command {
 			return mcp.Serve(ctx, tools.New(), version(), tc, env.Stdin, env.Stdout)
 		},
 	}
+}
+
+// unusableServer is a [space] server that cannot be asked (no token, a bad URL): the search
+// says why.
+type unusableServer struct{ err error }
+
+func (u unusableServer) Search(context.Context, string, spaces.SearchInput) (spaces.Answer, error) {
+	return spaces.Answer{}, u.err
 }

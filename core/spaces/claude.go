@@ -235,7 +235,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			st.title = info.Summary
 		}
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.rd().Text(st.title))
+		st.title = claudecode.Title(im.s.rd().Text(DropPrivate(st.title)))
 		if st.title != "" && f.Agent != "" {
 			st.title = "subagent: " + st.title
 		}
@@ -303,6 +303,9 @@ func (im *claudeImport) flush() error {
 	}
 	defer tx.Rollback()
 	for p, st := range im.states {
+		if x := im.s.exclude; x != nil && x.tasks[ID(st.task)] {
+			st.title, st.createdAt = "", "" // [space] exclude: nothing of its text is kept
+		}
 		if _, err := tx.ExecContext(im.ctx, `INSERT INTO claude_files(path, size, mtime_ns, offset, lines, head, task, title, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, offset = excluded.offset,

@@ -273,7 +273,7 @@ func (im *codexImport) file(f codexFile, st claudeState, known bool) error {
 	}
 	if st.title == "" && info.FirstPrompt != "" {
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.rd().Text(info.FirstPrompt))
+		st.title = claudecode.Title(im.s.rd().Text(DropPrivate(info.FirstPrompt)))
 	}
 	title := st.title
 	if title == "" {

@@ -503,7 +503,7 @@ func (im *claudeImport) geminiFile(f geminiFile, st claudeState, known bool) err
 		next.createdAt = info.CreatedAt
 	}
 	if next.title == "" && info.FirstPrompt != "" {
-		next.title = claudecode.Title(im.s.rd().Text(info.FirstPrompt))
+		next.title = claudecode.Title(im.s.rd().Text(DropPrivate(info.FirstPrompt)))
 	}
 	title := next.title
 	if title == "" {

@@ -605,6 +605,8 @@ func (s *Store) prepareTexts(rec *record) error {
 	switch rec.kind {
 	case "comment":
 		c := &rec.comment
+		// a private region is dropped before anything of it is stored or indexed
+		c.Body = DropPrivate(c.Body)
 		// the author is shown in every hit and neighbour: a secret pasted there is hidden too
 		c.Author = s.rd().Text(c.Author)
 		att := c.Attachments
@@ -624,6 +626,7 @@ func (s *Store) prepareTexts(rec *record) error {
 			rec.dtext = sql.NullString{String: d, Valid: true}
 		}
 	case "task":
+		rec.task.Title = DropPrivate(rec.task.Title)
 		rec.dtitle = TitleText(s.rd(), rec.task.Title)
 	}
 	rec.prepared = true

@@ -198,7 +198,7 @@ func (im *claudeImport) openCodeSession(db *opencode.DB, ses opencode.Session, k
 	im.rep.Tasks++
 	title := ""
 	if first != "" {
-		title = claudecode.Title(im.s.rd().Text(first))
+		title = claudecode.Title(im.s.rd().Text(DropPrivate(first)))
 	}
 	if title == "" {
 		title = "session " + ses.ID

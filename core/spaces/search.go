@@ -339,11 +339,16 @@ type asker struct {
 	task ID
 	// explicit is set when a local caller's task was given (--task), not its runtime's session.
 	explicit bool
+	// fixed is the one scope of a caller a team server has resolved itself (SearchSpace).
+	fixed *scope
 }
 
 // resolve turns the caller into the scopes it searches, inside the search's transaction: one
 // space for a user's task, one or several of the local account's spaces (resolveLocal).
 func (s *Store) resolve(ctx context.Context, q querier, who asker, in SearchInput) ([]scope, *Unavailable, error) {
+	if who.fixed != nil {
+		return []scope{*who.fixed}, nil, nil
+	}
 	if who.user == "" {
 		return s.resolveLocal(ctx, q, who, in)
 	}

@@ -59,6 +59,8 @@ type Store struct {
 	// sharedStates is claude_files as ImportAll read it once for every runtime's importer (each
 	// reads and writes only the rows of its own files); nil otherwise.
 	sharedStates map[string]claudeState
+	// exclude is [space] exclude for this store's imports (SetExclude); nil excludes nothing.
+	exclude *excludeState
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.

@@ -189,6 +189,9 @@ func (s *Store) writeRecords(ctx context.Context, w *writer, batch []record, rep
 	var err error
 	for i := range batch {
 		rec := &batch[i]
+		if s.exclude != nil && s.exclude.leaveOut(rec) {
+			continue
+		}
 		if !rec.prepared {
 			if err := s.prepareTexts(rec); err != nil {
 				return err

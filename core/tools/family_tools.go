@@ -134,7 +134,7 @@ func spaceOperations() []*Operation {
 				"runtime keeps one runtime's. Read-only.",
 			true, all(bounds("context", 0, spaces.MaxContext), bounds("limit", 1, spaces.MaxLimit), defaults("limit", spaces.DefaultLimit), enum("kind", spaces.FilterKinds...), enum("runtime", spaces.RuntimeSources...), stringOrInteger("task_id")),
 			func(ctx context.Context, c Context, in spaces.SearchInput) (any, error) {
-				ans, err := spaces.SearchThrough(ctx, c.Workspace, c.Caller, in, c.stores().Spaces)
+				ans, err := searchSpace(ctx, c, in)
 				if err != nil {
 					return nil, err
 				}

@@ -31,6 +31,8 @@ type Context struct {
 	// Stores is where every handler reaches the board, spaces.db and session logs: Keep in a
 	// long-lived face (`cairn mcp`, `cairn serve`); nil opens them on each call (OpenEach).
 	Stores Stores
+	// SpaceServer, when set, answers SearchWorkspaceTasks ([space] server of cairn.toml).
+	SpaceServer SpaceServer
 	// Queue, when set, is where a search that is pure CPU waits for a processor (a daemon runs
 	// as many at once as it has, and queues the rest in arrival order); release ends its turn.
 	Queue func(ctx context.Context) (release func(), err error)
@@ -494,7 +496,7 @@ func New() *Registry {
 func Commands() *Registry {
 	r := &Registry{byName: make(map[string]*Tool, 16), byCommand: make(map[string]*Operation, 64), byAction: make(map[string]*Operation, 16), ops: make([]*Operation, 0, 48)}
 	families := [][]*Operation{workspaceOperations(), taskOperations(), sessionOperations(), memoryOperations(),
-		spaceOperations(), boardOperations(), httpOperations(), runtimeOperations()}
+		spaceOperations(), boardOperations(), httpOperations(), runtimeOperations(), teamOperations()}
 	for _, family := range families {
 		for _, op := range family {
 			r.add(op)

@@ -20,6 +20,26 @@ type Config struct {
 	Memory  MemoryConfig  `toml:"memory"`
 	Board   BoardConfig   `toml:"board"`
 	Session SessionConfig `toml:"session"`
+	Space   SpaceConfig   `toml:"space"`
+	Serve   ServeConfig   `toml:"serve"`
+}
+
+// SpaceConfig is how this workspace shares its spaces with a team server (docs/team.md).
+type SpaceConfig struct {
+	// Server is the team server's URL (https://host:port, or http:// on loopback); when set,
+	// space search, tools call SearchWorkspaceTasks and cairn mcp ask it instead of spaces.db.
+	Server string `toml:"server"`
+	// Team is the team space searched and pushed to; "" lets the server pick the member's only one.
+	Team string `toml:"team"`
+	// Exclude are project paths and session ids never imported and never pushed.
+	Exclude []string `toml:"exclude"`
+}
+
+// ServeConfig configures cairn serve.
+type ServeConfig struct {
+	// Store is the team store: "sqlite" (the default: spaces.db and team.db of the workspace)
+	// or a postgres:// URL.
+	Store string `toml:"store"`
 }
 
 // MemoryConfig tunes memory and knowledge search.
@@ -71,6 +91,14 @@ const DefaultManifest = `# cairn workspace manifest. Every key is shown at its d
 
 [session]
 # log = "sessions/default.jsonl"
+
+[space]
+# server = ""                 # a team server (https://host:port): search and push go there
+# team = ""                   # the team space to search and push to (default: your only one)
+# exclude = []                # project paths and session ids never imported nor pushed
+
+[serve]
+# store = "sqlite"            # the team store of cairn serve: sqlite, or postgres://...
 `
 
 // Range bounds an integer key; used for validation and its message.
@@ -89,7 +117,7 @@ const MaxManifestSize = 1 << 20
 const maxManifestDepth = 16
 
 // validKeys is the list every unknown-key message shows.
-const validKeys = "memory.search_hit_limit, memory.search_excerpt_lines, board.ideas, board.artifacts, board.memory, session.log"
+const validKeys = "memory.search_hit_limit, memory.search_excerpt_lines, board.ideas, board.artifacts, board.memory, session.log, space.server, space.team, space.exclude, serve.store"
 
 // LoadConfig reads and validates a manifest; unknown keys and out-of-range values are INVALID_INPUT.
 // It is a regular file of at most MaxManifestSize bytes (opened without blocking, so a FIFO or a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -39,7 +40,7 @@ func TestInitAndFind(t *testing.T) {
 		t.Fatalf("explicit non-workspace: %v", err)
 	}
 	cfg, err := LoadConfig(filepath.Join(root, ManifestName))
-	if err != nil || cfg != DefaultConfig() {
+	if err != nil || !reflect.DeepEqual(cfg, DefaultConfig()) {
 		t.Fatalf("default manifest = %+v, %v", cfg, err)
 	}
 }
