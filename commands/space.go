@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // spaceAroundHint ends every query answer, as the agent-facing Markdown answer does.
@@ -106,15 +106,12 @@ func spaceImportCommand(env *Env) *cli.Command {
 			var in io.Reader = env.Stdin
 			var size int64
 			if name != "-" {
-				f, err := os.Open(name)
+				f, err := workspace.OpenRegular(name, "JSON Lines file")
 				if err != nil {
-					return errs.Wrap(errs.Invalid, err, "space import")
+					return workspace.FSErrorInput(err, "space import")
 				}
 				defer f.Close()
 				if st, err := f.Stat(); err == nil {
-					if st.IsDir() {
-						return errs.Invalidf("space import: %s is a directory, not a JSON Lines file", name)
-					}
 					size = st.Size()
 				}
 				in = f
@@ -279,7 +276,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			}
 			body := c.Args().First()
 			if body == "-" {
-				data, err := env.readInput("-")
+				data, err := env.readInput(c.Context, "-")
 				if err != nil {
 					return err
 				}

@@ -201,7 +201,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 func (l Log) readUnlocked(fn func(io.Reader) error) error {
-	f, err := os.Open(l.Path)
+	f, err := workspace.OpenRegular(l.Path, "session log")
 	if errors.Is(err, os.ErrNotExist) {
 		return fn(bytes.NewReader(nil))
 	}
@@ -277,6 +277,9 @@ func appendLines(path string, payload []byte, version bool) (Version, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return Version{}, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Version{}, workspace.NotRegular(path, "session log", st.Mode())
 	}
 	if st.Size() > 0 {
 		last := make([]byte, 1)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Session log formats.
@@ -500,7 +501,7 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 		if sub.ToolUseID != "" && !known {
 			continue // started by a call this replay never reached (--as-of) or does not have
 		}
-		f, err := os.Open(sub.Path)
+		f, err := workspace.OpenRegular(sub.Path, "transcript")
 		if err != nil {
 			continue // a subagent that cannot be read leaves the session's own calls intact
 		}
