@@ -51,7 +51,7 @@ func OpenRegular(path, what string) (*os.File, error) {
 
 // NotRegular is the refusal of a path that is not a regular file.
 func NotRegular(path, what string, m fs.FileMode) error {
-	return errs.Invalidf("%s %s is %s, not a regular file: not read (give a regular file)", what, path, FileType(m))
+	return errs.Invalidf("%s is %s, not a regular file: not read (give a regular file)", named(what, path), FileType(m))
 }
 
 // ReadRegular reads the regular file at path, at most limit bytes: a file over the limit is
@@ -60,13 +60,13 @@ func NotRegular(path, what string, m fs.FileMode) error {
 func ReadRegular(ctx context.Context, path string, limit int64, what string) ([]byte, error) {
 	f, err := OpenRegular(path, what)
 	if err != nil {
-		return nil, FSErrorInput(err, "read %s %s", what, path)
+		return nil, FSErrorInput(err, "read %s", named(what, path))
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		return nil, errs.Invalidf("%s %s is %d bytes, over the %d-byte (%s) limit; nothing was read and nothing was written", what, path, st.Size(), limit, SizeText(limit))
+		return nil, errs.Invalidf("%s is %d bytes, over the %d-byte (%s) limit; nothing was read and nothing was written", named(what, path), st.Size(), limit, SizeText(limit))
 	}
-	return readCapped(ctx, f, limit, what+" "+path)
+	return readCapped(ctx, f, limit, named(what, path))
 }
 
 // ReadSmall is ReadRegular for a small file cairn keeps or finds beside one (a mark, a
@@ -164,27 +164,35 @@ func WriteTarget(path, what string) (string, error) {
 		return path, nil
 	}
 	if err != nil {
-		return "", FSErrorInput(err, "%s %s", what, path)
+		return "", FSErrorInput(err, "%s", named(what, path))
 	}
 	if lst.Mode()&fs.ModeSymlink == 0 {
 		if !lst.Mode().IsRegular() {
-			return "", errs.Invalidf("%s %s is %s, not a regular file: it was left as it is and nothing was written (give the path of a regular file, or one that does not exist)", what, path, FileType(lst.Mode()))
+			return "", errs.Invalidf("%s is %s, not a regular file: it was left as it is and nothing was written (give the path of a regular file, or one that does not exist)", named(what, path), FileType(lst.Mode()))
 		}
 		return path, nil
 	}
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", errs.Invalidf("%s %s is a symlink to nothing (dangling): it was left as it is and nothing was written (remove the link or point it at a regular file)", what, path)
+		return "", errs.Invalidf("%s is a symlink to nothing (dangling): it was left as it is and nothing was written (remove the link or point it at a regular file)", named(what, path))
 	}
 	if err != nil {
-		return "", FSErrorInput(err, "%s %s", what, path)
+		return "", FSErrorInput(err, "%s", named(what, path))
 	}
 	if !st.Mode().IsRegular() {
-		return "", errs.Invalidf("%s %s is a symlink to %s, not a regular file: it was left as it is and nothing was written", what, path, FileType(st.Mode()))
+		return "", errs.Invalidf("%s is a symlink to %s, not a regular file: it was left as it is and nothing was written", named(what, path), FileType(st.Mode()))
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return "", FSErrorInput(err, "%s %s", what, path)
+		return "", FSErrorInput(err, "%s", named(what, path))
 	}
 	return real, nil
+}
+
+// named is a path as a message names it: after what it is ("--output FILE"), or alone.
+func named(what, path string) string {
+	if what == "" {
+		return path
+	}
+	return what + " " + path
 }
