@@ -196,3 +196,10 @@ func named(what, path string) string {
 	}
 	return what + " " + path
 }
+
+// CheckWritableDir is why dir cannot be written (a read-only file system, permission denied),
+// as the system's error, nil when it can: for a failure whose cause a library did not keep
+// (SQLite's "unable to open database file").
+func CheckWritableDir(dir string) error {
+	return checkWritableDir(dir)
+}
