@@ -62,7 +62,7 @@ func boardImportCommand(env *Env) *cli.Command {
 				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
 			}
 			name := c.Args().First()
-			var in io.Reader = env.Stdin
+			in := workspace.TextOnly(env.Stdin, "standard input")
 			if name != "-" {
 				f, err := workspace.OpenRegular(name, "board document")
 				if err != nil {
@@ -189,7 +189,7 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 func readSource(ctx context.Context, env *Env, src string) ([]byte, string, error) {
 	const max = 1 << 30
 	if src == "-" {
-		data, err := workspace.ReadCapped(ctx, env.Stdin, max, "standard input")
+		data, err := workspace.ReadCapped(ctx, workspace.TextOnly(env.Stdin, "standard input"), max, "standard input")
 		return data, "standard input", err
 	}
 	data, err := workspace.ReadRegular(ctx, src, max, "source")

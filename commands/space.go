@@ -103,7 +103,7 @@ func spaceImportCommand(env *Env) *cli.Command {
 				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
 			}
 			name := c.Args().First()
-			var in io.Reader = env.Stdin
+			in := workspace.TextOnly(env.Stdin, "standard input")
 			var size int64
 			if name != "-" {
 				f, err := workspace.OpenRegular(name, "JSON Lines file")

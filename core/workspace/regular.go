@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -202,4 +203,26 @@ func named(what, path string) string {
 // (SQLite's "unable to open database file").
 func CheckWritableDir(dir string) error {
 	return checkWritableDir(dir)
+}
+
+// TextOnly reads r and fails (INVALID_INPUT) at the first NUL byte, which no text document
+// cairn imports holds (JSON, JSON Lines, Markdown): standard input that is /dev/zero or
+// /dev/urandom is refused within its first bytes instead of being read to the size cap.
+func TextOnly(r io.Reader, src string) io.Reader {
+	return &textOnly{r: r, src: src}
+}
+
+type textOnly struct {
+	r   io.Reader
+	src string
+	off int64
+}
+
+func (t *textOnly) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		return i, errs.Invalidf("%s holds a NUL byte at byte %d: it is not a text document (a device such as /dev/zero, or a binary file); nothing was imported", t.src, t.off+int64(i)+1)
+	}
+	t.off += int64(n)
+	return n, err
 }
