@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -353,7 +352,7 @@ func SubagentLogs(transcript string) []SubagentLog {
 	out := make([]SubagentLog, 0, len(paths))
 	for _, p := range paths {
 		sl := SubagentLog{Path: p}
-		if data, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".meta.json"); err == nil {
+		if data, err := workspace.ReadSmall(strings.TrimSuffix(p, ".jsonl")+".meta.json", 1<<20, ""); err == nil {
 			var meta struct {
 				ToolUseID string `json:"toolUseId"`
 			}

@@ -321,7 +321,7 @@ func recordFork(ws *workspace.Workspace, runtime, id, transcript, now string) er
 // session as it was.
 func resolveFork(ctx context.Context, ws *workspace.Workspace, id, path string) {
 	mark := forkMarkPath(ws, id)
-	data, err := os.ReadFile(mark)
+	data, err := workspace.ReadSmall(mark, 8192, "")
 	if err != nil || len(data) > 8192 {
 		return
 	}
