@@ -12,7 +12,7 @@ import (
 
 // Hints the messages end with; a message that already says so is not told twice.
 const (
-	fullHint     = "the file system is full: free some space on it (or move the workspace to a disk with room) and run the command again; nothing half-written was kept"
+	fullHint     = "the file system is full: free some space on it, or move the workspace to a disk with room, and run the command again; nothing half-written was kept"
 	readOnlyHint = "the file system is read-only: remount it read-write, or work in a writable copy of the workspace"
 )
 
