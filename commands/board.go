@@ -1,9 +1,9 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/importers"
 	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // boardSearchMemoryLimit is where the garbage collector resumes during a board search (see above).
@@ -61,16 +62,13 @@ func boardImportCommand(env *Env) *cli.Command {
 				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
 			}
 			name := c.Args().First()
-			var in io.Reader = env.Stdin
+			in := workspace.TextOnly(env.Stdin, "standard input")
 			if name != "-" {
-				f, err := os.Open(name)
+				f, err := workspace.OpenRegular(name, "board document")
 				if err != nil {
-					return errs.Wrap(errs.Invalid, err, "board import")
+					return workspace.FSErrorInput(err, "board import")
 				}
 				defer f.Close()
-				if st, err := f.Stat(); err == nil && st.IsDir() {
-					return errs.Invalidf("board import: %s is a directory, not a board document", name)
-				}
 				in = f
 			}
 			ws, err := env.Workspace()
@@ -162,7 +160,7 @@ func boardImportFrom(env *Env, c *cli.Context, from string) error {
 		return unknown
 	}
 	pb, err := format.Read(importers.Source{Paths: c.Args().Slice(), Name: c.String("project"),
-		ReadFile: func(path string) ([]byte, string, error) { return readSource(env, path) }})
+		ReadFile: func(path string) ([]byte, string, error) { return readSource(c.Context, env, path) }})
 	if err != nil {
 		return err
 	}
@@ -198,30 +196,16 @@ func listSome(names []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
-// readSource reads a source file, or standard input for -, bounded like a board document.
-func readSource(env *Env, src string) ([]byte, string, error) {
+// readSource reads a source file, or standard input for -, bounded like a board document, by
+// workspace's rule for a file cairn reads (a regular file only, the cap enforced while reading).
+func readSource(ctx context.Context, env *Env, src string) ([]byte, string, error) {
 	const max = 1 << 30
-	var in io.Reader = env.Stdin
-	name := "standard input"
-	if src != "-" {
-		f, err := os.Open(src)
-		if err != nil {
-			return nil, src, errs.Wrap(errs.Invalid, err, "board import")
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return nil, src, errs.Invalidf("board import: %s is a directory, not a file", src)
-		}
-		in, name = f, src
+	if src == "-" {
+		data, err := workspace.ReadCapped(ctx, workspace.TextOnly(env.Stdin, "standard input"), max, "standard input")
+		return data, "standard input", err
 	}
-	data, err := io.ReadAll(io.LimitReader(in, max+1))
-	if err != nil {
-		return nil, name, errs.Wrap(errs.Invalid, err, "read %s", name)
-	}
-	if len(data) > max {
-		return nil, name, errs.Invalidf("%s is larger than %d bytes", name, max)
-	}
-	return data, name, nil
+	data, err := workspace.ReadRegular(ctx, src, max, "source")
+	return data, src, err
 }
 
 func boardSearchCommand(env *Env) *cli.Command {

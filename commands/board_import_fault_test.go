@@ -259,7 +259,7 @@ func TestBoardImportFullDisk(t *testing.T) {
 	}
 	// bravo's memory.json does not fit; its database and summaries do
 	_, e, code := run(bin, "-C", ws, "board", "import", boardGeneration(t, "bravo", 2, 2<<20))
-	if code != 1 || !strings.Contains(e, "no space left on device") || strings.Contains(e, "goroutine") {
+	if code != 2 || !strings.Contains(e, "no space left on device") || !strings.Contains(e, "free some space") || strings.Contains(e, "goroutine") {
 		t.Fatalf("import on a full disk: exit %d %q", code, e)
 	}
 	if got := boardHolds(t, bin, ws); got != "alpha" {

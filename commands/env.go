@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -201,46 +202,29 @@ func (e *Env) style(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[" + sgrReset + "m"
 }
 
-// readInput reads a file argument, or standard input for "-".
-func (e *Env) readInput(name string) ([]byte, error) {
-	if name == "-" {
-		data, err := io.ReadAll(e.Stdin)
-		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
-		}
-		return data, nil
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, errs.Wrap(errs.Invalid, err, "read %s", name)
-	}
-	return data, nil
+// maxInput bounds a file argument or standard input read whole (a description, a summary, a
+// comment body, a tool's input): the size of the largest message cairn mcp takes.
+const maxInput = 16 << 20
+
+// readInput reads a file argument, or standard input for "-", through workspace's one rule for
+// a file cairn reads: a regular file only (a FIFO or a device is refused before it is read, and
+// its open cannot block), at most maxInput bytes, ended by ctx (Ctrl-C, SIGTERM).
+func (e *Env) readInput(ctx context.Context, name string) ([]byte, error) {
+	return e.readInputLimited(ctx, name, maxInput, "")
 }
 
 // readInputLimited is readInput for content with a size limit: a file over it is refused by its
-// size before it is read, and at most limit+1 bytes are read (standard input or a file may be
-// endless, /dev/zero say), so more than limit is INVALID_INPUT before anything is written.
-func (e *Env) readInputLimited(name string, limit int64, what string) ([]byte, error) {
-	r, src := e.Stdin, "standard input"
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, errs.Wrap(errs.Invalid, err, "read %s", name)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
-			return nil, errs.Invalidf("%s is %d bytes, over the %d-byte limit for %s; nothing was written", name, st.Size(), limit, what)
-		}
-		r, src = f, name
+// size before it is read, and at most limit+1 bytes are read (standard input may be endless,
+// /dev/zero say), so more than limit is INVALID_INPUT before anything is written. what names the
+// content in messages ("" for none).
+func (e *Env) readInputLimited(ctx context.Context, name string, limit int64, what string) ([]byte, error) {
+	if name == "-" {
+		return workspace.ReadCapped(ctx, e.Stdin, limit, "standard input")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, errs.Wrap(errs.Invalid, err, "read %s", src)
+	if what == "" {
+		what = "file"
 	}
-	if int64(len(data)) > limit {
-		return nil, errs.Invalidf("%s holds more than %d bytes, the limit for %s; nothing was written", src, limit, what)
-	}
-	return data, nil
+	return workspace.ReadRegular(ctx, name, limit, what)
 }
 
 // runtimeSession is the session id the agent runtime gave the processes it starts: Claude Code's

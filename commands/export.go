@@ -27,6 +27,11 @@ func (e *Env) writeOutput(path string, write func(io.Writer) error) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return errs.Invalidf("--output %s is a directory; name a file", termName(path))
 	}
+	// a FIFO, a device node (/dev/null, /dev/full) or a dangling symlink is refused and left as
+	// it is: the rename would replace it with a regular file
+	if err := workspace.CheckWritable(path, "--output"); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -56,6 +61,9 @@ func (e *Env) writeOutput(path string, write func(io.Writer) error) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return workspace.FSError(err, "write %s", path)
+	}
+	if err := workspace.CheckWritable(path, "--output"); err != nil {
+		return err // it became a special file while the export ran
 	}
 	if err := os.Rename(name, path); err != nil {
 		return workspace.FSError(err, "write %s", path)

@@ -55,7 +55,8 @@ func TestFullDisk(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		_, e, code := run(bin, "-C", ws, "task", "create", "task", "--description", big)
 		if code != 0 {
-			if code != 1 || !strings.Contains(e, "no space left on device") || strings.Contains(e, "goroutine") {
+			// a full disk is the user's to fix: INVALID_INPUT (2), saying what to do
+			if code != 2 || !strings.Contains(e, "no space left on device") || !strings.Contains(e, "free some space") || strings.Contains(e, "goroutine") {
 				t.Fatalf("disk full: exit %d, %q", code, e)
 			}
 			lastErr = e
@@ -88,7 +89,7 @@ func TestFullDisk(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "big.md")
 	os.WriteFile(src, bytes.Repeat([]byte("y"), 512*1024), 0o644)
 	_, e, code = run(bin, "-C", ws, "memory", "write", "decision", "keep", "--file", src)
-	if code == 0 || strings.Contains(e, "goroutine") {
+	if code != 2 || !strings.Contains(e, "free some space") || strings.Contains(e, "goroutine") {
 		t.Fatalf("memory write on a full disk: exit %d %s", code, e)
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws, "memory", "decisions", "keep.md")); string(data) != "old content\n" {
@@ -139,13 +140,26 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if code != 2 || !strings.Contains(e, "read-only file system") || !strings.Contains(e, "remount it read-write") || !strings.Contains(e, ws) || strings.Contains(e, "goroutine") {
 		t.Fatalf("task create on a read-only workspace: exit %d %q", code, e)
 	}
-	_, e, code = run(bin, "-C", ws, "memory", "write", "decision", "new", "--file", "/dev/null")
+	empty := filepath.Join(t.TempDir(), "empty.md")
+	os.WriteFile(empty, nil, 0o644)
+	_, e, code = run(bin, "-C", ws, "memory", "write", "decision", "new", "--file", empty)
 	if code != 2 || !strings.Contains(e, "remount it read-write") || !strings.Contains(e, ws) || strings.Contains(e, "goroutine") {
 		t.Fatalf("memory write on a read-only workspace: exit %d %q", code, e)
 	}
 	out, e, code := run(bin, "-C", ws, "--json", "memory", "edit", "decision", "auth", "--old", "keep", "--new", "drop")
 	if code != 2 || !strings.Contains(out, "INVALID_INPUT") || !strings.Contains(out, "read-only") {
 		t.Fatalf("memory edit on a read-only workspace: exit %d %s %s", code, out, e)
+	}
+	// imports too (they exited 1, INTERNAL): the documented 2, naming what to do
+	fixtures := filepath.Join(filepath.Dir(file), "..", "fixtures")
+	for _, args := range [][]string{
+		{"space", "import", filepath.Join(fixtures, "spaces", "space.jsonl")},
+		{"board", "import", filepath.Join(fixtures, "board", "board.json")},
+	} {
+		_, e, code := run(bin, append([]string{"-C", ws}, args...)...)
+		if code != 2 || !strings.Contains(e, "read-only") || strings.Contains(e, "goroutine") {
+			t.Errorf("%s on a read-only workspace: exit %d %q", strings.Join(args[:2], " "), code, e)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tasks"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // maxHookInput bounds what a hook reads from standard input; Claude Code's hook input is a few
@@ -79,15 +80,17 @@ func runHook(env *Env, c *cli.Context, rt tasks.HookRuntime, process string) err
 	if c.NArg() > 0 {
 		return errs.Invalidf("takes no arguments, got %q; it reads the hook JSON on standard input", c.Args().First())
 	}
-	input, err := io.ReadAll(io.LimitReader(env.Stdin, maxHookInput+1))
-	if err != nil {
-		return fmt.Errorf("read standard input: %w", err)
-	}
-	if len(input) > maxHookInput {
-		return errs.Invalidf("hook input is over %d bytes", maxHookInput)
-	}
+	// the budget covers the read of standard input too: a runtime that never closes it (or a
+	// device on it) must not stall the session past the budget
 	ctx, cancel := context.WithTimeout(c.Context, hookBudget)
 	defer cancel()
+	input, err := workspace.ReadCapped(ctx, env.Stdin, maxHookInput, "the hook input on standard input")
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("gave up after %s waiting for the hook input on standard input, so the session goes on without the task list", hookBudget)
+		}
+		return err
+	}
 	out, err := tasks.Hook(ctx, rt, input, env.wsFlag, env.wait, tasks.HookEnv{Now: time.Now(), Process: process})
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -99,7 +99,7 @@ func memoryCommand(env *Env) *cli.Command {
 					if f, ok := env.Stdin.(*os.File); ok && src == "-" && isTerminal(f) {
 						fmt.Fprintln(env.Stderr, "reading the entry from standard input; end it with Ctrl-D")
 					}
-					data, err := env.readInputLimited(src, memory.MaxFileSize, "a memory or knowledge entry (8 MiB)")
+					data, err := env.readInputLimited(c.Context, src, memory.MaxFileSize, "--file")
 					if err != nil {
 						return err
 					}

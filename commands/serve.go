@@ -117,7 +117,7 @@ func runServe(ctx context.Context, env *Env, addr string, tm serveTeam) error {
 	if err != nil {
 		return err
 	}
-	handler, err := web.New(web.Options{Workspace: ws, Index: ix, Tools: tc, Registry: tools.New(), Token: token, Log: env.Stderr})
+	handler, err := web.New(web.Options{Workspace: ws, Index: ix, Tools: tc, Registry: tools.New(), Token: token, Log: env.Stderr, Addr: ln.Addr().String()})
 	if err != nil {
 		return err
 	}

@@ -172,10 +172,10 @@ func compactSummary(env *Env, c *cli.Context) (string, error) {
 	case c.IsSet("summary"):
 		return c.String("summary"), nil
 	case c.IsSet("summary-file"):
-		data, err := env.readInput(c.String("summary-file"))
+		data, err := env.readInputLimited(c.Context, c.String("summary-file"), maxInput, "--summary-file")
 		return string(data), err
 	case stdin:
-		data, err := env.readInput("-")
+		data, err := env.readInput(c.Context, "-")
 		return string(data), err
 	}
 	return "", nil

@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/core/formats"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/textmatch"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // spaceAroundHint ends a query answer with hits: how to read around one, in the command's flags
@@ -144,18 +144,15 @@ func spaceImportCommand(env *Env) *cli.Command {
 				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
 			}
 			name := c.Args().First()
-			var in io.Reader = env.Stdin
+			in := workspace.TextOnly(env.Stdin, "standard input")
 			var size int64
 			if name != "-" {
-				f, err := os.Open(name)
+				f, err := workspace.OpenRegular(name, "JSON Lines file")
 				if err != nil {
-					return errs.Wrap(errs.Invalid, err, "space import")
+					return workspace.FSErrorInput(err, "space import")
 				}
 				defer f.Close()
 				if st, err := f.Stat(); err == nil {
-					if st.IsDir() {
-						return errs.Invalidf("space import: %s is a directory, not a JSON Lines file", name)
-					}
 					size = st.Size()
 				}
 				in = f
@@ -384,7 +381,7 @@ func spaceAddCommentCommand(env *Env) *cli.Command {
 			}
 			body := c.Args().First()
 			if body == "-" {
-				data, err := env.readInput("-")
+				data, err := env.readInput(c.Context, "-")
 				if err != nil {
 					return err
 				}

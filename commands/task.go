@@ -196,7 +196,7 @@ func (e *Env) description(c *cli.Context) (desc string, set bool, err error) {
 	if c.IsSet("description") {
 		return "", false, errs.Invalidf("give --description or --description-file, not both")
 	}
-	data, err := e.readInput(c.String("description-file"))
+	data, err := e.readInputLimited(c.Context, c.String("description-file"), maxInput, "--description-file")
 	return string(data), err == nil, err
 }
 

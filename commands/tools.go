@@ -93,7 +93,7 @@ func toolsCommand(env *Env) *cli.Command {
 					}
 					input := []byte(in)
 					if in == "-" {
-						if input, err = env.readInput("-"); err != nil {
+						if input, err = env.readInput(c.Context, "-"); err != nil {
 							return err
 						}
 					}

@@ -64,7 +64,7 @@ func NewStdioTransport(ctx context.Context, r io.Reader, w io.Writer) sdk.Transp
 func newStdioTransport(ctx context.Context, r io.Reader, w io.Writer, b *bodies, owned bool) sdk.Transport {
 	g := &gate{ctx: ctx, lastWrite: time.Now(), out: w, bodies: b}
 	g.cond = sync.NewCond(&g.mu)
-	c := &stdioConn{g: g, in: bufio.NewReader(r), closed: make(chan struct{}), maxLine: sdk.DefaultMaxLineLength}
+	c := &stdioConn{g: g, in: bufio.NewReaderSize(r, 64<<10), closed: make(chan struct{}), maxLine: sdk.DefaultMaxLineLength}
 	c.stop = context.AfterFunc(ctx, g.wake)
 	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); owned && ok && d.SetReadDeadline(time.Time{}) == nil {
 		c.deadline = d
@@ -554,10 +554,79 @@ func (g *gate) send(line []byte) error {
 	return g.writeLine(g.bodies.splice(out))
 }
 
-// lineOrErr is one line of the client's input, or why there is none.
+// lineOrErr is one line of the client's input, or why there is none. A line over the limit is
+// dropped: its first bytes (head) and its length are all that was kept.
 type lineOrErr struct {
-	line []byte
-	err  error
+	line    []byte
+	dropped int64
+	err     error
+}
+
+// headBytes of an oversized line are kept, to find the id to answer it with.
+const headBytes = 4 << 10
+
+// readLine reads one line of at most max bytes (its newline counted). A longer line is read
+// through to its newline without being held: the first headBytes are kept, the rest counted
+// and discarded chunk by chunk, so memory stays at the reader's buffer however long the line
+// (a 300 MB line, or /dev/zero, which never ends one).
+func readLine(r *bufio.Reader, max int) lineOrErr {
+	var buf, head []byte
+	var dropped int64
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case dropped > 0:
+			dropped += int64(len(chunk))
+		case len(buf)+len(chunk) <= max:
+			buf = append(buf, chunk...)
+		default:
+			all := append(buf, chunk...)
+			head = append([]byte(nil), all[:min(len(all), headBytes)]...)
+			dropped, buf = int64(len(all)), nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if dropped > 0 {
+			return lineOrErr{line: head, dropped: dropped, err: err}
+		}
+		return lineOrErr{line: buf, err: err}
+	}
+}
+
+// headID is the id of a request whose line was too long to read, found among the top-level keys
+// of its first bytes; nil when they do not show it (then the answer's id is null).
+func headID(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, ok := k.(string)
+		if !ok {
+			return nil
+		}
+		if key == "id" {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil || !validID(raw) {
+				return nil
+			}
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw) != nil {
+				return nil
+			}
+			return buf.Bytes()
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil // the value runs past the head
+		}
+	}
 }
 
 // stdioConn is the server's connection: it passes the client's messages on, checked and
@@ -575,42 +644,42 @@ type stdioConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	wmu       sync.Mutex // one message at a time through outbound
-	maxLine   int        // a longer line ends the session, as it ends the go-sdk's own
+	maxLine   int        // a longer line is skipped unread and answered with an error
 }
 
 // readLines reads the input on its own goroutine, for an input no deadline can interrupt.
 func (c *stdioConn) readLines() {
 	for {
-		line, err := c.in.ReadBytes('\n')
+		l := readLine(c.in, c.maxLine)
 		select {
-		case c.lines <- lineOrErr{line, err}:
+		case c.lines <- l:
 		case <-c.closed:
 			return
 		}
-		if err != nil {
+		if l.err != nil {
 			return
 		}
 	}
 }
 
 // next is the next line of the input.
-func (c *stdioConn) next(ctx context.Context) ([]byte, error) {
+func (c *stdioConn) next(ctx context.Context) lineOrErr {
 	if c.deadline != nil {
-		line, err := c.in.ReadBytes('\n')
+		l := readLine(c.in, c.maxLine)
 		select {
 		case <-c.closed:
-			return nil, io.EOF
+			return lineOrErr{err: io.EOF}
 		default:
 		}
-		return line, err
+		return l
 	}
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return lineOrErr{err: ctx.Err()}
 	case <-c.closed:
-		return nil, io.EOF
+		return lineOrErr{err: io.EOF}
 	case l := <-c.lines:
-		return l.line, l.err
+		return l
 	}
 }
 
@@ -619,11 +688,15 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		line, err := c.next(ctx)
-		if len(line) > c.maxLine {
-			return nil, fmt.Errorf("a message of %d bytes, more than the %d a line may hold", len(line), c.maxLine)
+		l := c.next(ctx)
+		err := l.err
+		if l.dropped > 0 {
+			// bad messages never end the session: the line was skipped unread, and a request
+			// whose id shows in its first bytes is answered
+			c.g.reject(headID(l.line), codeInvalidRequest, fmt.Sprintf("Invalid Request: a message of %d bytes, over the %d bytes a line may hold; it was skipped unread", l.dropped, c.maxLine))
+		} else {
+			c.queue = c.g.inbound(l.line)
 		}
-		c.queue = c.g.inbound(line)
 		if len(c.queue) == 0 && err != nil {
 			c.g.wait() // at once when ctx is done or the connection closed
 			return nil, err

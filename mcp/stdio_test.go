@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -355,22 +357,87 @@ func (w lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// A line longer than the go-sdk's own transport takes ends the session, as it did there: nothing
-// after it is read.
+// A line longer than the limit is skipped unread and answered with -32600 (with its id when its
+// first bytes show it, null otherwise); the session goes on and the next request is answered.
 func TestStdioLineTooLong(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 200) + `"}}}` + "\n" +
+		`{"pad":"` + strings.Repeat("y", 5000) + `","jsonrpc":"2.0","id":"late","method":"ping"}` + "\n" +
+		strings.Repeat("z", 1000) + "\n" +
 		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"
 	var out workspacetest.Buffer
 	tr := NewStdioTransport(ctx, strings.NewReader(in), &out).(stdioTransport)
 	tr.c.maxLine = 100
-	err := NewServer(tools.New(), "test", newContext(t)).Run(ctx, tr)
-	if err == nil || !strings.Contains(err.Error(), "more than the 100 a line may hold") {
+	if err := NewServer(tools.New(), "test", newContext(t)).Run(ctx, tr); err != nil && !errors.Is(err, io.EOF) {
 		t.Fatalf("run: %v", err)
 	}
-	if got := out.String(); strings.Contains(got, `"id":3`) {
+	got := out.String()
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid Request: a message of 271 bytes, over the 100 bytes a line may hold; it was skipped unread"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message of 1001 bytes`,
+		`"id":3,"result":{}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("no %s in output:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, `"id":null`); n != 2 {
+		t.Fatalf("%d null ids, want 2 (the id after a long value is not read):\n%s", n, got)
+	}
+}
+
+// A line of hundreds of MiB is read through in the reader's buffer, not held: memory stays
+// bounded and the request after it is answered.
+func TestStdioHugeLineBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 300 MB")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const size = 300 << 20
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"pad":"`))
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; i < size>>20; i++ {
+			if _, err := pw.Write(chunk); err != nil {
+				return
+			}
+		}
+		pw.Write([]byte(`"}}}` + "\n" + `{"jsonrpc":"2.0","id":8,"method":"ping"}` + "\n"))
+		pw.Close()
+	}()
+	var out workspacetest.Buffer
+	tr := NewStdioTransport(ctx, pr, &out).(stdioTransport)
+	var peak uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak {
+				peak = ms.HeapInuse
+			}
+		}
+	}()
+	err := NewServer(tools.New(), "test", newContext(t)).Run(ctx, tr)
+	close(done)
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("run: %v", err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `"id":7,"error":{"code":-32600`) || !strings.Contains(got, `"id":8,"result":{}`) {
 		t.Fatalf("output:\n%s", got)
 	}
+	if peak > 64<<20 {
+		t.Fatalf("heap in use peaked at %d MiB reading a 300 MiB line", peak>>20)
+	}
+	t.Logf("heap in use peaked at %.1f MiB", float64(peak)/(1<<20))
 }

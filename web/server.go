@@ -10,7 +10,9 @@ import (
 	"github.com/cairn-dev/cairn/core/jsonscan"
 	"io"
 	"log"
+	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,6 +43,12 @@ type Options struct {
 	Registry *tools.Registry
 	// Token is the secret every /api request must carry as "Authorization: Bearer <token>".
 	Token string
+	// Addr is the address served (the listener's, HOST:PORT). Every request's Host, and its
+	// Origin when it has one, must name it or localhost (127.0.0.1, ::1) on its port, else 403:
+	// a page whose name was rebound to this machine (DNS rebinding) reaches nothing. Served on
+	// an unspecified address (0.0.0.0, ::, --allow-remote), any host on its port is allowed.
+	// "" checks nothing (tests that build a handler without a listener).
+	Addr string
 	// Log receives one line per API request with its action, status, duration and counts — never
 	// the query or any input text: what people search for stays private. Nil discards.
 	Log io.Writer
@@ -53,6 +61,7 @@ type Handler struct {
 	token  []byte
 	log    *log.Logger
 	static http.Handler
+	addr   string
 	kept   *tools.Kept   // the stores every action reads, when the handler keeps them itself
 	cpu    chan struct{} // one slot per processor for searches
 	bufs   sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
@@ -82,7 +91,7 @@ func New(opts Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0), static: static,
+	h := &Handler{tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0), static: static, addr: opts.Addr,
 		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if h.tc.Stores == nil {
 		// Every board action and flowly_search answer from the index in memory, narrowed in
@@ -117,11 +126,63 @@ func (h *Handler) Close() {
 
 // ServeHTTP routes /api to the API and everything else to the page.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if why := h.foreignHost(r); why != "" {
+		h.log.Printf("refused a request for %s: %s", r.URL.Path, why)
+		http.Error(w, "403 Forbidden: "+why, http.StatusForbidden)
+		return
+	}
 	if r.URL.Path == "/api" {
 		h.serveAPI(w, r)
 		return
 	}
 	h.static.ServeHTTP(w, r)
+}
+
+// foreignHost is why r names a host this daemon does not serve (its Host header, or its Origin
+// when it has one), "" when it names the address served or localhost on its port.
+func (h *Handler) foreignHost(r *http.Request) string {
+	if h.addr == "" {
+		return ""
+	}
+	if !h.servedHost(r.Host, "80") {
+		return fmt.Sprintf("Host %q is not the address served (%s) or localhost", clipHeader(r.Host), h.addr)
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !h.servedHost(u.Host, map[string]string{"http": "80", "https": "443"}[u.Scheme]) {
+			return fmt.Sprintf("Origin %q is not the address served (%s) or localhost", clipHeader(origin), h.addr)
+		}
+	}
+	return ""
+}
+
+// servedHost reports whether hostport (a Host header, an Origin's host) is the address served
+// or a loopback name on its port.
+func (h *Handler) servedHost(hostport, defaultPort string) bool {
+	sHost, sPort, err := net.SplitHostPort(h.addr)
+	if err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, defaultPort // no port: the scheme's
+	}
+	if port != sPort {
+		return false
+	}
+	host = strings.Trim(host, "[]")
+	if ip := net.ParseIP(strings.Trim(sHost, "[]")); ip != nil && ip.IsUnspecified() {
+		return true // --allow-remote on every interface: the API's token is the gate
+	}
+	return strings.EqualFold(host, strings.Trim(sHost, "[]")) || IsLoopback(host)
+}
+
+// clipHeader bounds a header quoted in a refusal.
+func clipHeader(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
 }
 
 // request is the body of POST /api.

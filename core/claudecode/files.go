@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // File is one transcript to read: a session's main transcript, or a subagent's
@@ -110,7 +112,7 @@ func classify(p string, fi fs.FileInfo) File {
 // AgentDescription is the description Claude Code wrote for a subagent next to its transcript
 // (agent-<id>.meta.json, "description"), or "" when there is none.
 func AgentDescription(transcript string) string {
-	data, err := os.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
+	data, err := workspace.ReadSmall(strings.TrimSuffix(transcript, ".jsonl")+".meta.json", 1<<20, "")
 	if err != nil || len(data) > 1<<20 {
 		return ""
 	}

@@ -104,8 +104,11 @@ func NotFoundf(format string, args ...any) error { return New(NotFound, format, 
 // CodeOf finds the outermost coded error in err's chain; uncoded errors are Internal.
 func CodeOf(err error) Code {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e.Code != Internal {
 		return e.Code
+	}
+	if systemHint(err) != "" {
+		return Invalid // a full disk or a read-only file system is the user's to fix
 	}
 	return Internal
 }

@@ -130,13 +130,21 @@ func newError(code Code, format string, args []any) *Error {
 // Message is err's text with the inputs it names written by n: the message of every coded error
 // of the chain is written again, down to the first cause that is not one.
 func Message(err error, n Namer) string {
+	msg := message(err, n)
+	if hint := systemHint(err); hint != "" && !strings.Contains(msg, hint[:len("the file system is ")+4]) {
+		msg += " (" + hint + ")"
+	}
+	return msg
+}
+
+func message(err error, n Namer) string {
 	e, ok := err.(*Error)
 	if !ok {
 		// A wrapper that ends with its cause's text (fmt.Errorf("...: %w")) is written around
 		// the cause written again.
 		if inner := errors.Unwrap(err); inner != nil {
 			if prefix, ok := strings.CutSuffix(err.Error(), inner.Error()); ok {
-				return prefix + Message(inner, n)
+				return prefix + message(inner, n)
 			}
 		}
 		return err.Error()
@@ -154,9 +162,9 @@ func Message(err error, n Namer) string {
 	}
 	switch {
 	case e.Err != nil && msg == "":
-		return Message(e.Err, n)
+		return message(e.Err, n)
 	case e.Err != nil:
-		return msg + ": " + Message(e.Err, n)
+		return msg + ": " + message(e.Err, n)
 	}
 	return msg
 }

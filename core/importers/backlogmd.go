@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // blList is a YAML value Backlog.md writes either as one string or as a list of strings
@@ -89,7 +90,7 @@ func BacklogMD(dir, name string) (*board.ProjectBoard, error) {
 	}
 	var cfg blConfig
 	cfgPath := filepath.Join(root, "config.yml")
-	data, err := os.ReadFile(cfgPath)
+	data, err := workspace.ReadSmall(cfgPath, 1<<20, "")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, err := os.Stat(filepath.Join(root, "tasks")); err != nil {
@@ -303,7 +304,7 @@ var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // readMD splits a Markdown file into its YAML frontmatter (between the first two "---" lines) and
 // its body. A YAML error names the line of the file.
 func readMD(path string) (*blTask, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadSmall(path, 16<<20, "")
 	if err != nil {
 		return nil, "", badf(path, 0, "%v", err)
 	}

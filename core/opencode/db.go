@@ -117,7 +117,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // checkHeader refuses a file that does not start as an SQLite database (a torn copy, another file).
 func checkHeader(path string) error {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "OpenCode database")
 	if err != nil {
 		return workspace.FSError(err, "OpenCode database %s", path)
 	}

@@ -201,7 +201,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 func (l Log) readUnlocked(fn func(io.Reader) error) error {
-	f, err := os.Open(l.Path)
+	f, err := workspace.OpenRegular(l.Path, "session log")
 	if errors.Is(err, os.ErrNotExist) {
 		return fn(bytes.NewReader(nil))
 	}
@@ -269,6 +269,11 @@ func AppendLines(path string, payload []byte) error {
 // appendLines is AppendLines through one open of the file, which also reads its last byte and,
 // with version, gives the file's Version after the append.
 func appendLines(path string, payload []byte, version bool) (Version, error) {
+	// a dangling symlink would have the create make its target, wherever it points; a FIFO
+	// or a device is refused by the fstat below
+	if _, err := workspace.WriteTarget(path, "session log"); err != nil {
+		return Version{}, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return Version{}, workspace.FSError(err, "open session log %s", path)
@@ -277,6 +282,9 @@ func appendLines(path string, payload []byte, version bool) (Version, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return Version{}, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Version{}, workspace.NotRegular(path, "session log", st.Mode())
 	}
 	if st.Size() > 0 {
 		last := make([]byte, 1)

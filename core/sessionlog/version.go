@@ -58,7 +58,7 @@ func versionOf(f *os.File) (Version, error) {
 // Stat is the log's Version now, without the lock (a missing log is the zero Version): a hint
 // for what to check before the lock is taken; only a Version read under the lock is the truth.
 func (l Log) Stat() (Version, error) {
-	f, err := os.Open(l.Path)
+	f, err := workspace.OpenRegular(l.Path, "session log")
 	if errors.Is(err, os.ErrNotExist) {
 		return Version{}, nil
 	}

@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,17 +112,12 @@ func PlanCodex(o CodexOptions) ([]*Change, error) {
 // planTOML reads path (missing = empty) and lets edit change its text.
 func planTOML(path string, mode fs.FileMode, what string, edit func([]byte) ([]byte, bool, error)) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: mode}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		c.existed = true
-		c.before = data
-		if st, err := os.Stat(path); err == nil {
-			c.mode = st.Mode().Perm()
-		}
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, errs.Wrap(errs.Invalid, err, "read %s", path)
+	data, existed, mode, err := readExisting(path)
+	if err != nil {
+		return nil, err
+	}
+	if existed {
+		c.existed, c.before, c.mode = true, data, mode
 	}
 	after, changed, err := edit(data)
 	if err != nil {

@@ -1,9 +1,7 @@
 package setup
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,14 +101,11 @@ func pluginVersion(v string) string {
 // planText replaces a whole file cairn owns.
 func planText(path, what string, content []byte) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: 0o644, after: content}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		c.existed, c.before = true, data
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, errs.Wrap(errs.Invalid, err, "read %s", path)
+	data, existed, _, err := readExisting(path)
+	if err != nil {
+		return nil, err
 	}
+	c.existed, c.before = existed, data
 	c.finish()
 	return c, nil
 }

@@ -8,16 +8,12 @@ package setup
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Scopes are Claude Code's configuration scopes, in the order they are documented.
@@ -163,17 +159,12 @@ const claudeCode = "Claude Code"
 // app names the program whose file it is, for messages.
 func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) (bool, error)) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: mode}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		c.existed = true
-		c.before = data
-		if st, err := os.Stat(path); err == nil {
-			c.mode = st.Mode().Perm()
-		}
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, errs.Wrap(errs.Invalid, err, "read %s", path)
+	data, existed, mode, err := readExisting(path)
+	if err != nil {
+		return nil, err
+	}
+	if existed {
+		c.existed, c.before, c.mode = true, data, mode
 	}
 	root, err := parseDoc(data, app)
 	if err != nil {
@@ -375,36 +366,6 @@ func withoutCairnHooks(g *node, runtime string) (*node, bool) {
 	ng := &node{kind: 'o', keys: append([]string(nil), g.keys...), vals: append([]*node(nil), g.vals...)}
 	ng.set("hooks", &node{kind: 'a', items: rest})
 	return ng, true
-}
-
-// Apply writes the changed files: parent directories as needed, a backup of each file it
-// replaces (PATH.cairn-backup-YYYYMMDDTHHMMSSZ, same mode), then the new content atomically.
-// A symlinked settings file is written through the link.
-func Apply(changes []*Change, now time.Time) error {
-	stamp := now.UTC().Format("20060102T150405Z")
-	for _, c := range changes {
-		if c.Status == "unchanged" {
-			continue
-		}
-		target := c.Path
-		if c.existed {
-			if real, err := filepath.EvalSymlinks(c.Path); err == nil {
-				target = real
-			}
-		}
-		if c.existed && !c.noBackup {
-			c.Backup = c.Path + ".cairn-backup-" + stamp
-			if err := os.WriteFile(c.Backup, c.before, c.mode); err != nil {
-				return fmt.Errorf("back up %s: %w", c.Path, err)
-			}
-		} else if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
-			return errs.Wrap(errs.Invalid, err, "create the folder of %s", c.Path)
-		}
-		if err := workspace.WriteFileAtomic(target, c.after, c.mode); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // shellQuote quotes s for the POSIX shell Claude Code runs hook commands with.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // LocalAccount owns every space imported from Claude Code transcripts: the history of one person
@@ -166,7 +167,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			return nil
 		}
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := workspace.OpenRegular(f.Path, "transcript")
 	if err != nil {
 		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("skipped: %v", err)})
 		return nil

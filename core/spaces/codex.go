@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // SourceCodex marks a space imported from Codex CLI rollouts (spaces.source).
@@ -180,7 +180,7 @@ func (im *codexImport) file(f codexFile, st claudeState, known bool) error {
 	bad := func(line int, format string, args ...any) {
 		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := workspace.OpenRegular(f.Path, "transcript")
 	if err != nil {
 		bad(0, "skipped: %v", err)
 		return nil

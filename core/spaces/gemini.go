@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // SourceGemini marks a space imported from Gemini CLI session files (spaces.source).
@@ -119,7 +120,7 @@ func geminiProject(path string) string {
 
 // readSmall reads a file of at most 64 KiB.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "transcript")
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +400,7 @@ func (im *claudeImport) geminiFile(f geminiFile, st claudeState, known bool) err
 	bad := func(line int, format string, args ...any) {
 		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := workspace.OpenRegular(f.Path, "transcript")
 	if err != nil {
 		bad(0, "skipped: %v", err)
 		return nil

@@ -515,6 +515,13 @@ func (s *Store) dbErr(err error, doing string) error {
 			return errs.Invalidf("%s: %s is not an SQLite database; move it away and import again", doing, s.path)
 		case sqlite3.SQLITE_CORRUPT:
 			return errs.Invalidf("%s: %s is damaged (%v); move it away and import again", doing, s.path, err)
+		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL:
+			// SQLite says which call failed, not why: a read-only file system or a folder
+			// not writable is the user's to fix, and said so
+			if werr := workspace.CheckWritableDir(filepath.Dir(s.path)); werr != nil {
+				// the SQLite error stays in the chain: openRead falls back to an immutable open on it
+				return errs.Wrap(errs.Invalid, err, "%s", workspace.FSError(werr, "%s %s", doing, s.path).Error())
+			}
 		}
 	}
 	return fmt.Errorf("%s %s: %w", doing, s.path, err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Session log formats.
@@ -352,7 +352,7 @@ func SubagentLogs(transcript string) []SubagentLog {
 	out := make([]SubagentLog, 0, len(paths))
 	for _, p := range paths {
 		sl := SubagentLog{Path: p}
-		if data, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".meta.json"); err == nil {
+		if data, err := workspace.ReadSmall(strings.TrimSuffix(p, ".jsonl")+".meta.json", 1<<20, ""); err == nil {
 			var meta struct {
 				ToolUseID string `json:"toolUseId"`
 			}
@@ -500,7 +500,7 @@ func replayClaude(log io.Reader, subs []SubagentLog, r *Replayer, stop Stop, cou
 		if sub.ToolUseID != "" && !known {
 			continue // started by a call this replay never reached (--as-of) or does not have
 		}
-		f, err := os.Open(sub.Path)
+		f, err := workspace.OpenRegular(sub.Path, "transcript")
 		if err != nil {
 			continue // a subagent that cannot be read leaves the session's own calls intact
 		}

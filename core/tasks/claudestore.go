@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // ClaudeConfigDir is where Claude Code keeps its state: $CLAUDE_CONFIG_DIR (which Claude Code
@@ -57,7 +59,7 @@ func compareClaudeStore(config, id string, replayed []Task) (*StoreCheck, error)
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := workspace.ReadSmall(filepath.Join(dir, e.Name()), 16<<20, "Claude Code task")
 		if err != nil {
 			return nil, fmt.Errorf("read Claude Code task %s: %w", e.Name(), err)
 		}

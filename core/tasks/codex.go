@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // FormatCodex is a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl):
@@ -282,7 +282,7 @@ func inheritCodexPlan(path string, origin *ForkOrigin, r *Replayer, stop Stop) e
 		r.note(1, "forked from Codex session %s, whose rollout is not beside this one: the plan starts empty", origin.Session)
 		return nil
 	}
-	f, err := os.Open(parent)
+	f, err := workspace.OpenRegular(parent, "transcript")
 	if err != nil {
 		return nil
 	}

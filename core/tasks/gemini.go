@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // FormatGemini is a Gemini CLI session file (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
@@ -403,7 +404,7 @@ func sameGeminiSession(a, b string) bool {
 
 // geminiHeaderID is the sessionId of a session file's header line, "" when it has none.
 func geminiHeaderID(path string) string {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "transcript")
 	if err != nil {
 		return ""
 	}

@@ -75,7 +75,7 @@ func geminiDir(ws *workspace.Workspace, sub string) (string, error) {
 const maxStateFile = 8 << 10
 
 func readJSONFile(path string, v any) bool {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "file")
 	if err != nil {
 		return false
 	}
@@ -180,7 +180,7 @@ func compressedSince(ctx context.Context, path string, from int64) (bool, error)
 	if err != nil || !st.Mode().IsRegular() {
 		return false, nil
 	}
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "file")
 	if err != nil {
 		return false, nil
 	}

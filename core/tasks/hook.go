@@ -198,7 +198,7 @@ func claimCleared(ws *workspace.Workspace, in HookInput, env HookEnv) (string, e
 	}
 	var cands []cand
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := workspace.ReadSmall(p, 4096, "")
 		var m clearMark
 		if err != nil || len(data) > 4096 || json.Unmarshal(data, &m) != nil || !safeSegment(m.Session) || m.Session == in.SessionID {
 			continue

@@ -126,7 +126,7 @@ const maxHandoffLine = 4096
 // name, and either makes it its session's own again; so only the tail is read, and every call
 // that opens a log by session id costs one small read, not a scan of the log.
 func successor(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "session log")
 	if err != nil {
 		if os.IsNotExist(err) {
 			return "", nil
@@ -321,7 +321,7 @@ func recordFork(ws *workspace.Workspace, runtime, id, transcript, now string) er
 // session as it was.
 func resolveFork(ctx context.Context, ws *workspace.Workspace, id, path string) {
 	mark := forkMarkPath(ws, id)
-	data, err := os.ReadFile(mark)
+	data, err := workspace.ReadSmall(mark, 8192, "")
 	if err != nil || len(data) > 8192 {
 		return
 	}
@@ -344,7 +344,7 @@ var markRequestSession = []byte(`"requestSessionId":"`)
 // transcriptParent finds the parent a forked transcript names: the first requestSessionId (Claude
 // Code) that is not the session's own, or a rollout's forked_from_id (Codex).
 func transcriptParent(path, self string) string {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "session log")
 	if err != nil {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/sessionlog"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // Memo is what a long-lived process (`cairn mcp`, `cairn serve`: tools.Keep) keeps of one cairn log
@@ -157,7 +158,7 @@ func (s *Session) updateMemo(ctx context.Context, replay func(io.Reader) (*Repla
 
 // transcriptCheck refuses a log holding any Claude Code record (a missing log holds none).
 func transcriptCheck(path string) error {
-	f, err := os.Open(path)
+	f, err := workspace.OpenRegular(path, "session log")
 	if err != nil {
 		return nil // a missing log is an empty cairn log; the update reports other errors
 	}

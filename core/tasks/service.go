@@ -71,7 +71,7 @@ func (s *Session) detect(open bool) (format string, f *os.File, err error) {
 	if !auto && !open {
 		return format, nil, nil
 	}
-	if f, err = os.Open(s.Log.Path); err != nil {
+	if f, err = workspace.OpenRegular(s.Log.Path, "session log"); err != nil {
 		return format, nil, nil
 	}
 	if auto {
@@ -114,7 +114,7 @@ func (s *Session) read(ctx context.Context, r *Replayer, stop Stop, counts *Coun
 			if f != nil {
 				f.Close() // a stub a resume left: the conversation goes on in the first file
 			}
-			f, _ = os.Open(real)
+			f, _ = workspace.OpenRegular(real, "session log")
 		}
 		return transcript(func(log io.Reader) error {
 			return ReplayGemini(workspace.ContextReader(ctx, log), r, stop, counts)

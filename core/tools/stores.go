@@ -265,7 +265,7 @@ func isCairnLog(s *tasks.Session) bool {
 	case tasks.FormatCairn:
 		return true
 	case "", tasks.FormatAuto:
-		f, err := os.Open(s.Log.Path)
+		f, err := workspace.OpenRegular(s.Log.Path, "session log")
 		if err != nil {
 			return false
 		}

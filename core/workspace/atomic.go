@@ -11,34 +11,63 @@ import (
 )
 
 // WriteFileAtomic replaces path with data so a reader sees the old or the new file, never a torn one:
-// temp file in the same directory, fsync, rename, fsync of the directory.
+// temp file in the same directory, fsync, rename, fsync of the directory. A path that is not a
+// regular file (a FIFO, a device node such as /dev/null, a socket, a directory, a dangling
+// symlink) is refused before anything is written and left as it is (CheckWritable).
 func WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
+	tmp, err := StageFile(p, data, perm)
+	if err != nil {
+		return err
+	}
+	return CommitStaged(tmp, p)
+}
+
+// StageFile is the first half of WriteFileAtomic: it checks p (CheckWritable) and writes data
+// to a temp file beside it, fsynced, whose name it returns for CommitStaged; nothing at p has
+// changed yet. A caller that gives up removes the temp file.
+func StageFile(p string, data []byte, perm os.FileMode) (string, error) {
+	if err := CheckWritable(p, "the file"); err != nil {
+		return "", err
+	}
 	dir := filepath.Dir(p)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
-		return FSError(err, "write %s", p)
+		return "", FSError(err, "write %s", p)
 	}
 	name := tmp.Name()
-	defer os.Remove(name) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	fail := func(what string, err error) (string, error) {
 		tmp.Close()
-		return fmt.Errorf("write %s: %w", p, err)
+		os.Remove(name)
+		return "", FSError(err, "%s %s", what, p)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail("write", err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", p, err)
+		return fail("write", err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", p, err)
+		return fail("sync", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
+		os.Remove(name)
+		return "", FSError(err, "write %s", p)
 	}
-	if err := os.Rename(name, p); err != nil {
-		return fmt.Errorf("rename into %s: %w", p, err)
+	return name, nil
+}
+
+// CommitStaged renames a temp file StageFile wrote onto p, checking p once more, and syncs the
+// folder; on failure the temp file is removed.
+func CommitStaged(tmp, p string) error {
+	if err := CheckWritable(p, "the file"); err != nil {
+		os.Remove(tmp)
+		return err
 	}
-	return syncDir(dir)
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return FSError(err, "rename into %s", p)
+	}
+	return syncDir(filepath.Dir(p))
 }
 
 // WriteFileAtomicRoot is WriteFileAtomic for a slash path inside root, so the write cannot

@@ -203,6 +203,9 @@ func pathError(err error, format string, args ...any) error {
 // read-only file system, a permission refused, a path too long. Anything else (a full disk, an
 // I/O error) stays INTERNAL. The cause, which names the path, is kept in the message.
 func FSError(err error, format string, args ...any) error {
+	if _, ok := err.(*errs.Error); ok {
+		return err // already coded and worded (OpenRegular's refusal names its path)
+	}
 	msg := fmt.Sprintf(format, args...)
 	// the cause names the path again: say it once (a path too long runs to thousands of bytes)
 	var pe *fs.PathError
