@@ -799,6 +799,10 @@ var passwordWords = []string{"password", "passwd", "passwort", "passphrase", "pw
 // none, not a placeholder, not a count (tests pass: 42, max_token: 4096) unless the key is a
 // password's, and, for a key other than a password's, not a short plain word (token: send).
 func secretValue(key, v string) bool {
+	// a value that closes a map or a list it did not open ("token": token}) ends before it
+	for len(v) > 1 && (v[len(v)-1] == '}' && !strings.Contains(v, "{") || v[len(v)-1] == ']' && !strings.Contains(v, "[")) {
+		v = v[:len(v)-1]
+	}
 	if notAValue(v) {
 		return false
 	}
@@ -809,7 +813,7 @@ func secretValue(key, v string) bool {
 	if placeholderValue().MatchString(v) {
 		return false
 	}
-	if w := strings.TrimRight(v, ",;)"); typeWords[strings.ToLower(w)] || identifierLike(w) || w == "None" || w == "nil" || w == "null" {
+	if w := strings.TrimRight(v, ",;)}]"); typeWords[strings.ToLower(w)] || identifierLike(w) || w == "None" || w == "nil" || w == "null" {
 		return false // a type in a schema (password: string) or a field in code (c.ClientSecret)
 	}
 	if cookieKey(key) && len(v) >= 36 && isUUID(v[:36]) && (len(v) == 36 || !isWordByte(v[36])) {
