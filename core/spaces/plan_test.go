@@ -322,9 +322,9 @@ func TestProbeOnlyDense(t *testing.T) {
 		dense bool
 	}{{"common", true}, {"oldterm", false}, {"nowhere", false}, {"co", true}} {
 		p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: tc.q, Limit: 10}, false)
-		dense, err := st.newestDense(ctx, st.db, p.sources()[0], 10)
-		if err != nil || dense != tc.dense {
-			t.Errorf("newestDense(%q) = %v, %v; want %v", tc.q, dense, err, tc.dense)
+		nc, err := st.newestCandidates(ctx, st.db, p.sources()[0], 10)
+		if dense := nc.gap < int64(2*st.probeWindow); err != nil || dense != tc.dense {
+			t.Errorf("newestCandidates(%q) = %+v, %v; want dense %v", tc.q, nc, err, tc.dense)
 		}
 		if got, want := searchBoth(t, st, SearchInput{Query: tc.q, Limit: 10}); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %v, LIKE %v", tc.q, refs(got), refs(want))

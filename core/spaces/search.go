@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -679,34 +680,38 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// without a row.
 	answered := false
 	fast := !allLike && in.TaskID == ""
-	srcs := p.sources()
-	if fast && s.probeWindow > 0 {
-		dense := true
-		if len(srcs) > 0 {
-			var err error
-			if dense, err = s.newestDense(ctx, tx, srcs[0], in.Limit); err != nil {
+	var srcs []indexSource
+	var newest []newestCands
+	if fast {
+		srcs = p.sources()
+		for _, src := range srcs {
+			nc, err := s.newestCandidates(ctx, tx, src, in.Limit)
+			if err != nil {
 				return nil, err
 			}
+			newest = append(newest, nc)
 		}
-		if dense {
-			if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
-				return nil, err
-			}
-			answered = len(found) > in.Limit
+	}
+	gaps := make([]int64, len(newest))
+	for i, nc := range newest {
+		gaps[i] = nc.gap
+	}
+	probed := false
+	if fast && s.probeWindow > 0 && slices.Max(append([]int64{0}, gaps...)) < int64(2*s.probeWindow) {
+		probed = true
+		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
+			return nil, err
 		}
+		answered = len(found) > in.Limit
 	}
 	// Then the index's matches, newest rowid first, until no match left can be newer than the
 	// limit's worth found (newestMatches): comments arrive in about time order, so a rare term
 	// reads about as many matches as it answers instead of sorting every match by its date. A
-	// query of long and short terms has two indexes to read its candidates from: the one with
-	// fewer matches (counted up to ftsDriveMax each) is read.
+	// query of long and short terms has two indexes to read its candidates from: the one whose
+	// candidates are sparser among the newest (the larger gap) is read.
 	var cands *candidates
 	if !answered && fast {
-		var err error
-		if cands, err = s.chooseSource(ctx, tx, srcs); err != nil {
-			return nil, err
-		}
-		if cands != nil {
+		if cands = chooseSource(srcs, newest); cands != nil && !cands.counted {
 			newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1, cands.src)
 			if err != nil {
 				return nil, err
@@ -717,7 +722,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 	}
 	if !answered {
-		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, cands, run, func() int { return len(found) }); err != nil {
+		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, cands, probed, run, func() int { return len(found) }); err != nil {
 			return nil, err
 		}
 	}
@@ -762,13 +767,13 @@ type indexSource struct {
 
 // candidates is the index source a plan reads, and its matches when they were counted: n up to
 // the cap counted to (more when n is past it), and their rowids as a JSON array. other is the
-// plan's second source when both have many matches: a plan that reads every candidate reads
-// those of both (INTERSECT).
+// plan's second source: a plan that reads every candidate of many reads those of both
+// (INTERSECT).
 type candidates struct {
 	src     indexSource
 	other   *indexSource
 	counted bool
-	n, cap  int
+	n       int
 	rids    string
 }
 
@@ -807,60 +812,63 @@ func (p *queryPlan) sources() []indexSource {
 	return out
 }
 
-// chooseSource is the index source a query reads its candidates from, nil when it has none.
-// With two, the trigram index's matches are counted up to ftsDriveMax, and the short-term
-// index's up to as many: the one with fewer is chosen (the trigram index on a tie: its
-// candidates are closer to the matches). A trigram source of few matches is taken without
-// counting the other (reading them costs less than an intersection in the other index).
-func (s *Store) chooseSource(ctx context.Context, tx querier, srcs []indexSource) (*candidates, error) {
-	switch len(srcs) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &candidates{src: srcs[0]}, nil
+// chooseSource is the index source a query reads its candidates from, nil when it has none:
+// of two, the one whose candidates are sparser among the newest comments (the larger gap, the
+// trigram index on a tie: its candidates are closer to the matches), the other kept for a plan
+// that reads every candidate.
+func chooseSource(srcs []indexSource, newest []newestCands) *candidates {
+	if len(srcs) == 0 {
+		return nil
 	}
-	n, rids, err := s.matchUpTo(ctx, tx, srcs[0].table, srcs[0].match, s.ftsDriveMax)
-	if err != nil {
-		return nil, err
+	i := 0
+	if len(srcs) > 1 && newest[1].gap > newest[0].gap {
+		i = 1
 	}
-	best := &candidates{src: srcs[0], counted: true, n: n, cap: s.ftsDriveMax, rids: rids}
-	if n <= min(fewCandidates, s.ftsDriveMax) { // an exact count
-		return best, nil
+	c := &candidates{src: srcs[i]}
+	if len(srcs) > 1 {
+		c.other = &srcs[1-i]
 	}
-	m, rids, err := s.matchUpTo(ctx, tx, srcs[1].table, srcs[1].match, min(n, s.ftsDriveMax))
-	if err != nil {
-		return nil, err
+	if nc := newest[i]; nc.all {
+		// every candidate is known: the sorted plan reads them, no stream
+		c.counted, c.n, c.rids = true, nc.n, nc.rids
 	}
-	switch {
-	case m < n:
-		return &candidates{src: srcs[1], counted: true, n: m, cap: s.ftsDriveMax, rids: rids}, nil
-	case n > s.ftsDriveMax:
-		best.other = &srcs[1]
-	}
-	return best, nil
+	return c
 }
 
-// fewCandidates is how many trigram matches a query reads rather than ask the short-term index
-// for fewer.
-const fewCandidates = 100
+// newestCands is what the index alone says of a source's newest candidates (newestCandidates).
+type newestCands struct {
+	// gap is how far below the newest rowid the limit+1-th newest candidate lies: under
+	// 2×probeWindow, they are dense enough among the newest comments that the probe is likely
+	// to answer. A source with fewer candidates has the largest gap there is.
+	gap int64
+	// all is set when the source has at most limit candidates: then n and rids are all of them.
+	all  bool
+	n    int
+	rids string
+}
 
-// newestDense reports whether the index source has more than limit matches among about the
-// 2×probeWindow newest rowids, the density at which the probe is likely to answer: the limit+1-th
-// newest match is found in the index alone, with no row read.
-func (s *Store) newestDense(ctx context.Context, tx querier, src indexSource, limit int) (bool, error) {
-	var gap sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT (SELECT max(rid) FROM comments) - (SELECT rowid FROM `+src.table+` WHERE `+src.table+` MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET `+sqlLimit(limit)+`)`, src.match).Scan(&gap)
+// newestCandidates reads the limit+1 newest candidates of an index source, with no row read.
+func (s *Store) newestCandidates(ctx context.Context, tx querier, src indexSource, limit int) (newestCands, error) {
+	var nc newestCands
+	var low, top sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r), min(r), (SELECT max(rid) FROM comments)
+		FROM (SELECT rowid AS r FROM `+src.table+` WHERE `+src.table+` MATCH ? ORDER BY rowid DESC LIMIT `+sqlLimit(limit+1)+`)`, src.match).Scan(&nc.n, &nc.rids, &low, &top)
 	if err != nil {
-		return false, s.dbErr(err, "search")
+		return nc, s.dbErr(err, "search")
 	}
-	return gap.Valid && gap.Int64 < int64(2*s.probeWindow), nil
+	if nc.n <= limit {
+		nc.all, nc.gap = true, math.MaxInt64
+		return nc, nil
+	}
+	nc.gap = top.Int64 - low.Int64
+	return nc, nil
 }
 
 // planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
 // newest first) and reads them with run; hits is how many run kept. cands is the index source
-// chosen (nil: none, or a task filter, whose walk has its own index).
-func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, cands *candidates, run func(from source, extra ...string) error, hits func() int) error {
+// chosen (nil: none, or a task filter, whose walk has its own index); probed is set when the
+// newest comments were probed (the source's candidates are dense there).
+func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, cands *candidates, probed bool, run func(from source, extra ...string) error, hits func() int) error {
 	// Two plans give the same rows. When the index source matches few comments, the search is
 	// driven from its matches, then sorted. When it matches many, it walks the space newest first
 	// through the (space, created_at) index and stops at the limit, testing each comment, which
@@ -877,12 +885,12 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 	}
 	from := walkFrom
 	if cands != nil {
-		if !cands.counted || cands.cap < s.ftsDriveMax {
+		if !cands.counted {
 			n, rids, err := s.matchUpTo(ctx, tx, cands.src.table, cands.src.match, s.ftsDriveMax)
 			if err != nil {
 				return err
 			}
-			cands.counted, cands.n, cands.cap, cands.rids = true, n, s.ftsDriveMax, rids
+			cands.counted, cands.n, cands.rids = true, n, rids
 		}
 		if cands.n <= s.ftsDriveMax {
 			from = p.drivenFrom(cands.rids)
@@ -908,20 +916,26 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 	case !ok: // a small space: the walk is the whole answer
 		return run(from)
 	}
-	if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
-		return err
-	}
-	if hits() > in.Limit {
-		return nil
+	// A source whose candidates are sparse among the newest comments (no probe) had its newest
+	// candidates read by the stream already: the window would test a thousand comments, long
+	// ones whole, to find what those could not.
+	if cands == nil || probed || s.streamMax <= 0 {
+		if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
+			return err
+		}
+		if hits() > in.Limit {
+			return nil
+		}
 	}
 	if cands != nil {
+		// the largest rowid bounds the comments in O(1), where counting the space's reads them all
 		var rows int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM comments WHERE space = ?1`, string(sc.space)).Scan(&rows); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rid), 0) FROM comments`).Scan(&rows); err != nil {
 			return s.dbErr(err, "search")
 		}
 		table, match := cands.src.table, cands.src.match
 		if o := cands.other; o != nil {
-			// both indexes match many comments: the candidates are in both
+			// both indexes match many comments: the candidates are those of both
 			table, match = "", cands.src.intersect(*o)
 			s.intersected++
 		}
