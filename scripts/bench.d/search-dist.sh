@@ -8,7 +8,8 @@
 # `cairn space search` against the sqlite3 shell running the same statement (search_dist.py).
 # Writes the search-dist section of docs/benchmarks.md. DIST_N comments (200,000); DIST_RUNS
 # calls per query warm (5); DIST_FRESH queries per band fresh (8; 0 for none); DIST_PER_CELL
-# queries per band x script x shape (80 on gen-space, 45 on gen-longspace); DIST_REIMPORT=1 imports the spaces again.
+# queries per band x script x shape (80 on gen-space, 45 on gen-longspace); DIST_REIMPORT=1 imports the spaces again;
+# DIST_GENS the generators measured (both), the other's last figures in $BENCH_DIR kept.
 need sqlite3 sqlite3 || return 0
 need python3 python3 || return 0
 DIST_N=${DIST_N:-200000}
@@ -16,7 +17,7 @@ dist_md="$BENCH_DIR/search-dist.md"
 {
   echo "## Space search over a query distribution"
   echo
-  echo "Written by \`scripts/bench.sh search-dist\` on $(date -u +%F), $DIST_N comments per space, $(nproc) cores."
+  echo "Written by \`scripts/bench.sh search-dist\` on $(date -u +%F), $DIST_N comments per space, $(nproc) cores (load average $(cut -d" " -f1-3 /proc/loadavg) at the start)."
   echo "Queries sampled from each corpus by how many comments hold them (\`scripts/gen-terms\`); a figure per"
   echo "query is the median of its calls, and the percentiles are over the queries of a band. The peer is the"
   echo "naive plan: Python's sqlite3 on a plain FTS5 trigram table (\`detail=full\`), \`ORDER BY created DESC"
@@ -25,6 +26,10 @@ dist_md="$BENCH_DIR/search-dist.md"
   echo
 } >"$dist_md"
 for gen in space longspace; do
+  if [[ " ${DIST_GENS:-space longspace} " != *" $gen "* ]]; then
+    [ -f "$BENCH_DIR/dist-$gen.md" ] && { cat "$BENCH_DIR/dist-$gen.md"; echo; } >>"$dist_md"
+    continue
+  fi
   src="$BENCH_DIR/dist-$gen-$DIST_N.jsonl"
   ws="$BENCH_DIR/dist-$gen-ws"
   peer="$BENCH_DIR/dist-$gen-peer.db"
