@@ -93,19 +93,14 @@ func (b *blockChanges) flush(ctx context.Context, tx execer) error {
 // spaces, or failing the filters, can make the stream long, and the other plans bound that work.
 const defaultStreamMax = 300
 
-// newestMatches reads the matches of the plan's full-text query newest rowid first, testing
-// each row, and keeps the want newest that pass, newest first; it stops when comment_blocks
-// shows that no match left can be newer than all of them. Each match is read with the columns
-// of its hit, so the answer needs no other statement. It gives false when the plan has no
-// full-text query or more than streamMax matches were read first: then the other plans answer.
-func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int) ([]hitRow, bool, error) {
-	table, match := "", ""
-	if len(p.long) > 0 {
-		table, match = "comments_fts", trigramMatch(p.long)
-	} else if m, ok := shortMatch(p.short); ok {
-		table, match = "comments_short", m
-	}
-	if table == "" || s.streamMax <= 0 {
+// newestMatches reads the matches of one of the plan's index sources (src) newest rowid first,
+// testing each row, and keeps the want newest that pass, newest first; it stops when
+// comment_blocks shows that no match left can be newer than all of them. Each match is read with
+// the columns of its hit, so the answer needs no other statement. It gives false when more than
+// streamMax matches were read first: then the other plans answer.
+func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int, src indexSource) ([]hitRow, bool, error) {
+	table, match := src.table, src.match
+	if s.streamMax <= 0 {
 		return nil, false, nil
 	}
 	args := append(slices.Clone(p.args), match)

@@ -203,11 +203,13 @@ func TestSchema6ReadOnly(t *testing.T) {
 	ws := newWorkspace(t)
 	writeAtVersion(t, ws, 6, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space) VALUES ('1', 's'), ('2', 's');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
-			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'a kumquat tart', 'a kumquat tart', 'a kumquat tart');
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, 'a kumquat tart', 'a kumquat tart', 'a kumquat tart'),
+			('4', 'n4', '2', 's', 'request', '2025-12-31T00:00:00Z', -1, 'kumquat jam', 'kumquat jam', 'kumquat jam');
 		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`)
 	os.Remove(Path(ws) + "-wal")
 	os.Remove(Path(ws) + "-shm")
-	in := SearchInput{Query: "kumquat"}
+	// limit 1 of 2 matches: the stream answers (a source of at most limit matches is driven)
+	in := SearchInput{Query: "kumquat", Limit: 1}
 	in.validate()
 	ro, err := openImmutable(context.Background(), Path(ws), time.Second)
 	if err != nil {

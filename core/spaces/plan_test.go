@@ -233,3 +233,101 @@ func TestDrivenPlanStopsAtTheLimit(t *testing.T) {
 		t.Fatal("no query had more hits than its limit: the space does not exercise the limit")
 	}
 }
+
+// A query of long and short terms reads its candidates from the index with fewer matches (the
+// trigram index, or the short-term index holding the short terms and the long terms' pairs),
+// from both (INTERSECT) when both match many, or walks; whichever plan answers, on any setting
+// of the plans' bounds, its hits are the all-LIKE reference's, and each plan is taken.
+func TestMixedPlansEqualLike(t *testing.T) {
+	ws := newWorkspace(t)
+	rng := rand.New(rand.NewSource(27))
+	vocab := []string{"deploy", "webfetch", "ログイン", "認証", "kumquat", "eb", "lo", "x", "稀有", "read", "ック", "バックアップ", "92", "16738", "oke", "token"}
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	kinds := []string{"request", "result", "ask"}
+	for i := 0; i < 1500; i++ {
+		var b strings.Builder
+		// two kinds of comment that share few words, so a pair of common terms can hold nothing
+		half := vocab[:8]
+		if i%3 == 0 {
+			half = vocab[8:]
+		}
+		for k := 1 + rng.Intn(6); k > 0; k-- {
+			b.WriteString(half[rng.Intn(len(half))])
+			if rng.Intn(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		if rng.Intn(200) == 0 {
+			b.WriteString(" 92 deploy")
+		}
+		task := 2
+		if rng.Intn(20) == 0 {
+			task = 1
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a","created_at":"2026-01-%02dT%02d:%02d:00Z","body":%q}`,
+			i, task, kinds[rng.Intn(len(kinds))], 1+i/100, rng.Intn(24), rng.Intn(60), b.String()))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	queries := []string{"eb loy", "92 deploy", "92 oke", "rea ック", "x kumquat", "lo ログイン", "eb webfetch", "認証 eb", "x 稀有 read", "ック eb", "en 16738", "ad token x", "deploy ック", "webfetch 92", "kumquat lo", "token eb", "ログイン 稀"}
+	for i := 0; i < 40; i++ {
+		q := vocab[rng.Intn(len(vocab))]
+		r := []rune(vocab[rng.Intn(len(vocab))])
+		lo := rng.Intn(len(r))
+		queries = append(queries, q+" "+string(r[lo:lo+1+rng.Intn(len(r)-lo)]))
+	}
+	for _, q := range queries {
+		for round := 0; round < 6; round++ {
+			st.ftsDriveMax = []int{defaultFTSDriveMax, 0, 1 + rng.Intn(60)}[rng.Intn(3)]
+			st.walkWindow = []int{defaultWalkWindow, 1 + rng.Intn(50)}[rng.Intn(2)]
+			st.probeWindow = []int{defaultProbeWindow, 0, 1 + rng.Intn(40)}[rng.Intn(3)]
+			st.streamMax = []int{defaultStreamMax, 0, 1 + rng.Intn(30)}[rng.Intn(3)]
+			for _, in := range []SearchInput{{Query: q, Limit: 1 + rng.Intn(12)}, {Query: q, Limit: MaxLimit, Kind: "ask"}} {
+				if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%+v (drive max %d, walk window %d, probe %d, stream %d): %v, LIKE %v", in, st.ftsDriveMax, st.walkWindow, st.probeWindow, st.streamMax, refs(got), refs(want))
+				}
+			}
+		}
+	}
+	if st.shortDriven == 0 || st.intersected == 0 || st.streamed == 0 {
+		t.Errorf("plans taken: short-term index %d, both indexes %d, stream %d; want each", st.shortDriven, st.intersected, st.streamed)
+	}
+}
+
+// A rare term's search asks the index whether its matches are dense among the newest comments
+// before it probes them: a term with fewer matches than the limit, or old ones, is not probed.
+func TestProbeOnlyDense(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	for i := 0; i < 600; i++ {
+		body := "common words"
+		if i < 20 {
+			body += " oldterm"
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T%02d:%02d:00Z","body":%q}`, i, i/60, i%60, body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q     string
+		dense bool
+	}{{"common", true}, {"oldterm", false}, {"nowhere", false}, {"co", true}} {
+		p := newQueryPlan(scope{space: "s", task: "1"}, SearchInput{Query: tc.q, Limit: 10}, false)
+		nc, err := st.newestCandidates(ctx, st.db, p.sources()[0], 10)
+		if dense := nc.gap < int64(2*st.probeWindow); err != nil || dense != tc.dense {
+			t.Errorf("newestCandidates(%q) = %+v, %v; want dense %v", tc.q, nc, err, tc.dense)
+		}
+		if got, want := searchBoth(t, st, SearchInput{Query: tc.q, Limit: 10}); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %v, LIKE %v", tc.q, refs(got), refs(want))
+		}
+	}
+}

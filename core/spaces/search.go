@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -647,8 +648,13 @@ func (p *queryPlan) sql(src source, extra ...string) string {
 }
 
 // matchUpTo counts the rows of a full-text table matching match, stopping past max, and gives
-// their rowids as a JSON array, built inside SQLite so they are not read one by one.
+// their rowids as a JSON array, built inside SQLite so they are not read one by one. With no
+// table, match is a statement giving the rowids (indexSource.intersect).
 func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, max int) (n int, rids string, err error) {
+	if table == "" {
+		err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT r FROM (`+match+`) LIMIT `+sqlLimit(max+1)+`)`).Scan(&n, &rids)
+		return n, rids, s.dbErr(err, "search")
+	}
 	err = tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r) FROM (SELECT rowid AS r FROM `+table+` WHERE `+table+` MATCH ? LIMIT `+sqlLimit(max+1)+`)`, match).Scan(&n, &rids)
 	return n, rids, s.dbErr(err, "search")
 }
@@ -690,9 +696,31 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	// A term common among the newest comments needs no index: the newest probeWindow comments
 	// of the space are walked first, and with more hits there than the limit, those are the
 	// newest hits of all (the same reasoning as the walk's window below). Counting a common
-	// term's index matches to choose a plan cost more than this whole answer.
+	// term's index matches to choose a plan cost more than this whole answer. Whether the term
+	// is common there is asked of the index first (newestDense): for a rare term the probe's
+	// row tests would be most of the answer's cost, where the index's newest matches are read
+	// without a row.
 	answered := false
-	if !allLike && in.TaskID == "" && s.probeWindow > 0 {
+	fast := !allLike && in.TaskID == ""
+	var srcs []indexSource
+	var newest []newestCands
+	if fast {
+		srcs = p.sources()
+		for _, src := range srcs {
+			nc, err := s.newestCandidates(ctx, tx, src, in.Limit)
+			if err != nil {
+				return nil, err
+			}
+			newest = append(newest, nc)
+		}
+	}
+	gaps := make([]int64, len(newest))
+	for i, nc := range newest {
+		gaps[i] = nc.gap
+	}
+	probed := false
+	if fast && s.probeWindow > 0 && slices.Max(append([]int64{0}, gaps...)) < int64(2*s.probeWindow) {
+		probed = true
 		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
 			return nil, err
 		}
@@ -700,18 +728,23 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	// Then the index's matches, newest rowid first, until no match left can be newer than the
 	// limit's worth found (newestMatches): comments arrive in about time order, so a rare term
-	// reads about as many matches as it answers instead of sorting every match by its date.
-	if !answered && !allLike && in.TaskID == "" {
-		newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			found, answered = newest, true
+	// reads about as many matches as it answers instead of sorting every match by its date. A
+	// query of long and short terms has two indexes to read its candidates from: the one whose
+	// candidates are sparser among the newest (the larger gap) is read.
+	var cands *candidates
+	if !answered && fast {
+		if cands = chooseSource(srcs, newest); cands != nil && !cands.counted {
+			newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1, cands.src)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				found, answered = newest, true
+			}
 		}
 	}
 	if !answered {
-		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, run, func() int { return len(found) }); err != nil {
+		if err := s.planAndRun(ctx, tx, p, sc, in, allLike, cands, probed, run, func() int { return len(found) }); err != nil {
 			return nil, err
 		}
 	}
@@ -747,71 +780,199 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	return res, nil
 }
 
-// planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
-// newest first) and reads them with run; hits is how many run kept.
-func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, run func(from source, extra ...string) error, hits func() int) error {
-	// Two plans give the same rows. When the long terms together match few comments, the search is
-	// driven from their trigram index matches, then sorted. When they match many, it walks the
-	// space newest first through the (space, created_at) index and stops at the limit, testing each
-	// comment, which finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match
-	// of a common term first would cost more than the walk. Never bm25 over every match.
-	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
-	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
-	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
-	from := walkFrom
+// indexSource is a full-text query whose matches hold every comment a plan can find: the
+// trigram index for the long terms, or the short-term index for the short terms' grams and the
+// pairs of the long terms'.
+type indexSource struct {
+	table, match string
+}
+
+// candidates is the index source a plan reads, and its matches when they were counted: n up to
+// the cap counted to (more when n is past it), and their rowids as a JSON array. other is the
+// plan's second source: a plan that reads every candidate of many reads those of both
+// (INTERSECT).
+type candidates struct {
+	src     indexSource
+	other   *indexSource
+	counted bool
+	n       int
+	rids    string
+}
+
+// intersect is a statement of the rowids both sources match, as column r, newest first. The
+// full-text queries are written into it as SQL strings (quotes doubled): they are made of the
+// query's terms, each already quoted as an FTS5 phrase, and a bound parameter would make SQLite
+// prepare it again for every value (sqlLimit).
+func (src indexSource) intersect(o indexSource) string {
+	lit := func(m string) string { return "'" + strings.ReplaceAll(m, "'", "''") + "'" }
+	return `SELECT rowid AS r FROM ` + src.table + ` WHERE ` + src.table + ` MATCH ` + lit(src.match) + `
+		INTERSECT SELECT rowid FROM ` + o.table + ` WHERE ` + o.table + ` MATCH ` + lit(o.match) + ` ORDER BY 1 DESC`
+}
+
+// sources are the plan's index sources, the trigram index's first; none when a short term has no
+// token (white space in it).
+func (p *queryPlan) sources() []indexSource {
+	var out []indexSource
 	if len(p.long) > 0 {
-		n, rids, err := s.matchUpTo(ctx, tx, "comments_fts", trigramMatch(p.long), s.ftsDriveMax)
-		if err != nil {
-			return err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom(rids)
-		}
+		out = append(out, indexSource{"comments_fts", trigramMatch(p.long)})
 	}
-	// Short terms alone: the short-term index (short.go) finds the comments holding each term's
-	// character or pair, with the same two plans as the trigram index above.
-	if match, ok := shortMatch(p.short); ok && len(p.long) == 0 && !allLike {
-		n, rids, err := s.matchUpTo(ctx, tx, "comments_short", match, s.ftsDriveMax)
-		if err != nil {
-			return err
-		}
-		if n <= s.ftsDriveMax {
-			from = p.drivenFrom(rids)
-			s.shortDriven++
-		}
-	}
-	// Only a query of short terms alone can be rare and walked: long terms walk only when the
-	// index found them in more than ftsDriveMax comments, and a task filter has its own index.
-	if from != walkFrom || len(p.long) > 0 || in.TaskID != "" {
-		if err := run(from); err != nil {
-			return err
-		}
-	} else {
-		// The walk tests every comment with LIKE through the (space, created_at) index, one row
-		// lookup each: quick when hits are common (it stops at the limit), slow when they are
-		// rare. So it first walks only the newest walkWindow comments; with more hits there
-		// than the limit, those are the newest hits of all. Otherwise the table is read in
-		// storage order and the few hits sorted: 1.6 times faster than walking it all.
-		edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.walkWindow)
-		switch {
-		case err != nil:
-			return err
-		case !ok: // a small space: the walk is the whole answer
-			if err := run(from); err != nil {
-				return err
-			}
-		default:
-			if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
-				return err
-			}
-			if hits() <= in.Limit {
-				if err := run(scanFrom); err != nil {
-					return err
+	if m, ok := shortMatch(p.short); ok {
+		// a long term's comments hold each of its pairs of characters: with a short term, both
+		// kinds of term narrow the same index's matches, which FTS5 intersects
+		seen := map[string]bool{}
+		for _, t := range p.long {
+			r := []rune(t)
+			for i := 0; i+2 <= len(r); i++ {
+				if tok, ok := shortToken(string(r[i : i+2])); ok && !seen[tok] {
+					seen[tok] = true
+					m += " AND " + ftsPhrase(tok)
 				}
 			}
 		}
+		out = append(out, indexSource{"comments_short", m})
 	}
-	return nil
+	return out
+}
+
+// chooseSource is the index source a query reads its candidates from, nil when it has none:
+// of two, the one whose candidates are sparser among the newest comments (the larger gap, the
+// trigram index on a tie: its candidates are closer to the matches), the other kept for a plan
+// that reads every candidate.
+func chooseSource(srcs []indexSource, newest []newestCands) *candidates {
+	if len(srcs) == 0 {
+		return nil
+	}
+	i := 0
+	if len(srcs) > 1 && newest[1].gap > newest[0].gap {
+		i = 1
+	}
+	c := &candidates{src: srcs[i]}
+	if len(srcs) > 1 {
+		c.other = &srcs[1-i]
+	}
+	if nc := newest[i]; nc.all {
+		// every candidate is known: the sorted plan reads them, no stream
+		c.counted, c.n, c.rids = true, nc.n, nc.rids
+	}
+	return c
+}
+
+// newestCands is what the index alone says of a source's newest candidates (newestCandidates).
+type newestCands struct {
+	// gap is how far below the newest rowid the limit+1-th newest candidate lies: under
+	// 2×probeWindow, they are dense enough among the newest comments that the probe is likely
+	// to answer. A source with fewer candidates has the largest gap there is.
+	gap int64
+	// all is set when the source has at most limit candidates: then n and rids are all of them.
+	all  bool
+	n    int
+	rids string
+}
+
+// newestCandidates reads the limit+1 newest candidates of an index source, with no row read.
+func (s *Store) newestCandidates(ctx context.Context, tx querier, src indexSource, limit int) (newestCands, error) {
+	var nc newestCands
+	var low, top sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT count(*), json_group_array(r), min(r), (SELECT max(rid) FROM comments)
+		FROM (SELECT rowid AS r FROM `+src.table+` WHERE `+src.table+` MATCH ? ORDER BY rowid DESC LIMIT `+sqlLimit(limit+1)+`)`, src.match).Scan(&nc.n, &nc.rids, &low, &top)
+	if err != nil {
+		return nc, s.dbErr(err, "search")
+	}
+	if nc.n <= limit {
+		nc.all, nc.gap = true, math.MaxInt64
+		return nc, nil
+	}
+	nc.gap = top.Int64 - low.Int64
+	return nc, nil
+}
+
+// planAndRun chooses how a query's rows are found (the index matches, sorted, or the walk
+// newest first) and reads them with run; hits is how many run kept. cands is the index source
+// chosen (nil: none, or a task filter, whose walk has its own index); probed is set when the
+// newest comments were probed (the source's candidates are dense there).
+func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc scope, in SearchInput, allLike bool, cands *candidates, probed bool, run func(from source, extra ...string) error, hits func() int) error {
+	// Two plans give the same rows. When the index source matches few comments, the search is
+	// driven from its matches, then sorted. When it matches many, it walks the space newest first
+	// through the (space, created_at) index and stops at the limit, testing each comment, which
+	// finds exactly what MATCH finds (TestMatchEqualsLike); collecting every match of a common
+	// term first would cost more than the walk. Never bm25 over every match.
+	// The index is asked for each long term's distinct trigrams, not the term as a phrase: FTS5
+	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
+	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
+	if cands == nil && !allLike {
+		// a task filter: the trigram index still drives a long term's rare matches
+		if srcs := p.sources(); len(srcs) > 0 && srcs[0].table == "comments_fts" {
+			cands = &candidates{src: srcs[0]}
+		}
+	}
+	from := walkFrom
+	if cands != nil {
+		if !cands.counted {
+			n, rids, err := s.matchUpTo(ctx, tx, cands.src.table, cands.src.match, s.ftsDriveMax)
+			if err != nil {
+				return err
+			}
+			cands.counted, cands.n, cands.rids = true, n, rids
+		}
+		if cands.n <= s.ftsDriveMax {
+			from = p.drivenFrom(cands.rids)
+			if cands.src.table == "comments_short" {
+				s.shortDriven++
+			}
+		}
+	}
+	if from != walkFrom || in.TaskID != "" {
+		return run(from)
+	}
+	// The walk tests every comment through the (space, created_at) index, one row lookup each:
+	// quick when hits are common (it stops at the limit), slow when they are rare. So it first
+	// walks only the newest walkWindow comments; with more hits there than the limit, those are
+	// the newest hits of all. Otherwise every candidate of the index source is read, sorted by
+	// position (their position reads cost less than reading and testing every comment), or,
+	// with no source or one matching most comments, the table is read in storage order and the
+	// few hits sorted: 1.6 times faster than walking it all.
+	edgeNS, edgeKey, ok, err := s.windowEdge(ctx, tx, sc.space, s.walkWindow)
+	switch {
+	case err != nil:
+		return err
+	case !ok: // a small space: the walk is the whole answer
+		return run(from)
+	}
+	// A source whose candidates are sparse among the newest comments (no probe) had its newest
+	// candidates read by the stream already: the window would test a thousand comments, long
+	// ones whole, to find what those could not.
+	if cands == nil || probed || s.streamMax <= 0 {
+		if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
+			return err
+		}
+		if hits() > in.Limit {
+			return nil
+		}
+	}
+	if cands != nil {
+		// the largest rowid bounds the comments in O(1), where counting the space's reads them all
+		var rows int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rid), 0) FROM comments`).Scan(&rows); err != nil {
+			return s.dbErr(err, "search")
+		}
+		table, match := cands.src.table, cands.src.match
+		if o := cands.other; o != nil {
+			// both indexes match many comments: the candidates are those of both
+			table, match = "", cands.src.intersect(*o)
+			s.intersected++
+		}
+		n, rids, err := s.matchUpTo(ctx, tx, table, match, rows/2)
+		if err != nil {
+			return err
+		}
+		if n <= rows/2 {
+			if cands.src.table == "comments_short" {
+				s.shortDriven++
+			}
+			return run(p.drivenFrom(rids))
+		}
+	}
+	return run(scanFrom)
 }
 
 // windowEdge is the position (at_ns, idkey) of the w-th newest comment of a space, and false when

@@ -54,6 +54,8 @@ type Store struct {
 	streamed int
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven int
+	// intersected counts the searches that read the candidates of both indexes, for tests.
+	intersected int
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
 	fts5 bool
 	// sharedStates is claude_files as ImportAll read it once for every runtime's importer (each

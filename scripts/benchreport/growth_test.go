@@ -180,3 +180,18 @@ func TestReadGrowthRejectsShortRows(t *testing.T) {
 		t.Fatalf("want a line-numbered field-count error, got %v", err)
 	}
 }
+
+func TestDistSectionKept(t *testing.T) {
+	doc := "# Benchmarks\n\ntable\n\n" + growthMarker + "\n\ngrowth\n"
+	withDist := mergeDist(doc, distMarker+"\n\none\n\n"+distEnd)
+	if !strings.Contains(withDist, "table\n\n"+distMarker+"\n\none\n\n"+distEnd+"\n\n"+growthMarker) {
+		t.Fatalf("section not before the growth section:\n%s", withDist)
+	}
+	again := mergeDist(withDist, distMarker+"\n\ntwo\n\n"+distEnd)
+	if strings.Contains(again, "one") || !strings.Contains(again, "two") || strings.Count(again, distMarker) != 1 {
+		t.Fatalf("section not replaced:\n%s", again)
+	}
+	if got := mergeDist(mergeGrowth(again, growthMarker+"\n\nnew\n"), distSection(again)); distSection(got) != distSection(again) {
+		t.Fatalf("growth lost the section:\n%s", got)
+	}
+}

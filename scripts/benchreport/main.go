@@ -34,9 +34,12 @@ func main() {
 	growthSVG := flag.String("growth-svg", "docs/benchmarks-growth.svg", "growth chart to write (with -growth)")
 	notes := flag.String("notes", "scripts/benchreport/growth-notes.tsv", "the reading of each growth family, family<TAB>text (with -growth)")
 	date := flag.String("date", "", "the day the growth rows were measured (with -growth)")
+	dist := flag.String("dist", "", "Markdown written by scripts/bench.d/search-dist.sh: replace only the search-dist section of -md")
 	flag.Parse()
 	var err error
-	if *growth != "" {
+	if *dist != "" {
+		err = writeDist(*dist, *md)
+	} else if *growth != "" {
 		err = writeGrowth(*growth, *md, *growthSVG, *notes, *machine, *date)
 	} else {
 		err = writeMain(*in, *md, *svg, *machine)
@@ -47,7 +50,8 @@ func main() {
 	}
 }
 
-// writeMain writes the main table and bar chart, keeping the growth section of md as it is.
+// writeMain writes the main table and bar chart, keeping the search-dist and growth sections of md
+// as they are.
 func writeMain(in, md, svg, machine string) error {
 	rows, err := read(in)
 	if err != nil {
@@ -55,6 +59,9 @@ func writeMain(in, md, svg, machine string) error {
 	}
 	doc := markdown(rows, machine, svg)
 	if old, err := os.ReadFile(md); err == nil {
+		if d := distSection(string(old)); d != "" {
+			doc = mergeDist(doc, d)
+		}
 		if g := growthSection(string(old)); g != "" {
 			doc = mergeGrowth(doc, g)
 		}
