@@ -365,3 +365,32 @@ func TestTeamPostgresMembers(t *testing.T) {
 		t.Errorf("members after removal: %+v %v", ms, err)
 	}
 }
+
+// TestTeamPostgresMigrateFromV1: a database of schema version 1 (before the team tables) is
+// brought to version 2 when a server opens it, its records kept.
+func TestTeamPostgresMigrateFromV1(t *testing.T) {
+	ctx := context.Background()
+	st, dsn := openTest(t)
+	if _, err := st.Import(ctx, strings.NewReader(`{"type":"space","id":"a","name":"a","owner":"o"}
+{"type":"task","id":"t1","space":"a","title":"x","status":"completed","created_at":"2026-01-01T00:00:00Z"}
+`), 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.pool.Exec(ctx, `DROP TABLE team_key, team_members; UPDATE schema_version SET version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ts, err := team.Postgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	pg := ts.(*Team).st
+	var v, tasks int
+	if err := pg.pool.QueryRow(ctx, `SELECT (SELECT version FROM schema_version), (SELECT count(*) FROM tasks)`).Scan(&v, &tasks); err != nil || v != 2 || tasks != 1 {
+		t.Fatalf("after migrating: version %d, %d tasks (%v)", v, tasks, err)
+	}
+	if k, err := ts.Key(ctx); err != nil || len(k) != 32 {
+		t.Fatalf("key: %x %v", k, err)
+	}
+}
