@@ -17,6 +17,8 @@ import (
 
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
+	// the PostgreSQL team store (cairn serve --store postgres://...) sets team.Postgres
+	_ "github.com/cairn-dev/cairn/core/spaces/pgstore"
 	"github.com/cairn-dev/cairn/core/team"
 	"github.com/cairn-dev/cairn/core/tools"
 	"github.com/cairn-dev/cairn/web"

@@ -140,3 +140,51 @@ func (in *SearchInput) Validate() error { return in.validate() }
 // ParseRef reads "prefix:ID" or a bare ID (a task or comment ref), with the message
 // SearchWorkspaceTasks gives for a bad one.
 func ParseRef(prefix, ref string) (ID, error) { return parseRef(prefix, ref) }
+
+// PrepareBatch prepares a batch's tasks and comments for space as ImportBatch writes them (each
+// task put in space, texts redacted with r), in batch order: tasks, then comments. It checks
+// what ImportBatch checks without a store (ids, a task naming another space, each comment's
+// fields); what needs the store (records of another space, a comment's task) is the caller's.
+func PrepareBatch(r *redact.Redactor, space ID, b Batch) ([]PreparedRecord, error) {
+	if err := checkID("space", space); err != nil {
+		return nil, errs.Invalidf("%v", err)
+	}
+	if len(b.Tasks)+len(b.Comments) > MaxBatchRecords {
+		return nil, errs.Invalidf("a batch holds at most %d records, this one %d", MaxBatchRecords, len(b.Tasks)+len(b.Comments))
+	}
+	s := &Store{redactor: r}
+	out := make([]PreparedRecord, 0, len(b.Tasks)+len(b.Comments))
+	for _, t := range b.Tasks {
+		if err := checkID("task", t.ID); err != nil {
+			return nil, errs.Invalidf("%v", err)
+		}
+		if t.Space != "" && t.Space != space {
+			return nil, errs.New(errs.Forbidden, "task:%s names space %s in a push to space %s", t.ID, t.Space, space)
+		}
+		t.Space = space
+		rec := record{kind: "task", task: taskRec(t)}
+		if err := s.prepareTexts(&rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec.exported())
+	}
+	for _, c := range b.Comments {
+		at, err := c.validate()
+		if err != nil {
+			return nil, errs.Invalidf("comment %s: %v", c.ID, err)
+		}
+		if c.Attachments == nil {
+			c.Attachments = []string{}
+		}
+		rec := record{kind: "comment", comment: c, at: at}
+		if err := s.prepareTexts(&rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec.exported())
+	}
+	return out, nil
+}
+
+// CheckID checks an id as the import format does (1..200 bytes of UTF-8 without white space,
+// control characters or ':'); field names it in the error.
+func CheckID(field string, id ID) error { return checkID(field, id) }

@@ -88,6 +88,19 @@ var migrations = []string{
 		created_at timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE INDEX tokens_user ON tokens("user");`,
+	// 2: what a team server (core/team) keeps: its MAC key, made once, and its members, each
+	// with its token's public id and MAC (never the token); a member's spaces are its rows in
+	// members.
+	`CREATE TABLE team_key (
+		one boolean PRIMARY KEY DEFAULT true CHECK (one),
+		key bytea NOT NULL
+	);
+	CREATE TABLE team_members (
+		"user"     text COLLATE "C" PRIMARY KEY,
+		token_id   text COLLATE "C" NOT NULL UNIQUE,
+		token_mac  bytea NOT NULL,
+		created_at text NOT NULL
+	);`,
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -215,6 +215,21 @@ func (s *Store) putComments(ctx context.Context, tx pgx.Tx, cs []spaces.Prepared
 // the next integer id; its task must exist), in one transaction. ctx ending before the commit
 // stores nothing and is CANCELLED.
 func (s *Store) AddComment(ctx context.Context, c spaces.Comment) (added spaces.AddedComment, err error) {
+	return s.addComment(ctx, "", c)
+}
+
+// AddCommentIn is AddComment bounded by space, as spaces.Store.AddCommentIn: the comment's task
+// must be in space (NOT_FOUND otherwise, as for a task that does not exist), and the id of
+// another space's comment is FORBIDDEN. The checks and the write are one transaction.
+func (s *Store) AddCommentIn(ctx context.Context, space spaces.ID, c spaces.Comment) (spaces.AddedComment, error) {
+	if space == "" {
+		return spaces.AddedComment{}, errs.Invalidf("space is required")
+	}
+	return s.addComment(ctx, space, c)
+}
+
+// addComment is AddComment, bounded by space unless it is "".
+func (s *Store) addComment(ctx context.Context, space spaces.ID, c spaces.Comment) (added spaces.AddedComment, err error) {
 	defer func() { err = errs.IfStopped(ctx, err, "add-comment") }()
 	tx, err := s.begin(ctx, true, "begin add-comment")
 	if err != nil {
@@ -222,11 +237,23 @@ func (s *Store) AddComment(ctx context.Context, c spaces.Comment) (added spaces.
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM tasks WHERE id = $1`, string(c.Task)).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM tasks WHERE id = $1 AND ($2 = '' OR space = $2)`, string(c.Task), string(space)).Scan(&n); err != nil {
 		return spaces.AddedComment{}, s.dbErr(ctx, err, "look up task")
 	}
 	if n == 0 {
+		if space != "" {
+			return spaces.AddedComment{}, errs.NotFoundf("task:%s not found in space %s", c.Task, space)
+		}
 		return spaces.AddedComment{}, errs.NotFoundf("task:%s not found in the space store", c.Task)
+	}
+	if space != "" && c.ID != "" {
+		var other int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM comments WHERE id = $1 AND space <> $2`, string(c.ID), string(space)).Scan(&other); err != nil {
+			return spaces.AddedComment{}, s.dbErr(ctx, err, "look up comment")
+		}
+		if other > 0 {
+			return spaces.AddedComment{}, errs.New(errs.Forbidden, "comment:%s belongs to another space", c.ID)
+		}
 	}
 	if c.ID == "" {
 		// integer ids have the idkey n + 20 digits: the largest is the last of that range
