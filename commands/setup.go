@@ -97,18 +97,13 @@ func setupCodex(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	project, home, err := setupPlace() // Codex's project root marker is .git by default, as here
 	if err != nil {
-		return fmt.Errorf("current directory: %w", err)
+		return err
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	project := projectRoot(cwd) // Codex's project root marker is .git by default, as here
-	home, err := os.UserHomeDir()
 	codexHome := os.Getenv("CODEX_HOME")
-	if err != nil && scope == "user" && codexHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where Codex keeps ~/.codex: %v", err)
+	if home == "" && scope == "user" && codexHome == "" {
+		return errs.Invalidf("cannot tell the home directory, where Codex keeps ~/.codex")
 	}
 	wsPin, err := setupWorkspace(env, scope == "user")
 	if err != nil {
@@ -118,17 +113,6 @@ func setupCodex(env *Env, c *cli.Context) error {
 	changes, err := setup.PlanCodex(opts)
 	if err != nil {
 		return err
-	}
-	if scope == "project" {
-		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
-			return err
-		}
-	}
-	dry := c.Bool("dry-run")
-	if !dry {
-		if err := setup.Apply(changes, time.Now()); err != nil {
-			return err
-		}
 	}
 	notes := []string{codexTrustNote, codexPlanNote}
 	switch {
@@ -142,21 +126,8 @@ func setupCodex(env *Env, c *cli.Context) error {
 	default:
 		notes = append(notes, "check with: codex mcp list")
 	}
-	result := map[string]any{
-		"scope": scope, "project": project, "dry_run": dry, "command": command,
-		"mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts), "files": changes, "notes": notes,
-	}
-	if scope == "user" {
-		delete(result, "project")
-	}
-	return env.Render(result, func(w io.Writer) error {
-		if err := writeChanges(w, changes, dry); err != nil || dry {
-			return err
-		}
-		for _, n := range notes {
-			fmt.Fprintln(w, n)
-		}
-		return nil
+	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
+		"command": command, "mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts),
 	})
 }
 
@@ -169,18 +140,13 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	project, home, err := setupPlace()
 	if err != nil {
-		return fmt.Errorf("current directory: %w", err)
+		return err
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	project := projectRoot(cwd)
-	home, err := os.UserHomeDir()
 	cfgHome := os.Getenv("XDG_CONFIG_HOME")
-	if err != nil && scope == "user" && cfgHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where OpenCode keeps ~/.config/opencode: %v", err)
+	if home == "" && scope == "user" && cfgHome == "" {
+		return errs.Invalidf("cannot tell the home directory, where OpenCode keeps ~/.config/opencode")
 	}
 	wsPin, err := setupWorkspace(env, scope == "user")
 	if err != nil {
@@ -191,7 +157,38 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	notes := []string{"restart OpenCode to load the plugin; check with: opencode mcp list"}
 	if scope == "project" {
+		notes = append(notes, "the project's files run `cairn` from PATH: OpenCode must find it there")
+	} else if wsPin == "" {
+		notes = append(notes, "cairn mcp finds the workspace in the folder OpenCode starts in: run cairn init in each project")
+	}
+	argv := setup.OpenCodeCommand(opts)
+	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
+		"command": argv[0], "mcp_command": append(append([]string{}, argv...), "mcp"),
+	})
+}
+
+// setupPlace is where a setup works: the project of this folder (symlinks resolved: runtimes key
+// projects by the physical path) and the home directory ("" when it cannot be told).
+func setupPlace() (project, home string, err error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", "", fmt.Errorf("current directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	home, _ = os.UserHomeDir()
+	return projectRoot(cwd), home, nil
+}
+
+// finishSetup is what every runtime's setup does after its plan: the project's ignores added to
+// the changes, the changes written unless --dry-run, and the answer (result, with the scope,
+// the project, the files and the notes) in text or JSON.
+func finishSetup(env *Env, c *cli.Context, scope, project string, changes []*setup.Change, notes []string, result map[string]any) error {
+	if scope == "project" {
+		var err error
 		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
 			return err
 		}
@@ -202,19 +199,9 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 			return err
 		}
 	}
-	notes := []string{"restart OpenCode to load the plugin; check with: opencode mcp list"}
-	if scope == "project" {
-		notes = append(notes, "the project's files run `cairn` from PATH: OpenCode must find it there")
-	} else if wsPin == "" {
-		notes = append(notes, "cairn mcp finds the workspace in the folder OpenCode starts in: run cairn init in each project")
-	}
-	argv := setup.OpenCodeCommand(opts)
-	result := map[string]any{
-		"scope": scope, "project": project, "dry_run": dry, "command": argv[0],
-		"mcp_command": append(append([]string{}, argv...), "mcp"), "files": changes, "notes": notes,
-	}
-	if scope == "user" {
-		delete(result, "project")
+	result["scope"], result["dry_run"], result["files"], result["notes"] = scope, dry, changes, notes
+	if scope != "user" {
+		result["project"] = project
 	}
 	return env.Render(result, func(w io.Writer) error {
 		if err := writeChanges(w, changes, dry); err != nil || dry {

@@ -1,11 +1,7 @@
 package commands
 
 import (
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -50,17 +46,12 @@ func setupGemini(env *Env, c *cli.Context) error {
 			return err
 		}
 	}
-	cwd, err := os.Getwd()
+	project, home, err := setupPlace()
 	if err != nil {
-		return fmt.Errorf("current directory: %w", err)
+		return err
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	project := projectRoot(cwd)
-	home, err := os.UserHomeDir()
-	if err != nil && scope == "user" {
-		return errs.Invalidf("cannot tell the home directory, where Gemini CLI keeps ~/.gemini: %v", err)
+	if home == "" && scope == "user" {
+		return errs.Invalidf("cannot tell the home directory, where Gemini CLI keeps ~/.gemini")
 	}
 	wsPin, err := setupWorkspace(env, scope == "user")
 	if err != nil {
@@ -71,17 +62,6 @@ func setupGemini(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if scope == "project" {
-		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
-			return err
-		}
-	}
-	dry := c.Bool("dry-run")
-	if !dry {
-		if err := setup.Apply(changes, time.Now()); err != nil {
-			return err
-		}
-	}
 	notes := []string{geminiHookNote, geminiTrustNote}
 	switch {
 	case scope == "project":
@@ -91,20 +71,7 @@ func setupGemini(env *Env, c *cli.Context) error {
 	default:
 		notes = append(notes, "check with: gemini mcp list")
 	}
-	result := map[string]any{
-		"scope": scope, "project": project, "dry_run": dry, "command": command,
-		"mcp_args": setup.GeminiServerArgs(opts), "hook_command": setup.GeminiHookCommand(opts), "files": changes, "notes": notes,
-	}
-	if scope == "user" {
-		delete(result, "project")
-	}
-	return env.Render(result, func(w io.Writer) error {
-		if err := writeChanges(w, changes, dry); err != nil || dry {
-			return err
-		}
-		for _, n := range notes {
-			fmt.Fprintln(w, n)
-		}
-		return nil
+	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
+		"command": command, "mcp_args": setup.GeminiServerArgs(opts), "hook_command": setup.GeminiHookCommand(opts),
 	})
 }
