@@ -211,7 +211,7 @@ func scanContext(s string, add func(start, end int)) int {
 		if codeWords[strings.ToLower(word)] {
 			return true // a code is named before its number, never after it (Code Page 860)
 		}
-		if b0, b1, n := valueBefore(s, start); b0 >= 0 {
+		if b0, b1, n := valueBefore(s, start); b0 >= 0 && !knownPlaceholder(s[b0:b1]) {
 			work += n
 			add(b0, b1)
 		}
@@ -270,6 +270,11 @@ func valueBefore(s string, kw int) (start, end, work int) {
 	return -1, -1, kw - p
 }
 
+// notSecretQualifiers, between a key word and its copula, say the value is something about the
+// secret and not the secret: "key fingerprint is SHA256:…", "secret name is db-creds".
+var notSecretQualifiers = map[string]bool{"fingerprint": true, "id": true, "name": true, "file": true, "path": true, "type": true,
+	"length": true, "size": true, "format": true, "algorithm": true, "hash": true, "policy": true, "location": true}
+
 // maxQualifierWords bounds the words a phrase may put between its key word and the copula
 // ("password for the prod DB is X").
 const maxQualifierWords = 6
@@ -311,6 +316,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 			}
 			if e == w || !plain {
 				break
+			}
+			if notSecretQualifiers[strings.ToLower(s[w:e])] {
+				return -1, -1, e - p // the key's fingerprint, id, name or file is no secret
 			}
 			if sepEnd = separatorAt(s, e); sepEnd >= 0 && e < len(s) && (s[e] == ':' || s[e] == '=' || strings.HasPrefix(s[e:], "：")) {
 				break
@@ -472,6 +480,7 @@ var proseWords = map[string]bool{
 	"weak": true, "strong": true, "long": true, "short": true, "new": true, "old": true, "blank": true, "defined": true,
 	"undefined": true, "configured": true, "available": true, "enabled": true, "disabled": true, "accepted": true,
 	"rejected": true, "what": true, "which": true, "your": true, "my": true, "our": true, "their": true,
+	"see": true, "siehe": true, "voir": true, "vedi": true, "zie": true, "ver": true, "fingerprint": true,
 }
 
 // contextValue reports whether v, after key word w, is worth hiding: not a placeholder or a word

@@ -166,6 +166,17 @@ func TestPlaceholdersLeftAlone(t *testing.T) {
 		"v2.09.4-rc.5+build.f2aac50",
 		"# requirepass foobared",
 		`ClientSecret: "idp-client-secret",`,
+		"STRIPE_SECRET_KEY=sk_test_...",
+		"REDIS_URL=redis://:<password>@localhost:6379/0",
+		`"password": "[FILTERED]"`,
+		"Passwort: siehe KeePass-Datei",
+		"ED25519 key fingerprint is SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU.",
+		`Error: secret "db-creds" not found`,
+		`user := User{Name: "alice", Password: "password123"}`,
+		`token = "0000000000000000000000000000000000000000"`,
+		"vault kv put secret/app password=@password.txt",
+		"Password123 is a terrible password, please don't use it as an example",
+		"25211a768e4938e8213c725e39682325  ./dist/style.css  (md5 checksum)",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)

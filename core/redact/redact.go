@@ -6,6 +6,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/base64"
 	"regexp"
 	"slices"
@@ -1703,6 +1704,8 @@ func notAValue(v string) bool {
 		return true
 	case knownPlaceholder(v):
 		return true // changeme, foobared, guest: the examples every manual shows
+	case v[0] == '@' && len(v) > 1 && strings.ContainsAny(v[1:], "./"):
+		return true // password=@password.txt: the file the value is read from
 	case v[0] == '?' && allLetters(v[1:]):
 		return true // ${DB_PASSWORD:?must be set}: the shell's message, not a value
 	case secretName(v):
@@ -1840,6 +1843,20 @@ var screenClass = func() (t [256]uint16) {
 // example), guest (RabbitMQ's default), the key words themselves.
 func knownPlaceholder(v string) bool {
 	l := strings.ToLower(strings.Trim(v, "'\"`"))
+	if len(l) > 2 && (l[0] == '<' && l[len(l)-1] == '>' || l[0] == '[' && l[len(l)-1] == ']' && allLetters(l[1:len(l)-1])) {
+		return true // <password>, [FILTERED]: the mark of a value, not one
+	}
+	if strings.HasSuffix(l, "...") || strings.HasSuffix(l, "…") {
+		return true // sk_test_...: a value cut off to show its shape
+	}
+	if distinct := distinctBytes(l); len(l) >= 8 && distinct <= 2 {
+		return true // 0000000000, xxxxxxxx
+	}
+	for _, w := range []string{"password", "passwd", "secret", "token", "changeme", "admin", "letmein"} {
+		if rest := strings.TrimPrefix(l, w); rest != l && len(rest) <= 4 && allDigits(rest) {
+			return true // password123: the example every tutorial uses
+		}
+	}
 	switch l {
 	case "password", "passwd", "pass", "secret", "token", "guest", "foobared", "example", "changeme", "changeit", "placeholder", "dummy", "redacted":
 		return true
@@ -1864,9 +1881,20 @@ func secretName(v string) bool {
 			return false
 		}
 		switch w {
-		case "password", "passwd", "secret", "token", "key", "pass", "pwd", "credentials", "apikey":
+		case "password", "passwd", "secret", "token", "key", "pass", "pwd", "credentials", "apikey", "creds", "credential":
 			key = true
 		}
 	}
 	return key
+}
+
+// distinctBytes is how many different bytes s holds, counted up to three.
+func distinctBytes(s string) int {
+	var seen []byte
+	for i := 0; i < len(s) && len(seen) < 3; i++ {
+		if bytes.IndexByte(seen, s[i]) < 0 {
+			seen = append(seen, s[i])
+		}
+	}
+	return len(seen)
 }

@@ -437,6 +437,9 @@ func harmlessShape(s string, a, b int) bool {
 		return true // a thinking block's signature in a transcript, not a credential
 	}
 
+	if st := statsOf(t); st.lowerHex && len(t) == 32 && md5Line(s, a, b) {
+		return true // an md5sum line: the hex, the file, md5 named on the line
+	}
 	if semver().MatchString(t) {
 		return true // v2.09.4-rc.5+build.f2aac50: a version with its pre-release and build
 	}
@@ -642,3 +645,18 @@ func secretPrefix(p string) bool {
 var semver = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
 })
+
+// md5Line reports whether the 32 hex digits s[a:b] start their line, a file path follows them,
+// and the line names md5 (md5sum's output, with a note).
+func md5Line(s string, a, b int) bool {
+	if a > 0 && s[a-1] != '\n' {
+		return false
+	}
+	end := strings.IndexByte(s[b:], '\n')
+	if end < 0 {
+		end = len(s) - b
+	}
+	rest := strings.ToLower(s[b : b+end])
+	next := strings.Fields(rest)
+	return len(next) > 0 && strings.ContainsAny(next[0], "./") && strings.Contains(rest, "md5")
+}
