@@ -216,81 +216,31 @@ func writeBlind(dir string) error {
 // no blind2 kind is a kind of tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl or their
 // generators.
 func writeBlind2(dir string) error {
-	old := map[string]bool{}
-	for _, name := range []string{"tune", "heldout", "fresh", "blind"} {
-		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
-		if err != nil {
-			return err
-		}
-		for _, x := range s {
-			old[x.Kind] = true
-		}
-	}
-	for _, k := range append(append(kinds(), freshKinds()...), blindKinds()...) {
-		old[k.group+"/"+k.name] = true
-	}
-	samples := generateBlind2(5)
-	kindsSeen := map[string]bool{}
-	for _, s := range samples {
-		if old[s.Kind] {
-			return fmt.Errorf("%s: the kind is in tune.jsonl, heldout.jsonl, fresh.jsonl or blind.jsonl already", s.Kind)
-		}
-		kindsSeen[s.Kind] = true
-	}
-	if err := writeSamples(filepath.Join(dir, "blind2.jsonl"), samples); err != nil {
-		return err
-	}
-	fmt.Printf("blind2.jsonl: %d samples of %d kinds\n", len(samples), len(kindsSeen))
-	return nil
+	return writeBlindCorpus(dir, "blind2", []string{"tune", "heldout", "fresh", "blind"},
+		kindNames(kinds(), freshKinds(), blindKinds()), generateBlind2(5), nil)
 }
 
 // writeBlind3 writes the third blind generators' samples into blind3.jsonl and their negatives
-// into blind3-negatives.txt, after checking that no blind3 kind is a kind of tune.jsonl,
-// heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl or their generators.
+// into blind3-negatives.txt, checked like blind2's against every earlier corpus.
 func writeBlind3(dir string) error {
-	old := map[string]bool{}
-	for _, name := range []string{"tune", "heldout", "fresh", "blind", "blind2"} {
-		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
-		if err != nil {
-			return err
-		}
-		for _, x := range s {
-			old[x.Kind] = true
-		}
-	}
-	for _, k := range append(append(append(kinds(), freshKinds()...), blindKinds()...), blind2Kinds()...) {
-		old[k.group+"/"+k.name] = true
-	}
-	samples := generateBlind3()
-	kindsSeen := map[string]bool{}
-	var clash []string
-	for _, s := range samples {
-		if old[s.Kind] && !kindsSeen[s.Kind] {
-			clash = append(clash, s.Kind)
-		}
-		kindsSeen[s.Kind] = true
-	}
-	if len(clash) > 0 {
-		return fmt.Errorf("%s: the kinds are in tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl or blind2.jsonl already", strings.Join(clash, ", "))
-	}
-	if err := writeSamples(filepath.Join(dir, "blind3.jsonl"), samples); err != nil {
-		return err
-	}
-	neg := blind3Negatives()
-	if err := os.WriteFile(filepath.Join(dir, "blind3-negatives.txt"), []byte(strings.Join(neg, "\n")+"\n"), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("blind3.jsonl: %d samples of %d kinds; blind3-negatives.txt: %d lines\n", len(samples), len(kindsSeen), len(neg))
-	return nil
+	return writeBlindCorpus(dir, "blind3", []string{"tune", "heldout", "fresh", "blind", "blind2"},
+		kindNames(kinds(), freshKinds(), blindKinds(), blind2Kinds()), generateBlind3(), blind3Negatives())
 }
 
 // writeBlind4 writes the fourth blind generators' samples into blind4.jsonl and their negatives
-// into blind4-negatives.txt, after checking that no blind4 kind is a kind of tune.jsonl,
-// heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl, blind3.jsonl or their generators.
+// into blind4-negatives.txt, checked like blind2's against every earlier corpus.
 func writeBlind4(dir string) error {
+	return writeBlindCorpus(dir, "blind4", []string{"tune", "heldout", "fresh", "blind", "blind2", "blind3"},
+		append(kindNames(kinds(), freshKinds(), blindKinds(), blind2Kinds()), b3KindNames(blind3Kinds())...), generateBlind4(), blind4Negatives())
+}
+
+// writeBlindCorpus writes a blind corpus NAME.jsonl (and NAME-negatives.txt when there are
+// negatives) after checking that none of its kinds is a kind of the earlier corpus files or
+// their generators: a blind corpus holds only kinds nobody tuned for.
+func writeBlindCorpus(dir, name string, earlier, generated []string, samples []Sample, negatives []string) error {
 	old := map[string]bool{}
-	for _, name := range []string{"tune", "heldout", "fresh", "blind", "blind2", "blind3"} {
-		s, err := readSamples(filepath.Join(dir, name+".jsonl"))
+	for _, e := range earlier {
+		s, err := readSamples(filepath.Join(dir, e+".jsonl"))
 		if err != nil {
 			return err
 		}
@@ -298,13 +248,9 @@ func writeBlind4(dir string) error {
 			old[x.Kind] = true
 		}
 	}
-	for _, k := range append(append(append(kinds(), freshKinds()...), blindKinds()...), blind2Kinds()...) {
-		old[k.group+"/"+k.name] = true
+	for _, k := range generated {
+		old[k] = true
 	}
-	for _, k := range blind3Kinds() {
-		old[k.group+"/"+k.name] = true
-	}
-	samples := generateBlind4()
 	kindsSeen := map[string]bool{}
 	var clash []string
 	for _, s := range samples {
@@ -314,17 +260,40 @@ func writeBlind4(dir string) error {
 		kindsSeen[s.Kind] = true
 	}
 	if len(clash) > 0 {
-		return fmt.Errorf("%s: the kinds are in tune.jsonl, heldout.jsonl, fresh.jsonl, blind.jsonl, blind2.jsonl or blind3.jsonl already", strings.Join(clash, ", "))
+		return fmt.Errorf("%s: the kinds are in %s.jsonl or their generators already", strings.Join(clash, ", "), strings.Join(earlier, ".jsonl, "))
 	}
-	if err := writeSamples(filepath.Join(dir, "blind4.jsonl"), samples); err != nil {
+	if err := writeSamples(filepath.Join(dir, name+".jsonl"), samples); err != nil {
 		return err
 	}
-	neg := blind4Negatives()
-	if err := os.WriteFile(filepath.Join(dir, "blind4-negatives.txt"), []byte(strings.Join(neg, "\n")+"\n"), 0o644); err != nil {
-		return err
+	report := fmt.Sprintf("%s.jsonl: %d samples of %d kinds", name, len(samples), len(kindsSeen))
+	if negatives != nil {
+		if err := os.WriteFile(filepath.Join(dir, name+"-negatives.txt"), []byte(strings.Join(negatives, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
+		report += fmt.Sprintf("; %s-negatives.txt: %d lines", name, len(negatives))
 	}
-	fmt.Printf("blind4.jsonl: %d samples of %d kinds; blind4-negatives.txt: %d lines\n", len(samples), len(kindsSeen), len(neg))
+	fmt.Println(report)
 	return nil
+}
+
+// kindNames are the group/name of the generators' kinds.
+func kindNames(groups ...[]kindGen) []string {
+	var out []string
+	for _, g := range groups {
+		for _, k := range g {
+			out = append(out, k.group+"/"+k.name)
+		}
+	}
+	return out
+}
+
+// b3KindNames are the group/name of the third and fourth blind generators' kinds.
+func b3KindNames(ks []b3Kind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.group + "/" + k.name
+	}
+	return out
 }
 
 // load reads the split's file (both for all) and the external samples of the same split.
