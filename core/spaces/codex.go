@@ -42,18 +42,22 @@ type codexFile struct {
 // a day's folder, ~/.codex itself) is walked for rollout-*.jsonl files. Symbolic links inside
 // folders are not followed; the result is sorted by path, each file once.
 func findCodex(paths []string) ([]codexFile, error) {
+	return findSessionFiles(paths, "rollout-", "a Codex rollout (want a rollout-*.jsonl file or a folder such as ~/.codex/sessions)")
+}
+
+// findSessionFiles lists the PREFIX*.jsonl files under paths (a file is itself, a folder is
+// walked without following links), sorted by path, each once; what names them in a refusal.
+func findSessionFiles(paths []string, prefix, what string) ([]codexFile, error) {
 	seen := map[string]bool{}
 	var out []codexFile
 	err := claudecode.Walk(paths, func(name string) bool {
-		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
-	},
-		"a Codex rollout (want a rollout-*.jsonl file or a folder such as ~/.codex/sessions)",
-		func(p string, fi fs.FileInfo) {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, codexFile{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()})
-			}
-		})
+		return strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".jsonl")
+	}, what, func(p string, fi fs.FileInfo) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, codexFile{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()})
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

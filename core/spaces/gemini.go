@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/cairn-dev/cairn/core/claudecode"
@@ -40,11 +38,7 @@ type GeminiReport struct {
 }
 
 // geminiFile is one session file to read.
-type geminiFile struct {
-	Path  string
-	Size  int64
-	ModNS int64
-}
+type geminiFile = codexFile
 
 // DefaultGeminiPaths is what `space import --from gemini` reads when given nothing: every
 // project's sessions under ~/.gemini/tmp.
@@ -59,23 +53,7 @@ func DefaultGeminiPaths() ([]string, error) {
 // findGemini lists the session files under paths: a .jsonl file is itself; a folder
 // (~/.gemini/tmp, a project's folder or its chats/) is walked for session-*.jsonl files.
 func findGemini(paths []string) ([]geminiFile, error) {
-	seen := map[string]bool{}
-	var out []geminiFile
-	err := claudecode.Walk(paths, func(name string) bool {
-		return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".jsonl")
-	},
-		"a Gemini CLI session file (want a session-*.jsonl file or a folder such as ~/.gemini/tmp)",
-		func(p string, fi fs.FileInfo) {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, geminiFile{Path: p, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()})
-			}
-		})
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return findSessionFiles(paths, "session-", "a Gemini CLI session file (want a session-*.jsonl file or a folder such as ~/.gemini/tmp)")
 }
 
 // GeminiSpaceID is the space of the sessions of a project: gemini/ and the project's path spelt
