@@ -265,7 +265,7 @@ func writePushReport(w io.Writer, rep *team.PushReport) error {
 	} else {
 		fmt.Fprintln(w, "redactions (hidden before anything leaves; 'cairn space redactions' says where):")
 		for _, r := range rep.Plan.Redactions {
-			fmt.Fprintf(w, "  %s (%s): %d\n", r.Rule, r.Layer, r.Count)
+			fmt.Fprintf(w, "  %s: %d\n", ruleLabel(r.Rule, r.Layer), r.Count)
 		}
 	}
 	if len(rep.Plan.Exclude) > 0 {
@@ -312,7 +312,7 @@ func spaceRedactionsCommand(env *Env) *cli.Command {
 				} else {
 					fmt.Fprintf(w, "%d secrets hidden:\n", len(list))
 					for _, r := range rules {
-						fmt.Fprintf(w, "  %s (%s): %d\n", r.Rule, r.Layer, r.Count)
+						fmt.Fprintf(w, "  %s: %d\n", ruleLabel(r.Rule, r.Layer), r.Count)
 					}
 					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "space\ttask\twhere\trule")
@@ -332,4 +332,12 @@ func spaceRedactionsCommand(env *Env) *cli.Command {
 			})
 		},
 	}
+}
+
+// ruleLabel names a redaction rule with its layer, once when the two are one word ("context").
+func ruleLabel(rule, layer string) string {
+	if rule == layer || layer == "" {
+		return rule
+	}
+	return rule + " (" + layer + ")"
 }
