@@ -200,9 +200,10 @@ func (u *unavailable) Error() string { return u.err.Error() }
 func (u *unavailable) Unwrap() error { return u.err }
 
 // transient is the one place that tells a database unavailable for now (STORAGE_BUSY: try again
-// later) from any other failure: why it is unavailable ("" when it is not), and whether a call
-// made again at once may succeed (a restart, a broken connection, a conflict with another
-// transaction) or already waited its whole wait (a lock, the pool, a statement past its time).
+// later) from any other failure: why it is unavailable, worded to follow "the PostgreSQL
+// database" ("" when it is not), and whether a call made again at once may succeed (a restart, a
+// broken connection, a conflict with another transaction) or already waited its whole wait (a
+// lock, the pool, a statement past its time).
 func transient(err error) (why string, again bool) {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -210,22 +211,22 @@ func transient(err error) (why string, again bool) {
 		// around a PgError: the server's code decides, so a wrong password is not "busy"
 		switch pe.Code {
 		case "40001":
-			return "a concurrent transaction conflicted (serialization failure)", true
+			return "met a conflicting transaction (serialization failure)", true
 		case "40P01":
-			return "a deadlock with another transaction", true
+			return "met a deadlock with another transaction", true
 		case "57P01", "57P02":
-			return "the database is shutting down or restarting (" + pe.Message + ")", true
+			return "is shutting down or restarting (" + pe.Message + ")", true
 		case "57P03":
-			return "the database is starting up or shutting down (" + pe.Message + ")", true
+			return "is starting up or shutting down (" + pe.Message + ")", true
 		case "53300":
-			return "the database has too many connections", true
+			return "has too many connections", true
 		case "55P03":
-			return "a lock was not had within the wait", false
+			return "held a lock past the wait", false
 		case "57014":
-			return "a statement ran past its time limit", false
+			return "ran a statement past its time limit", false
 		}
 		if strings.HasPrefix(pe.Code, "08") { // connection_exception
-			return "the connection failed (" + pe.Message + ")", true
+			return "connection failed (" + pe.Message + ")", true
 		}
 		return "", false
 	}
@@ -234,15 +235,15 @@ func transient(err error) (why string, again bool) {
 	switch {
 	case errors.As(err, &ce):
 		// refused, no such socket, no route, a TLS or dial timeout
-		return "the database cannot be reached", true
+		return "cannot be reached", true
 	case errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err):
-		return "the database did not answer within the wait", false
+		return "did not answer within the wait", false
 	case strings.Contains(err.Error(), "closed pool"): // puddle.ErrClosedPool, which pgxpool does not export
-		return "the store is closing", false
+		return "connections are being closed", false
 	case pgconn.SafeToRetry(err), errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, io.EOF), errors.As(err, &ne):
 		// a connection that broke mid-call (the server stopped, a reset, a broken pipe)
-		return "the connection to the database broke", true
+		return "connection broke", true
 	}
 	return "", false
 }
@@ -260,7 +261,7 @@ func (s *Store) dbErr(ctx context.Context, err error, doing string) error {
 		return stopped
 	}
 	if why, again := transient(err); why != "" {
-		return &unavailable{again: again, err: errs.New(errs.Busy, "%s: PostgreSQL: %s (waited up to %s; %s)", doing, why, s.wait, errs.Field("wait", errs.Retry))}
+		return &unavailable{again: again, err: errs.New(errs.Busy, "%s: the PostgreSQL database %s (waited up to %s; %s)", doing, why, s.wait, errs.Field("wait", errs.Retry))}
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
