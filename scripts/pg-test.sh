@@ -3,7 +3,9 @@
 # a cluster made with initdb in a temporary folder (--locale=C.UTF-8 -E UTF8, as a non-root user:
 # nobody when this runs as root), listening only on a unix socket in that folder, with pg_trgm
 # checked; CAIRN_TEST_POSTGRES holds its DSN while the command runs, and the server is stopped and
-# its folder removed afterwards, whatever the command did.
+# its folder removed afterwards, whatever the command did. CAIRN_TEST_POSTGRES_CTL is a script
+# that runs pg_ctl on that server as its owner ("$CAIRN_TEST_POSTGRES_CTL restart -m fast", "stop
+# -m fast", "start"), for the tests that stop or restart the database under a running server.
 #
 #   scripts/pg-test.sh                          go test -count=1 ./core/spaces/pgstore/
 #   scripts/pg-test.sh go test -run Equiv ./core/spaces/pgstore/
@@ -53,8 +55,17 @@ start=$(date +%s.%N)
   exit 1
 }
 # fsync off: a test cluster that dies is thrown away anyway
-(cd "$dir" && "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$log" -w -t 60 \
-  -o "-k $dir -c listen_addresses= -p 5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null) || {
+opts="-k $dir -c listen_addresses= -p 5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+# $dir/ctl ARGS... is pg_ctl for this cluster, as its owner: the fault tests run
+# "$CAIRN_TEST_POSTGRES_CTL restart -m fast", "... stop -m fast" and "... start"
+{
+  echo '#!/usr/bin/env bash'
+  printf 'cd %q || exit 1
+' "$dir"
+  printf 'exec' ; printf ' %q' "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$log" -w -t 60 -o "$opts"; echo ' "$@"'
+} >"$dir/ctl"
+chmod 755 "$dir/ctl"
+"$dir/ctl" start >/dev/null || {
   cat "$log" >&2
   exit 1
 }
@@ -67,9 +78,10 @@ psql=$bindir/psql
   exit 1
 }
 printf 'pg-test: PostgreSQL %s on %s, started in %.1fs\n' "$("$bindir/postgres" --version | awk '{print $3}')" "$dir" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" >&2
-export CAIRN_TEST_POSTGRES="$dsn"
+export CAIRN_TEST_POSTGRES="$dsn" CAIRN_TEST_POSTGRES_CTL="$dir/ctl"
 if [ "$1" = --print ]; then
   echo "CAIRN_TEST_POSTGRES='$dsn'"
+  echo "CAIRN_TEST_POSTGRES_CTL='$dir/ctl'"
   trap 'exit 0' INT TERM
   while :; do sleep 3600 & wait $!; done # wait, unlike sleep, lets the trap run at once
 fi

@@ -28,8 +28,9 @@ export logs
 slow="commands core/spaces core/board"
 # Packages whose tests drive a PostgreSQL server (scripts/pg-test.sh) run after the others, alone:
 # the server's processes are work xargs does not count, and beside the others they would slow
-# the timing tests of cancellation on a machine of two cores.
-after="core/spaces/pgstore"
+# the timing tests of cancellation on a machine of two cores. They also must not run beside
+# commands, whose fault trials stop and restart that server (CAIRN_TEST_POSTGRES_CTL).
+after="core/spaces/pgstore web"
 mod=$(go list -m)
 # shellcheck disable=SC2086
 pkgs=$(go list ${PKGS:-./...})

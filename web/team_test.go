@@ -8,10 +8,17 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cairn-dev/cairn/core/spaces"
+	"github.com/cairn-dev/cairn/core/spaces/pgstore"
 	"github.com/cairn-dev/cairn/core/team"
 	"github.com/cairn-dev/cairn/core/workspace/workspacetest"
 	"github.com/cairn-dev/cairn/web"
@@ -26,15 +33,72 @@ type teamFixture struct {
 	log             *workspacetest.Buffer
 }
 
-func newTeam(t *testing.T) *teamFixture {
+// eachTeamStore runs a test of the team API on each store: the embedded SQLite store, and
+// PostgreSQL when CAIRN_TEST_POSTGRES names a server (scripts/pg-test.sh starts one; without it
+// that subtest skips, on CI it fails).
+func eachTeamStore(t *testing.T, test func(t *testing.T, f *teamFixture)) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) { test(t, newTeam(t, kind)) })
+	}
+}
+
+// openTeamStore opens a store of kind on an empty workspace or database.
+func openTeamStore(t *testing.T, kind string) team.Store {
 	t.Helper()
-	ws := workspacetest.New(t)
 	ctx := context.Background()
-	st, err := team.OpenSQLite(ctx, ws)
+	if kind == "sqlite" {
+		st, err := team.OpenSQLite(ctx, workspacetest.New(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	base := os.Getenv("CAIRN_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CAIRN_TEST_POSTGRES is not set; CI runs the PostgreSQL tests (scripts/pg-test.sh)")
+		}
+		t.Skip("no PostgreSQL (CAIRN_TEST_POSTGRES; scripts/pg-test.sh starts a server)")
+	}
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to CAIRN_TEST_POSTGRES: %v", err)
+	}
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("cairn_web_test_%d_%d", os.Getpid(), pgSeq.Add(1))
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(ctx, base); err == nil {
+			c.Exec(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+			c.Close(ctx)
+		}
+	})
+	dsn := base + " dbname=" + name
+	if strings.HasPrefix(base, "postgres://") || strings.HasPrefix(base, "postgresql://") {
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + name
+		dsn = u.String()
+	}
+	st, err := pgstore.Open(ctx, dsn, pgstore.Options{Wait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pgstore.NewTeam(st)
+}
+
+var pgSeq atomic.Int64
+
+func newTeam(t *testing.T, kind string) *teamFixture {
+	t.Helper()
+	ctx := context.Background()
+	st := openTeamStore(t, kind)
 	t.Cleanup(func() { st.Close() })
+	var err error
 	s := team.NewServer(st)
 	f := &teamFixture{st: st, log: &workspacetest.Buffer{}}
 	for _, m := range []struct {
@@ -84,8 +148,9 @@ func (f *teamFixture) search(t *testing.T, token, query string) (int, string) {
 }
 
 // A wrong, malformed, missing or revoked token is 401 on every route, and no token reaches the log.
-func TestTeamTokens(t *testing.T) {
-	f := newTeam(t)
+func TestTeamTokens(t *testing.T) { eachTeamStore(t, testTeamTokens) }
+
+func testTeamTokens(t *testing.T, f *teamFixture) {
 	if code, body := f.search(t, f.alice, "pelican"); code != 200 || !strings.Contains(body, `"ref": "comment:c1"`) || strings.Contains(body, "hunter2") {
 		t.Fatalf("alice: %d %s", code, body)
 	}
@@ -116,8 +181,9 @@ func TestTeamTokens(t *testing.T) {
 
 // A member of another space sees nothing of team1 and cannot write into it: FORBIDDEN for the
 // space, NOT_FOUND for its refs, FORBIDDEN for its ids.
-func TestTeamSpaceBoundary(t *testing.T) {
-	f := newTeam(t)
+func TestTeamSpaceBoundary(t *testing.T) { eachTeamStore(t, testTeamSpaceBoundary) }
+
+func testTeamSpaceBoundary(t *testing.T, f *teamFixture) {
 	if code, body := f.search(t, f.eve, "pelican"); code != 200 || !strings.Contains(body, `"hits": []`) {
 		t.Errorf("eve in her own space: %d %s", code, body)
 	}
@@ -158,15 +224,22 @@ func TestTeamSpaceBoundary(t *testing.T) {
 }
 
 // Oversized and malformed bodies are refused and change nothing.
-func TestTeamBadBodies(t *testing.T) {
-	f := newTeam(t)
+func TestTeamBadBodies(t *testing.T) { eachTeamStore(t, testTeamBadBodies) }
+
+func testTeamBadBodies(t *testing.T, f *teamFixture) {
 	huge := strings.Repeat(batch("t2", "c2", "x"), 1)
 	huge += `{"type":"comment","id":"c3","task":"t2","kind":"request","author":"u","created_at":"2026-06-20T10:00:00Z","body":"` + strings.Repeat("heron ", web.MaxImportBody/6+10) + `"}` + "\n"
 	for name, c := range map[string]struct {
 		path, body string
 		want       int
 	}{
-		"oversized batch":  {web.TeamImport, huge, http.StatusRequestEntityTooLarge},
+		"oversized batch": {web.TeamImport, huge, http.StatusRequestEntityTooLarge},
+		// one record over the line limit, in a batch under the body limit: refused whole, never
+		// read past and dropped (the client would count it as sent)
+		"oversized record": {web.TeamImport, batch("t2", "c2", "heron") + `{"type":"comment","id":"c3","task":"t2","kind":"request","author":"u","created_at":"2026-06-20T10:00:00Z","body":"` + strings.Repeat("heron ", 5<<20/6) + `"}` + "\n", http.StatusBadRequest},
+		"too many records": {web.TeamImport, batch("t2", "c2", "heron") + strings.Repeat(`{"type":"task","id":"t3","space":"team1","title":"heron","status":"completed"}`+"\n", spaces.MaxBatchRecords), http.StatusBadRequest},
+		"comment not JSON": {web.TeamComment, `{"comment": {"task": "t1", "body": "heron"`, http.StatusBadRequest},
+		"comment field":    {web.TeamComment, `{"comment": {"task": "t1", "body": "heron", "space": "other"}}`, http.StatusBadRequest},
 		"not JSON":         {web.TeamImport, batch("t2", "c2", "heron") + "{oops\n", http.StatusBadRequest},
 		"unknown type":     {web.TeamImport, batch("t2", "c2", "heron") + `{"type":"nope"}` + "\n", http.StatusBadRequest},
 		"bad time":         {web.TeamImport, strings.Replace(batch("t2", "c2", "heron"), "2026-06-20T10:00:00Z", "yesterday", 1), http.StatusBadRequest},
@@ -187,6 +260,12 @@ func TestTeamBadBodies(t *testing.T) {
 	}
 	if _, body := f.search(t, f.alice, "heron"); !strings.Contains(body, `"hits": []`) {
 		t.Errorf("a refused batch left something behind: %.300s", body)
+	}
+	for _, ref := range []string{"comment:c2", "comment:c3"} {
+		b, _ := json.Marshal(team.SearchRequest{Input: spaces.SearchInput{Around: ref}})
+		if code, body := f.do(t, f.alice, "POST", web.TeamSearch, string(b)); code != http.StatusNotFound {
+			t.Errorf("%s of a refused batch: %d %.300s", ref, code, body)
+		}
 	}
 	// and the server still answers
 	if code, body := f.search(t, f.alice, "pelican"); code != 200 || !bytes.Contains([]byte(body), []byte("comment:c1")) {

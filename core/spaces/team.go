@@ -43,15 +43,21 @@ type BatchReport struct {
 const MaxBatchRecords = 5000
 
 // ReadBatch reads a batch in the space import format (one JSON object a line, docs/formats.md):
-// task and comment lines only, every line bounded by maxLine bytes. Any bad line refuses the
-// whole batch (INVALID_INPUT naming the line): a push is all or nothing.
+// task and comment lines only, every line bounded by maxLine bytes. Any bad line, or one longer
+// than maxLine, refuses the whole batch (INVALID_INPUT naming the line): a push is all or
+// nothing, and never loses a record it was sent.
 func ReadBatch(r io.Reader, maxLine int) (Batch, error) {
 	var b Batch
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
-		line, _, err := readLine(br, maxLine)
+		line, size, err := readLine(br, maxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return Batch{}, errs.Wrap(errs.Invalid, err, "line %d; nothing was imported", n)
+		}
+		if line == nil && size > 0 {
+			// readLine reads a line over maxLine through and gives nil: skipping it would drop a
+			// record the client counts as sent
+			return Batch{}, errs.Invalidf("line %d is longer than %s, the most one record of a batch may hold; nothing was imported (leave its session out with [space] exclude)", n, byteSize(maxLine))
 		}
 		if len(strings.TrimSpace(string(line))) > 0 {
 			if len(b.Tasks)+len(b.Comments) >= MaxBatchRecords {

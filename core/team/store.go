@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/spaces"
@@ -70,14 +71,16 @@ func OpenStore(ctx context.Context, ws *workspace.Workspace, url string) (Store,
 		if Postgres == nil {
 			return nil, errs.Invalidf("store %s: the postgres store is not built in this build; use store sqlite (the default)", RedactURL(url))
 		}
-		return Postgres(ctx, url)
+		return Postgres(ctx, url, ws.Wait)
 	}
 	return nil, errs.Invalidf("store %q is not sqlite or a postgres:// URL", RedactURL(url))
 }
 
 // Postgres opens a PostgreSQL store from its URL; nil in a build without one. The PostgreSQL
-// package sets it in its init.
-var Postgres func(ctx context.Context, url string) (Store, error)
+// package sets it in its init. wait (the workspace's --wait; 0 for the default) bounds how long
+// each call waits for the database, a connection or the write lock, and how long it keeps trying
+// a database that is restarting, before it fails with STORAGE_BUSY.
+var Postgres func(ctx context.Context, url string, wait time.Duration) (Store, error)
 
 // RedactURL hides the password of a store URL, for messages and logs.
 func RedactURL(u string) string {

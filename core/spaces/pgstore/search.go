@@ -52,6 +52,15 @@ func (s *Store) Search(ctx context.Context, caller spaces.Caller, in spaces.Sear
 	if err != nil {
 		return spaces.Answer{}, err
 	}
+	err = s.retry(ctx, func() (err error) {
+		a, err = s.search(ctx, caller, task, in)
+		return err
+	})
+	return a, err
+}
+
+// search is one try of Search.
+func (s *Store) search(ctx context.Context, caller spaces.Caller, task spaces.ID, in spaces.SearchInput) (a spaces.Answer, err error) {
 	tx, err := s.begin(ctx, false, "begin search")
 	if err != nil {
 		return spaces.Answer{}, err

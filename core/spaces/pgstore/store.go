@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -82,7 +84,8 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
 	}
 	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow}
-	if err := s.checkLocale(ctx); err != nil {
+	// the first contact waits, within the wait, for a database that is starting or restarting
+	if err := s.retry(ctx, func() error { return s.checkLocale(ctx) }); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -146,16 +149,18 @@ func (s *Store) checkTrigrams(ctx context.Context) error {
 	return nil
 }
 
-// withConn runs f on a connection acquired within the store's wait.
+// withConn runs f on a connection acquired within the store's wait, every statement of f
+// bounded by that wait too (f is a short lookup: a database that stops answering is STORAGE_BUSY
+// after the wait, never a hang).
 func (s *Store) withConn(ctx context.Context, doing string, f func(context.Context, *pgxpool.Conn) error) error {
 	actx, cancel := context.WithTimeout(ctx, s.wait)
+	defer cancel()
 	c, err := s.pool.Acquire(actx)
-	cancel()
 	if err != nil {
 		return s.dbErr(ctx, err, doing)
 	}
 	defer c.Release()
-	return s.dbErr(ctx, f(ctx, c), doing)
+	return s.dbErr(ctx, f(actx, c), doing)
 }
 
 // begin starts a transaction on a connection acquired within the store's wait; a writer's also
@@ -184,8 +189,66 @@ func (s *Store) begin(ctx context.Context, write bool, doing string) (pgx.Tx, er
 	return tx, nil
 }
 
-// dbErr gives PostgreSQL failures a code: a database that cannot be reached, a lock or a
-// connection not had within the wait, a deadlock or a serialisation failure are STORAGE_BUSY
+// unavailable is a database that could not be had: a STORAGE_BUSY error (errs finds its code
+// through Unwrap), and whether the same call made again at once may succeed (retry).
+type unavailable struct {
+	err   error
+	again bool
+}
+
+func (u *unavailable) Error() string { return u.err.Error() }
+func (u *unavailable) Unwrap() error { return u.err }
+
+// transient is the one place that tells a database unavailable for now (STORAGE_BUSY: try again
+// later) from any other failure: why it is unavailable, worded to follow "the PostgreSQL
+// database" ("" when it is not), and whether a call made again at once may succeed (a restart, a
+// broken connection, a conflict with another transaction) or already waited its whole wait (a
+// lock, the pool, a statement past its time).
+func transient(err error) (why string, again bool) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// a connection refused by the server (starting up, too many clients) is a ConnectError
+		// around a PgError: the server's code decides, so a wrong password is not "busy"
+		switch pe.Code {
+		case "40001":
+			return "met a conflicting transaction (serialization failure)", true
+		case "40P01":
+			return "met a deadlock with another transaction", true
+		case "57P01", "57P02":
+			return "is shutting down or restarting (" + pe.Message + ")", true
+		case "57P03":
+			return "is starting up or shutting down (" + pe.Message + ")", true
+		case "53300":
+			return "has too many connections", true
+		case "55P03":
+			return "held a lock past the wait", false
+		case "57014":
+			return "ran a statement past its time limit", false
+		}
+		if strings.HasPrefix(pe.Code, "08") { // connection_exception
+			return "connection failed (" + pe.Message + ")", true
+		}
+		return "", false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce):
+		// refused, no such socket, no route, a TLS or dial timeout
+		return "cannot be reached", true
+	case errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err):
+		return "did not answer within the wait", false
+	case strings.Contains(err.Error(), "closed pool"): // puddle.ErrClosedPool, which pgxpool does not export
+		return "connections are being closed", false
+	case pgconn.SafeToRetry(err), errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), errors.As(err, &ne):
+		// a connection that broke mid-call (the server stopped, a reset, a broken pipe)
+		return "connection broke", true
+	}
+	return "", false
+}
+
+// dbErr gives PostgreSQL failures a code: what transient calls unavailable is STORAGE_BUSY
 // (try again); ctx ending is CANCELLED; anything else INTERNAL with what was being done.
 func (s *Store) dbErr(ctx context.Context, err error, doing string) error {
 	if err == nil {
@@ -197,31 +260,42 @@ func (s *Store) dbErr(ctx context.Context, err error, doing string) error {
 	if stopped := errs.Stopped(ctx, doing); stopped != nil {
 		return stopped
 	}
+	if why, again := transient(err); why != "" {
+		return &unavailable{again: again, err: errs.New(errs.Busy, "%s: the PostgreSQL database %s (waited up to %s; %s)", doing, why, s.wait, errs.Field("wait", errs.Retry))}
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "55P03", "40P01", "40001", "57P03", "53300", "57P01", "57P02":
-			// lock_not_available, deadlock, serialization, cannot_connect_now, too_many_connections, admin/crash shutdown
-			return errs.New(errs.Busy, "%s: the PostgreSQL database is busy or restarting (%s; waited up to %s; %s)", doing, pe.Message, s.wait, errs.Field("wait", errs.Retry))
-		}
 		return fmt.Errorf("%s: PostgreSQL: %s (%s)", doing, pe.Message, pe.Code)
-	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || isNetErr(err) {
-		return errs.New(errs.Busy, "%s: the PostgreSQL database cannot be reached (waited %s; %s)", doing, s.wait, errs.Field("wait", errs.Retry))
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// isNetErr reports a connection that broke mid-call.
-func isNetErr(err error) bool {
-	msg := err.Error()
-	for _, m := range []string{"connection refused", "broken pipe", "connection reset", "unexpected EOF", "closed pool", "conn closed", "no such file or directory", "failed to connect", "timeout"} {
-		if strings.Contains(msg, m) {
-			return true
+// retry runs op, and runs it again while it fails with a database away for a moment (restarting,
+// a connection that broke, a conflict with another transaction: transient's again), pausing 50
+// ms, doubling up to 1 s, until the store's wait has passed; then its last error is the answer.
+// Only calls whose second run is harmless use it: reads, and writes that are upserts by id.
+func (s *Store) retry(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(s.wait)
+	pause := 50 * time.Millisecond
+	for {
+		err := op()
+		var u *unavailable
+		if err == nil || !errors.As(err, &u) || !u.again {
+			return err
 		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return err
+		}
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errs.Stopped(ctx, "wait for the database")
+		case <-t.C:
+		}
+		pause = min(2*pause, time.Second)
 	}
-	return false
 }
 
 // noNUL is s as a PostgreSQL text column can hold it: text cannot hold U+0000, which a JSON

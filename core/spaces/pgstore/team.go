@@ -19,8 +19,8 @@ import (
 // Linking this package in (a blank import, as commands does) gives `cairn serve --store
 // postgres://...` its store.
 func init() {
-	team.Postgres = func(ctx context.Context, url string) (team.Store, error) {
-		st, err := Open(ctx, url, Options{})
+	team.Postgres = func(ctx context.Context, url string, wait time.Duration) (team.Store, error) {
+		st, err := Open(ctx, url, Options{Wait: wait})
 		if err != nil {
 			return nil, err
 		}
@@ -55,11 +55,13 @@ func (t *Team) Key(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("generate the team key: %w", err)
 	}
 	var key []byte
-	err := t.st.withConn(ctx, "read the team key", func(ctx context.Context, c *pgxpool.Conn) error {
-		if _, err := c.Exec(ctx, `INSERT INTO team_key(key) VALUES ($1) ON CONFLICT DO NOTHING`, b[:]); err != nil {
-			return err
-		}
-		return c.QueryRow(ctx, `SELECT key FROM team_key`).Scan(&key)
+	err := t.st.retry(ctx, func() error {
+		return t.st.withConn(ctx, "read the team key", func(ctx context.Context, c *pgxpool.Conn) error {
+			if _, err := c.Exec(ctx, `INSERT INTO team_key(key) VALUES ($1) ON CONFLICT DO NOTHING`, b[:]); err != nil {
+				return err
+			}
+			return c.QueryRow(ctx, `SELECT key FROM team_key`).Scan(&key)
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -101,10 +103,12 @@ func (t *Team) AddMember(ctx context.Context, user string, spaceIDs []string, to
 func (t *Team) Member(ctx context.Context, tokenID string) (team.Member, []byte, error) {
 	var m team.Member
 	var mac []byte
-	err := t.st.withConn(ctx, "look up token", func(ctx context.Context, c *pgxpool.Conn) error {
-		return c.QueryRow(ctx, `SELECT "user", token_mac, created_at,
-			COALESCE((SELECT array_agg(space ORDER BY space) FROM members s WHERE s."user" = m."user"), '{}')
-			FROM team_members m WHERE token_id = $1`, tokenID).Scan(&m.User, &mac, &m.Created, &m.Spaces)
+	err := t.st.retry(ctx, func() error {
+		return t.st.withConn(ctx, "look up token", func(ctx context.Context, c *pgxpool.Conn) error {
+			return c.QueryRow(ctx, `SELECT "user", token_mac, created_at,
+				COALESCE((SELECT array_agg(space ORDER BY space) FROM members s WHERE s."user" = m."user"), '{}')
+				FROM team_members m WHERE token_id = $1`, tokenID).Scan(&m.User, &mac, &m.Created, &m.Spaces)
+		})
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return team.Member{}, nil, errs.NotFoundf("no such token")
@@ -193,6 +197,15 @@ func (s *Store) SearchSpace(ctx context.Context, space, exclude spaces.ID, in sp
 			a = spaces.Answer{}
 		}
 	}()
+	err = s.retry(ctx, func() (err error) {
+		a, err = s.searchSpace(ctx, space, exclude, in)
+		return err
+	})
+	return a, err
+}
+
+// searchSpace is one try of SearchSpace.
+func (s *Store) searchSpace(ctx context.Context, space, exclude spaces.ID, in spaces.SearchInput) (a spaces.Answer, err error) {
 	tx, err := s.begin(ctx, false, "begin search")
 	if err != nil {
 		return spaces.Answer{}, err
@@ -235,6 +248,17 @@ func (s *Store) ImportBatch(ctx context.Context, space spaces.ID, b spaces.Batch
 	if err != nil {
 		return spaces.BatchReport{}, err
 	}
+	// a batch is upserts by id: writing it again after a restart or a broken connection (even
+	// one that broke after the commit) leaves every record once
+	err = s.retry(ctx, func() (err error) {
+		rep, err = s.importBatch(ctx, space, recs)
+		return err
+	})
+	return rep, err
+}
+
+// importBatch is one try of ImportBatch: its checks and writes in one transaction.
+func (s *Store) importBatch(ctx context.Context, space spaces.ID, recs []spaces.PreparedRecord) (rep spaces.BatchReport, err error) {
 	tx, err := s.begin(ctx, true, "begin import")
 	if err != nil {
 		return spaces.BatchReport{}, err

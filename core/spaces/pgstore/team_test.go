@@ -324,7 +324,7 @@ func TestTeamPostgresMembers(t *testing.T) {
 	ctx := context.Background()
 	st, dsn := openTest(t)
 	a := NewTeam(st)
-	other, err := team.Postgres(ctx, dsn)
+	other, err := team.Postgres(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestTeamPostgresMigrateFromV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	ts, err := team.Postgres(ctx, dsn)
+	ts, err := team.Postgres(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
