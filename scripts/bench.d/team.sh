@@ -31,6 +31,7 @@ if [ "${TEAM_CHILD:-}" != 1 ]; then
   return 0 2>/dev/null || exit 0
 fi
 set -euo pipefail
+team_t0=$(date +%s)
 SCALE=${SCALE:-1}
 TEAM_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 2000000 * s + 0.5 }')
 TEAM_CLIENTS=${TEAM_CLIENTS:-200}
@@ -48,7 +49,11 @@ cleanup() {
 trap cleanup EXIT
 rm -rf "$dir"
 mkdir -p "$dir"
-[ -f "$src" ] || go run ./scripts/gen-space -comments "$TEAM_N" -out "$src"
+gen_note=" (it was there already)"
+if [ ! -f "$src" ]; then
+  go run ./scripts/gen-space -comments "$TEAM_N" -out "$src"
+  gen_note=""
+fi
 go build -o "$BENCH_DIR/loadgen" ./scripts/loadgen
 load() { cut -d' ' -f1 /proc/loadavg; }
 now() { date +%s.%N; }
@@ -208,7 +213,7 @@ machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /pro
   echo "pushed to one team space; $machine${pg_version:+, PostgreSQL $pg_version}. The machine is shared: the load"
   echo "average (1 minute) is given beside each figure, and cairn, PostgreSQL, the clients and the"
   echo "load generator share its $(nproc) cores. Regenerate with \`scripts/bench.sh team\` (\`SCALE=0.05\` for 100,000"
-  echo "comments); it rewrites only this section."
+  echo "comments); it rewrites only this section. This run took $(( ($(date +%s) - team_t0 + 30) / 60 )) minutes, generating the file included$gen_note."
   echo
   echo "The data: \`scripts/gen-space\` (tasks of 100 comments of 8 to 37 words, Japanese, Chinese and English,"
   echo "every kind; a tool call's body never leaves a machine, so a fifth of the comments arrive with only their"
@@ -251,9 +256,9 @@ machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /pro
   echo "How each server takes $TEAM_CLIENTS searches at once: the SQLite store reads spaces.db through one kept"
   echo "connection (\`spaces.Readers\`), so searches take turns on it, and a search's 2 s budget counts from"
   echo "before its turn: one that waited past it is answered 503 (STORAGE_BUSY). The PostgreSQL store has"
-  echo "pgxpool's connections (the default, 4 on this machine); each request takes one for the token (the"
-  echo "key and the member are read from the database every time), then one for the search, waiting at most"
-  echo "the store's wait (5 s) for each, and the 2 s budget starts once the search has its connection."
+  echo "pgxpool's connections (the default, 4 on this machine); each request takes one twice for its token"
+  echo "(the key, then the member: both read from the database every time), then one for the search, waiting"
+  echo "at most the store's wait (5 s) each time, and the 2 s budget starts once the search has its connection."
   echo
   echo "| store | run | searches | searches/s | p50 ms | p99 ms | errors | server CPU ms/search | loadgen CPU s | load |"
   echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
