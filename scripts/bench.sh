@@ -3,6 +3,7 @@
 #   scripts/bench.sh            # every section
 #   scripts/bench.sh tasks      # only sections whose name matches
 #   scripts/bench.sh growth     # how cost grows (0.1x, 1x, 10x); in a full run only with GROWTH=1
+#   scripts/bench.sh team       # team servers, SQLite and PostgreSQL (2M comments; SCALE=0.05); in a full run only with TEAM=1
 # Each section is scripts/bench.d/<name>.sh, sourced with $CAIRN (a fresh build) and $BENCH_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +60,7 @@ for f in scripts/bench.d/*.sh; do
   name=$(basename "$f" .sh)
   if [ $# -gt 0 ] && [[ "$name" != *"$1"* ]]; then continue; fi
   if [ $# -eq 0 ] && [ "$name" = growth ] && [ "${GROWTH:-0}" != 1 ]; then continue; fi
+  if [ $# -eq 0 ] && [ "$name" = team ] && [ "${TEAM:-0}" != 1 ]; then continue; fi
   echo "== $name"
   # shellcheck source=/dev/null
   source "$f"

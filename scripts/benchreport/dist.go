@@ -5,39 +5,78 @@ import (
 	"strings"
 )
 
-// The query-distribution section of docs/benchmarks.md (scripts/bench.d/search-dist.sh): between
-// distMarker and distEnd, before the growth section. `scripts/bench.sh search-dist` replaces it
-// (-dist), and the main report and the growth section keep it as it is.
+// A hand-written section of docs/benchmarks.md that one bench section writes whole: between its
+// marker and its end marker, before the growth section. Its bench section replaces it, and the
+// main report and the growth section keep it as it is.
+type section struct{ marker, end string }
+
+// The query-distribution section (scripts/bench.d/search-dist.sh, -dist) and the team space
+// section (scripts/bench.d/team.sh, -team), in that order.
+var (
+	distSec = section{distMarker, distEnd}
+	teamSec = section{
+		"<!-- team section: scripts/bench.sh team writes from here to its end marker -->",
+		"<!-- end of the team section -->",
+	}
+	// sections are the kept sections in the order they stand in the file
+	sections = []section{distSec, teamSec}
+)
+
 const (
 	distMarker = "<!-- search-dist section: scripts/bench.sh search-dist writes from here to its end marker -->"
 	distEnd    = "<!-- end of the search-dist section -->"
 )
 
-// distSection returns the distribution section of doc, markers included, or "".
-func distSection(doc string) string {
-	i := strings.Index(doc, distMarker)
-	j := strings.Index(doc, distEnd)
-	if i < 0 || j < i {
+// find returns the section in doc, markers included, or "".
+func (s section) find(doc string) string {
+	i := strings.Index(doc, s.marker)
+	if i < 0 {
 		return ""
 	}
-	return doc[i : j+len(distEnd)]
+	j := strings.Index(doc[i:], s.end)
+	if j < 0 {
+		return ""
+	}
+	return doc[i : i+j+len(s.end)]
 }
 
-// mergeDist replaces the distribution section of doc with section (markers included), or puts it
-// before the growth section (at the end when there is none).
-func mergeDist(doc, section string) string {
-	if old := distSection(doc); old != "" {
-		return strings.Replace(doc, old, section, 1)
+// merge replaces the section in doc with text (markers included), or puts it after the kept
+// sections that come before it, else before those that come after it, else before the growth
+// section, else at the end.
+func (s section) merge(doc, text string) string {
+	if old := s.find(doc); old != "" {
+		return strings.Replace(doc, old, text, 1)
+	}
+	var before, after string
+	seen := false
+	for _, o := range sections {
+		if o == s {
+			seen = true
+			continue
+		}
+		if f := o.find(doc); f != "" && !seen {
+			before = f
+		} else if f != "" && after == "" {
+			after = f
+		}
+	}
+	if before != "" {
+		i := strings.Index(doc, before) + len(before)
+		return doc[:i] + "\n\n" + text + doc[i:]
+	}
+	if after != "" {
+		i := strings.Index(doc, after)
+		return doc[:i] + text + "\n\n" + doc[i:]
 	}
 	if i := strings.Index(doc, growthMarker); i >= 0 {
-		return strings.TrimRight(doc[:i], "\n") + "\n\n" + section + "\n\n" + doc[i:]
+		return strings.TrimRight(doc[:i], "\n") + "\n\n" + text + "\n\n" + doc[i:]
 	}
-	return strings.TrimRight(doc, "\n") + "\n\n" + section + "\n"
+	return strings.TrimRight(doc, "\n") + "\n\n" + text + "\n"
 }
 
-// writeDist puts the Markdown of file body between the section's markers in md; the rest of md
-// is kept byte for byte.
-func writeDist(body, md string) error {
+// write puts the Markdown of file body between the section's markers in md; the rest of md is
+// kept byte for byte.
+func (s section) write(body, md string) error {
 	b, err := os.ReadFile(body)
 	if err != nil {
 		return err
@@ -46,6 +85,13 @@ func writeDist(body, md string) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	section := distMarker + "\n\n" + strings.TrimSpace(string(b)) + "\n\n" + distEnd
-	return os.WriteFile(md, []byte(mergeDist(string(old), section)), 0o644)
+	text := s.marker + "\n\n" + strings.TrimSpace(string(b)) + "\n\n" + s.end
+	return os.WriteFile(md, []byte(s.merge(string(old), text)), 0o644)
 }
+
+// distSection returns the distribution section of doc, markers included, or "".
+func distSection(doc string) string { return distSec.find(doc) }
+
+// mergeDist replaces the distribution section of doc with section (markers included), or puts it
+// before the growth section (at the end when there is none).
+func mergeDist(doc, text string) string { return distSec.merge(doc, text) }

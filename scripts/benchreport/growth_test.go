@@ -195,3 +195,18 @@ func TestDistSectionKept(t *testing.T) {
 		t.Fatalf("growth lost the section:\n%s", got)
 	}
 }
+
+func TestTeamSectionKept(t *testing.T) {
+	doc := "# Benchmarks\n\ntable\n\n" + growthMarker + "\n\ngrowth\n"
+	team := teamSec.marker + "\n\nteam\n\n" + teamSec.end
+	dist := distMarker + "\n\ndist\n\n" + distEnd
+	// alone, then with the search-dist section put in after it: the team section stays after it
+	got := mergeDist(teamSec.merge(doc, team), dist)
+	if want := "table\n\n" + dist + "\n\n" + team + "\n\n" + growthMarker; !strings.Contains(got, want) {
+		t.Fatalf("sections out of order:\n%s", got)
+	}
+	again := teamSec.merge(got, teamSec.marker+"\n\nnew\n\n"+teamSec.end)
+	if strings.Contains(again, "\nteam\n") || !strings.Contains(again, "\nnew\n") || distSection(again) != dist {
+		t.Fatalf("team section not replaced alone:\n%s", again)
+	}
+}

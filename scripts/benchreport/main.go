@@ -35,10 +35,13 @@ func main() {
 	notes := flag.String("notes", "scripts/benchreport/growth-notes.tsv", "the reading of each growth family, family<TAB>text (with -growth)")
 	date := flag.String("date", "", "the day the growth rows were measured (with -growth)")
 	dist := flag.String("dist", "", "Markdown written by scripts/bench.d/search-dist.sh: replace only the search-dist section of -md")
+	teamMD := flag.String("team", "", "Markdown written by scripts/bench.d/team.sh: replace only the team space section of -md")
 	flag.Parse()
 	var err error
 	if *dist != "" {
-		err = writeDist(*dist, *md)
+		err = distSec.write(*dist, *md)
+	} else if *teamMD != "" {
+		err = teamSec.write(*teamMD, *md)
 	} else if *growth != "" {
 		err = writeGrowth(*growth, *md, *growthSVG, *notes, *machine, *date)
 	} else {
@@ -50,8 +53,8 @@ func main() {
 	}
 }
 
-// writeMain writes the main table and bar chart, keeping the search-dist and growth sections of md
-// as they are.
+// writeMain writes the main table and bar chart, keeping the search-dist, team space and growth
+// sections of md as they are.
 func writeMain(in, md, svg, machine string) error {
 	rows, err := read(in)
 	if err != nil {
@@ -59,8 +62,10 @@ func writeMain(in, md, svg, machine string) error {
 	}
 	doc := markdown(rows, machine, svg)
 	if old, err := os.ReadFile(md); err == nil {
-		if d := distSection(string(old)); d != "" {
-			doc = mergeDist(doc, d)
+		for _, sec := range sections {
+			if d := sec.find(string(old)); d != "" {
+				doc = sec.merge(doc, d)
+			}
 		}
 		if g := growthSection(string(old)); g != "" {
 			doc = mergeGrowth(doc, g)

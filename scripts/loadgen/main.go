@@ -11,6 +11,12 @@
 // It shares the machine with the daemon, so it costs little: each client holds one connection
 // and writes prepared requests on it as they are, and reads each answer by its Content-Length
 // (or its chunks) without decoding it (HTTP/1.1 keep-alive, nothing more).
+//
+// With -space, it searches a team space instead (scripts/bench.d/team.sh): POST /team/v1/search
+// with the member's token (-token-file holds it) and {"space", "input": {"query"}}, the queries
+// read from -terms (the lines of scripts/gen-terms: band, script, shape, matches, lengths,
+// query), shuffled, each client starting at a different one. It then also prints a line per
+// frequency band: band=B requests= p50_ms= p99_ms=.
 package main
 
 import (
@@ -20,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"slices"
@@ -45,10 +52,13 @@ var queries = []map[string]any{
 
 func main() {
 	url := flag.String("url", "http://127.0.0.1:7777", "daemon base URL")
-	tokenFile := flag.String("token-file", "", "the daemon's .cairn/serve.token")
+	tokenFile := flag.String("token-file", "", "the daemon's .cairn/serve.token (with -space: a file holding the member's token)")
 	clients := flag.Int("c", 200, "concurrent clients")
 	dur := flag.Duration("d", 10*time.Second, "how long to send requests")
 	rate := flag.Float64("rate", 0, "requests per second to send in all (0: each client sends back to back)")
+	space := flag.String("space", "", "search this team space (POST /team/v1/search with a member's token) instead of the board")
+	termsFile := flag.String("terms", "", "with -space: the queries, lines of scripts/gen-terms")
+	seed := flag.Int64("seed", 1, "with -space: the seed the queries are shuffled with")
 	flag.Parse()
 	tok, err := os.ReadFile(*tokenFile)
 	if err != nil {
@@ -63,14 +73,38 @@ func main() {
 	}
 	addr = strings.TrimSuffix(addr, "/")
 	// Each request is one prepared byte string: headers and body, written as is.
-	requests := make([][]byte, len(queries))
-	for i, q := range queries {
-		body, _ := json.Marshal(map[string]any{"action": "search", "input": q})
-		requests[i] = fmt.Appendf(nil, "POST /api HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, token, len(body), body)
+	var requests [][]byte
+	var bandOf []int // with -space: the band of each request, an index into bands
+	var bands []string
+	if *space == "" {
+		for _, q := range queries {
+			body, _ := json.Marshal(map[string]any{"action": "search", "input": q})
+			requests = append(requests, fmt.Appendf(nil, "POST /api HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, token, len(body), body))
+		}
+	} else {
+		terms, err := readTerms(*termsFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(2)
+		}
+		index := map[string]int{} // the bands in the file's order (gen-terms writes them in order)
+		for _, t := range terms {
+			if _, ok := index[t.band]; !ok {
+				index[t.band] = len(bands)
+				bands = append(bands, t.band)
+			}
+		}
+		rand.New(rand.NewSource(*seed)).Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
+		for _, t := range terms {
+			body, _ := json.Marshal(map[string]any{"space": *space, "input": map[string]any{"query": t.query}})
+			requests = append(requests, fmt.Appendf(nil, "POST /team/v1/search HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, token, len(body), body))
+			bandOf = append(bandOf, index[t.band])
+		}
 	}
 
 	type tally struct {
 		lat    []time.Duration
+		req    []int32 // with -space: the request of each latency
 		errors int
 		first  string
 	}
@@ -124,7 +158,8 @@ func main() {
 						continue
 					}
 				}
-				status, err := conn.do(requests[i%len(requests)])
+				r := i % len(requests)
+				status, err := conn.do(requests[r])
 				if err != nil {
 					fail(err)
 					conn.close()
@@ -132,6 +167,9 @@ func main() {
 					continue
 				}
 				t.lat = append(t.lat, time.Since(s))
+				if bandOf != nil {
+					t.req = append(t.req, int32(r))
+				}
 				if status != 200 {
 					fail(fmt.Errorf("status %d", status))
 				}
@@ -150,14 +188,15 @@ func main() {
 			first = t.first
 		}
 	}
-	slices.Sort(all)
-	pct := func(p float64) float64 {
-		if len(all) == 0 {
-			return 0
+	// with -space, the latencies of each band
+	byBand := make([][]time.Duration, len(bands))
+	for _, t := range tallies {
+		for k, r := range t.req {
+			byBand[bandOf[r]] = append(byBand[bandOf[r]], t.lat[k])
 		}
-		i := int(float64(len(all)-1) * p)
-		return float64(all[i].Microseconds()) / 1000
 	}
+	slices.Sort(all)
+	pct := func(p float64) float64 { return percentile(all, p) }
 	n := len(all)
 	offered := ""
 	if *rate > 0 {
@@ -165,10 +204,53 @@ func main() {
 	}
 	fmt.Printf("requests=%d rps=%.0f errors=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f clients=%d seconds=%.1f%s\n",
 		n, float64(n)/elapsed.Seconds(), errs, pct(0.50), pct(0.90), pct(0.99), pct(1), *clients, elapsed.Seconds(), offered)
+	for b, lat := range byBand {
+		slices.Sort(lat)
+		fmt.Printf("band=%s requests=%d p50_ms=%.2f p99_ms=%.2f\n", bands[b], len(lat), percentile(lat, 0.50), percentile(lat, 0.99))
+	}
 	if errs > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: first error:", first)
 		os.Exit(1)
 	}
+}
+
+// percentile is the p-th of sorted latencies, in milliseconds (0 for none).
+func percentile(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p)
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// term is one query of a gen-terms file and its frequency band.
+type term struct{ band, query string }
+
+// readTerms reads the queries of a gen-terms file: tab-separated band, script, shape, matches,
+// lengths and the query.
+func readTerms(path string) ([]term, error) {
+	if path == "" {
+		return nil, errors.New("-space needs -terms FILE (the lines of scripts/gen-terms)")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []term
+	for n, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 6 || f[5] == "" {
+			return nil, fmt.Errorf("%s:%d: not a gen-terms line (band, script, shape, matches, lengths, query)", path, n+1)
+		}
+		out = append(out, term{band: f[0], query: f[5]})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no queries", path)
+	}
+	return out, nil
 }
 
 // keepAlive is one HTTP/1.1 connection that sends requests one after another.

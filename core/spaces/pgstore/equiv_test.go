@@ -212,6 +212,11 @@ func TestEquivalence(t *testing.T) {
 		t.Fatalf("import reports differ:\nsqlite %+v\npg     %+v", liteRep, pgRep)
 	}
 	t.Logf("PostgreSQL import: %s", time.Since(t0))
+	// the short-term index's tokens, computed by the writer, are cairn_grams' (the SQL reference)
+	var rows, differ int
+	if err := st.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE grams IS DISTINCT FROM cairn_grams(itext, at_ns)) FROM comments`).Scan(&rows, &differ); err != nil || differ != 0 || rows < 3000 {
+		t.Fatalf("grams: %d of %d comments differ from cairn_grams (%v)", differ, rows, err)
+	}
 	// importing again changes nothing, in either store
 	if _, err := st.Import(ctx, strings.NewReader(corpus), int64(len(corpus)), nil); err != nil {
 		t.Fatal(err)

@@ -323,7 +323,7 @@ func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, sc scope, gr
 	}
 	args := append(append([]any(nil), p.args...), nil)
 	tokens := "$" + strconv.Itoa(len(args))
-	q := p.sql(`WITH g AS MATERIALIZED (SELECT rid FROM comments WHERE cairn_grams(itext, at_ns) && `+tokens+`::text[]) `,
+	q := p.sql(`WITH g AS MATERIALIZED (SELECT rid FROM comments WHERE grams && `+tokens+`::text[]) `,
 		`g JOIN comments c ON c.rid = g.rid`)
 	var found []hitRow
 	span := int64(1)

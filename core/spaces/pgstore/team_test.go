@@ -367,16 +367,22 @@ func TestTeamPostgresMembers(t *testing.T) {
 }
 
 // TestTeamPostgresMigrateFromV1: a database of schema version 1 (before the team tables) is
-// brought to version 2 when a server opens it, its records kept.
+// brought to the current version when a server opens it, its records kept: the short-term
+// index's tokens of its comments filled (version 3) and searched.
 func TestTeamPostgresMigrateFromV1(t *testing.T) {
 	ctx := context.Background()
 	st, dsn := openTest(t)
 	if _, err := st.Import(ctx, strings.NewReader(`{"type":"space","id":"a","name":"a","owner":"o"}
 {"type":"task","id":"t1","space":"a","title":"x","status":"completed","created_at":"2026-01-01T00:00:00Z"}
+{"type":"task","id":"t2","space":"a","title":"y","status":"completed","created_at":"2026-01-01T00:00:00Z"}
+{"type":"comment","id":"c1","task":"t1","kind":"request","author":"o","created_at":"2026-01-01T00:00:00Z","body":"認証 flow ok"}
+{"type":"comment","id":"c2","task":"t1","kind":"comment","author":"o","created_at":"2026-02-01T00:00:00Z","body":"認 not indexed"}
 `), 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.pool.Exec(ctx, `DROP TABLE team_key, team_members; UPDATE schema_version SET version = 1`); err != nil {
+	// schema version 1: no team tables, the short-term index an expression of cairn_grams
+	if _, err := st.pool.Exec(ctx, `DROP TABLE team_key, team_members; ALTER TABLE comments DROP COLUMN grams;
+		CREATE INDEX comments_grams ON comments USING gin (cairn_grams(itext, at_ns)); UPDATE schema_version SET version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -386,9 +392,16 @@ func TestTeamPostgresMigrateFromV1(t *testing.T) {
 	}
 	defer ts.Close()
 	pg := ts.(*Team).st
-	var v, tasks int
-	if err := pg.pool.QueryRow(ctx, `SELECT (SELECT version FROM schema_version), (SELECT count(*) FROM tasks)`).Scan(&v, &tasks); err != nil || v != 2 || tasks != 1 {
-		t.Fatalf("after migrating: version %d, %d tasks (%v)", v, tasks, err)
+	var v, tasks, filled, differ int
+	if err := pg.pool.QueryRow(ctx, `SELECT (SELECT version FROM schema_version), (SELECT count(*) FROM tasks),
+		(SELECT count(*) FROM comments WHERE cardinality(grams) > 0),
+		(SELECT count(*) FROM comments WHERE grams IS DISTINCT FROM cairn_grams(itext, at_ns))`).Scan(&v, &tasks, &filled, &differ); err != nil || v != SchemaVersion() || tasks != 2 || filled != 1 || differ != 0 {
+		t.Fatalf("after migrating: version %d, %d tasks, %d comments with grams, %d not cairn_grams' (%v)", v, tasks, filled, differ, err)
+	}
+	pg.probeWindow = 0 // the short-term index, not the newest comments
+	ans, err := ts.Search(ctx, "a", "t2", spaces.SearchInput{Query: "認"})
+	if err != nil || ans.Search == nil || len(ans.Search.Hits) != 1 || ans.Search.Hits[0].Ref != "comment:c1" {
+		t.Fatalf("search after migrating: %+v %v", ans, err)
 	}
 	if k, err := ts.Key(ctx); err != nil || len(k) != 32 {
 		t.Fatalf("key: %x %v", k, err)

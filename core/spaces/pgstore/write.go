@@ -186,28 +186,36 @@ func (s *Store) putComments(ctx context.Context, tx pgx.Tx, cs []spaces.Prepared
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	authors, bodies, dtexts := make([][]byte, n), make([][]byte, n), make([][]byte, n)
 	atNS, indexed := make([]int64, n), make([]bool, n)
+	grams := make([]string, n)
+	var buf gramBuffer
 	for j, c := range cs {
 		ids[j], idkeys[j], tasks[j], kinds[j], pts[j], tools[j] = string(c.ID), c.IDKey, string(c.Task), c.Kind, noNUL(c.ProgressType), noNUL(c.ToolName)
 		created[j], atts[j], itexts[j] = c.CreatedAt, c.AttachmentsJSON, indexText(c.Index)
 		authors[j], bodies[j], dtexts[j] = []byte(c.Author), []byte(c.Body), []byte(c.Display)
 		atNS[j], indexed[j] = c.AtNS, c.Indexed
+		if c.Indexed {
+			grams[j] = buf.tokens(itexts[j], c.AtNS)
+		}
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO comments(id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, itext, dtext)
+	// grams arrive as one string a comment, the tokens separated by spaces (no token holds one)
+	_, err := tx.Exec(ctx, `INSERT INTO comments(id, idkey, task, space, kind, progress_type, tool_name, author, created_at, at_ns, body, attachments, itext, dtext, grams)
 		SELECT u.id, u.idkey, u.task, COALESCE(t.space, ''), u.kind, u.pt, u.tool, u.author, u.created_at, u.at_ns, u.body, u.att,
-			CASE WHEN u.indexed THEN u.itext END, CASE WHEN u.indexed THEN u.dtext END
+			CASE WHEN u.indexed THEN u.itext END, CASE WHEN u.indexed THEN u.dtext END,
+			CASE WHEN u.indexed THEN string_to_array(u.grams, ' ') END
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int8[],
-			$10::bytea[], $11::text[], $12::text[], $13::bytea[], $14::bool[])
-			AS u(id, idkey, task, kind, pt, tool, author, created_at, at_ns, body, att, itext, dtext, indexed)
+			$10::bytea[], $11::text[], $12::text[], $13::bytea[], $14::bool[], $15::text[])
+			AS u(id, idkey, task, kind, pt, tool, author, created_at, at_ns, body, att, itext, dtext, indexed, grams)
 		LEFT JOIN tasks t ON t.id = u.task
 		ON CONFLICT (id) DO UPDATE SET idkey = excluded.idkey, task = excluded.task, space = excluded.space,
 			kind = excluded.kind, progress_type = excluded.progress_type, tool_name = excluded.tool_name,
 			author = excluded.author, created_at = excluded.created_at, at_ns = excluded.at_ns,
-			body = excluded.body, attachments = excluded.attachments, itext = excluded.itext, dtext = excluded.dtext
+			body = excluded.body, attachments = excluded.attachments, itext = excluded.itext, dtext = excluded.dtext,
+			grams = excluded.grams
 		WHERE (comments.idkey, comments.task, comments.space, comments.kind, comments.progress_type, comments.tool_name,
 			comments.author, comments.created_at, comments.at_ns, comments.body, comments.attachments, comments.itext, comments.dtext)
 			IS DISTINCT FROM (excluded.idkey, excluded.task, excluded.space, excluded.kind, excluded.progress_type, excluded.tool_name,
 			excluded.author, excluded.created_at, excluded.at_ns, excluded.body, excluded.attachments, excluded.itext, excluded.dtext)`,
-		ids, idkeys, tasks, kinds, pts, tools, authors, created, atNS, bodies, atts, itexts, dtexts, indexed)
+		ids, idkeys, tasks, kinds, pts, tools, authors, created, atNS, bodies, atts, itexts, dtexts, indexed, grams)
 	return err
 }
 
