@@ -316,7 +316,7 @@ func (e *Env) writeResult(w io.Writer, verb string, res tasks.Result) error {
 
 func describeChanges(ch map[string]tasks.FieldChange) string {
 	var parts []string
-	for _, k := range []string{"status", "subject", "description", "removed"} {
+	for _, k := range append(tasks.FieldNames(), "removed") {
 		c, ok := ch[k]
 		if !ok {
 			continue
