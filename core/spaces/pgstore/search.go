@@ -131,6 +131,9 @@ type plan struct {
 	limit string
 }
 
+// byteaColumns are the columns of comments that hold bytes, compared with a bytea parameter.
+var byteaColumns = map[string]bool{"author": true}
+
 // likePattern is %t% with LIKE's wildcards and its escape character (\) escaped.
 func likePattern(t string) string {
 	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
@@ -151,16 +154,12 @@ func newPlan(sc scope, in spaces.SearchInput, terms []string) *plan {
 	for _, t := range terms {
 		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t)))
 	}
-	if in.Kind != "" {
-		p.where = append(p.where, `c.kind = `+p.arg(in.Kind))
-	}
-	if in.Author != "" {
-		p.where = append(p.where, `c.author = `+p.arg([]byte(in.Author)))
-	}
-	if in.TaskID != "" {
-		id, _ := spaces.ParseRef("task", in.TaskID)
-		p.where = append(p.where, `c.task = `+p.arg(string(id)))
-	}
+	p.where = append(p.where, in.Filters(func(column string, v any) string {
+		if s, ok := v.(string); ok && byteaColumns[column] {
+			return p.arg([]byte(s))
+		}
+		return p.arg(v)
+	})...)
 	p.limit = strconv.Itoa(in.Limit + 1)
 	return p
 }
