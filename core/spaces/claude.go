@@ -16,7 +16,6 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // LocalAccount owns every space imported from Claude Code transcripts: the history of one person
@@ -128,9 +127,8 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 		bad(0, "skipped: its %v", err)
 		return nil
 	}
-	fh, err := workspace.OpenRegular(f.Path, "transcript")
-	if err != nil {
-		bad(0, "skipped: %v", err)
+	fh := openTranscript(f.Path, bad)
+	if fh == nil {
 		return nil
 	}
 	defer fh.Close()

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // SourceCodex marks a space imported from Codex CLI rollouts (spaces.source).
@@ -196,15 +195,15 @@ type sessionBegin struct {
 // from the start, where kind.begin names its task and space.
 func (im *claudeImport) readSession(f codexFile, st claudeState, known bool, kind sessionKind) error {
 	bad := im.badFor(f.Path)
-	fh, err := workspace.OpenRegular(f.Path, "transcript")
-	if err != nil {
-		bad(0, "skipped: %v", err)
+	fh := openTranscript(f.Path, bad)
+	if fh == nil {
 		return nil
 	}
 	defer fh.Close()
 	var start int64
 	lines := 0
 	var b sessionBegin
+	var err error
 	if known && f.Size >= st.offset && st.offset > 0 && st.task != "" {
 		if start, lines, b.space, err = im.resumeAt(fh, st); err != nil {
 			return err

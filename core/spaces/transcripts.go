@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // The steps every runtime's import of past sessions shares (Claude Code, Codex, Gemini CLI
@@ -69,6 +70,17 @@ func (im *claudeImport) badFor(file string) func(line int, format string, args .
 	return func(line int, format string, args ...any) {
 		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: file, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
+}
+
+// openTranscript opens a session file to read; nil, with bad told why it is skipped, when it
+// cannot be (workspace.OpenRegular).
+func openTranscript(path string, bad func(line int, format string, args ...any)) *os.File {
+	fh, err := workspace.OpenRegular(path, "transcript")
+	if err != nil {
+		bad(0, "skipped: %v", err)
+		return nil
+	}
+	return fh
 }
 
 // checkIDs checks a session's space and task ids (checkID), the space's first.
