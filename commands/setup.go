@@ -97,7 +97,7 @@ func setupCodex(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	project, home, err := setupPlace() // Codex's project root marker is .git by default, as here
+	project, home, _, err := setupPlace() // Codex's project root marker is .git by default, as here
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	project, home, err := setupPlace()
+	project, home, _, err := setupPlace()
 	if err != nil {
 		return err
 	}
@@ -170,26 +170,41 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 }
 
 // setupPlace is where a setup works: the project of this folder (symlinks resolved: runtimes key
-// projects by the physical path) and the home directory ("" when it cannot be told).
-func setupPlace() (project, home string, err error) {
+// projects by the physical path) and the home directory ("" with homeErr when it cannot be told).
+func setupPlace() (project, home string, homeErr, err error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return "", "", fmt.Errorf("current directory: %w", err)
+		return "", "", nil, fmt.Errorf("current directory: %w", err)
 	}
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	home, _ = os.UserHomeDir()
-	return projectRoot(cwd), home, nil
+	home, homeErr = os.UserHomeDir()
+	return projectRoot(cwd), home, homeErr, nil
 }
 
-// finishSetup is what every runtime's setup does after its plan: the project's ignores added to
-// the changes, the changes written unless --dry-run, and the answer (result, with the scope,
-// the project, the files and the notes) in text or JSON.
+// finishSetup is what a runtime's setup with a scope does after its plan (Codex, OpenCode,
+// Gemini CLI): in project scope the backups ignored in the project's .gitignore, and the answer
+// with the scope, the project (but in user scope) and the notes.
 func finishSetup(env *Env, c *cli.Context, scope, project string, changes []*setup.Change, notes []string, result map[string]any) error {
+	var ignores []workspace.Ignore
 	if scope == "project" {
+		ignores = []workspace.Ignore{setup.BackupIgnore}
+	}
+	result["scope"], result["notes"] = scope, notes
+	if scope != "user" {
+		result["project"] = project
+	}
+	return applySetup(env, c, project, changes, ignores, notes, result)
+}
+
+// applySetup is what every runtime's setup does after its plan: ignores added to the project's
+// .gitignore (in a git work tree), the changes written unless --dry-run, and the answer (result
+// with the files) in text or JSON, the notes after the files.
+func applySetup(env *Env, c *cli.Context, project string, changes []*setup.Change, ignores []workspace.Ignore, notes []string, result map[string]any) error {
+	if len(ignores) > 0 {
 		var err error
-		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
+		if changes, err = setupIgnores(changes, project, ignores...); err != nil {
 			return err
 		}
 	}
@@ -199,10 +214,7 @@ func finishSetup(env *Env, c *cli.Context, scope, project string, changes []*set
 			return err
 		}
 	}
-	result["scope"], result["dry_run"], result["files"], result["notes"] = scope, dry, changes, notes
-	if scope != "user" {
-		result["project"] = project
-	}
+	result["dry_run"], result["files"] = dry, changes
 	return env.Render(result, func(w io.Writer) error {
 		if err := writeChanges(w, changes, dry); err != nil || dry {
 			return err
@@ -265,17 +277,12 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	project, home, homeErr, err := setupPlace()
 	if err != nil {
-		return fmt.Errorf("current directory: %w", err)
+		return err
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real // Claude Code keys projects by the physical path
-	}
-	project := projectRoot(cwd)
-	home, err := os.UserHomeDir()
-	if err != nil && (plugin == "" && scope != "project") {
-		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", err)
+	if homeErr != nil && (plugin == "" && scope != "project") {
+		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", homeErr)
 	}
 	wsPin, err := setupWorkspace(env, plugin != "" || scope == "user")
 	if err != nil {
@@ -299,51 +306,35 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var ignores []workspace.Ignore
 	switch {
 	case plugin != "" || scope == "user":
 	case scope == "local":
-		changes, err = setupIgnores(changes, project, setup.BackupIgnore, setup.LocalSettingsIgnore)
+		ignores = []workspace.Ignore{setup.BackupIgnore, setup.LocalSettingsIgnore}
 	default:
-		changes, err = setupIgnores(changes, project, setup.BackupIgnore)
+		ignores = []workspace.Ignore{setup.BackupIgnore}
 	}
-	if err != nil {
-		return err
-	}
-	dry := c.Bool("dry-run")
-	if !dry {
-		if err := setup.Apply(changes, time.Now()); err != nil {
-			return err
+	var notes []string
+	switch {
+	case plugin != "":
+		notes = []string{"try it: claude --plugin-dir " + plugin}
+	case scope == "project":
+		if command == "cairn" {
+			notes = append(notes, pathNote("Claude Code"))
 		}
+		notes = append(notes, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
+	case scope == "user" && wsPin == "":
+		notes = []string{"cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list"}
+	default:
+		notes = []string{"check with: claude mcp list"}
 	}
-	result := map[string]any{
-		"scope": scope, "project": project, "plugin": plugin, "dry_run": dry, "command": command,
-		"mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts), "files": changes,
-	}
+	result := map[string]any{"command": command, "mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts)}
 	if plugin != "" {
-		delete(result, "scope")
-		delete(result, "project")
+		result["plugin"] = plugin
 	} else {
-		delete(result, "plugin")
+		result["scope"], result["project"] = scope, project
 	}
-	return env.Render(result, func(w io.Writer) error {
-		if err := writeChanges(w, changes, dry); err != nil || dry {
-			return err
-		}
-		switch {
-		case plugin != "":
-			fmt.Fprintf(w, "try it: claude --plugin-dir %s\n", plugin)
-		case scope == "project":
-			if command == "cairn" {
-				fmt.Fprintln(w, pathNote("Claude Code"))
-			}
-			fmt.Fprintln(w, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
-		case scope == "user" && wsPin == "":
-			fmt.Fprintln(w, "cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list")
-		default:
-			fmt.Fprintln(w, "check with: claude mcp list")
-		}
-		return nil
-	})
+	return applySetup(env, c, project, changes, ignores, notes, result)
 }
 
 // projectRoot is the folder Claude Code treats as the project when started in dir: the root of

@@ -46,7 +46,7 @@ func setupGemini(env *Env, c *cli.Context) error {
 			return err
 		}
 	}
-	project, home, err := setupPlace()
+	project, home, _, err := setupPlace()
 	if err != nil {
 		return err
 	}

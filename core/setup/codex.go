@@ -72,19 +72,13 @@ func CodexServerArgs(o CodexOptions) []string {
 }
 
 // CodexHookCommand is the shell command line of the registered hook.
-func CodexHookCommand(o CodexOptions) string {
-	cmd := shellQuote(o.Command)
-	if o.Workspace != "" {
-		cmd += " --workspace " + shellQuote(o.Workspace)
-	}
-	return cmd + " hook codex"
-}
+func CodexHookCommand(o CodexOptions) string { return hookCommand(o.Command, o.Workspace, "codex") }
 
 // PlanCodex works out both changes without writing anything. Either file failing to read or
 // parse, or config.toml not being safely editable, fails the whole plan, naming the file.
 func PlanCodex(o CodexOptions) ([]*Change, error) {
-	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
+	if err := checkCommand(o.Command); err != nil {
+		return nil, err
 	}
 	dir, err := CodexDir(o)
 	if err != nil {

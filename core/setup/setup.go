@@ -110,19 +110,30 @@ func ServerArgs(o Options) []string {
 }
 
 // HookCommand is the shell command line of the registered hook.
-func HookCommand(o Options) string {
-	cmd := shellQuote(o.Command)
-	if o.Workspace != "" {
-		cmd += " --workspace " + shellQuote(o.Workspace)
+func HookCommand(o Options) string { return hookCommand(o.Command, o.Workspace, "claude-code") }
+
+// hookCommand is the shell command line of a runtime's hook: command [--workspace W] hook RUNTIME.
+func hookCommand(command, workspace, runtime string) string {
+	cmd := shellQuote(command)
+	if workspace != "" {
+		cmd += " --workspace " + shellQuote(workspace)
 	}
-	return cmd + " hook claude-code"
+	return cmd + " hook " + runtime
+}
+
+// checkCommand refuses a cairn to register that is neither cairn (found on PATH) nor absolute.
+func checkCommand(command string) error {
+	if command != "cairn" && !filepath.IsAbs(command) {
+		return errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", command)
+	}
+	return nil
 }
 
 // Plan works out every change without writing anything. It fails, naming the file, when a file
 // cannot be read or is not a JSON object where one is needed.
 func Plan(o Options) ([]*Change, error) {
-	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
+	if err := checkCommand(o.Command); err != nil {
+		return nil, err
 	}
 	if o.Plugin != "" {
 		return planPlugin(o)
@@ -232,27 +243,33 @@ func setServer(root *node, path []string, o Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return setEntry(servers, []keyVal{{"type", scalar("stdio")}, {"command", scalar(o.Command)}, {"args", stringArray(ServerArgs(o))}},
+		keyVal{"env", newObject()}), nil
+}
+
+// keyVal is a key of a JSON object and the value cairn gives it.
+type keyVal struct {
+	key string
+	val *node
+}
+
+// setEntry makes the cairn entry of servers hold vals, its other keys kept; an entry that is
+// missing (or no object) is made, with fresh after vals. It reports whether anything changed.
+func setEntry(servers *node, vals []keyVal, fresh ...keyVal) bool {
 	entry := servers.get(ServerName)
 	if entry == nil || entry.kind != 'o' {
 		entry = newObject()
-		entry.set("type", scalar("stdio"))
-		entry.set("command", scalar(o.Command))
-		entry.set("args", stringArray(ServerArgs(o)))
-		entry.set("env", newObject())
+		vals = append(vals, fresh...)
 		servers.set(ServerName, entry)
-		return true, nil
 	}
 	changed := false
-	for _, kv := range []struct {
-		key string
-		val *node
-	}{{"type", scalar("stdio")}, {"command", scalar(o.Command)}, {"args", stringArray(ServerArgs(o))}} {
+	for _, kv := range vals {
 		if cur := entry.get(kv.key); cur == nil || !cur.equal(kv.val) {
 			entry.set(kv.key, kv.val)
 			changed = true
 		}
 	}
-	return changed, nil
+	return changed
 }
 
 // hookEvent is an event cairn's hook answers, with its matcher ("" = every occasion) and the
