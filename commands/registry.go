@@ -26,6 +26,33 @@ func operation(path string) *tools.Operation {
 	return op
 }
 
+// family is a command of subcommands ("task", "memory"), which does nothing itself.
+func family(name, usage string, subs ...*cli.Command) *cli.Command {
+	return &cli.Command{Name: name, Usage: usage, Subcommands: subs}
+}
+
+// leaf is the command of the registry's operation at path ("task create"): named by the path's
+// last word, with args as its usage line's arguments and the operation's options as its flags;
+// with sets what else it has (a description, completion).
+func leaf(path, usage, args string, action cli.ActionFunc, with ...func(*cli.Command)) *cli.Command {
+	cmd := &cli.Command{Name: path[strings.LastIndexByte(path, ' ')+1:], Usage: usage, ArgsUsage: args, Action: action}
+	if flags := flagsOf(path); len(flags) > 0 {
+		cmd.Flags = flags
+	}
+	for _, w := range with {
+		w(cmd)
+	}
+	return cmd
+}
+
+// described gives a command its description.
+func described(text string) func(*cli.Command) { return func(c *cli.Command) { c.Description = text } }
+
+// completes gives a command its shell completion.
+func completes(f cli.BashCompleteFunc) func(*cli.Command) {
+	return func(c *cli.Command) { c.BashComplete = f }
+}
+
 // flagsOf builds the flags of a command from its operation's options.
 func flagsOf(path string) []cli.Flag {
 	op := operation(path)

@@ -19,64 +19,45 @@ import (
 )
 
 func setupCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "setup",
-		Usage: "register cairn with an agent runtime",
-		Subcommands: []*cli.Command{
-			{
-				Name:  "claude-code",
-				Usage: "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)",
-				Description: "Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n" +
-					"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n" +
-					"The project is the git work tree's root, or the current folder outside git.\n" +
-					"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n" +
-					"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n" +
-					"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n" +
-					"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n" +
-					"Project scope registers `cairn` from PATH, so the shared files work on every teammate's machine;\n" +
-					"local and user scope register this binary's absolute path, because Claude Code starts servers and\n" +
-					"hooks with the PATH it was launched with, where a bare `cairn` is often missing (--command sets\n" +
-					"either). In a git work tree, the project's .gitignore gets *.cairn-backup-* and, for local scope,\n" +
-					"/.claude/settings.local.json (this machine's paths). The workspace is found from the project\n" +
-					"folder, where Claude Code starts them; --workspace (or CAIRN_WORKSPACE) given here is registered\n" +
-					"outright.",
-				Flags:  flagsOf("setup claude-code"),
-				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
-			},
-			{
-				Name:  "codex",
-				Usage: "register `cairn mcp` in Codex's config.toml and the `cairn hook codex` hooks in its hooks.json",
-				Description: "Adds [mcp_servers.cairn] to config.toml and cairn's hooks (SessionStart for every source,\n" +
-					"PreCompact, PostCompact, SessionEnd) to hooks.json, with a backup (FILE.cairn-backup-TIME) of each file it\n" +
-					"changes; every other line of config.toml, comments included, stays byte for byte, and running it again\n" +
-					"changes nothing. A file it cannot edit safely is refused and no file changes.\n" +
-					"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n" +
-					"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n" +
-					"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n" +
-					"binary's absolute path in user scope and `cairn` from PATH in project scope, whose folder may be\n" +
-					"committed (--command sets either; in a git work tree *.cairn-backup-* goes into .gitignore);\n" +
-					"--workspace (or CAIRN_WORKSPACE) given here is registered outright.",
-				Flags:  flagsOf("setup codex"),
-				Action: func(c *cli.Context) error { return setupCodex(env, c) },
-			},
-			{
-				Name:  "opencode",
-				Usage: "register `cairn mcp` in OpenCode's opencode.json and cairn's plugin (session tags, `cairn hook opencode` at compaction and resume)",
-				Description: "Sets mcp.cairn in opencode.json, keeping every other key (a backup FILE.cairn-backup-TIME of a file\n" +
-					"it changes), and writes the plugin file cairn.js; running it again changes nothing.\n" +
-					"  project: opencode.json and .opencode/plugin/cairn.js in the project, the git work tree's root\n" +
-					"           (default; runs `cairn` from PATH, so the files may be committed)\n" +
-					"  user:    $XDG_CONFIG_HOME/opencode (~/.config/opencode): just you, every project; this binary's\n" +
-					"           absolute path\n" +
-					"The plugin tags every cairn tool call with its OpenCode session (cairn_session), so each session\n" +
-					"has its own list, and puts the lists into the compaction prompt and, after a compaction or on\n" +
-					"resume, into the system prompt. Restart OpenCode to load it.",
-				Flags:  flagsOf("setup opencode"),
-				Action: func(c *cli.Context) error { return setupOpenCode(env, c) },
-			},
-			setupGeminiCommand(env),
-		},
-	}
+	return family("setup", "register cairn with an agent runtime",
+		leaf("setup claude-code", "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)", "", func(c *cli.Context) error { return setupClaudeCode(env, c) },
+			described("Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n"+
+				"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n"+
+				"The project is the git work tree's root, or the current folder outside git.\n"+
+				"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n"+
+				"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n"+
+				"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n"+
+				"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n"+
+				"Project scope registers `cairn` from PATH, so the shared files work on every teammate's machine;\n"+
+				"local and user scope register this binary's absolute path, because Claude Code starts servers and\n"+
+				"hooks with the PATH it was launched with, where a bare `cairn` is often missing (--command sets\n"+
+				"either). In a git work tree, the project's .gitignore gets *.cairn-backup-* and, for local scope,\n"+
+				"/.claude/settings.local.json (this machine's paths). The workspace is found from the project\n"+
+				"folder, where Claude Code starts them; --workspace (or CAIRN_WORKSPACE) given here is registered\n"+
+				"outright.")),
+		leaf("setup codex", "register `cairn mcp` in Codex's config.toml and the `cairn hook codex` hooks in its hooks.json", "", func(c *cli.Context) error { return setupCodex(env, c) },
+			described("Adds [mcp_servers.cairn] to config.toml and cairn's hooks (SessionStart for every source,\n"+
+				"PreCompact, PostCompact, SessionEnd) to hooks.json, with a backup (FILE.cairn-backup-TIME) of each file it\n"+
+				"changes; every other line of config.toml, comments included, stays byte for byte, and running it again\n"+
+				"changes nothing. A file it cannot edit safely is refused and no file changes.\n"+
+				"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n"+
+				"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n"+
+				"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n"+
+				"binary's absolute path in user scope and `cairn` from PATH in project scope, whose folder may be\n"+
+				"committed (--command sets either; in a git work tree *.cairn-backup-* goes into .gitignore);\n"+
+				"--workspace (or CAIRN_WORKSPACE) given here is registered outright.")),
+		leaf("setup opencode", "register `cairn mcp` in OpenCode's opencode.json and cairn's plugin (session tags, `cairn hook opencode` at compaction and resume)", "", func(c *cli.Context) error { return setupOpenCode(env, c) },
+			described("Sets mcp.cairn in opencode.json, keeping every other key (a backup FILE.cairn-backup-TIME of a file\n"+
+				"it changes), and writes the plugin file cairn.js; running it again changes nothing.\n"+
+				"  project: opencode.json and .opencode/plugin/cairn.js in the project, the git work tree's root\n"+
+				"           (default; runs `cairn` from PATH, so the files may be committed)\n"+
+				"  user:    $XDG_CONFIG_HOME/opencode (~/.config/opencode): just you, every project; this binary's\n"+
+				"           absolute path\n"+
+				"The plugin tags every cairn tool call with its OpenCode session (cairn_session), so each session\n"+
+				"has its own list, and puts the lists into the compaction prompt and, after a compaction or on\n"+
+				"resume, into the system prompt. Restart OpenCode to load it.")),
+		setupGeminiCommand(env),
+	)
 }
 
 // Codex 0.171.0's two requirements that setup cannot meet for the user.

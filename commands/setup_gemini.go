@@ -10,19 +10,14 @@ import (
 )
 
 func setupGeminiCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "gemini",
-		Usage: "register `cairn mcp` and the `cairn hook gemini` hooks in Gemini CLI's settings.json",
-		Description: "Merges mcpServers.cairn and cairn's hooks (SessionStart, BeforeAgent, PreCompress) into settings.json,\n" +
-			"keeping every other key and hook, with a backup (settings.json.cairn-backup-TIME) when it changes the file;\n" +
-			"running it again changes nothing.\n" +
-			"  project: .gemini/settings.json in the project, the git work tree's root (default; registers `cairn`\n" +
-			"           found on PATH, so the file can be shared; Gemini CLI reads it in a trusted folder)\n" +
-			"  user:    ~/.gemini/settings.json (just you, every project; registers this binary's absolute path)\n" +
-			"--command registers another binary; --workspace (or CAIRN_WORKSPACE) given here is registered outright.",
-		Flags:  flagsOf("setup gemini"),
-		Action: func(c *cli.Context) error { return setupGemini(env, c) },
-	}
+	return leaf("setup gemini", "register `cairn mcp` and the `cairn hook gemini` hooks in Gemini CLI's settings.json", "", func(c *cli.Context) error { return setupGemini(env, c) },
+		described("Merges mcpServers.cairn and cairn's hooks (SessionStart, BeforeAgent, PreCompress) into settings.json,\n"+
+			"keeping every other key and hook, with a backup (settings.json.cairn-backup-TIME) when it changes the file;\n"+
+			"running it again changes nothing.\n"+
+			"  project: .gemini/settings.json in the project, the git work tree's root (default; registers `cairn`\n"+
+			"           found on PATH, so the file can be shared; Gemini CLI reads it in a trusted folder)\n"+
+			"  user:    ~/.gemini/settings.json (just you, every project; registers this binary's absolute path)\n"+
+			"--command registers another binary; --workspace (or CAIRN_WORKSPACE) given here is registered outright."))
 }
 
 // geminiNotes are what setup says about Gemini CLI 0.61.0 that it cannot do for the user.
