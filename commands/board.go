@@ -195,18 +195,8 @@ func readSource(ctx context.Context, env *Env, src string) ([]byte, string, erro
 
 func boardSearchCommand(env *Env) *cli.Command {
 	return leaf("board search", "search cards, summaries, notes, workpads, ideas, deliverables and project memory", "QUERY...", func(c *cli.Context) error {
-		query := strings.Join(c.Args().Slice(), " ")
-		var limit *int
-		if c.IsSet("limit") {
-			n := c.Int("limit")
-			limit = &n
-		}
-		var srcs []board.Source
-		for _, s := range strings.Split(c.String("sources"), ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				srcs = append(srcs, board.Source(s))
-			}
-		}
+		in := board.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
+		bind(c, "board search", &in)
 		if c.IsSet("project") && c.Bool("all-projects") {
 			return errs.Invalidf("--project and --all-projects exclude each other")
 		}
@@ -219,28 +209,24 @@ func boardSearchCommand(env *Env) *cli.Command {
 		// saves several GC cycles on a fresh start. The settings are restored on return.
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(boardSearchMemoryLimit))
-		if card := env.Caller.Card; card != "" {
-			if c.IsSet("project") || c.Bool("all-projects") {
-				return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
-			}
-			ix, err := board.Load(c.Context, ws)
-			if err != nil {
-				return err
-			}
-			res, err := ix.AgentSearch(c.Context, ws.Config.Board, board.AgentInput{Card: card, Query: query, Sources: srcs, Limit: limit})
-			if err != nil {
-				return err
-			}
-			return env.Render(res, func(w io.Writer) error { return env.writeAgentResult(w, res) })
-		}
-		in := board.SearchInput{Query: query, Sources: srcs, Limit: limit}
-		if c.IsSet("project") {
+		card := env.Caller.Card
+		switch {
+		case card != "" && (c.IsSet("project") || c.Bool("all-projects")):
+			return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
+		case card == "" && c.IsSet("project"):
 			p := c.String("project")
 			in.ProjectID = &p
 		}
 		ix, err := board.Load(c.Context, ws)
 		if err != nil {
 			return err
+		}
+		if card != "" {
+			res, err := ix.AgentSearch(c.Context, ws.Config.Board, board.AgentInput{Card: card, Query: in.Query, Sources: in.Sources, Limit: in.Limit})
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error { return env.writeAgentResult(w, res) })
 		}
 		res, err := ix.Search(c.Context, ws.Config.Board, in)
 		if err != nil {

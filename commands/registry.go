@@ -79,7 +79,8 @@ func cliFlag(o tools.Option) cli.Flag {
 // bind sets the fields of in, a pointer to the operation's input, from the flags bound to them
 // that were given, and from the defaults of those that have one: a flag's field is the one of
 // its JSON name (embedded structs included); a pointer field is set only when its flag is given,
-// so nil still means "not given".
+// so nil still means "not given"; a list field bound to a text flag takes its comma-separated
+// values (blank ones left out).
 func bind(c *cli.Context, path string, in any) {
 	v := reflect.ValueOf(in).Elem()
 	for _, o := range operation(path).Options {
@@ -102,6 +103,15 @@ func bind(c *cli.Context, path string, in any) {
 			val = c.String(o.Flag)
 		}
 		rv := reflect.ValueOf(val)
+		if s, ok := val.(string); ok && f.Kind() == reflect.Slice {
+			f.Set(reflect.Zero(f.Type()))
+			for _, item := range strings.Split(s, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					f.Set(reflect.Append(f, reflect.ValueOf(item).Convert(f.Type().Elem())))
+				}
+			}
+			continue
+		}
 		if f.Kind() == reflect.Pointer {
 			p := reflect.New(f.Type().Elem())
 			p.Elem().Set(rv.Convert(f.Type().Elem()))
