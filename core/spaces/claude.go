@@ -158,13 +158,8 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 	if err != nil {
 		return err
 	}
-	for _, b := range info.Bad {
-		bad(b.Line, "%s", b.Message)
-	}
-	im.rep.Lines += info.Lines - lines
-	im.rep.Bytes += info.Offset - start
+	im.tally(lineInfo{Lines: info.Lines, Offset: info.Offset, Bad: info.Bad}, bad, start, lines, f.Size)
 	im.rep.Tasks++
-	im.done += f.Size - start
 
 	if st.createdAt == "" {
 		st.createdAt = info.CreatedAt

@@ -241,12 +241,7 @@ func (im *claudeImport) readSession(f codexFile, st claudeState, known bool, kin
 	if err != nil {
 		return err
 	}
-	for _, l := range info.Bad {
-		bad(l.Line, "%s", l.Message)
-	}
-	im.rep.Lines += info.Lines - lines
-	im.rep.Bytes += info.Offset - start
-	im.done += f.Size - start
+	im.tally(info, bad, start, lines, f.Size)
 	next, err := readState(fh, f.Path, f.Size, f.ModNS, info.Offset, info.Lines)
 	if err != nil {
 		return err

@@ -127,6 +127,17 @@ func (im *claudeImport) addComment(c Comment, bad func(line int, format string, 
 	return nil
 }
 
+// tally reports what a read of a file of size bytes from byte start (line lines) did: the lines
+// it could not use, the lines and bytes read, the progress.
+func (im *claudeImport) tally(info lineInfo, bad func(line int, format string, args ...any), start int64, lines int, size int64) {
+	for _, l := range info.Bad {
+		bad(l.Line, "%s", l.Message)
+	}
+	im.rep.Lines += info.Lines - lines
+	im.rep.Bytes += info.Offset - start
+	im.done += size - start
+}
+
 // settleTask gives the task record put in the batch at taskAt before its comments (so they
 // find their space) its title and time: in place while the batch still holds it unwritten, else
 // as a record of its own.

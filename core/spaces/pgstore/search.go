@@ -52,6 +52,14 @@ func (s *Store) Search(ctx context.Context, caller spaces.Caller, in spaces.Sear
 	if err != nil {
 		return spaces.Answer{}, err
 	}
+	return s.inBudget(ctx, func(ctx context.Context, tx pgx.Tx) (spaces.Answer, error) {
+		return s.searchTx(ctx, tx, noNUL(caller.User), task, in)
+	})
+}
+
+// inBudget runs a search in one read transaction, within the search budget: ctx ending is
+// CANCELLED, the budget running out STORAGE_BUSY.
+func (s *Store) inBudget(ctx context.Context, search func(ctx context.Context, tx pgx.Tx) (spaces.Answer, error)) (spaces.Answer, error) {
 	tx, err := s.begin(ctx, false, "begin search")
 	if err != nil {
 		return spaces.Answer{}, err
@@ -59,7 +67,7 @@ func (s *Store) Search(ctx context.Context, caller spaces.Caller, in spaces.Sear
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
-	a, err = s.searchTx(bctx, tx, noNUL(caller.User), task, in)
+	a, err := search(bctx, tx)
 	if err != nil {
 		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
 			return spaces.Answer{}, stopped
@@ -85,6 +93,11 @@ func (s *Store) searchTx(ctx context.Context, tx pgx.Tx, user string, task space
 	if unavailable != nil {
 		return spaces.Answer{Unavailable: unavailable}, nil
 	}
+	return s.read(ctx, tx, sc, in)
+}
+
+// read answers in within one scope: the comments around around_ref, or the query's hits.
+func (s *Store) read(ctx context.Context, tx pgx.Tx, sc scope, in spaces.SearchInput) (spaces.Answer, error) {
 	if strings.TrimSpace(in.Around) != "" {
 		res, err := s.around(ctx, tx, sc, in)
 		if err != nil {
