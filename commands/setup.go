@@ -66,31 +66,56 @@ const (
 	codexPlanNote  = "Codex offers its own update_plan tool to a model outside its catalog (one that is not OpenAI's) only with `[tools.update_plan]` `enabled = true` in config.toml; cairn's TaskCreate and TaskList work without it"
 )
 
-func setupCodex(env *Env, c *cli.Context) error {
+// setupBase is what a runtime's setup with a scope starts from (setupStart).
+type setupBase struct {
+	scope, command, project, home string
+	homeVar                       string // the value of the runtime's own home variable
+	wsPin                         string // the workspace to register
+}
+
+// setupStart is how a runtime's setup with a scope starts: no arguments; its --scope, refused by
+// badScope (nil: the plan checks it); the cairn to register, by command; the project and the
+// home folder, which user scope needs unless homeVar is set (else "cannot tell the home
+// directory, where keeps"); the workspace to register.
+func setupStart(env *Env, c *cli.Context, badScope func(string) error, command func(scope string) (string, error), homeVar, keeps string) (b setupBase, err error) {
 	if err := noArgs(c); err != nil {
-		return err
+		return b, err
 	}
-	scope := c.String("scope")
-	if scope != "user" && scope != "project" {
-		return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
+	b.scope = c.String("scope")
+	if badScope != nil {
+		if err := badScope(b.scope); err != nil {
+			return b, err
+		}
 	}
-	command, err := setupCommandFor(scope == "project", c)
+	if b.command, err = command(b.scope); err != nil {
+		return b, err
+	}
+	if b.project, b.home, _, err = setupPlace(); err != nil {
+		return b, err
+	}
+	if homeVar != "" {
+		b.homeVar = os.Getenv(homeVar)
+	}
+	if b.home == "" && b.scope == "user" && b.homeVar == "" {
+		return b, errs.Invalidf("cannot tell the home directory, where %s", keeps)
+	}
+	b.wsPin, err = setupWorkspace(env, b.scope == "user")
+	return b, err
+}
+
+func setupCodex(env *Env, c *cli.Context) error {
+	// Codex's project root marker is .git by default, as setupPlace's
+	b, err := setupStart(env, c, func(scope string) error {
+		if scope != "user" && scope != "project" {
+			return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
+		}
+		return nil
+	}, func(scope string) (string, error) { return setupCommandFor(scope == "project", c) }, "CODEX_HOME", "Codex keeps ~/.codex")
 	if err != nil {
 		return err
 	}
-	project, home, _, err := setupPlace() // Codex's project root marker is .git by default, as here
-	if err != nil {
-		return err
-	}
-	codexHome := os.Getenv("CODEX_HOME")
-	if home == "" && scope == "user" && codexHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where Codex keeps ~/.codex")
-	}
-	wsPin, err := setupWorkspace(env, scope == "user")
-	if err != nil {
-		return err
-	}
-	opts := setup.CodexOptions{Scope: scope, ProjectDir: project, Home: home, CodexHome: codexHome, Command: command, Workspace: wsPin}
+	scope, command, project, wsPin := b.scope, b.command, b.project, b.wsPin
+	opts := setup.CodexOptions{Scope: scope, ProjectDir: project, Home: b.home, CodexHome: b.homeVar, Command: command, Workspace: wsPin}
 	changes, err := setup.PlanCodex(opts)
 	if err != nil {
 		return err
@@ -113,27 +138,13 @@ func setupCodex(env *Env, c *cli.Context) error {
 }
 
 func setupOpenCode(env *Env, c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	scope := c.String("scope")
-	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	b, err := setupStart(env, c, nil, func(string) (string, error) { return setupBinary(c.String("command"), c.IsSet("command")) },
+		"XDG_CONFIG_HOME", "OpenCode keeps ~/.config/opencode")
 	if err != nil {
 		return err
 	}
-	project, home, _, err := setupPlace()
-	if err != nil {
-		return err
-	}
-	cfgHome := os.Getenv("XDG_CONFIG_HOME")
-	if home == "" && scope == "user" && cfgHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where OpenCode keeps ~/.config/opencode")
-	}
-	wsPin, err := setupWorkspace(env, scope == "user")
-	if err != nil {
-		return err
-	}
-	opts := setup.OpenCodeOptions{Scope: scope, ProjectDir: project, Home: home, ConfigHome: cfgHome, Command: command, Workspace: wsPin, CommandSet: c.IsSet("command")}
+	scope, project, wsPin := b.scope, b.project, b.wsPin
+	opts := setup.OpenCodeOptions{Scope: scope, ProjectDir: project, Home: b.home, ConfigHome: b.homeVar, Command: b.command, Workspace: wsPin, CommandSet: c.IsSet("command")}
 	changes, err := setup.PlanOpenCode(opts)
 	if err != nil {
 		return err

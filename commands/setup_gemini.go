@@ -27,32 +27,22 @@ const (
 )
 
 func setupGemini(env *Env, c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	scope := c.String("scope")
-	if scope != "user" && scope != "project" {
-		return errs.Invalidf("--scope %q is not a Gemini CLI scope; use project (.gemini/settings.json in the project) or user (~/.gemini/settings.json: just you, every project)", scope)
-	}
-	command := "cairn"
-	if scope == "user" || c.IsSet("command") {
-		var err error
-		if command, err = setupBinary(c.String("command"), c.IsSet("command")); err != nil {
-			return err
+	b, err := setupStart(env, c, func(scope string) error {
+		if scope != "user" && scope != "project" {
+			return errs.Invalidf("--scope %q is not a Gemini CLI scope; use project (.gemini/settings.json in the project) or user (~/.gemini/settings.json: just you, every project)", scope)
 		}
-	}
-	project, home, _, err := setupPlace()
+		return nil
+	}, func(scope string) (string, error) {
+		if scope == "user" || c.IsSet("command") {
+			return setupBinary(c.String("command"), c.IsSet("command"))
+		}
+		return "cairn", nil
+	}, "", "Gemini CLI keeps ~/.gemini")
 	if err != nil {
 		return err
 	}
-	if home == "" && scope == "user" {
-		return errs.Invalidf("cannot tell the home directory, where Gemini CLI keeps ~/.gemini")
-	}
-	wsPin, err := setupWorkspace(env, scope == "user")
-	if err != nil {
-		return err
-	}
-	opts := setup.GeminiOptions{Scope: scope, ProjectDir: project, Home: home, Command: command, Workspace: wsPin}
+	scope, command, project, wsPin := b.scope, b.command, b.project, b.wsPin
+	opts := setup.GeminiOptions{Scope: scope, ProjectDir: project, Home: b.home, Command: command, Workspace: wsPin}
 	changes, err := setup.PlanGemini(opts)
 	if err != nil {
 		return err

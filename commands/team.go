@@ -63,15 +63,7 @@ func (e *Env) openTeamStore(c *cli.Context) (*team.Server, func(), error) {
 
 func serveMemberCommand(env *Env) *cli.Command {
 	return family("member", "the members of this team server: each has a token (shown once) and the spaces it may search and push to",
-		leaf("serve member add", "add a member and print its token, once: only a hash of it is kept", "USER", func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return errs.Invalidf("serve member add needs exactly one USER, got %d arguments", c.NArg())
-			}
-			srv, closeStore, err := env.openTeamStore(c)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
+		leaf("serve member add", "add a member and print its token, once: only a hash of it is kept", "USER", env.onTeamStore(oneUser, func(c *cli.Context, srv *team.Server) error {
 			var sps []string
 			for _, s := range c.StringSlice("space") {
 				sps = append(sps, strings.Split(s, ",")...)
@@ -85,16 +77,8 @@ func serveMemberCommand(env *Env) *cli.Command {
 				fmt.Fprintf(w, "token (shown once; give it to %s, who sets CAIRN_TOKEN or a 0600 CAIRN_TOKEN_FILE):\n%s\n", m.User, token)
 				return nil
 			})
-		}),
-		leaf("serve member list", "list the members and their spaces (never a token)", "", func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
-				return err
-			}
-			srv, closeStore, err := env.openTeamStore(c)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
+		})),
+		leaf("serve member list", "list the members and their spaces (never a token)", "", env.onTeamStore(noArgs, func(c *cli.Context, srv *team.Server) error {
 			ms, err := srv.Store().Members(c.Context)
 			if err != nil {
 				return err
@@ -110,16 +94,8 @@ func serveMemberCommand(env *Env) *cli.Command {
 				}
 				return tw.Flush()
 			})
-		}),
-		leaf("serve member remove", "remove a member: its token stops working at once", "USER", func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return errs.Invalidf("serve member remove needs exactly one USER, got %d arguments", c.NArg())
-			}
-			srv, closeStore, err := env.openTeamStore(c)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
+		})),
+		leaf("serve member remove", "remove a member: its token stops working at once", "USER", env.onTeamStore(oneUser, func(c *cli.Context, srv *team.Server) error {
 			user := c.Args().First()
 			removed, err := srv.Store().RemoveMember(c.Context, user)
 			if err != nil {
@@ -132,8 +108,32 @@ func serveMemberCommand(env *Env) *cli.Command {
 				fmt.Fprintf(w, "removed %s; its token no longer works\n", user)
 				return nil
 			})
-		}),
+		})),
 	)
+}
+
+// onTeamStore is the action of a member command: its arguments checked, then fn with the team
+// store open.
+func (e *Env) onTeamStore(args func(*cli.Context) error, fn func(*cli.Context, *team.Server) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if err := args(c); err != nil {
+			return err
+		}
+		srv, closeStore, err := e.openTeamStore(c)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		return fn(c, srv)
+	}
+}
+
+// oneUser checks that a member command has its one USER.
+func oneUser(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return errs.Invalidf("serve member %s needs exactly one USER, got %d arguments", c.Command.Name, c.NArg())
+	}
+	return nil
 }
 
 func spaceList(s []string) string {
