@@ -86,32 +86,13 @@ func boardImportCommand(env *Env) *cli.Command {
 }
 
 func boardExportCommand(env *Env) *cli.Command {
-	return leaf("board export", "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path", "", func(c *cli.Context) error {
-		if c.NArg() != 0 {
-			return errs.Invalidf("board export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
-		}
-		ws, err := env.Workspace()
-		if err != nil {
-			return err
-		}
-		out := c.String("output")
-		var res *board.ExportResult
-		err = env.writeOutput(out, func(w io.Writer) error {
-			var err error
-			res, err = board.Export(c.Context, ws, w)
-			return err
-		})
-		if err != nil || out == "" || out == "-" {
-			return err
-		}
-		return env.Render(res, func(w io.Writer) error {
+	return leaf("board export", "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path", "",
+		exportAction(env, "board export", board.Export, func(w io.Writer, res *board.ExportResult, out string) {
 			fmt.Fprintf(w, "exported board revision %d: %s, %s, %s, %s, %s, %s, summaries of %s, %s to %s\n",
 				res.Revision, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
 				count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
 				count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"), termName(out))
-			return nil
-		})
-	},
+		}),
 		described("The output imports into a fresh workspace with cairn board import and answers every search the same.\n"+
 			"Order: records in the order they were imported, summaries by card id, memory entries in their file's order."))
 }

@@ -187,30 +187,11 @@ func spaceImportCommand(env *Env) *cli.Command {
 }
 
 func spaceExportCommand(env *Env) *cli.Command {
-	return leaf("space export", "write every space, member, task and comment as JSON Lines of the import format (docs/formats.md): raw, not redacted; the backup and migration path", "", func(c *cli.Context) error {
-		if c.NArg() != 0 {
-			return errs.Invalidf("space export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
-		}
-		ws, err := env.Workspace()
-		if err != nil {
-			return err
-		}
-		out := c.String("output")
-		var rep spaces.ExportReport
-		err = env.writeOutput(out, func(w io.Writer) error {
-			var err error
-			rep, err = spaces.Export(c.Context, ws, w)
-			return err
-		})
-		if err != nil || out == "" || out == "-" {
-			return err
-		}
-		return env.Render(rep, func(w io.Writer) error {
+	return leaf("space export", "write every space, member, task and comment as JSON Lines of the import format (docs/formats.md): raw, not redacted; the backup and migration path", "",
+		exportAction(env, "space export", spaces.Export, func(w io.Writer, rep spaces.ExportReport, out string) {
 			fmt.Fprintf(w, "exported %s, %s, %s, %s to %s\n", count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"),
 				count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), termName(out))
-			return nil
-		})
-	},
+		}),
 		described("The output imports into a fresh workspace with cairn space import and answers every search the same.\n"+
 			"Order: spaces by id, members by space then user, tasks by id, comments by id (integer ids by value first).\n"+
 			"Titles and bodies are written as imported, secrets included: it is the workspace owner's data, and no --user is needed."))

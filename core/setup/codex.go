@@ -105,24 +105,5 @@ func PlanCodex(o CodexOptions) ([]*Change, error) {
 
 // planTOML reads path (missing = empty) and lets edit change its text.
 func planTOML(path string, mode fs.FileMode, what string, edit func([]byte) ([]byte, bool, error)) (*Change, error) {
-	c := &Change{Path: path, What: what, mode: mode}
-	data, existed, mode, err := readExisting(path)
-	if err != nil {
-		return nil, err
-	}
-	if existed {
-		c.existed, c.before, c.mode = true, data, mode
-	}
-	after, changed, err := edit(data)
-	if err != nil {
-		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
-	}
-	if !changed && c.existed {
-		c.Status = "unchanged"
-		c.after = c.before
-		return c, nil
-	}
-	c.after = after
-	c.finish()
-	return c, nil
+	return planEdit(path, mode, what, func(data []byte, _ bool) ([]byte, bool, error) { return edit(data) })
 }

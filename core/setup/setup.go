@@ -8,6 +8,7 @@ package setup
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -169,6 +170,34 @@ const claudeCode = "Claude Code"
 // planJSON reads path (missing = empty), lets edit change the document and records the result;
 // app names the program whose file it is, for messages.
 func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) (bool, error)) (*Change, error) {
+	return planEdit(path, mode, what, func(data []byte, existed bool) ([]byte, bool, error) {
+		root, err := parseDoc(data, app)
+		if err != nil {
+			return nil, false, err
+		}
+		if root.kind != 'o' {
+			return nil, false, notObject(root.kindName())
+		}
+		changed, err := edit(root)
+		if err != nil {
+			return nil, false, err
+		}
+		after := root.bytes()
+		if existed && !bytes.HasSuffix(data, []byte("\n")) {
+			after = bytes.TrimSuffix(after, []byte("\n"))
+		}
+		return after, changed, nil
+	})
+}
+
+// notObject refuses a JSON file that holds another kind of value than an object.
+type notObject string
+
+func (k notObject) Error() string { return "holds " + string(k) + ", not a JSON object" }
+
+// planEdit reads path (missing = empty) and lets edit change its text, told whether the file
+// exists; a refused edit names the file and says that nothing changed.
+func planEdit(path string, mode fs.FileMode, what string, edit func(data []byte, existed bool) ([]byte, bool, error)) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: mode}
 	data, existed, mode, err := readExisting(path)
 	if err != nil {
@@ -177,15 +206,12 @@ func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) 
 	if existed {
 		c.existed, c.before, c.mode = true, data, mode
 	}
-	root, err := parseDoc(data, app)
-	if err != nil {
-		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
-	}
-	if root.kind != 'o' {
-		return nil, errs.Invalidf("%s holds %s, not a JSON object; cairn setup changed no file", path, root.kindName())
-	}
-	changed, err := edit(root)
-	if err != nil {
+	after, changed, err := edit(data, existed)
+	var whole notObject
+	switch {
+	case errors.As(err, &whole):
+		return nil, errs.Invalidf("%s %v; cairn setup changed no file", path, err)
+	case err != nil:
 		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
 	}
 	if !changed && c.existed {
@@ -193,10 +219,7 @@ func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) 
 		c.after = c.before
 		return c, nil
 	}
-	c.after = root.bytes()
-	if c.existed && !bytes.HasSuffix(c.before, []byte("\n")) {
-		c.after = bytes.TrimSuffix(c.after, []byte("\n"))
-	}
+	c.after = after
 	c.finish()
 	return c, nil
 }
