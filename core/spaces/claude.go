@@ -132,13 +132,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 		return nil
 	}
 	defer fh.Close()
-	var start int64
-	lines := 0
-	if known && f.Size >= st.offset && st.task == string(task) {
-		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
-			start, lines = st.offset, st.lines
-		}
-	}
+	start, lines := sameHead(fh, st, known && f.Size >= st.offset && st.task == string(task))
 	if start > 0 {
 		im.rep.Resumed++
 	} else {

@@ -95,7 +95,7 @@ func checkIDs(space, task ID) error {
 // the space of its task, when its first bytes are unchanged and its task is stored; 0 (read it
 // from the start) otherwise.
 func (im *claudeImport) resumeAt(fh *os.File, st claudeState) (int64, int, ID, error) {
-	if h, err := headHash(fh, st.offset); err == nil && h == st.head {
+	if start, _ := sameHead(fh, st, true); start > 0 {
 		var sp string
 		err := im.s.db.QueryRowContext(im.ctx, `SELECT space FROM tasks WHERE id = ?`, st.task).Scan(&sp)
 		if err == nil {
@@ -105,6 +105,17 @@ func (im *claudeImport) resumeAt(fh *os.File, st claudeState) (int64, int, ID, e
 		}
 	}
 	return 0, 0, "", nil
+}
+
+// sameHead is where a file the last import read (known) goes on from when its first bytes are
+// still those it hashed: the offset and line it stopped at; 0 (from the start) otherwise.
+func sameHead(fh *os.File, st claudeState, known bool) (int64, int) {
+	if known {
+		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
+			return st.offset, st.lines
+		}
+	}
+	return 0, 0
 }
 
 // addComment puts a comment read from a session into the batch, or tells bad why it does not

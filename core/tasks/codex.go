@@ -82,24 +82,7 @@ func isCodexLine(data []byte) bool {
 }
 
 // codexOutput is a function_call_output's text: a string, or the text items of a list.
-func codexOutput(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var items []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &items) == nil {
-		var b strings.Builder
-		for _, it := range items {
-			b.WriteString(it.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
+func codexOutput(raw json.RawMessage) string { return contentText(raw, false) }
 
 // cairnAnswerOf finds cairn's JSON answer in the output Codex recorded for an MCP call ("Wall
 // time: ...\nOutput:\n{...}"), or nil when the call did not answer a task (it failed).
