@@ -103,6 +103,19 @@ func setupStart(env *Env, c *cli.Context, badScope func(string) error, command f
 	return b, err
 }
 
+// lastNote is the last note of a setup with a scope, which ends with check (how to see the
+// server registered): before it what project scope needs, or what a setup that registers no
+// workspace needs (unpinned).
+func (b setupBase) lastNote(project, unpinned, check string) string {
+	switch {
+	case b.scope == "project":
+		return project + "; " + check
+	case b.wsPin == "":
+		return unpinned + "; " + check
+	}
+	return check
+}
+
 func setupCodex(env *Env, c *cli.Context) error {
 	// Codex's project root marker is .git by default, as setupPlace's
 	b, err := setupStart(env, c, func(scope string) error {
@@ -121,17 +134,11 @@ func setupCodex(env *Env, c *cli.Context) error {
 		return err
 	}
 	notes := []string{codexTrustNote, codexPlanNote}
-	switch {
-	case scope == "project":
-		if command == "cairn" {
-			notes = append(notes, pathNote("Codex"))
-		}
-		notes = append(notes, "Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust); check with: codex mcp list")
-	case wsPin == "":
-		notes = append(notes, "cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start); check with: codex mcp list")
-	default:
-		notes = append(notes, "check with: codex mcp list")
+	if scope == "project" && command == "cairn" {
+		notes = append(notes, pathNote("Codex"))
 	}
+	notes = append(notes, b.lastNote("Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust)",
+		"cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start)", "check with: codex mcp list"))
 	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
 		"command": command, "mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts),
 	})

@@ -47,15 +47,9 @@ func setupGemini(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	notes := []string{geminiHookNote, geminiTrustNote}
-	switch {
-	case scope == "project":
-		notes = append(notes, "Gemini CLI reads "+filepath.Join(project, ".gemini", "settings.json")+" only in a trusted folder (headless, `--skip-trust` is not enough: set GEMINI_CLI_TRUST_WORKSPACE=true or trust the folder once); cairn must be on the PATH Gemini CLI is started with; check with: gemini mcp list")
-	case wsPin == "":
-		notes = append(notes, "cairn mcp finds the workspace in the folder Gemini CLI starts in: run cairn init in each project; check with: gemini mcp list")
-	default:
-		notes = append(notes, "check with: gemini mcp list")
-	}
+	notes := []string{geminiHookNote, geminiTrustNote, b.lastNote(
+		"Gemini CLI reads "+filepath.Join(project, ".gemini", "settings.json")+" only in a trusted folder (headless, `--skip-trust` is not enough: set GEMINI_CLI_TRUST_WORKSPACE=true or trust the folder once); cairn must be on the PATH Gemini CLI is started with",
+		"cairn mcp finds the workspace in the folder Gemini CLI starts in: run cairn init in each project", "check with: gemini mcp list")}
 	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
 		"command": command, "mcp_args": setup.GeminiServerArgs(opts), "hook_command": setup.GeminiHookCommand(opts),
 	})

@@ -67,9 +67,7 @@ func CodexDir(o CodexOptions) (string, error) {
 }
 
 // CodexServerArgs are the arguments of the registered MCP server.
-func CodexServerArgs(o CodexOptions) []string {
-	return ServerArgs(Options{Workspace: o.Workspace})
-}
+func CodexServerArgs(o CodexOptions) []string { return serverArgs(o.Workspace) }
 
 // CodexHookCommand is the shell command line of the registered hook.
 func CodexHookCommand(o CodexOptions) string { return hookCommand(o.Command, o.Workspace, "codex") }

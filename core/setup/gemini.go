@@ -54,9 +54,7 @@ func GeminiSettings(o GeminiOptions) (string, error) {
 }
 
 // GeminiServerArgs are the arguments of the registered MCP server.
-func GeminiServerArgs(o GeminiOptions) []string {
-	return ServerArgs(Options{Workspace: o.Workspace})
-}
+func GeminiServerArgs(o GeminiOptions) []string { return serverArgs(o.Workspace) }
 
 // GeminiHookCommand is the shell command line of the registered hook.
 func GeminiHookCommand(o GeminiOptions) string { return hookCommand(o.Command, o.Workspace, "gemini") }

@@ -103,9 +103,12 @@ func ScopeFiles(o Options) (Files, error) {
 }
 
 // ServerArgs are the arguments of the registered MCP server.
-func ServerArgs(o Options) []string {
-	if o.Workspace != "" {
-		return []string{"--workspace", o.Workspace, "mcp"}
+func ServerArgs(o Options) []string { return serverArgs(o.Workspace) }
+
+// serverArgs are the arguments of cairn's MCP server: [--workspace W] mcp.
+func serverArgs(workspace string) []string {
+	if workspace != "" {
+		return []string{"--workspace", workspace, "mcp"}
 	}
 	return []string{"mcp"}
 }
