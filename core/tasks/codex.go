@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-dev/cairn/core/sessionlog"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -114,16 +113,8 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 	var calls []codexCall
 	outputs := map[string]string{}
 	var origin *ForkOrigin
-	sc := sessionlog.NewScanner(log)
-	for sc.Next() {
-		ln := sc.Line()
-		_, use, end := r.lineData(ln, stop, counts)
-		if end {
-			break
-		}
-		if !use {
-			continue
-		}
+	var scanErr error
+	for ln := range r.usedLines(log, stop, counts, &scanErr) {
 		var rec codexRecord
 		if err := json.Unmarshal(ln.Data, &rec); err != nil {
 			r.skip(ln.No, "not valid JSON: %v", err)
@@ -191,8 +182,8 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
+	if scanErr != nil {
+		return scanErr
 	}
 	r.Origin = origin
 	targets := route(r, calls, func(c codexCall) string { return c.list })
