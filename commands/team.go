@@ -128,6 +128,14 @@ func (e *Env) onTeamStore(args func(*cli.Context) error, fn func(*cli.Context, *
 	}
 }
 
+// noArgsWorkspace is the workspace of a command that takes no arguments.
+func (e *Env) noArgsWorkspace(c *cli.Context) (*workspace.Workspace, error) {
+	if err := noArgs(c); err != nil {
+		return nil, err
+	}
+	return e.Workspace()
+}
+
 // oneUser checks that a member command has its one USER.
 func oneUser(c *cli.Context) error {
 	if c.NArg() != 1 {
@@ -145,10 +153,7 @@ func spaceList(s []string) string {
 
 func spacePushCommand(env *Env) *cli.Command {
 	return leaf("space push", "send this machine's spaces, redacted, to the team space of [space] server (only what was not sent yet; resumable)", "", func(c *cli.Context) error {
-		if err := noArgs(c); err != nil {
-			return err
-		}
-		ws, err := env.Workspace()
+		ws, err := env.noArgsWorkspace(c)
 		if err != nil {
 			return err
 		}
@@ -254,10 +259,7 @@ func writePushReport(w io.Writer, rep *team.PushReport) error {
 
 func spaceRedactionsCommand(env *Env) *cli.Command {
 	return leaf("space redactions", "what redaction hides in this workspace's spaces (what a push would never send), by rule and where; never the secret", "", func(c *cli.Context) error {
-		if err := noArgs(c); err != nil {
-			return err
-		}
-		ws, err := env.Workspace()
+		ws, err := env.noArgsWorkspace(c)
 		if err != nil {
 			return err
 		}
