@@ -22,113 +22,79 @@ import (
 const boardSearchMemoryLimit = 1 << 30
 
 func boardCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "board",
-		Usage: "the kanban board of agent work: import it, search it (search.query, flowly_search)",
-		Subcommands: []*cli.Command{
-			boardImportCommand(env),
-			boardExportCommand(env),
-			boardSearchCommand(env),
-		},
-	}
+	return family("board", "the kanban board of agent work: import it, search it (search.query, flowly_search)",
+		boardImportCommand(env),
+		boardExportCommand(env),
+		boardSearchCommand(env),
+	)
 }
 
 func boardImportCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:      "import",
-		Usage:     "replace the board with a board document (the format: docs/formats.md; - for standard input), or one project with --from",
-		ArgsUsage: "FILE.json | --from " + strings.Join(importers.Formats(), "|") + " SOURCE... | --schema",
-		Description: "Without --from, FILE.json (or - for standard input) replaces the whole board.\n" +
-			"With --from, SOURCE is one project of another tracker, which replaces that project only\n" +
-			"(every other project is kept as it was; importing it again never duplicates cards):\n" +
-			formatLines() +
-			"--project names the source where its own name is missing or wrong.\n" +
-			"The fields each --from reads, and the board document: docs/formats.md.",
-		Flags: flagsOf("board import"),
-		Action: func(c *cli.Context) error {
-			if c.Bool("schema") {
-				if c.NArg() != 0 || c.IsSet("from") {
-					return errs.Invalidf("board import --schema takes no FILE and no --from")
-				}
-				return env.printSchema(formats.BoardSchema)
+	return leaf("board import", "replace the board with a board document (the format: docs/formats.md; - for standard input), or one project with --from", "FILE.json | --from "+strings.Join(importers.Formats(), "|")+" SOURCE... | --schema", func(c *cli.Context) error {
+		if c.Bool("schema") {
+			if c.NArg() != 0 || c.IsSet("from") {
+				return errs.Invalidf("board import --schema takes no FILE and no --from")
 			}
-			if from := c.String("from"); c.IsSet("from") {
-				return boardImportFrom(env, c, from)
-			}
-			if c.IsSet("project") {
-				return errs.Invalidf("--project names the source of --from; a board document names its own projects")
-			}
-			if c.NArg() != 1 {
-				return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
-			}
-			name := c.Args().First()
-			in := workspace.TextOnly(env.Stdin, "standard input")
-			if name != "-" {
-				f, err := workspace.OpenRegular(name, "board document")
-				if err != nil {
-					return workspace.FSErrorInput(err, "board import")
-				}
-				defer f.Close()
-				in = f
-			}
-			ws, err := env.Workspace()
+			return env.printSchema(formats.BoardSchema)
+		}
+		if from := c.String("from"); c.IsSet("from") {
+			return boardImportFrom(env, c, from)
+		}
+		if c.IsSet("project") {
+			return errs.Invalidf("--project names the source of --from; a board document names its own projects")
+		}
+		if c.NArg() != 1 {
+			return errs.Invalidf("board import needs exactly one FILE.json (or - for standard input), got %d arguments", c.NArg())
+		}
+		name := c.Args().First()
+		in := workspace.TextOnly(env.Stdin, "standard input")
+		if name != "-" {
+			f, err := workspace.OpenRegular(name, "board document")
 			if err != nil {
-				return err
+				return workspace.FSErrorInput(err, "board import")
 			}
-			res, err := board.Import(c.Context, ws, in)
-			if err != nil {
-				return err
+			defer f.Close()
+			in = f
+		}
+		ws, err := env.Workspace()
+		if err != nil {
+			return err
+		}
+		res, err := board.Import(c.Context, ws, in)
+		if err != nil {
+			return err
+		}
+		return env.Render(res, func(w io.Writer) error {
+			rev := fmt.Sprint(res.Revision)
+			if res.DocumentRevision != res.Revision {
+				// a re-import: the stored revision moves past the board it replaced
+				rev = fmt.Sprintf("%d (the document says %d: the revision only moves forward)", res.Revision, res.DocumentRevision)
 			}
-			return env.Render(res, func(w io.Writer) error {
-				rev := fmt.Sprint(res.Revision)
-				if res.DocumentRevision != res.Revision {
-					// a re-import: the stored revision moves past the board it replaced
-					rev = fmt.Sprintf("%d (the document says %d: the revision only moves forward)", res.Revision, res.DocumentRevision)
-				}
-				fmt.Fprintf(w, "imported board revision %s: %s, %s, %s, %s, %s, %s, summaries of %s, %s\n",
-					rev, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
-					count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
-					count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"))
-				return nil
-			})
-		},
-	}
+			fmt.Fprintf(w, "imported board revision %s: %s, %s, %s, %s, %s, %s, summaries of %s, %s\n",
+				rev, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
+				count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
+				count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"))
+			return nil
+		})
+	},
+		described("Without --from, FILE.json (or - for standard input) replaces the whole board.\n"+
+			"With --from, SOURCE is one project of another tracker, which replaces that project only\n"+
+			"(every other project is kept as it was; importing it again never duplicates cards):\n"+
+			formatLines()+
+			"--project names the source where its own name is missing or wrong.\n"+
+			"The fields each --from reads, and the board document: docs/formats.md."))
 }
 
 func boardExportCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "export",
-		Usage: "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path",
-		Description: "The output imports into a fresh workspace with cairn board import and answers every search the same.\n" +
-			"Order: records in the order they were imported, summaries by card id, memory entries in their file's order.",
-		Flags: flagsOf("board export"),
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return errs.Invalidf("board export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
-			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			out := c.String("output")
-			var res *board.ExportResult
-			err = env.writeOutput(out, func(w io.Writer) error {
-				var err error
-				res, err = board.Export(c.Context, ws, w)
-				return err
-			})
-			if err != nil || out == "" || out == "-" {
-				return err
-			}
-			return env.Render(res, func(w io.Writer) error {
-				fmt.Fprintf(w, "exported board revision %d: %s, %s, %s, %s, %s, %s, summaries of %s, %s to %s\n",
-					res.Revision, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
-					count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
-					count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"), termName(out))
-				return nil
-			})
-		},
-	}
+	return leaf("board export", "write the board as one board document (docs/formats.md), the input of board import: the backup and migration path", "",
+		exportAction(env, "board export", board.Export, func(w io.Writer, res *board.ExportResult, out string) {
+			fmt.Fprintf(w, "exported board revision %d: %s, %s, %s, %s, %s, %s, summaries of %s, %s to %s\n",
+				res.Revision, count(res.Projects, "project", "projects"), count(res.Cards, "card", "cards"), count(res.Events, "event", "events"),
+				count(res.Workpads, "workpad item", "workpad items"), count(res.Ideas, "idea", "ideas"), count(res.Artifacts, "artifact", "artifacts"),
+				count(res.Summaries, "card", "cards"), count(res.Memory, "memory entry", "memory entries"), termName(out))
+		}),
+		described("The output imports into a fresh workspace with cairn board import and answers every search the same.\n"+
+			"Order: records in the order they were imported, summaries by card id, memory entries in their file's order."))
 }
 
 // formatLines are the --from formats of help, one per line with what each reads, in columns.
@@ -209,76 +175,56 @@ func readSource(ctx context.Context, env *Env, src string) ([]byte, string, erro
 }
 
 func boardSearchCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "search",
-		Usage: "search cards, summaries, notes, workpads, ideas, deliverables and project memory",
-		Description: "Every word must occur somewhere in a card (any source); \"quoted phrases\" count as one word;\n" +
-			"#tag keeps cards with that tag or a tag under it (#module matches module/storage); quote it in a\n" +
-			"shell ('#backend'), where an unquoted # starts a comment, or write tag:backend, which needs no quotes.\n" +
-			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n" +
-			"the card itself excluded, no memory, each card with its tags and latest summary.",
-		ArgsUsage: "QUERY...",
-		Flags:     flagsOf("board search"),
-		Action: func(c *cli.Context) error {
-			query := strings.Join(c.Args().Slice(), " ")
-			var limit *int
-			if c.IsSet("limit") {
-				n := c.Int("limit")
-				limit = &n
-			}
-			var srcs []board.Source
-			for _, s := range strings.Split(c.String("sources"), ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					srcs = append(srcs, board.Source(s))
-				}
-			}
-			if c.IsSet("project") && c.Bool("all-projects") {
-				return errs.Invalidf("--project and --all-projects exclude each other")
-			}
-			ws, err := env.Workspace()
+	return leaf("board search", "search cards, summaries, notes, workpads, ideas, deliverables and project memory", "QUERY...", func(c *cli.Context) error {
+		in := board.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
+		bind(c, "board search", &in)
+		if c.IsSet("project") && c.Bool("all-projects") {
+			return errs.Invalidf("--project and --all-projects exclude each other")
+		}
+		ws, err := env.Workspace()
+		if err != nil {
+			return err
+		}
+		// A search is one short process whose allocations are nearly all the loaded board,
+		// which stays live to the end: collecting garbage only near a generous memory limit
+		// saves several GC cycles on a fresh start. The settings are restored on return.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(boardSearchMemoryLimit))
+		card := env.Caller.Card
+		switch {
+		case card != "" && (c.IsSet("project") || c.Bool("all-projects")):
+			return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
+		case card == "" && c.IsSet("project"):
+			p := c.String("project")
+			in.ProjectID = &p
+		}
+		ix, err := board.Load(c.Context, ws)
+		if err != nil {
+			return err
+		}
+		if card != "" {
+			res, err := ix.AgentSearch(c.Context, ws.Config.Board, board.AgentInput{Card: card, Query: in.Query, Sources: in.Sources, Limit: in.Limit})
 			if err != nil {
 				return err
 			}
-			// A search is one short process whose allocations are nearly all the loaded board,
-			// which stays live to the end: collecting garbage only near a generous memory limit
-			// saves several GC cycles on a fresh start. The settings are restored on return.
-			defer debug.SetGCPercent(debug.SetGCPercent(-1))
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(boardSearchMemoryLimit))
-			if card := env.Caller.Card; card != "" {
-				if c.IsSet("project") || c.Bool("all-projects") {
-					return errs.Invalidf("--card searches that card's own project; drop --project/--all-projects")
-				}
-				ix, err := board.Load(c.Context, ws)
-				if err != nil {
-					return err
-				}
-				res, err := ix.AgentSearch(c.Context, ws.Config.Board, board.AgentInput{Card: card, Query: query, Sources: srcs, Limit: limit})
-				if err != nil {
-					return err
-				}
-				return env.Render(res, func(w io.Writer) error { return env.writeAgentResult(w, res) })
+			return env.Render(res, func(w io.Writer) error { return env.writeAgentResult(w, res) })
+		}
+		res, err := ix.Search(c.Context, ws.Config.Board, in)
+		if err != nil {
+			return err
+		}
+		if !env.JSON { // with --json, "partial" says it
+			for _, p := range res.Partial {
+				fmt.Fprintf(env.Stderr, "cairn: %s could not be read; results are missing them\n", boardFileLabel(p))
 			}
-			in := board.SearchInput{Query: query, Sources: srcs, Limit: limit}
-			if c.IsSet("project") {
-				p := c.String("project")
-				in.ProjectID = &p
-			}
-			ix, err := board.Load(c.Context, ws)
-			if err != nil {
-				return err
-			}
-			res, err := ix.Search(c.Context, ws.Config.Board, in)
-			if err != nil {
-				return err
-			}
-			if !env.JSON { // with --json, "partial" says it
-				for _, p := range res.Partial {
-					fmt.Fprintf(env.Stderr, "cairn: %s could not be read; results are missing them\n", boardFileLabel(p))
-				}
-			}
-			return env.Render(res, func(w io.Writer) error { return env.writeSearchResult(w, res, in.ProjectID == nil) })
-		},
-	}
+		}
+		return env.Render(res, func(w io.Writer) error { return env.writeSearchResult(w, res, in.ProjectID == nil) })
+	},
+		described("Every word must occur somewhere in a card (any source); \"quoted phrases\" count as one word;\n"+
+			"#tag keeps cards with that tag or a tag under it (#module matches module/storage); quote it in a\n"+
+			"shell ('#backend'), where an unquoted # starts a comment, or write tag:backend, which needs no quotes.\n"+
+			"With --card (or CAIRN_CARD) it is the agent view flowly_search: that card's project only,\n"+
+			"the card itself excluded, no memory, each card with its tags and latest summary."))
 }
 
 // showingFirst is the truncation notice of the Search page.

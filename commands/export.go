@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +10,40 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
+
+// exportAction is the action of an export (what: "board export"): no arguments, the document
+// that export writes sent to --output or standard output and, for a file, what it held in text
+// or JSON.
+func exportAction[R any](env *Env, what string, export func(context.Context, *workspace.Workspace, io.Writer) (R, error), text func(w io.Writer, res R, out string)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 0 {
+			return errs.Invalidf("%s takes no arguments (write to a file with --output FILE), got %d", what, c.NArg())
+		}
+		ws, err := env.Workspace()
+		if err != nil {
+			return err
+		}
+		out := c.String("output")
+		var res R
+		err = env.writeOutput(out, func(w io.Writer) error {
+			var err error
+			res, err = export(c.Context, ws, w)
+			return err
+		})
+		if err != nil || out == "" || out == "-" {
+			return err
+		}
+		return env.Render(res, func(w io.Writer) error {
+			text(w, res, out)
+			return nil
+		})
+	}
+}
 
 // writeOutput runs write into the file path, written atomically (a temporary file beside it,
 // synced, then renamed over it: a failed export leaves the old file as it was), or into standard

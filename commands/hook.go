@@ -27,21 +27,17 @@ const maxHookInput = 1 << 20
 const hookBudget = 5 * time.Second
 
 func hookCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "hook",
-		Usage: "answer an agent runtime's hooks (always exits 0; a failure is one line on stderr)",
-		Subcommands: []*cli.Command{
-			hookSubcommand(env, "claude-code", tasks.ClaudeCode, "CLAUDE_PID",
-				"Claude Code hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's, "+
-					"a /clear starts a new one) and, after a compaction, on resume or fork, adds the lists as context; PreCompact prints them "+
-					"for the compaction; SessionEnd of a /clear hands the list over"),
-			hookSubcommand(env, "codex", tasks.Codex, "",
-				"Codex CLI hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's) "+
-					"and, after a compaction, on resume or fork, adds the lists (cairn's and the update_plan plan) as context"),
-			hookSubcommand(env, "gemini", tasks.Gemini, "", "Gemini CLI hook: reads the hook JSON on stdin; SessionStart and BeforeAgent record the session the Gemini CLI process runs (for cairn mcp), and the first prompt after a resume or a compression gets the lists (cairn's and the write_todos list) as BeforeAgent context"),
-			hookSubcommand(env, "opencode", tasks.OpenCode, "", "OpenCode hook, run by cairn's OpenCode plugin: reads its event JSON on stdin and prints the session's lists (cairn's and todowrite's) as plain text for the compaction prompt or the system prompt after a compaction, a resume or a fork"),
-		},
-	}
+	return family("hook", "answer an agent runtime's hooks (always exits 0; a failure is one line on stderr)",
+		hookSubcommand(env, "claude-code", tasks.ClaudeCode, "CLAUDE_PID",
+			"Claude Code hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's, "+
+				"a /clear starts a new one) and, after a compaction, on resume or fork, adds the lists as context; PreCompact prints them "+
+				"for the compaction; SessionEnd of a /clear hands the list over"),
+		hookSubcommand(env, "codex", tasks.Codex, "",
+			"Codex CLI hook: reads the hook JSON on stdin; SessionStart binds the session's task list (a fork inherits its parent's) "+
+				"and, after a compaction, on resume or fork, adds the lists (cairn's and the update_plan plan) as context"),
+		hookSubcommand(env, "gemini", tasks.Gemini, "", "Gemini CLI hook: reads the hook JSON on stdin; SessionStart and BeforeAgent record the session the Gemini CLI process runs (for cairn mcp), and the first prompt after a resume or a compression gets the lists (cairn's and the write_todos list) as BeforeAgent context"),
+		hookSubcommand(env, "opencode", tasks.OpenCode, "", "OpenCode hook, run by cairn's OpenCode plugin: reads its event JSON on stdin and prints the session's lists (cairn's and todowrite's) as plain text for the compaction prompt or the system prompt after a compaction, a resume or a fork"),
+	)
 }
 
 // hookSubcommand is the hook of one runtime; processEnv names the variable that identifies the

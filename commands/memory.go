@@ -17,180 +17,143 @@ import (
 )
 
 func memoryCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "memory",
-		Usage: "project memory: summary, decisions, requests (MemorySearch, MemoryRead, MemoryWrite, MemoryEdit)",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "search",
-				Usage:     "find a literal text in memory/summary.md, memory/decisions/ and memory/requests/ (MemorySearch)",
-				ArgsUsage: "QUERY",
-				Flags:     flagsOf("memory search"),
-				Action: func(c *cli.Context) error {
-					ws, in, err := env.searchInput(c)
-					if err != nil {
-						return err
-					}
-					res, err := memory.MemorySearch(c.Context, ws, in)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
-						for i, h := range res.Hits {
-							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String()))
-							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+	return family("memory", "project memory: summary, decisions, requests (MemorySearch, MemoryRead, MemoryWrite, MemoryEdit)",
+		leaf("memory search", "find a literal text in memory/summary.md, memory/decisions/ and memory/requests/ (MemorySearch)", "QUERY", func(c *cli.Context) error {
+			ws, in, err := env.searchInput(c)
+			if err != nil {
+				return err
+			}
+			res, err := memory.MemorySearch(c.Context, ws, in)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
+				for i, h := range res.Hits {
+					header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: h.Kind, Slug: h.Slug}.String()))
+					env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+				}
+				n := len(res.Hits)
+				if res.AgentHits != nil {
+					for i, h := range *res.AgentHits {
+						project := h.Project
+						if project == "" {
+							project = "every project"
 						}
-						n := len(res.Hits)
-						if res.AgentHits != nil {
-							for i, h := range *res.AgentHits {
-								project := h.Project
-								if project == "" {
-									project = "every project"
-								}
-								header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(runtimeName(h.Runtime)+" memory of "+sanitizeLine(project))
-								env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
-							}
-							n = len(*res.AgentHits)
-						}
-						env.searchNotes(in.Query, n, res.Truncated, res.Skipped, res.SkippedWhy)
-						return nil
-					})
-				},
-			},
-			{
-				Name:         "read",
-				Usage:        "print one entry (MemoryRead); --json adds its path and sha256",
-				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
-				BashComplete: env.completeEntry,
-				Action: func(c *cli.Context) error {
-					ws, ref, err := env.entryArgs(c, "read")
-					if err != nil {
-						return err
+						header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(runtimeName(h.Runtime)+" memory of "+sanitizeLine(project))
+						env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
 					}
-					res, err := memory.MemoryRead(c.Context, ws, memory.ReadInput{Kind: string(ref.Kind), Slug: ref.Slug})
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						if env.StderrTTY {
-							fmt.Fprintln(env.Stderr, env.Dim(termName(res.Path)+"  sha256 "+res.SHA256))
-						}
-						_, err := io.WriteString(w, res.Content)
-						return err
-					})
-				},
-			},
-			{
-				Name:         "write",
-				Usage:        "create or replace one entry atomically from --file or standard input (MemoryWrite)",
-				ArgsUsage:    "KIND [SLUG] | decision:SLUG",
-				BashComplete: env.completeEntry,
-				Flags:        flagsOf("memory write"),
-				Action: func(c *cli.Context) error {
-					ws, ref, err := env.entryArgs(c, "write")
-					if err != nil {
-						return err
-					}
-					src := c.String("file")
-					if src == "" {
-						src = "-"
-					}
-					if f, ok := env.Stdin.(*os.File); ok && src == "-" && isTerminal(f) {
-						fmt.Fprintln(env.Stderr, "reading the entry from standard input; end it with Ctrl-D")
-					}
-					data, err := env.readInputLimited(c.Context, src, memory.MaxFileSize, "--file")
-					if err != nil {
-						return err
-					}
-					res, err := memory.MemoryWrite(c.Context, ws, memory.WriteInput{Kind: string(ref.Kind), Slug: ref.Slug, Content: string(data), ExpectSHA256: c.String("expect-sha256")})
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						verb := "replaced"
-						if res.Created {
-							verb = "created"
-						}
-						fmt.Fprintf(w, "%s %s (%d bytes)\n", verb, termName(res.Path), res.Bytes)
-						return nil
-					})
-				},
-			},
-			{
-				Name:         "edit",
-				Usage:        "replace exact text in one entry (MemoryEdit); --old must occur once unless --all",
-				ArgsUsage:    "KIND [SLUG] | decision:SLUG | '#SLUG'",
-				BashComplete: env.completeEntry,
-				Flags:        flagsOf("memory edit"),
-				Action: func(c *cli.Context) error {
-					if err := requireFlags(c, "old", "new"); err != nil {
-						return err
-					}
-					ws, ref, err := env.entryArgs(c, "edit")
-					if err != nil {
-						return err
-					}
-					in := memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug}
-					bind(c, "memory edit", &in)
-					res, err := memory.MemoryEdit(c.Context, ws, in)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						plural := "s"
-						if res.Replacements == 1 {
-							plural = ""
-						}
-						fmt.Fprintf(w, "edited %s (%d replacement%s)\n", termName(res.Path), res.Replacements, plural)
-						return nil
-					})
-				},
-			},
+					n = len(*res.AgentHits)
+				}
+				env.searchNotes(in.Query, n, res.Truncated, res.Skipped, res.SkippedWhy)
+				return nil
+			})
+		}),
+		leaf("memory read", "print one entry (MemoryRead); --json adds its path and sha256", "KIND [SLUG] | decision:SLUG | '#SLUG'", func(c *cli.Context) error {
+			ws, ref, err := env.entryArgs(c, "read")
+			if err != nil {
+				return err
+			}
+			res, err := memory.MemoryRead(c.Context, ws, memory.ReadInput{Kind: string(ref.Kind), Slug: ref.Slug})
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				if env.StderrTTY {
+					fmt.Fprintln(env.Stderr, env.Dim(termName(res.Path)+"  sha256 "+res.SHA256))
+				}
+				_, err := io.WriteString(w, res.Content)
+				return err
+			})
 		},
-	}
+			completes(env.completeEntry)),
+		leaf("memory write", "create or replace one entry atomically from --file or standard input (MemoryWrite)", "KIND [SLUG] | decision:SLUG", func(c *cli.Context) error {
+			ws, ref, err := env.entryArgs(c, "write")
+			if err != nil {
+				return err
+			}
+			src := c.String("file")
+			if src == "" {
+				src = "-"
+			}
+			if f, ok := env.Stdin.(*os.File); ok && src == "-" && isTerminal(f) {
+				fmt.Fprintln(env.Stderr, "reading the entry from standard input; end it with Ctrl-D")
+			}
+			data, err := env.readInputLimited(c.Context, src, memory.MaxFileSize, "--file")
+			if err != nil {
+				return err
+			}
+			res, err := memory.MemoryWrite(c.Context, ws, memory.WriteInput{Kind: string(ref.Kind), Slug: ref.Slug, Content: string(data), ExpectSHA256: c.String("expect-sha256")})
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				verb := "replaced"
+				if res.Created {
+					verb = "created"
+				}
+				fmt.Fprintf(w, "%s %s (%d bytes)\n", verb, termName(res.Path), res.Bytes)
+				return nil
+			})
+		},
+			completes(env.completeEntry)),
+		leaf("memory edit", "replace exact text in one entry (MemoryEdit); --old must occur once unless --all", "KIND [SLUG] | decision:SLUG | '#SLUG'", func(c *cli.Context) error {
+			if err := requireFlags(c, "old", "new"); err != nil {
+				return err
+			}
+			ws, ref, err := env.entryArgs(c, "edit")
+			if err != nil {
+				return err
+			}
+			in := memory.EditInput{Kind: string(ref.Kind), Slug: ref.Slug}
+			bind(c, "memory edit", &in)
+			res, err := memory.MemoryEdit(c.Context, ws, in)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				plural := "s"
+				if res.Replacements == 1 {
+					plural = ""
+				}
+				fmt.Fprintf(w, "edited %s (%d replacement%s)\n", termName(res.Path), res.Replacements, plural)
+				return nil
+			})
+		},
+			completes(env.completeEntry)),
+	)
 }
 
 func knowledgeCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "knowledge",
-		Usage: "project knowledge under knowledge/ (KnowledgeSearch); read entries with 'cairn memory read knowledge SLUG'",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "search",
-				Usage:     "find a literal text in knowledge/*.md, frontmatter included (KnowledgeSearch)",
-				ArgsUsage: "QUERY",
-				Flags:     flagsOf("knowledge search"),
-				Action: func(c *cli.Context) error {
-					ws, in, err := env.searchInput(c)
-					if err != nil {
-						return err
+	return family("knowledge", "project knowledge under knowledge/ (KnowledgeSearch); read entries with 'cairn memory read knowledge SLUG'",
+		leaf("knowledge search", "find a literal text in knowledge/*.md, frontmatter included (KnowledgeSearch)", "QUERY", func(c *cli.Context) error {
+			ws, in, err := env.searchInput(c)
+			if err != nil {
+				return err
+			}
+			kin := memory.KnowledgeSearchInput{Query: in.Query}
+			bind(c, "knowledge search", &kin)
+			res, err := memory.KnowledgeSearch(c.Context, ws, kin)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
+				for i, h := range res.Hits {
+					header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: memory.KindKnowledge, Slug: h.Slug}.String()))
+					if k, ok := h.Kind.(string); ok && k != "" {
+						header += "  " + env.Dim("["+sanitizeLine(k)+"]")
 					}
-					kin := memory.KnowledgeSearchInput{Query: in.Query}
-					bind(c, "knowledge search", &kin)
-					res, err := memory.KnowledgeSearch(c.Context, ws, kin)
-					if err != nil {
-						return err
+					if d, ok := h.Description.(string); ok && d != "" {
+						header += "  " + sanitizeLine(d)
 					}
-					return env.Render(res, func(w io.Writer) error {
-						needle := textmatch.NewNeedle(strings.TrimSpace(in.Query))
-						for i, h := range res.Hits {
-							header := env.Bold(termName(h.Path)+":"+strconv.Itoa(h.Line)) + "  " + env.Dim(termName(memory.Ref{Kind: memory.KindKnowledge, Slug: h.Slug}.String()))
-							if k, ok := h.Kind.(string); ok && k != "" {
-								header += "  " + env.Dim("["+sanitizeLine(k)+"]")
-							}
-							if d, ok := h.Description.(string); ok && d != "" {
-								header += "  " + sanitizeLine(d)
-							}
-							env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
-						}
-						env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped, res.SkippedWhy)
-						return nil
-					})
-				},
-			},
-		},
-	}
+					env.writeHit(w, i, header, h.Excerpt, h.Lines, needle)
+				}
+				env.searchNotes(in.Query, len(res.Hits), res.Truncated, res.Skipped, res.SkippedWhy)
+				return nil
+			})
+		}),
+	)
 }
 
 // completeEntry completes KIND, then the slugs of that kind, for read, write and edit.

@@ -26,6 +26,33 @@ func operation(path string) *tools.Operation {
 	return op
 }
 
+// family is a command of subcommands ("task", "memory"), which does nothing itself.
+func family(name, usage string, subs ...*cli.Command) *cli.Command {
+	return &cli.Command{Name: name, Usage: usage, Subcommands: subs}
+}
+
+// leaf is the command of the registry's operation at path ("task create"): named by the path's
+// last word, with args as its usage line's arguments and the operation's options as its flags;
+// with sets what else it has (a description, completion).
+func leaf(path, usage, args string, action cli.ActionFunc, with ...func(*cli.Command)) *cli.Command {
+	cmd := &cli.Command{Name: path[strings.LastIndexByte(path, ' ')+1:], Usage: usage, ArgsUsage: args, Action: action}
+	if flags := flagsOf(path); len(flags) > 0 {
+		cmd.Flags = flags
+	}
+	for _, w := range with {
+		w(cmd)
+	}
+	return cmd
+}
+
+// described gives a command its description.
+func described(text string) func(*cli.Command) { return func(c *cli.Command) { c.Description = text } }
+
+// completes gives a command its shell completion.
+func completes(f cli.BashCompleteFunc) func(*cli.Command) {
+	return func(c *cli.Command) { c.BashComplete = f }
+}
+
 // flagsOf builds the flags of a command from its operation's options.
 func flagsOf(path string) []cli.Flag {
 	op := operation(path)
@@ -52,7 +79,8 @@ func cliFlag(o tools.Option) cli.Flag {
 // bind sets the fields of in, a pointer to the operation's input, from the flags bound to them
 // that were given, and from the defaults of those that have one: a flag's field is the one of
 // its JSON name (embedded structs included); a pointer field is set only when its flag is given,
-// so nil still means "not given".
+// so nil still means "not given"; a list field bound to a text flag takes its comma-separated
+// values (blank ones left out).
 func bind(c *cli.Context, path string, in any) {
 	v := reflect.ValueOf(in).Elem()
 	for _, o := range operation(path).Options {
@@ -75,6 +103,15 @@ func bind(c *cli.Context, path string, in any) {
 			val = c.String(o.Flag)
 		}
 		rv := reflect.ValueOf(val)
+		if s, ok := val.(string); ok && f.Kind() == reflect.Slice {
+			f.Set(reflect.Zero(f.Type()))
+			for _, item := range strings.Split(s, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					f.Set(reflect.Append(f, reflect.ValueOf(item).Convert(f.Type().Elem())))
+				}
+			}
+			continue
+		}
 		if f.Kind() == reflect.Pointer {
 			p := reflect.New(f.Type().Elem())
 			p.Elem().Set(rv.Convert(f.Type().Elem()))

@@ -14,115 +14,93 @@ import (
 )
 
 func sessionCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "session",
-		Usage: "compaction, resume and health of the session log",
-		Subcommands: []*cli.Command{
-			{
-				Name:  "compact",
-				Usage: "record a compaction in the log (the task list as it stands) and print what the agent is shown after it",
-				Description: "Appends to the session log, under one lock: the task list as it stands, the reminder the\n" +
-					"agent must read next (\"Task list (kept across compaction) ...\") and a task list call made on\n" +
-					"the agent's behalf with its answer, so the next session starts from the same tasks. It prints\n" +
-					"the reminder and the list; --json prints the log's entries as recorded.",
-				ArgsUsage: "[-]",
-				Flags:     flagsOf("session compact"),
-				Action: func(c *cli.Context) error {
-					if nl := c.String("new-log"); c.IsSet("new-log") && (strings.TrimSpace(nl) == "" || nl == "-") {
-						return errs.Invalidf("--new-log needs the path of a new file, got %q", nl)
-					}
-					summary, err := compactSummary(env, c)
-					if err != nil {
-						return err
-					}
-					s, err := env.session(c.Context)
-					if err != nil {
-						return err
-					}
-					res, err := s.Compact(c.Context, summary, c.String("new-log"))
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						fmt.Fprintln(w, env.Bold("compaction recorded; the agent is shown, and must read:"))
-						for _, l := range strings.Split(strings.TrimRight(res.System.Content, "\n"), "\n") {
-							fmt.Fprintf(w, "  %s\n", l)
-						}
-						if res.NewLog != "" && env.StderrTTY {
-							fmt.Fprintf(env.Stderr, "started %s\n", termName(res.NewLog))
-						}
-						return nil
-					})
-				},
-			},
-			{
-				Name:  "compact-context",
-				Usage: "every task, open ones first, with its description: what a summary of the session is written from (reads only)",
-				Action: func(c *cli.Context) error {
-					return sessionQuery(env, c, (*tasks.Session).CompactContext, func(w io.Writer, res tasks.ListResult) error {
-						fmt.Fprintln(w, countsLine(res.Summary))
-						writeTaskSnapshot(w, res.Tasks)
-						return nil
-					})
-				},
-			},
-			{
-				Name:  "brief",
-				Usage: "the task-list reminder an agent reads when its session resumes",
-				Action: func(c *cli.Context) error {
-					return sessionQuery(env, c, (*tasks.Session).Brief, func(w io.Writer, res tasks.Brief) error {
-						_, err := io.WriteString(w, res.Content)
-						return err
-					})
-				},
-			},
-			{
-				Name:  "check",
-				Usage: "replay the log and report entries by type, tasks by status and skipped lines",
-				Action: func(c *cli.Context) error {
-					return sessionQuery(env, c, (*tasks.Session).Check, func(w io.Writer, res tasks.CheckResult) error {
-						types := make([]string, 0, len(res.Entries))
-						for k := range res.Entries {
-							types = append(types, k)
-						}
-						sort.Strings(types)
-						parts := make([]string, len(types))
-						for i, k := range types {
-							parts[i] = fmt.Sprintf("%s %d", k, res.Entries[k])
-						}
-						fmt.Fprintf(w, "log      %s\nlines    %d\nentries  %s\ntasks    %s\nskipped  %d\n",
-							termName(res.Log), res.Lines, strings.Join(parts, ", "), countsLine(res.Tasks), len(res.Skipped))
-						for _, sk := range res.Skipped {
-							fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
-						}
-						if f := res.Fork; f != nil {
-							fmt.Fprintf(w, "fork of  %s, its first %d lines\n", f.Parent, f.ParentLines)
-						}
-						if res.HandedOffTo != "" {
-							fmt.Fprintf(w, "cleared  the session's binding moved to %s\n", res.HandedOffTo)
-						}
-						if len(res.Notes) > 0 {
-							fmt.Fprintf(w, "notes    %d\n", len(res.Notes))
-							for _, n := range res.Notes {
-								fmt.Fprintf(w, "  line %d: %s\n", n.Line, n.Reason)
-							}
-						}
-						if st := res.ClaudeStore; st != nil {
-							verdict := "same tasks as the replay"
-							if !st.Matches {
-								verdict = fmt.Sprintf("%d differences from the replay", len(st.Differences))
-							}
-							fmt.Fprintf(w, "claude   %s: %d tasks, %s\n", st.Dir, st.Tasks, verdict)
-							for _, d := range st.Differences {
-								fmt.Fprintf(w, "  %s\n", d)
-							}
-						}
-						return nil
-					})
-				},
-			},
+	return family("session", "compaction, resume and health of the session log",
+		leaf("session compact", "record a compaction in the log (the task list as it stands) and print what the agent is shown after it", "[-]", func(c *cli.Context) error {
+			if nl := c.String("new-log"); c.IsSet("new-log") && (strings.TrimSpace(nl) == "" || nl == "-") {
+				return errs.Invalidf("--new-log needs the path of a new file, got %q", nl)
+			}
+			summary, err := compactSummary(env, c)
+			if err != nil {
+				return err
+			}
+			s, err := env.session(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := s.Compact(c.Context, summary, c.String("new-log"))
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				fmt.Fprintln(w, env.Bold("compaction recorded; the agent is shown, and must read:"))
+				for _, l := range strings.Split(strings.TrimRight(res.System.Content, "\n"), "\n") {
+					fmt.Fprintf(w, "  %s\n", l)
+				}
+				if res.NewLog != "" && env.StderrTTY {
+					fmt.Fprintf(env.Stderr, "started %s\n", termName(res.NewLog))
+				}
+				return nil
+			})
 		},
-	}
+			described("Appends to the session log, under one lock: the task list as it stands, the reminder the\n"+
+				"agent must read next (\"Task list (kept across compaction) ...\") and a task list call made on\n"+
+				"the agent's behalf with its answer, so the next session starts from the same tasks. It prints\n"+
+				"the reminder and the list; --json prints the log's entries as recorded.")),
+		leaf("session compact-context", "every task, open ones first, with its description: what a summary of the session is written from (reads only)", "", func(c *cli.Context) error {
+			return sessionQuery(env, c, (*tasks.Session).CompactContext, func(w io.Writer, res tasks.ListResult) error {
+				fmt.Fprintln(w, countsLine(res.Summary))
+				writeTaskSnapshot(w, res.Tasks)
+				return nil
+			})
+		}),
+		leaf("session brief", "the task-list reminder an agent reads when its session resumes", "", func(c *cli.Context) error {
+			return sessionQuery(env, c, (*tasks.Session).Brief, func(w io.Writer, res tasks.Brief) error {
+				_, err := io.WriteString(w, res.Content)
+				return err
+			})
+		}),
+		leaf("session check", "replay the log and report entries by type, tasks by status and skipped lines", "", func(c *cli.Context) error {
+			return sessionQuery(env, c, (*tasks.Session).Check, func(w io.Writer, res tasks.CheckResult) error {
+				types := make([]string, 0, len(res.Entries))
+				for k := range res.Entries {
+					types = append(types, k)
+				}
+				sort.Strings(types)
+				parts := make([]string, len(types))
+				for i, k := range types {
+					parts[i] = fmt.Sprintf("%s %d", k, res.Entries[k])
+				}
+				fmt.Fprintf(w, "log      %s\nlines    %d\nentries  %s\ntasks    %s\nskipped  %d\n",
+					termName(res.Log), res.Lines, strings.Join(parts, ", "), countsLine(res.Tasks), len(res.Skipped))
+				for _, sk := range res.Skipped {
+					fmt.Fprintf(w, "  line %d: %s\n", sk.Line, sk.Reason)
+				}
+				if f := res.Fork; f != nil {
+					fmt.Fprintf(w, "fork of  %s, its first %d lines\n", f.Parent, f.ParentLines)
+				}
+				if res.HandedOffTo != "" {
+					fmt.Fprintf(w, "cleared  the session's binding moved to %s\n", res.HandedOffTo)
+				}
+				if len(res.Notes) > 0 {
+					fmt.Fprintf(w, "notes    %d\n", len(res.Notes))
+					for _, n := range res.Notes {
+						fmt.Fprintf(w, "  line %d: %s\n", n.Line, n.Reason)
+					}
+				}
+				if st := res.ClaudeStore; st != nil {
+					verdict := "same tasks as the replay"
+					if !st.Matches {
+						verdict = fmt.Sprintf("%d differences from the replay", len(st.Differences))
+					}
+					fmt.Fprintf(w, "claude   %s: %d tasks, %s\n", st.Dir, st.Tasks, verdict)
+					for _, d := range st.Differences {
+						fmt.Fprintf(w, "  %s\n", d)
+					}
+				}
+				return nil
+			})
+		}),
+	)
 }
 
 // sessionQuery is the frame of the read-only session commands: no arguments, one call on the

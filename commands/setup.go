@@ -19,64 +19,45 @@ import (
 )
 
 func setupCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "setup",
-		Usage: "register cairn with an agent runtime",
-		Subcommands: []*cli.Command{
-			{
-				Name:  "claude-code",
-				Usage: "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)",
-				Description: "Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n" +
-					"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n" +
-					"The project is the git work tree's root, or the current folder outside git.\n" +
-					"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n" +
-					"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n" +
-					"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n" +
-					"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n" +
-					"Project scope registers `cairn` from PATH, so the shared files work on every teammate's machine;\n" +
-					"local and user scope register this binary's absolute path, because Claude Code starts servers and\n" +
-					"hooks with the PATH it was launched with, where a bare `cairn` is often missing (--command sets\n" +
-					"either). In a git work tree, the project's .gitignore gets *.cairn-backup-* and, for local scope,\n" +
-					"/.claude/settings.local.json (this machine's paths). The workspace is found from the project\n" +
-					"folder, where Claude Code starts them; --workspace (or CAIRN_WORKSPACE) given here is registered\n" +
-					"outright.",
-				Flags:  flagsOf("setup claude-code"),
-				Action: func(c *cli.Context) error { return setupClaudeCode(env, c) },
-			},
-			{
-				Name:  "codex",
-				Usage: "register `cairn mcp` in Codex's config.toml and the `cairn hook codex` hooks in its hooks.json",
-				Description: "Adds [mcp_servers.cairn] to config.toml and cairn's hooks (SessionStart for every source,\n" +
-					"PreCompact, PostCompact, SessionEnd) to hooks.json, with a backup (FILE.cairn-backup-TIME) of each file it\n" +
-					"changes; every other line of config.toml, comments included, stays byte for byte, and running it again\n" +
-					"changes nothing. A file it cannot edit safely is refused and no file changes.\n" +
-					"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n" +
-					"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n" +
-					"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n" +
-					"binary's absolute path in user scope and `cairn` from PATH in project scope, whose folder may be\n" +
-					"committed (--command sets either; in a git work tree *.cairn-backup-* goes into .gitignore);\n" +
-					"--workspace (or CAIRN_WORKSPACE) given here is registered outright.",
-				Flags:  flagsOf("setup codex"),
-				Action: func(c *cli.Context) error { return setupCodex(env, c) },
-			},
-			{
-				Name:  "opencode",
-				Usage: "register `cairn mcp` in OpenCode's opencode.json and cairn's plugin (session tags, `cairn hook opencode` at compaction and resume)",
-				Description: "Sets mcp.cairn in opencode.json, keeping every other key (a backup FILE.cairn-backup-TIME of a file\n" +
-					"it changes), and writes the plugin file cairn.js; running it again changes nothing.\n" +
-					"  project: opencode.json and .opencode/plugin/cairn.js in the project, the git work tree's root\n" +
-					"           (default; runs `cairn` from PATH, so the files may be committed)\n" +
-					"  user:    $XDG_CONFIG_HOME/opencode (~/.config/opencode): just you, every project; this binary's\n" +
-					"           absolute path\n" +
-					"The plugin tags every cairn tool call with its OpenCode session (cairn_session), so each session\n" +
-					"has its own list, and puts the lists into the compaction prompt and, after a compaction or on\n" +
-					"resume, into the system prompt. Restart OpenCode to load it.",
-				Flags:  flagsOf("setup opencode"),
-				Action: func(c *cli.Context) error { return setupOpenCode(env, c) },
-			},
-			setupGeminiCommand(env),
-		},
-	}
+	return family("setup", "register cairn with an agent runtime",
+		leaf("setup claude-code", "register `cairn mcp` and the `cairn hook claude-code` hooks in Claude Code's settings (or write a plugin)", "", func(c *cli.Context) error { return setupClaudeCode(env, c) },
+			described("Merges into Claude Code's own files for the scope, keeping every other key, with a backup\n"+
+				"(FILE.cairn-backup-TIME) of each file it changes; running it again changes nothing.\n"+
+				"The project is the git work tree's root, or the current folder outside git.\n"+
+				"  project: .mcp.json and .claude/settings.json (shared; each user approves the server once)\n"+
+				"  local:   this project's entry in ~/.claude.json and .claude/settings.local.json (default)\n"+
+				"  user:    ~/.claude.json and ~/.claude/settings.json (every project)\n"+
+				"CLAUDE_CONFIG_DIR, when set, holds .claude.json and settings.json instead of ~.\n"+
+				"Project scope registers `cairn` from PATH, so the shared files work on every teammate's machine;\n"+
+				"local and user scope register this binary's absolute path, because Claude Code starts servers and\n"+
+				"hooks with the PATH it was launched with, where a bare `cairn` is often missing (--command sets\n"+
+				"either). In a git work tree, the project's .gitignore gets *.cairn-backup-* and, for local scope,\n"+
+				"/.claude/settings.local.json (this machine's paths). The workspace is found from the project\n"+
+				"folder, where Claude Code starts them; --workspace (or CAIRN_WORKSPACE) given here is registered\n"+
+				"outright.")),
+		leaf("setup codex", "register `cairn mcp` in Codex's config.toml and the `cairn hook codex` hooks in its hooks.json", "", func(c *cli.Context) error { return setupCodex(env, c) },
+			described("Adds [mcp_servers.cairn] to config.toml and cairn's hooks (SessionStart for every source,\n"+
+				"PreCompact, PostCompact, SessionEnd) to hooks.json, with a backup (FILE.cairn-backup-TIME) of each file it\n"+
+				"changes; every other line of config.toml, comments included, stays byte for byte, and running it again\n"+
+				"changes nothing. A file it cannot edit safely is refused and no file changes.\n"+
+				"  user:    ~/.codex, or $CODEX_HOME (default: just you, every project; Codex reads it at once)\n"+
+				"  project: .codex in the project, the git work tree's root (Codex reads it only once you trust the project)\n"+
+				"Codex runs the hooks only after you trust them (/hooks in Codex). The command registered is this\n"+
+				"binary's absolute path in user scope and `cairn` from PATH in project scope, whose folder may be\n"+
+				"committed (--command sets either; in a git work tree *.cairn-backup-* goes into .gitignore);\n"+
+				"--workspace (or CAIRN_WORKSPACE) given here is registered outright.")),
+		leaf("setup opencode", "register `cairn mcp` in OpenCode's opencode.json and cairn's plugin (session tags, `cairn hook opencode` at compaction and resume)", "", func(c *cli.Context) error { return setupOpenCode(env, c) },
+			described("Sets mcp.cairn in opencode.json, keeping every other key (a backup FILE.cairn-backup-TIME of a file\n"+
+				"it changes), and writes the plugin file cairn.js; running it again changes nothing.\n"+
+				"  project: opencode.json and .opencode/plugin/cairn.js in the project, the git work tree's root\n"+
+				"           (default; runs `cairn` from PATH, so the files may be committed)\n"+
+				"  user:    $XDG_CONFIG_HOME/opencode (~/.config/opencode): just you, every project; this binary's\n"+
+				"           absolute path\n"+
+				"The plugin tags every cairn tool call with its OpenCode session (cairn_session), so each session\n"+
+				"has its own list, and puts the lists into the compaction prompt and, after a compaction or on\n"+
+				"resume, into the system prompt. Restart OpenCode to load it.")),
+		setupGeminiCommand(env),
+	)
 }
 
 // Codex 0.171.0's two requirements that setup cannot meet for the user.
@@ -85,74 +66,92 @@ const (
 	codexPlanNote  = "Codex offers its own update_plan tool to a model outside its catalog (one that is not OpenAI's) only with `[tools.update_plan]` `enabled = true` in config.toml; cairn's TaskCreate and TaskList work without it"
 )
 
-func setupCodex(env *Env, c *cli.Context) error {
+// setupBase is what a runtime's setup with a scope starts from (setupStart).
+type setupBase struct {
+	scope, command, project, home string
+	homeVar                       string // the value of the runtime's own home variable
+	wsPin                         string // the workspace to register
+}
+
+// setupStart is how a runtime's setup with a scope starts: no arguments; its --scope, refused by
+// badScope (nil: the plan checks it); the cairn to register, by command; the project and the
+// home folder, which user scope needs unless homeVar is set (else "cannot tell the home
+// directory, where keeps"); the workspace to register.
+func setupStart(env *Env, c *cli.Context, badScope func(string) error, command func(scope string) (string, error), homeVar, keeps string) (b setupBase, err error) {
 	if err := noArgs(c); err != nil {
-		return err
+		return b, err
 	}
-	scope := c.String("scope")
-	if scope != "user" && scope != "project" {
-		return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
+	b.scope = c.String("scope")
+	if badScope != nil {
+		if err := badScope(b.scope); err != nil {
+			return b, err
+		}
 	}
-	command, err := setupCommandFor(scope == "project", c)
+	if b.command, err = command(b.scope); err != nil {
+		return b, err
+	}
+	if b.project, b.home, _, err = setupPlace(); err != nil {
+		return b, err
+	}
+	if homeVar != "" {
+		b.homeVar = os.Getenv(homeVar)
+	}
+	if b.home == "" && b.scope == "user" && b.homeVar == "" {
+		return b, errs.Invalidf("cannot tell the home directory, where %s", keeps)
+	}
+	b.wsPin, err = setupWorkspace(env, b.scope == "user")
+	return b, err
+}
+
+// lastNote is the last note of a setup with a scope, which ends with check (how to see the
+// server registered): before it what project scope needs, or what a setup that registers no
+// workspace needs (unpinned).
+func (b setupBase) lastNote(project, unpinned, check string) string {
+	switch {
+	case b.scope == "project":
+		return project + "; " + check
+	case b.wsPin == "":
+		return unpinned + "; " + check
+	}
+	return check
+}
+
+func setupCodex(env *Env, c *cli.Context) error {
+	// Codex's project root marker is .git by default, as setupPlace's
+	b, err := setupStart(env, c, func(scope string) error {
+		if scope != "user" && scope != "project" {
+			return errs.Invalidf("--scope %q is not a Codex scope; use user (~/.codex, or $CODEX_HOME: just you, every project) or project (.codex in the project, which Codex reads only once you trust the project)", scope)
+		}
+		return nil
+	}, func(scope string) (string, error) { return setupCommandFor(scope == "project", c) }, "CODEX_HOME", "Codex keeps ~/.codex")
 	if err != nil {
 		return err
 	}
-	project, home, err := setupPlace() // Codex's project root marker is .git by default, as here
-	if err != nil {
-		return err
-	}
-	codexHome := os.Getenv("CODEX_HOME")
-	if home == "" && scope == "user" && codexHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where Codex keeps ~/.codex")
-	}
-	wsPin, err := setupWorkspace(env, scope == "user")
-	if err != nil {
-		return err
-	}
-	opts := setup.CodexOptions{Scope: scope, ProjectDir: project, Home: home, CodexHome: codexHome, Command: command, Workspace: wsPin}
+	scope, command, project, wsPin := b.scope, b.command, b.project, b.wsPin
+	opts := setup.CodexOptions{Scope: scope, ProjectDir: project, Home: b.home, CodexHome: b.homeVar, Command: command, Workspace: wsPin}
 	changes, err := setup.PlanCodex(opts)
 	if err != nil {
 		return err
 	}
 	notes := []string{codexTrustNote, codexPlanNote}
-	switch {
-	case scope == "project":
-		if command == "cairn" {
-			notes = append(notes, pathNote("Codex"))
-		}
-		notes = append(notes, "Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust); check with: codex mcp list")
-	case wsPin == "":
-		notes = append(notes, "cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start); check with: codex mcp list")
-	default:
-		notes = append(notes, "check with: codex mcp list")
+	if scope == "project" && command == "cairn" {
+		notes = append(notes, pathNote("Codex"))
 	}
+	notes = append(notes, b.lastNote("Codex reads "+filepath.Join(project, ".codex")+" only once you trust the project (its prompt at start, or codex exec --trust)",
+		"cairn mcp finds the workspace in the folder Codex starts in: run cairn init in each project (elsewhere the cairn server fails to start)", "check with: codex mcp list"))
 	return finishSetup(env, c, scope, project, changes, notes, map[string]any{
 		"command": command, "mcp_args": setup.CodexServerArgs(opts), "hook_command": setup.CodexHookCommand(opts),
 	})
 }
 
 func setupOpenCode(env *Env, c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	scope := c.String("scope")
-	command, err := setupBinary(c.String("command"), c.IsSet("command"))
+	b, err := setupStart(env, c, nil, func(string) (string, error) { return setupBinary(c.String("command"), c.IsSet("command")) },
+		"XDG_CONFIG_HOME", "OpenCode keeps ~/.config/opencode")
 	if err != nil {
 		return err
 	}
-	project, home, err := setupPlace()
-	if err != nil {
-		return err
-	}
-	cfgHome := os.Getenv("XDG_CONFIG_HOME")
-	if home == "" && scope == "user" && cfgHome == "" {
-		return errs.Invalidf("cannot tell the home directory, where OpenCode keeps ~/.config/opencode")
-	}
-	wsPin, err := setupWorkspace(env, scope == "user")
-	if err != nil {
-		return err
-	}
-	opts := setup.OpenCodeOptions{Scope: scope, ProjectDir: project, Home: home, ConfigHome: cfgHome, Command: command, Workspace: wsPin, CommandSet: c.IsSet("command")}
+	scope, project, wsPin := b.scope, b.project, b.wsPin
+	opts := setup.OpenCodeOptions{Scope: scope, ProjectDir: project, Home: b.home, ConfigHome: b.homeVar, Command: b.command, Workspace: wsPin, CommandSet: c.IsSet("command")}
 	changes, err := setup.PlanOpenCode(opts)
 	if err != nil {
 		return err
@@ -170,26 +169,41 @@ func setupOpenCode(env *Env, c *cli.Context) error {
 }
 
 // setupPlace is where a setup works: the project of this folder (symlinks resolved: runtimes key
-// projects by the physical path) and the home directory ("" when it cannot be told).
-func setupPlace() (project, home string, err error) {
+// projects by the physical path) and the home directory ("" with homeErr when it cannot be told).
+func setupPlace() (project, home string, homeErr, err error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return "", "", fmt.Errorf("current directory: %w", err)
+		return "", "", nil, fmt.Errorf("current directory: %w", err)
 	}
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	home, _ = os.UserHomeDir()
-	return projectRoot(cwd), home, nil
+	home, homeErr = os.UserHomeDir()
+	return projectRoot(cwd), home, homeErr, nil
 }
 
-// finishSetup is what every runtime's setup does after its plan: the project's ignores added to
-// the changes, the changes written unless --dry-run, and the answer (result, with the scope,
-// the project, the files and the notes) in text or JSON.
+// finishSetup is what a runtime's setup with a scope does after its plan (Codex, OpenCode,
+// Gemini CLI): in project scope the backups ignored in the project's .gitignore, and the answer
+// with the scope, the project (but in user scope) and the notes.
 func finishSetup(env *Env, c *cli.Context, scope, project string, changes []*setup.Change, notes []string, result map[string]any) error {
+	var ignores []workspace.Ignore
 	if scope == "project" {
+		ignores = []workspace.Ignore{setup.BackupIgnore}
+	}
+	result["scope"], result["notes"] = scope, notes
+	if scope != "user" {
+		result["project"] = project
+	}
+	return applySetup(env, c, project, changes, ignores, notes, result)
+}
+
+// applySetup is what every runtime's setup does after its plan: ignores added to the project's
+// .gitignore (in a git work tree), the changes written unless --dry-run, and the answer (result
+// with the files) in text or JSON, the notes after the files.
+func applySetup(env *Env, c *cli.Context, project string, changes []*setup.Change, ignores []workspace.Ignore, notes []string, result map[string]any) error {
+	if len(ignores) > 0 {
 		var err error
-		if changes, err = setupIgnores(changes, project, setup.BackupIgnore); err != nil {
+		if changes, err = setupIgnores(changes, project, ignores...); err != nil {
 			return err
 		}
 	}
@@ -199,10 +213,7 @@ func finishSetup(env *Env, c *cli.Context, scope, project string, changes []*set
 			return err
 		}
 	}
-	result["scope"], result["dry_run"], result["files"], result["notes"] = scope, dry, changes, notes
-	if scope != "user" {
-		result["project"] = project
-	}
+	result["dry_run"], result["files"] = dry, changes
 	return env.Render(result, func(w io.Writer) error {
 		if err := writeChanges(w, changes, dry); err != nil || dry {
 			return err
@@ -265,17 +276,12 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	project, home, homeErr, err := setupPlace()
 	if err != nil {
-		return fmt.Errorf("current directory: %w", err)
+		return err
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real // Claude Code keys projects by the physical path
-	}
-	project := projectRoot(cwd)
-	home, err := os.UserHomeDir()
-	if err != nil && (plugin == "" && scope != "project") {
-		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", err)
+	if homeErr != nil && (plugin == "" && scope != "project") {
+		return errs.Invalidf("cannot tell the home directory, where Claude Code keeps ~/.claude.json: %v", homeErr)
 	}
 	wsPin, err := setupWorkspace(env, plugin != "" || scope == "user")
 	if err != nil {
@@ -299,51 +305,35 @@ func setupClaudeCode(env *Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var ignores []workspace.Ignore
 	switch {
 	case plugin != "" || scope == "user":
 	case scope == "local":
-		changes, err = setupIgnores(changes, project, setup.BackupIgnore, setup.LocalSettingsIgnore)
+		ignores = []workspace.Ignore{setup.BackupIgnore, setup.LocalSettingsIgnore}
 	default:
-		changes, err = setupIgnores(changes, project, setup.BackupIgnore)
+		ignores = []workspace.Ignore{setup.BackupIgnore}
 	}
-	if err != nil {
-		return err
-	}
-	dry := c.Bool("dry-run")
-	if !dry {
-		if err := setup.Apply(changes, time.Now()); err != nil {
-			return err
+	var notes []string
+	switch {
+	case plugin != "":
+		notes = []string{"try it: claude --plugin-dir " + plugin}
+	case scope == "project":
+		if command == "cairn" {
+			notes = append(notes, pathNote("Claude Code"))
 		}
+		notes = append(notes, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
+	case scope == "user" && wsPin == "":
+		notes = []string{"cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list"}
+	default:
+		notes = []string{"check with: claude mcp list"}
 	}
-	result := map[string]any{
-		"scope": scope, "project": project, "plugin": plugin, "dry_run": dry, "command": command,
-		"mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts), "files": changes,
-	}
+	result := map[string]any{"command": command, "mcp_args": setup.ServerArgs(opts), "hook_command": setup.HookCommand(opts)}
 	if plugin != "" {
-		delete(result, "scope")
-		delete(result, "project")
+		result["plugin"] = plugin
 	} else {
-		delete(result, "plugin")
+		result["scope"], result["project"] = scope, project
 	}
-	return env.Render(result, func(w io.Writer) error {
-		if err := writeChanges(w, changes, dry); err != nil || dry {
-			return err
-		}
-		switch {
-		case plugin != "":
-			fmt.Fprintf(w, "try it: claude --plugin-dir %s\n", plugin)
-		case scope == "project":
-			if command == "cairn" {
-				fmt.Fprintln(w, pathNote("Claude Code"))
-			}
-			fmt.Fprintln(w, "Claude Code asks each user to approve the cairn server of .mcp.json once; check with: claude mcp list")
-		case scope == "user" && wsPin == "":
-			fmt.Fprintln(w, "cairn mcp finds the workspace in the project Claude Code starts in: run cairn init in each project (elsewhere claude mcp list shows cairn as failed); check with: claude mcp list")
-		default:
-			fmt.Fprintln(w, "check with: claude mcp list")
-		}
-		return nil
-	})
+	return applySetup(env, c, project, changes, ignores, notes, result)
 }
 
 // projectRoot is the folder Claude Code treats as the project when started in dir: the root of

@@ -22,19 +22,15 @@ import (
 const spaceAroundHint = `To read the conversation around a hit: cairn space search --around comment:<id> --context N`
 
 func spaceCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "space",
-		Usage: "conversations of the other tasks of a shared space (SearchWorkspaceTasks), in spaces.db",
-		Subcommands: []*cli.Command{
-			spaceImportCommand(env),
-			spaceExportCommand(env),
-			spaceAddCommentCommand(env),
-			spaceReindexCommand(env),
-			spaceSearchCommand(env),
-			spacePushCommand(env),
-			spaceRedactionsCommand(env),
-		},
-	}
+	return family("space", "conversations of the other tasks of a shared space (SearchWorkspaceTasks), in spaces.db",
+		spaceImportCommand(env),
+		spaceExportCommand(env),
+		spaceAddCommentCommand(env),
+		spaceReindexCommand(env),
+		spaceSearchCommand(env),
+		spacePushCommand(env),
+		spaceRedactionsCommand(env),
+	)
 }
 
 // openSpaces opens the workspace's spaces.db for one command; the caller closes it.
@@ -115,120 +111,90 @@ func humanBytes(n int64) string {
 }
 
 func spaceImportCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:      "import",
-		Usage:     "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code), Codex rollouts (--from codex), OpenCode's database (--from opencode) or Gemini CLI session files (--from gemini)",
-		ArgsUsage: "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --from opencode [DB...] | --from gemini [PATH...] | --all | --schema",
-		Flags:     flagsOf("space import"),
-		Action: func(c *cli.Context) error {
-			if c.Bool("all") {
-				if c.NArg() != 0 || c.IsSet("from") || c.Bool("schema") {
-					return errs.Invalidf("space import --all finds every runtime's sessions itself: it takes no FILE, no --from and no --schema")
-				}
-				return env.spaceImportAll(c)
+	return leaf("space import", "load spaces, members, tasks and comments from JSON Lines (the format: docs/formats.md; upsert by id; - for standard input), Claude Code transcripts (--from claude-code), Codex rollouts (--from codex), OpenCode's database (--from opencode) or Gemini CLI session files (--from gemini)", "FILE.jsonl | --from claude-code PATH... | --from codex PATH... | --from opencode [DB...] | --from gemini [PATH...] | --all | --schema", func(c *cli.Context) error {
+		if c.Bool("all") {
+			if c.NArg() != 0 || c.IsSet("from") || c.Bool("schema") {
+				return errs.Invalidf("space import --all finds every runtime's sessions itself: it takes no FILE, no --from and no --schema")
 			}
-			if c.Bool("schema") {
-				if c.NArg() != 0 || c.IsSet("from") {
-					return errs.Invalidf("space import --schema takes no FILE and no --from")
-				}
-				return env.printSchema(formats.SpaceSchema)
+			return env.spaceImportAll(c)
+		}
+		if c.Bool("schema") {
+			if c.NArg() != 0 || c.IsSet("from") {
+				return errs.Invalidf("space import --schema takes no FILE and no --from")
 			}
-			format, err := spaces.LookupImportFormat(c.String("from"))
+			return env.printSchema(formats.SpaceSchema)
+		}
+		format, err := spaces.LookupImportFormat(c.String("from"))
+		if err != nil {
+			return err
+		}
+		if format.Paths {
+			return env.spaceImportPaths(c, format)
+		}
+		if c.NArg() != 1 {
+			return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
+		}
+		name := c.Args().First()
+		in := workspace.TextOnly(env.Stdin, "standard input")
+		var size int64
+		if name != "-" {
+			f, err := workspace.OpenRegular(name, "JSON Lines file")
+			if err != nil {
+				return workspace.FSErrorInput(err, "space import")
+			}
+			defer f.Close()
+			if st, err := f.Stat(); err == nil {
+				size = st.Size()
+			}
+			in = f
+		}
+		st, err := env.openSpaces(c)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		progress, finish := env.spaceProgress(size, true, "importing")
+		rep, err := st.Import(c.Context, in, size, progress)
+		finish()
+		if err != nil {
+			return err
+		}
+		if !env.JSON || len(rep.BadLines) == 0 {
+			err = env.Render(rep, func(w io.Writer) error {
+				fmt.Fprintf(w, "imported %s: %s, %s, %s, %s (%s)\n",
+					termName(name), count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"), count(rep.Tasks, "task", "tasks"),
+					count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
+				if rep.OrphanComments > 0 {
+					fmt.Fprintf(w, "%d comments belong to tasks not imported yet; they are found once their task is imported\n", rep.OrphanComments)
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			if format.Paths {
-				return env.spaceImportPaths(c, format)
+		}
+		if len(rep.BadLines) > 0 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: %d bad line(s) skipped, the other records were loaded:", name, len(rep.BadLines))
+			for _, bl := range rep.BadLines {
+				fmt.Fprintf(&b, "\n  line %d: %s", bl.Line, bl.Message)
 			}
-			if c.NArg() != 1 {
-				return errs.Invalidf("space import needs exactly one FILE.jsonl (or - for standard input), got %d arguments", c.NArg())
-			}
-			name := c.Args().First()
-			in := workspace.TextOnly(env.Stdin, "standard input")
-			var size int64
-			if name != "-" {
-				f, err := workspace.OpenRegular(name, "JSON Lines file")
-				if err != nil {
-					return workspace.FSErrorInput(err, "space import")
-				}
-				defer f.Close()
-				if st, err := f.Stat(); err == nil {
-					size = st.Size()
-				}
-				in = f
-			}
-			st, err := env.openSpaces(c)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			progress, finish := env.spaceProgress(size, true, "importing")
-			rep, err := st.Import(c.Context, in, size, progress)
-			finish()
-			if err != nil {
-				return err
-			}
-			if !env.JSON || len(rep.BadLines) == 0 {
-				err = env.Render(rep, func(w io.Writer) error {
-					fmt.Fprintf(w, "imported %s: %s, %s, %s, %s (%s)\n",
-						termName(name), count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"), count(rep.Tasks, "task", "tasks"),
-						count(rep.Comments, "comment", "comments"), count(rep.Lines, "line", "lines"))
-					if rep.OrphanComments > 0 {
-						fmt.Fprintf(w, "%d comments belong to tasks not imported yet; they are found once their task is imported\n", rep.OrphanComments)
-					}
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
-			if len(rep.BadLines) > 0 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "%s: %d bad line(s) skipped, the other records were loaded:", name, len(rep.BadLines))
-				for _, bl := range rep.BadLines {
-					fmt.Fprintf(&b, "\n  line %d: %s", bl.Line, bl.Message)
-				}
-				fmt.Fprintf(&b, "\nthe format of a line: %s (cairn space import --schema prints its JSON Schema)", formats.Doc)
-				return errs.Invalidf("%s", b.String())
-			}
-			return nil
-		},
-	}
+			fmt.Fprintf(&b, "\nthe format of a line: %s (cairn space import --schema prints its JSON Schema)", formats.Doc)
+			return errs.Invalidf("%s", b.String())
+		}
+		return nil
+	})
 }
 
 func spaceExportCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "export",
-		Usage: "write every space, member, task and comment as JSON Lines of the import format (docs/formats.md): raw, not redacted; the backup and migration path",
-		Description: "The output imports into a fresh workspace with cairn space import and answers every search the same.\n" +
-			"Order: spaces by id, members by space then user, tasks by id, comments by id (integer ids by value first).\n" +
-			"Titles and bodies are written as imported, secrets included: it is the workspace owner's data, and no --user is needed.",
-		Flags: flagsOf("space export"),
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return errs.Invalidf("space export takes no arguments (write to a file with --output FILE), got %d", c.NArg())
-			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			out := c.String("output")
-			var rep spaces.ExportReport
-			err = env.writeOutput(out, func(w io.Writer) error {
-				var err error
-				rep, err = spaces.Export(c.Context, ws, w)
-				return err
-			})
-			if err != nil || out == "" || out == "-" {
-				return err
-			}
-			return env.Render(rep, func(w io.Writer) error {
-				fmt.Fprintf(w, "exported %s, %s, %s, %s to %s\n", count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"),
-					count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), termName(out))
-				return nil
-			})
-		},
-	}
+	return leaf("space export", "write every space, member, task and comment as JSON Lines of the import format (docs/formats.md): raw, not redacted; the backup and migration path", "",
+		exportAction(env, "space export", spaces.Export, func(w io.Writer, rep spaces.ExportReport, out string) {
+			fmt.Fprintf(w, "exported %s, %s, %s, %s to %s\n", count(rep.Spaces, "space", "spaces"), count(rep.Members, "member", "members"),
+				count(rep.Tasks, "task", "tasks"), count(rep.Comments, "comment", "comments"), termName(out))
+		}),
+		described("The output imports into a fresh workspace with cairn space import and answers every search the same.\n"+
+			"Order: spaces by id, members by space then user, tasks by id, comments by id (integer ids by value first).\n"+
+			"Titles and bodies are written as imported, secrets included: it is the workspace owner's data, and no --user is needed."))
 }
 
 // spaceImportPaths is space import of a format that reads files and folders: the runtimes'
@@ -370,130 +336,114 @@ func writeTranscriptReport(w io.Writer, rep any) error {
 }
 
 func spaceAddCommentCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:      "add-comment",
-		Usage:     "add one comment to the current task (--task / CAIRN_TASK); upsert by --id",
-		ArgsUsage: "BODY|-",
-		Flags:     flagsOf("space add-comment"),
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return errs.Invalidf("space add-comment needs exactly one BODY (or - for standard input), got %d arguments", c.NArg())
-			}
-			body := c.Args().First()
-			if body == "-" {
-				data, err := env.readInput(c.Context, "-")
-				if err != nil {
-					return err
-				}
-				body = string(data)
-			}
-			task := strings.TrimPrefix(env.Caller.Task, "task:")
-			if task == "" {
-				return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
-			}
-			in := spaces.Comment{Task: spaces.ID(task), Body: body, Attachments: []string{}}
-			bind(c, "space add-comment", &in)
-			in.ID = spaces.ID(strings.TrimPrefix(string(in.ID), "comment:"))
-			if in.Author == "" {
-				in.Author = env.Caller.User
-			}
-			if in.Author == "" {
-				return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
-			}
-			if in.CreatedAt == "" {
-				in.CreatedAt = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
-			}
-			st, err := env.openSpaces(c)
+	return leaf("space add-comment", "add one comment to the current task (--task / CAIRN_TASK); upsert by --id", "BODY|-", func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return errs.Invalidf("space add-comment needs exactly one BODY (or - for standard input), got %d arguments", c.NArg())
+		}
+		body := c.Args().First()
+		if body == "-" {
+			data, err := env.readInput(c.Context, "-")
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			added, err := st.AddComment(c.Context, in)
-			if err != nil {
-				return err
+			body = string(data)
+		}
+		task := strings.TrimPrefix(env.Caller.Task, "task:")
+		if task == "" {
+			return errs.Invalidf("space add-comment adds to the current task: pass --task ID or set CAIRN_TASK")
+		}
+		in := spaces.Comment{Task: spaces.ID(task), Body: body, Attachments: []string{}}
+		bind(c, "space add-comment", &in)
+		in.ID = spaces.ID(strings.TrimPrefix(string(in.ID), "comment:"))
+		if in.Author == "" {
+			in.Author = env.Caller.User
+		}
+		if in.Author == "" {
+			return errs.Invalidf("space add-comment needs --author (or --user / CAIRN_USER)")
+		}
+		if in.CreatedAt == "" {
+			in.CreatedAt = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+		}
+		st, err := env.openSpaces(c)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		added, err := st.AddComment(c.Context, in)
+		if err != nil {
+			return err
+		}
+		return env.Render(map[string]any{"comment": added}, func(w io.Writer) error {
+			verb, idx := "added", "indexed"
+			if added.Replaced {
+				verb = "replaced"
 			}
-			return env.Render(map[string]any{"comment": added}, func(w io.Writer) error {
-				verb, idx := "added", "indexed"
-				if added.Replaced {
-					verb = "replaced"
-				}
-				if !added.Indexed {
-					idx = "not indexed"
-				}
-				fmt.Fprintf(w, "%s %s in %s (%s/%s %s, %s)\n", verb, added.Ref, added.Task, added.Author, added.Kind, added.CreatedAt, idx)
-				return nil
-			})
-		},
-	}
+			if !added.Indexed {
+				idx = "not indexed"
+			}
+			fmt.Fprintf(w, "%s %s in %s (%s/%s %s, %s)\n", verb, added.Ref, added.Task, added.Author, added.Kind, added.CreatedAt, idx)
+			return nil
+		})
+	})
 }
 
 func spaceReindexCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "reindex",
-		Usage: "rebuild every comment's index text and the search index (after the redaction rules change)",
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return errs.Invalidf("space reindex takes no arguments, got %d", c.NArg())
-			}
-			st, err := env.openSpaces(c)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			progress, finish := env.spaceProgress(0, false, "reindexing")
-			rep, err := st.Reindex(c.Context, progress)
-			finish()
-			if err != nil {
-				return err
-			}
-			return env.Render(rep, func(w io.Writer) error {
-				fmt.Fprintf(w, "reindexed %d comments: %d indexed, %d index texts changed\n", rep.Comments, rep.Indexed, rep.Changed)
-				return nil
-			})
-		},
-	}
+	return leaf("space reindex", "rebuild every comment's index text and the search index (after the redaction rules change)", "", func(c *cli.Context) error {
+		if c.NArg() != 0 {
+			return errs.Invalidf("space reindex takes no arguments, got %d", c.NArg())
+		}
+		st, err := env.openSpaces(c)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		progress, finish := env.spaceProgress(0, false, "reindexing")
+		rep, err := st.Reindex(c.Context, progress)
+		finish()
+		if err != nil {
+			return err
+		}
+		return env.Render(rep, func(w io.Writer) error {
+			fmt.Fprintf(w, "reindexed %d comments: %d indexed, %d index texts changed\n", rep.Comments, rep.Indexed, rep.Changed)
+			return nil
+		})
+	})
 }
 
 func spaceSearchCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:      "search",
-		Usage:     "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code and Codex sessions imported with --from claude-code or --from codex",
-		ArgsUsage: "[QUERY...]",
-		Flags:     flagsOf("space search"),
-		Action: func(c *cli.Context) error {
-			in := spaces.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
-			bind(c, "space search", &in)
-			if c.IsSet("limit") && in.Limit == 0 {
-				return errs.Invalidf("--limit 0 is out of range 1..%d", spaces.MaxLimit)
-			}
-			if c.IsSet("around") && in.Around == "" {
-				return errs.Invalidf("--around needs comment:<id>")
-			}
-			ws, err := env.Workspace()
-			if err != nil {
-				return err
-			}
-			var ans spaces.Answer
-			if client, cerr := env.teamClient(ws); cerr != nil {
-				return cerr
-			} else if client != nil && env.Caller.Subtask {
-				ans = spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}}
-			} else if client != nil {
-				// [space] server: the team server answers, for the member its token names
-				ans, err = client.Search(c.Context, env.Caller.Task, in)
-			} else {
-				ans, err = spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
-			}
-			if err != nil {
-				return err
-			}
-			if err := env.Render(ans.Value(), func(w io.Writer) error { return env.writeSpaceAnswer(w, ans) }); err != nil {
-				return err
-			}
-			env.spaceHint(ans)
-			return nil
-		},
-	}
+	return leaf("space search", "search the other tasks of the current task's space (SearchWorkspaceTasks); with no --user, the Claude Code and Codex sessions imported with --from claude-code or --from codex", "[QUERY...]", func(c *cli.Context) error {
+		in := spaces.SearchInput{Query: strings.Join(c.Args().Slice(), " ")}
+		bind(c, "space search", &in)
+		if c.IsSet("limit") && in.Limit == 0 {
+			return errs.Invalidf("--limit 0 is out of range 1..%d", spaces.MaxLimit)
+		}
+		if c.IsSet("around") && in.Around == "" {
+			return errs.Invalidf("--around needs comment:<id>")
+		}
+		ws, err := env.Workspace()
+		if err != nil {
+			return err
+		}
+		var ans spaces.Answer
+		if client, cerr := env.teamClient(ws); cerr != nil {
+			return cerr
+		} else if client != nil && env.Caller.Subtask {
+			ans = spaces.Answer{Unavailable: &spaces.Unavailable{Message: spaces.UnavailableMessage}}
+		} else if client != nil {
+			// [space] server: the team server answers, for the member its token names
+			ans, err = client.Search(c.Context, env.Caller.Task, in)
+		} else {
+			ans, err = spaces.SearchWorkspaceTasks(c.Context, ws, env.Caller, in)
+		}
+		if err != nil {
+			return err
+		}
+		if err := env.Render(ans.Value(), func(w io.Writer) error { return env.writeSpaceAnswer(w, ans) }); err != nil {
+			return err
+		}
+		env.spaceHint(ans)
+		return nil
+	})
 }
 
 // spaceHint tells the person at the command line why a search was not available: which

@@ -32,159 +32,128 @@ func (e *Env) session(ctx context.Context) (*tasks.Session, error) {
 }
 
 func taskCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "task",
-		Usage: "the session task list (TaskCreate, TaskList, TaskGet, TaskUpdate), replayed from the session log",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "create",
-				Usage:     "add a pending task (TaskCreate)",
-				ArgsUsage: "SUBJECT",
-				Flags:     flagsOf("task create"),
-				Action: func(c *cli.Context) error {
-					if c.NArg() == 0 {
-						return errs.Invalidf("task create needs a SUBJECT")
-					}
-					in := tasks.CreateInput{Subject: strings.Join(c.Args().Slice(), " ")}
-					bind(c, "task create", &in)
-					desc, set, err := env.description(c)
-					if err != nil {
-						return err
-					}
-					if set {
-						in.Description = desc
-					}
-					s, err := env.session(c.Context)
-					if err != nil {
-						return err
-					}
-					res, err := s.CreateFrom(c.Context, in)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "created", res) })
-				},
-			},
-			{
-				Name:  "list",
-				Usage: "every task by id, deleted and completed included (TaskList)",
-				Flags: flagsOf("task list"),
-				Action: func(c *cli.Context) error {
-					if c.NArg() > 0 {
-						return errs.Invalidf("task list takes no arguments, got %q", c.Args().First())
-					}
-					var statuses map[string]bool
-					if c.IsSet("status") {
-						var err error
-						if statuses, err = tasks.ParseStatuses(strings.Join(c.StringSlice("status"), ",")); err != nil {
-							return err
-						}
-					}
-					stop, err := parseAsOf(c.String("as-of"), c.IsSet("as-of"))
-					if err != nil {
-						return err
-					}
-					s, err := env.session(c.Context)
-					if err != nil {
-						return err
-					}
-					res, err := s.List(c.Context, stop, statuses)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						env.writeTaskTable(w, res.Tasks)
-						if len(res.OtherLists) > 0 {
-							writeListNote(w, res) // another list is in the transcript: never left unsaid
-						} else if env.StderrTTY {
-							writeListNote(env.Stderr, res)
-						}
-						if env.StderrTTY {
-							fmt.Fprintln(env.Stderr, countsLine(res.Summary))
-						}
-						return nil
-					})
-				},
-			},
-			{
-				Name:         "get",
-				Usage:        "one task with its description (TaskGet)",
-				ArgsUsage:    "ID",
-				BashComplete: env.completeTaskIDs,
-				Action: func(c *cli.Context) error {
-					id, s, err := env.taskAndSession(c)
-					if err != nil {
-						return err
-					}
-					t, err := s.Get(c.Context, id)
-					if err != nil {
-						return err
-					}
-					return env.Render(map[string]tasks.Task{"task": t}, func(w io.Writer) error {
-						fmt.Fprintf(w, "%s %s %s\n", env.Bold("#"+strconv.Itoa(t.TaskID)), statusLabel(t.Status), t.Subject)
-						if t.Description != "" {
-							fmt.Fprintf(w, "\n%s\n", strings.TrimRight(t.Description, "\n"))
-						}
-						return nil
-					})
-				},
-			},
-			{
-				Name:         "update",
-				Usage:        "change a task's status, subject or description (TaskUpdate)",
-				ArgsUsage:    "ID",
-				BashComplete: env.completeTaskIDs,
-				Flags:        flagsOf("task update"),
-				Action: func(c *cli.Context) error {
-					id, err := taskID(c)
-					if err != nil {
-						return err
-					}
-					in := tasks.UpdateInput{TaskID: id}
-					bind(c, "task update", &in)
-					desc, set, err := env.description(c)
-					if err != nil {
-						return err
-					}
-					if set {
-						in.Description = &desc
-					}
-					s, err := env.session(c.Context)
-					if err != nil {
-						return err
-					}
-					res, err := s.Update(c.Context, in.TaskID, in.UpdateFields)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "updated", res) })
-				},
-			},
-			{
-				Name:         "history",
-				Usage:        "every change of one task: log line, time, call id, fields changed",
-				ArgsUsage:    "ID",
-				BashComplete: env.completeTaskIDs,
-				Action: func(c *cli.Context) error {
-					id, s, err := env.taskAndSession(c)
-					if err != nil {
-						return err
-					}
-					res, err := s.History(c.Context, id)
-					if err != nil {
-						return err
-					}
-					return env.Render(res, func(w io.Writer) error {
-						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-						for _, ch := range res.Changes {
-							fmt.Fprintf(tw, "line %d\t%s\t%s\t%s\t%s\n", ch.Line, ch.At, ch.CallID, ch.Op, describeChanges(ch.Changes))
-						}
-						return tw.Flush()
-					})
-				},
-			},
+	return family("task", "the session task list (TaskCreate, TaskList, TaskGet, TaskUpdate), replayed from the session log",
+		leaf("task create", "add a pending task (TaskCreate)", "SUBJECT", func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return errs.Invalidf("task create needs a SUBJECT")
+			}
+			in := tasks.CreateInput{Subject: strings.Join(c.Args().Slice(), " ")}
+			bind(c, "task create", &in)
+			desc, set, err := env.description(c)
+			if err != nil {
+				return err
+			}
+			if set {
+				in.Description = desc
+			}
+			s, err := env.session(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := s.CreateFrom(c.Context, in)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "created", res) })
+		}),
+		leaf("task list", "every task by id, deleted and completed included (TaskList)", "", func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return errs.Invalidf("task list takes no arguments, got %q", c.Args().First())
+			}
+			var statuses map[string]bool
+			if c.IsSet("status") {
+				var err error
+				if statuses, err = tasks.ParseStatuses(strings.Join(c.StringSlice("status"), ",")); err != nil {
+					return err
+				}
+			}
+			stop, err := parseAsOf(c.String("as-of"), c.IsSet("as-of"))
+			if err != nil {
+				return err
+			}
+			s, err := env.session(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := s.List(c.Context, stop, statuses)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				env.writeTaskTable(w, res.Tasks)
+				if len(res.OtherLists) > 0 {
+					writeListNote(w, res) // another list is in the transcript: never left unsaid
+				} else if env.StderrTTY {
+					writeListNote(env.Stderr, res)
+				}
+				if env.StderrTTY {
+					fmt.Fprintln(env.Stderr, countsLine(res.Summary))
+				}
+				return nil
+			})
+		}),
+		leaf("task get", "one task with its description (TaskGet)", "ID", func(c *cli.Context) error {
+			id, s, err := env.taskAndSession(c)
+			if err != nil {
+				return err
+			}
+			t, err := s.Get(c.Context, id)
+			if err != nil {
+				return err
+			}
+			return env.Render(map[string]tasks.Task{"task": t}, func(w io.Writer) error {
+				fmt.Fprintf(w, "%s %s %s\n", env.Bold("#"+strconv.Itoa(t.TaskID)), statusLabel(t.Status), t.Subject)
+				if t.Description != "" {
+					fmt.Fprintf(w, "\n%s\n", strings.TrimRight(t.Description, "\n"))
+				}
+				return nil
+			})
 		},
-	}
+			completes(env.completeTaskIDs)),
+		leaf("task update", "change a task's status, subject or description (TaskUpdate)", "ID", func(c *cli.Context) error {
+			id, err := taskID(c)
+			if err != nil {
+				return err
+			}
+			in := tasks.UpdateInput{TaskID: id}
+			bind(c, "task update", &in)
+			desc, set, err := env.description(c)
+			if err != nil {
+				return err
+			}
+			if set {
+				in.Description = &desc
+			}
+			s, err := env.session(c.Context)
+			if err != nil {
+				return err
+			}
+			res, err := s.Update(c.Context, in.TaskID, in.UpdateFields)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error { return env.writeResult(w, "updated", res) })
+		},
+			completes(env.completeTaskIDs)),
+		leaf("task history", "every change of one task: log line, time, call id, fields changed", "ID", func(c *cli.Context) error {
+			id, s, err := env.taskAndSession(c)
+			if err != nil {
+				return err
+			}
+			res, err := s.History(c.Context, id)
+			if err != nil {
+				return err
+			}
+			return env.Render(res, func(w io.Writer) error {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				for _, ch := range res.Changes {
+					fmt.Fprintf(tw, "line %d\t%s\t%s\t%s\t%s\n", ch.Line, ch.At, ch.CallID, ch.Op, describeChanges(ch.Changes))
+				}
+				return tw.Flush()
+			})
+		},
+			completes(env.completeTaskIDs)),
+	)
 }
 
 // description reads --description or --description-file (not both); set is false when neither
@@ -316,7 +285,7 @@ func (e *Env) writeResult(w io.Writer, verb string, res tasks.Result) error {
 
 func describeChanges(ch map[string]tasks.FieldChange) string {
 	var parts []string
-	for _, k := range []string{"status", "subject", "description", "removed"} {
+	for _, k := range append(tasks.FieldNames(), "removed") {
 		c, ok := ch[k]
 		if !ok {
 			continue

@@ -37,79 +37,75 @@ func (e *Env) toolContext() (tools.Context, error) {
 }
 
 func toolsCommand(env *Env) *cli.Command {
-	return &cli.Command{
-		Name:  "tools",
-		Usage: "every tool by its agent name, with a JSON Schema of its input; call one with JSON",
-		Subcommands: []*cli.Command{
-			{
-				Name:  "list",
-				Usage: "list the tools (with --json: name, description, read_only, input_schema, ready to register)",
-				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					reg := tools.New()
-					defs := make([]tools.Definition, 0, len(reg.List()))
-					for _, t := range reg.List() {
-						defs = append(defs, t.Definition())
-					}
-					return env.Render(map[string]any{"tools": defs}, func(w io.Writer) error {
-						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-						for _, d := range defs {
-							mode := "writes"
-							if d.ReadOnly {
-								mode = "read-only"
-							}
-							first, _, _ := strings.Cut(d.Description, ". ")
-							fmt.Fprintf(tw, "%s\t%s\t%s\n", env.Bold(d.Name), mode, first)
+	return family("tools", "every tool by its agent name, with a JSON Schema of its input; call one with JSON",
+		&cli.Command{
+			Name:  "list",
+			Usage: "list the tools (with --json: name, description, read_only, input_schema, ready to register)",
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				reg := tools.New()
+				defs := make([]tools.Definition, 0, len(reg.List()))
+				for _, t := range reg.List() {
+					defs = append(defs, t.Definition())
+				}
+				return env.Render(map[string]any{"tools": defs}, func(w io.Writer) error {
+					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+					for _, d := range defs {
+						mode := "writes"
+						if d.ReadOnly {
+							mode = "read-only"
 						}
-						return tw.Flush()
-					})
-				},
-			},
-			{
-				Name:      "call",
-				Usage:     "run one tool with JSON input and print its JSON result (errors as {\"error\": {code, message}})",
-				ArgsUsage: "NAME [JSON | -]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "the tool's input as JSON, or - to read it from standard input (default {})"},
-				},
-				Action: func(c *cli.Context) error {
-					env.JSON = true // a tool's answer is always JSON, errors too
-					env.Color = false
-					if c.NArg() < 1 || c.NArg() > 2 {
-						return errs.Invalidf("tools call needs one tool NAME (see cairn tools list), then optionally its input: JSON, or - for standard input")
+						first, _, _ := strings.Cut(d.Description, ". ")
+						fmt.Fprintf(tw, "%s\t%s\t%s\n", env.Bold(d.Name), mode, first)
 					}
-					t, err := tools.New().Get(c.Args().First())
-					if err != nil {
-						return err
-					}
-					in := c.String("input")
-					if c.NArg() == 2 {
-						if c.IsSet("input") {
-							return errs.Invalidf("give the input once: either --input or a second argument, not both")
-						}
-						in = c.Args().Get(1)
-					}
-					input := []byte(in)
-					if in == "-" {
-						if input, err = env.readInput(c.Context, "-"); err != nil {
-							return err
-						}
-					}
-					tc, err := env.toolContext()
-					if err != nil {
-						return err
-					}
-					out, err := t.Call(c.Context, tc, json.RawMessage(input))
-					if err != nil {
-						return err
-					}
-					return env.writeJSON(env.Stdout, out)
-				},
+					return tw.Flush()
+				})
 			},
 		},
-	}
+		&cli.Command{
+			Name:      "call",
+			Usage:     "run one tool with JSON input and print its JSON result (errors as {\"error\": {code, message}})",
+			ArgsUsage: "NAME [JSON | -]",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "the tool's input as JSON, or - to read it from standard input (default {})"},
+			},
+			Action: func(c *cli.Context) error {
+				env.JSON = true // a tool's answer is always JSON, errors too
+				env.Color = false
+				if c.NArg() < 1 || c.NArg() > 2 {
+					return errs.Invalidf("tools call needs one tool NAME (see cairn tools list), then optionally its input: JSON, or - for standard input")
+				}
+				t, err := tools.New().Get(c.Args().First())
+				if err != nil {
+					return err
+				}
+				in := c.String("input")
+				if c.NArg() == 2 {
+					if c.IsSet("input") {
+						return errs.Invalidf("give the input once: either --input or a second argument, not both")
+					}
+					in = c.Args().Get(1)
+				}
+				input := []byte(in)
+				if in == "-" {
+					if input, err = env.readInput(c.Context, "-"); err != nil {
+						return err
+					}
+				}
+				tc, err := env.toolContext()
+				if err != nil {
+					return err
+				}
+				out, err := t.Call(c.Context, tc, json.RawMessage(input))
+				if err != nil {
+					return err
+				}
+				return env.writeJSON(env.Stdout, out)
+			},
+		},
+	)
 }
 
 func mcpCommand(env *Env) *cli.Command {

@@ -123,25 +123,18 @@ func (t *TeamHandler) answer(w http.ResponseWriter, r *http.Request, route strin
 	case "whoami":
 		return m, nil
 	case "search":
-		var req team.SearchRequest
-		if err := decodeTeamJSON(w, r, &req); err != nil {
-			return nil, err
-		}
-		ans, err := t.srv.Search(ctx, m, req)
-		if err != nil {
-			return nil, err
-		}
-		return ans.Value(), nil
+		return teamCall(w, r, func(req team.SearchRequest) (any, error) {
+			ans, err := t.srv.Search(ctx, m, req)
+			if err != nil {
+				return nil, err
+			}
+			return ans.Value(), nil
+		})
 	case "comment":
-		var req team.CommentRequest
-		if err := decodeTeamJSON(w, r, &req); err != nil {
-			return nil, err
-		}
-		added, err := t.srv.AddComment(ctx, m, req)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"comment": added}, nil
+		return teamCall(w, r, func(req team.CommentRequest) (any, error) {
+			added, err := t.srv.AddComment(ctx, m, req)
+			return map[string]any{"comment": added}, err
+		})
 	default: // import
 		b, err := spaces.ReadBatch(http.MaxBytesReader(w, r.Body, MaxImportBody), maxImportLine)
 		if err != nil {
@@ -153,6 +146,15 @@ func (t *TeamHandler) answer(w http.ResponseWriter, r *http.Request, route strin
 		}
 		return t.srv.Import(ctx, m, r.URL.Query().Get("space"), b)
 	}
+}
+
+// teamCall answers a JSON request: its body decoded into Req, then served.
+func teamCall[Req any](w http.ResponseWriter, r *http.Request, serve func(Req) (any, error)) (any, error) {
+	var req Req
+	if err := decodeTeamJSON(w, r, &req); err != nil {
+		return nil, err
+	}
+	return serve(req)
 }
 
 // decodeTeamJSON reads a capped JSON body into v, refusing unknown fields and trailing data.

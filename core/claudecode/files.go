@@ -127,15 +127,7 @@ func AgentDescription(transcript string) string {
 
 // ConfigDir is where Claude Code keeps its state: $CLAUDE_CONFIG_DIR (which Claude Code itself
 // honours), else ~/.claude; "" when neither can be told.
-func ConfigDir() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".claude")
-	}
-	return ""
-}
+func ConfigDir() string { return workspace.RuntimeHome("CLAUDE_CONFIG_DIR", ".claude") }
 
 // ProjectsDir is the folder of Claude Code's transcripts, one folder per project:
 // <ConfigDir>/projects; "" when the configuration folder cannot be told.

@@ -17,6 +17,8 @@ type Format struct {
 	// Doc says what the source is and how the project is named, for the command's help; a
 	// line break continues it on the next line.
 	Doc string
+	// Project is what --project gives for it, as help says ("OWNER/REPO").
+	Project string
 	// Many formats take several sources at once (gh prints issues and pull requests apart).
 	Many bool
 	// Read converts the source into one project.
@@ -35,12 +37,12 @@ type Source struct {
 
 // Table is every format, in the order help lists them.
 var Table = []Format{
-	{Name: "github", Many: true, Read: readGitHub,
+	{Name: "github", Many: true, Read: readGitHub, Project: "OWNER/REPO",
 		Doc: "the JSON of 'gh issue list --json ...' and/or 'gh pr list --json ...' (files or -);\n" +
 			"project gh-OWNER-REPO, from the items' url or --project OWNER/REPO"},
-	{Name: "beads", Read: readBeads,
+	{Name: "beads", Read: readBeads, Project: "the folder name to use",
 		Doc: "a .beads/issues.jsonl file (or the folder holding .beads/); project beads-FOLDER"},
-	{Name: "backlog-md", Read: readBacklogMD,
+	{Name: "backlog-md", Read: readBacklogMD, Project: "the folder name to use",
 		Doc: "a Backlog.md backlog/ folder (or the folder holding it); project backlog-FOLDER"},
 }
 
@@ -51,6 +53,21 @@ func Formats() []string {
 		names[i] = f.Name
 	}
 	return names
+}
+
+// ProjectUsage is what --project gives for each format, formats alike in a group:
+// "github: OWNER/REPO; beads, backlog-md: the folder name to use".
+func ProjectUsage() string {
+	var groups []string
+	for i, f := range Table {
+		if i > 0 && Table[i-1].Project == f.Project {
+			last := groups[len(groups)-1]
+			groups[len(groups)-1] = strings.Replace(last, ":", ", "+f.Name+":", 1)
+			continue
+		}
+		groups = append(groups, f.Name+": "+f.Project)
+	}
+	return strings.Join(groups, "; ")
 }
 
 // Lookup finds a format by name; an unknown one is INVALID_INPUT naming the valid ones.

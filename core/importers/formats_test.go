@@ -28,9 +28,12 @@ func TestTableMatchesFormatsDoc(t *testing.T) {
 		t.Errorf("docs/formats.md documents %v, the table holds %v", documented, Formats())
 	}
 	for _, f := range Table {
-		if f.Doc == "" || f.Read == nil {
-			t.Errorf("format %s has no doc line or no reader", f.Name)
+		if f.Doc == "" || f.Read == nil || f.Project == "" {
+			t.Errorf("format %s has no doc line, no reader or no --project text", f.Name)
 		}
+	}
+	if got := ProjectUsage(); got != "github: OWNER/REPO; beads, backlog-md: the folder name to use" {
+		t.Errorf("ProjectUsage = %q", got)
 	}
 	if _, err := Lookup("jira"); err == nil || !strings.Contains(err.Error(), strings.Join(Formats(), ", ")) {
 		t.Errorf("Lookup of an unknown format: %v", err)

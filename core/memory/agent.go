@@ -137,15 +137,7 @@ func readBounded(path string, max int64) ([]byte, error) {
 }
 
 // codexHome is where Codex keeps its state: $CODEX_HOME, else ~/.codex.
-func codexHome() string {
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".codex")
-	}
-	return ""
-}
+func codexHome() string { return workspace.RuntimeHome("CODEX_HOME", ".codex") }
 
 // claudeFolderProject tells the directory a Claude Code project folder is for: the cwd its
 // newest transcript records, else the folder's name.

@@ -67,24 +67,16 @@ func CodexDir(o CodexOptions) (string, error) {
 }
 
 // CodexServerArgs are the arguments of the registered MCP server.
-func CodexServerArgs(o CodexOptions) []string {
-	return ServerArgs(Options{Workspace: o.Workspace})
-}
+func CodexServerArgs(o CodexOptions) []string { return serverArgs(o.Workspace) }
 
 // CodexHookCommand is the shell command line of the registered hook.
-func CodexHookCommand(o CodexOptions) string {
-	cmd := shellQuote(o.Command)
-	if o.Workspace != "" {
-		cmd += " --workspace " + shellQuote(o.Workspace)
-	}
-	return cmd + " hook codex"
-}
+func CodexHookCommand(o CodexOptions) string { return hookCommand(o.Command, o.Workspace, "codex") }
 
 // PlanCodex works out both changes without writing anything. Either file failing to read or
 // parse, or config.toml not being safely editable, fails the whole plan, naming the file.
 func PlanCodex(o CodexOptions) ([]*Change, error) {
-	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
+	if err := checkCommand(o.Command); err != nil {
+		return nil, err
 	}
 	dir, err := CodexDir(o)
 	if err != nil {
@@ -111,24 +103,5 @@ func PlanCodex(o CodexOptions) ([]*Change, error) {
 
 // planTOML reads path (missing = empty) and lets edit change its text.
 func planTOML(path string, mode fs.FileMode, what string, edit func([]byte) ([]byte, bool, error)) (*Change, error) {
-	c := &Change{Path: path, What: what, mode: mode}
-	data, existed, mode, err := readExisting(path)
-	if err != nil {
-		return nil, err
-	}
-	if existed {
-		c.existed, c.before, c.mode = true, data, mode
-	}
-	after, changed, err := edit(data)
-	if err != nil {
-		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
-	}
-	if !changed && c.existed {
-		c.Status = "unchanged"
-		c.after = c.before
-		return c, nil
-	}
-	c.after = after
-	c.finish()
-	return c, nil
+	return planEdit(path, mode, what, func(data []byte, _ bool) ([]byte, bool, error) { return edit(data) })
 }

@@ -54,23 +54,15 @@ func GeminiSettings(o GeminiOptions) (string, error) {
 }
 
 // GeminiServerArgs are the arguments of the registered MCP server.
-func GeminiServerArgs(o GeminiOptions) []string {
-	return ServerArgs(Options{Workspace: o.Workspace})
-}
+func GeminiServerArgs(o GeminiOptions) []string { return serverArgs(o.Workspace) }
 
 // GeminiHookCommand is the shell command line of the registered hook.
-func GeminiHookCommand(o GeminiOptions) string {
-	cmd := shellQuote(o.Command)
-	if o.Workspace != "" {
-		cmd += " --workspace " + shellQuote(o.Workspace)
-	}
-	return cmd + " hook gemini"
-}
+func GeminiHookCommand(o GeminiOptions) string { return hookCommand(o.Command, o.Workspace, "gemini") }
 
 // PlanGemini works out the change to settings.json without writing anything.
 func PlanGemini(o GeminiOptions) ([]*Change, error) {
-	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
+	if err := checkCommand(o.Command); err != nil {
+		return nil, err
 	}
 	path, err := GeminiSettings(o)
 	if err != nil {
@@ -97,20 +89,5 @@ func setGeminiServer(root *node, o GeminiOptions) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	entry := servers.get(ServerName)
-	if entry == nil || entry.kind != 'o' {
-		entry = newObject()
-		servers.set(ServerName, entry)
-	}
-	changed := false
-	for _, kv := range []struct {
-		key string
-		val *node
-	}{{"command", scalar(o.Command)}, {"args", stringArray(GeminiServerArgs(o))}} {
-		if cur := entry.get(kv.key); cur == nil || !cur.equal(kv.val) {
-			entry.set(kv.key, kv.val)
-			changed = true
-		}
-	}
-	return changed, nil
+	return setEntry(servers, []keyVal{{"command", scalar(o.Command)}, {"args", stringArray(GeminiServerArgs(o))}}), nil
 }

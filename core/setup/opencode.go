@@ -104,20 +104,5 @@ func setOpenCodeServer(root *node, argv []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	entry := servers.get(ServerName)
-	if entry == nil || entry.kind != 'o' {
-		entry = newObject()
-		servers.set(ServerName, entry)
-	}
-	changed := false
-	for _, kv := range []struct {
-		key string
-		val *node
-	}{{"type", scalar("local")}, {"command", stringArray(argv)}, {"enabled", scalar(true)}} {
-		if cur := entry.get(kv.key); cur == nil || !cur.equal(kv.val) {
-			entry.set(kv.key, kv.val)
-			changed = true
-		}
-	}
-	return changed, nil
+	return setEntry(servers, []keyVal{{"type", scalar("local")}, {"command", stringArray(argv)}, {"enabled", scalar(true)}}), nil
 }

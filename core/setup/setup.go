@@ -8,6 +8,7 @@ package setup
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -102,27 +103,41 @@ func ScopeFiles(o Options) (Files, error) {
 }
 
 // ServerArgs are the arguments of the registered MCP server.
-func ServerArgs(o Options) []string {
-	if o.Workspace != "" {
-		return []string{"--workspace", o.Workspace, "mcp"}
+func ServerArgs(o Options) []string { return serverArgs(o.Workspace) }
+
+// serverArgs are the arguments of cairn's MCP server: [--workspace W] mcp.
+func serverArgs(workspace string) []string {
+	if workspace != "" {
+		return []string{"--workspace", workspace, "mcp"}
 	}
 	return []string{"mcp"}
 }
 
 // HookCommand is the shell command line of the registered hook.
-func HookCommand(o Options) string {
-	cmd := shellQuote(o.Command)
-	if o.Workspace != "" {
-		cmd += " --workspace " + shellQuote(o.Workspace)
+func HookCommand(o Options) string { return hookCommand(o.Command, o.Workspace, "claude-code") }
+
+// hookCommand is the shell command line of a runtime's hook: command [--workspace W] hook RUNTIME.
+func hookCommand(command, workspace, runtime string) string {
+	cmd := shellQuote(command)
+	if workspace != "" {
+		cmd += " --workspace " + shellQuote(workspace)
 	}
-	return cmd + " hook claude-code"
+	return cmd + " hook " + runtime
+}
+
+// checkCommand refuses a cairn to register that is neither cairn (found on PATH) nor absolute.
+func checkCommand(command string) error {
+	if command != "cairn" && !filepath.IsAbs(command) {
+		return errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", command)
+	}
+	return nil
 }
 
 // Plan works out every change without writing anything. It fails, naming the file, when a file
 // cannot be read or is not a JSON object where one is needed.
 func Plan(o Options) ([]*Change, error) {
-	if o.Command != "cairn" && !filepath.IsAbs(o.Command) {
-		return nil, errs.Invalidf("the cairn command to register must be cairn (found on PATH) or an absolute path, got %q", o.Command)
+	if err := checkCommand(o.Command); err != nil {
+		return nil, err
 	}
 	if o.Plugin != "" {
 		return planPlugin(o)
@@ -158,6 +173,34 @@ const claudeCode = "Claude Code"
 // planJSON reads path (missing = empty), lets edit change the document and records the result;
 // app names the program whose file it is, for messages.
 func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) (bool, error)) (*Change, error) {
+	return planEdit(path, mode, what, func(data []byte, existed bool) ([]byte, bool, error) {
+		root, err := parseDoc(data, app)
+		if err != nil {
+			return nil, false, err
+		}
+		if root.kind != 'o' {
+			return nil, false, notObject(root.kindName())
+		}
+		changed, err := edit(root)
+		if err != nil {
+			return nil, false, err
+		}
+		after := root.bytes()
+		if existed && !bytes.HasSuffix(data, []byte("\n")) {
+			after = bytes.TrimSuffix(after, []byte("\n"))
+		}
+		return after, changed, nil
+	})
+}
+
+// notObject refuses a JSON file that holds another kind of value than an object.
+type notObject string
+
+func (k notObject) Error() string { return "holds " + string(k) + ", not a JSON object" }
+
+// planEdit reads path (missing = empty) and lets edit change its text, told whether the file
+// exists; a refused edit names the file and says that nothing changed.
+func planEdit(path string, mode fs.FileMode, what string, edit func(data []byte, existed bool) ([]byte, bool, error)) (*Change, error) {
 	c := &Change{Path: path, What: what, mode: mode}
 	data, existed, mode, err := readExisting(path)
 	if err != nil {
@@ -166,15 +209,12 @@ func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) 
 	if existed {
 		c.existed, c.before, c.mode = true, data, mode
 	}
-	root, err := parseDoc(data, app)
-	if err != nil {
-		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
-	}
-	if root.kind != 'o' {
-		return nil, errs.Invalidf("%s holds %s, not a JSON object; cairn setup changed no file", path, root.kindName())
-	}
-	changed, err := edit(root)
-	if err != nil {
+	after, changed, err := edit(data, existed)
+	var whole notObject
+	switch {
+	case errors.As(err, &whole):
+		return nil, errs.Invalidf("%s %v; cairn setup changed no file", path, err)
+	case err != nil:
 		return nil, errs.Invalidf("%s: %v; cairn setup changed no file", path, err)
 	}
 	if !changed && c.existed {
@@ -182,10 +222,7 @@ func planJSON(path string, mode fs.FileMode, what, app string, edit func(*node) 
 		c.after = c.before
 		return c, nil
 	}
-	c.after = root.bytes()
-	if c.existed && !bytes.HasSuffix(c.before, []byte("\n")) {
-		c.after = bytes.TrimSuffix(c.after, []byte("\n"))
-	}
+	c.after = after
 	c.finish()
 	return c, nil
 }
@@ -232,27 +269,33 @@ func setServer(root *node, path []string, o Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return setEntry(servers, []keyVal{{"type", scalar("stdio")}, {"command", scalar(o.Command)}, {"args", stringArray(ServerArgs(o))}},
+		keyVal{"env", newObject()}), nil
+}
+
+// keyVal is a key of a JSON object and the value cairn gives it.
+type keyVal struct {
+	key string
+	val *node
+}
+
+// setEntry makes the cairn entry of servers hold vals, its other keys kept; an entry that is
+// missing (or no object) is made, with fresh after vals. It reports whether anything changed.
+func setEntry(servers *node, vals []keyVal, fresh ...keyVal) bool {
 	entry := servers.get(ServerName)
 	if entry == nil || entry.kind != 'o' {
 		entry = newObject()
-		entry.set("type", scalar("stdio"))
-		entry.set("command", scalar(o.Command))
-		entry.set("args", stringArray(ServerArgs(o)))
-		entry.set("env", newObject())
+		vals = append(vals, fresh...)
 		servers.set(ServerName, entry)
-		return true, nil
 	}
 	changed := false
-	for _, kv := range []struct {
-		key string
-		val *node
-	}{{"type", scalar("stdio")}, {"command", scalar(o.Command)}, {"args", stringArray(ServerArgs(o))}} {
+	for _, kv := range vals {
 		if cur := entry.get(kv.key); cur == nil || !cur.equal(kv.val) {
 			entry.set(kv.key, kv.val)
 			changed = true
 		}
 	}
-	return changed, nil
+	return changed
 }
 
 // hookEvent is an event cairn's hook answers, with its matcher ("" = every occasion) and the

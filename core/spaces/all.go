@@ -9,19 +9,12 @@ import (
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/opencode"
+	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // CodexHome is where Codex keeps its state: $CODEX_HOME (which Codex itself honours), else
 // ~/.codex; "" when neither can be told.
-func CodexHome() string {
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".codex")
-	}
-	return ""
-}
+func CodexHome() string { return workspace.RuntimeHome("CODEX_HOME", ".codex") }
 
 // defaultClaudePaths, defaultCodexPaths and defaultOpenCodePaths are where each runtime keeps its
 // sessions on this machine (the rows of ImportFormats name them as Default).

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // LocalAccount owns every space imported from Claude Code transcripts: the history of one person
@@ -71,52 +70,16 @@ type claudeState struct {
 // ctx ending stops it between comments with CANCELLED: the batches already committed stay, with
 // how far their files were read, so the next import goes on from there.
 func (s *Store) ImportClaude(ctx context.Context, paths []string, progress Progress) (rep ClaudeReport, err error) {
-	defer func() { err = errs.IfStopped(ctx, err, "space import --from claude-code") }()
+	const what = "space import --from claude-code"
+	defer func() { err = errs.IfStopped(ctx, err, what) }()
 	rep = ClaudeReport{BadLines: []ClaudeBadLine{}}
 	files, err := claudecode.Find(paths)
 	if err != nil {
-		return rep, errs.Wrap(errs.Invalid, err, "space import --from claude-code")
+		return rep, errs.Wrap(errs.Invalid, err, what)
 	}
-	rep.Files = len(files)
-	states, err := s.claudeStates(ctx)
-	if err != nil {
-		return rep, err
-	}
-	var todo []claudecode.File
-	var total int64
-	for _, f := range files {
-		st, ok := states[f.Path]
-		if ok && st.size == f.Size && st.modNS == f.ModNS {
-			rep.Unchanged++
-			continue
-		}
-		todo = append(todo, f)
-		total += f.Size
-		if ok && f.Size >= st.offset {
-			total -= st.offset
-		}
-	}
-	im := claudeImport{s: s, ctx: ctx, rep: &rep, spaces: map[string]bool{}, total: total, progress: progress}
-	for _, f := range todo {
-		if err := errs.Stopped(ctx, "space import --from claude-code"); err != nil {
-			return rep, err
-		}
-		st, ok, err := s.fullState(ctx, states, f.Path)
-		if err != nil {
-			return rep, err
-		}
-		if err := im.file(f, st, ok); err != nil {
-			return rep, err
-		}
-	}
-	if err := im.flush(); err != nil {
-		return rep, err
-	}
-	rep.Spaces = len(im.spaces)
-	if progress != nil {
-		progress(total, total)
-	}
-	return rep, nil
+	im := claudeImport{s: s, ctx: ctx, rep: &rep, spaces: map[string]bool{}, progress: progress}
+	err = importFiles(&im, what, files, func(f claudecode.File) (string, int64, int64) { return f.Path, f.Size, f.ModNS }, im.file)
+	return rep, err
 }
 
 // claudeImport is one run of ImportClaude: the batch being filled and the file states it settles.
@@ -131,6 +94,7 @@ type claudeImport struct {
 	total    int64
 	progress Progress
 	source   string // the source its spaces are marked with: SourceClaudeCode when ""
+	flushes  int    // batches written as they filled
 }
 
 // ClaudeIDs are the space and task ids of a transcript (claude-code/<project>, and the session id,
@@ -157,29 +121,18 @@ func ClaudeIDs(f claudecode.File) (space, task, parent ID) {
 
 // file reads one new or changed transcript into the batch.
 func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) error {
+	bad := im.badFor(f.Path)
 	space, task, parent := ClaudeIDs(f)
-	for _, c := range []struct {
-		field string
-		id    ID
-	}{{"space", space}, {"task", task}} {
-		if err := checkID(c.field, c.id); err != nil {
-			im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("skipped: its %v", err)})
-			return nil
-		}
+	if err := checkIDs(space, task); err != nil {
+		bad(0, "skipped: its %v", err)
+		return nil
 	}
-	fh, err := workspace.OpenRegular(f.Path, "transcript")
-	if err != nil {
-		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("skipped: %v", err)})
+	fh := openTranscript(f.Path, bad)
+	if fh == nil {
 		return nil
 	}
 	defer fh.Close()
-	var start int64
-	lines := 0
-	if known && f.Size >= st.offset && st.task == string(task) {
-		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
-			start, lines = st.offset, st.lines
-		}
-	}
+	start, lines := sameHead(fh, st, known && f.Size >= st.offset && st.task == string(task))
 	if start > 0 {
 		im.rep.Resumed++
 	} else {
@@ -193,33 +146,14 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 	taskAt := len(im.batch)
 	im.batch = append(im.batch, record{kind: "task", task: taskRec{ID: task, Space: space, Parent: parent}})
 	info, err := claudecode.Read(fh, start, lines, func(c claudecode.Comment) error {
-		if err := im.ctx.Err(); err != nil {
-			return err
-		}
-		cm := Comment{ID: ID(c.ID), Task: task, Kind: c.Kind, ProgressType: c.ProgressType, ToolName: c.ToolName,
-			Author: c.Author, CreatedAt: c.CreatedAt, Body: c.Body, Attachments: c.Attachments}
-		at, err := cm.validate()
-		if err != nil {
-			im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Message: fmt.Sprintf("comment %s: %v", c.ID, err)})
-			return nil
-		}
-		im.batch = append(im.batch, record{kind: "comment", comment: cm, at: at})
-		im.rep.Comments++
-		if len(im.batch) >= BatchSize {
-			return im.flush()
-		}
-		return nil
+		return im.addComment(Comment{ID: ID(c.ID), Task: task, Kind: c.Kind, ProgressType: c.ProgressType, ToolName: c.ToolName,
+			Author: c.Author, CreatedAt: c.CreatedAt, Body: c.Body, Attachments: c.Attachments}, bad)
 	})
 	if err != nil {
 		return err
 	}
-	for _, b := range info.Bad {
-		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: b.Line, Message: b.Message})
-	}
-	im.rep.Lines += info.Lines - lines
-	im.rep.Bytes += info.Offset - start
+	im.tally(lineInfo{Lines: info.Lines, Offset: info.Offset, Bad: info.Bad}, bad, start, lines, f.Size)
 	im.rep.Tasks++
-	im.done += f.Size - start
 
 	if st.createdAt == "" {
 		st.createdAt = info.CreatedAt
@@ -248,12 +182,7 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 			title = "subagent " + f.Agent + " of session " + f.Session
 		}
 	}
-	tr := taskRec{ID: task, Space: space, Title: title, Parent: parent, CreatedAt: st.createdAt}
-	if taskAt < len(im.batch) && im.batch[taskAt].kind == "task" && im.batch[taskAt].task.ID == task {
-		im.batch[taskAt].task = tr // still unwritten: settle it in place
-	} else {
-		im.batch = append(im.batch, record{kind: "task", task: tr})
-	}
+	im.settleTask(taskAt, taskRec{ID: task, Space: space, Title: title, Parent: parent, CreatedAt: st.createdAt})
 	if start == 0 || info.CWD != "" {
 		name := info.CWD
 		if name == "" {
@@ -262,22 +191,12 @@ func (im *claudeImport) file(f claudecode.File, st claudeState, known bool) erro
 		im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: name, Owner: LocalAccount}})
 	}
 	im.spaces[string(space)] = true
-	head, err := headHash(fh, info.Offset)
+	next, err := readState(fh, f.Path, f.Size, f.ModNS, info.Offset, info.Lines)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path, err)
+		return err
 	}
-	if im.states == nil {
-		im.states = map[string]claudeState{}
-	}
-	// size and time as found before the read: a line appended meanwhile is read next time
-	im.states[f.Path] = claudeState{size: f.Size, modNS: f.ModNS, offset: info.Offset, lines: info.Lines, head: head,
-		task: string(task), title: st.title, createdAt: st.createdAt}
-	if info.Offset != f.Size {
-		// a torn last line, or the file grew while it was read: never skip it next time
-		s := im.states[f.Path]
-		s.size = -1
-		im.states[f.Path] = s
-	}
+	next.task, next.title, next.createdAt = string(task), st.title, st.createdAt
+	im.keep(f.Path, next)
 	if im.progress != nil {
 		im.progress(im.done, im.total)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/cairn-dev/cairn/core/claudecode"
 	"github.com/cairn-dev/cairn/core/errs"
-	"github.com/cairn-dev/cairn/core/workspace"
 )
 
 // SourceCodex marks a space imported from Codex CLI rollouts (spaces.source).
@@ -129,191 +129,153 @@ func (s *Store) ImportCodex(ctx context.Context, paths []string, progress Progre
 	if err != nil {
 		return rep, errs.Wrap(errs.Invalid, err, what)
 	}
-	rep.Files = len(files)
-	states, err := s.claudeStates(ctx)
-	if err != nil {
-		return rep, err
+	im := claudeImport{s: s, ctx: ctx, rep: &rep.ClaudeReport, spaces: map[string]bool{}, progress: progress, source: SourceCodex}
+	kind := codexSessions
+	kind.read = func(im *claudeImport, fh *os.File, start int64, lines int, task ID, emit func(Comment) error) (lineInfo, error) {
+		info, err := readCodex(fh, start, lines, im.s.maxLine, string(task), emit)
+		for t, n := range info.Unknown {
+			rep.Unknown[t] += n
+		}
+		return info.lineInfo, err
 	}
-	var todo []codexFile
-	var total int64
-	for _, f := range files {
-		st, ok := states[f.Path]
-		if ok && st.size == f.Size && st.modNS == f.ModNS {
-			rep.Unchanged++
-			continue
-		}
-		todo = append(todo, f)
-		total += f.Size
-		if ok && f.Size >= st.offset {
-			total -= st.offset
-		}
-	}
-	im := codexImport{claudeImport: claudeImport{s: s, ctx: ctx, rep: &rep.ClaudeReport, spaces: map[string]bool{}, total: total,
-		progress: progress, source: SourceCodex}, unknown: rep.Unknown}
-	for _, f := range todo {
-		if err := errs.Stopped(ctx, what); err != nil {
-			return rep, err
-		}
-		st, ok, err := s.fullState(ctx, states, f.Path)
+	err = importFiles(&im, what, files, codexFile.stat, func(f codexFile, st claudeState, known bool) error {
+		return im.readSession(f, st, known, kind)
+	})
+	return rep, err
+}
+
+// codexSessions are Codex rollouts for readSession (ImportCodex adds the read, which counts the
+// unknown records): session_meta names the session and its working directory, the space; a
+// rollout without one is named after its file.
+var codexSessions = sessionKind{
+	begin: func(im *claudeImport, fh *os.File, path string) (sessionBegin, string, error) {
+		meta, err := readCodexMeta(fh, im.s.maxLine)
 		if err != nil {
-			return rep, err
+			return sessionBegin{}, "", fmt.Errorf("read %s: %w", path, err)
 		}
-		if err := im.file(f, st, ok); err != nil {
-			return rep, err
+		task := ID(meta.id())
+		if task == "" {
+			task = ID(codexFileSession(path))
 		}
-	}
-	if err := im.flush(); err != nil {
-		return rep, err
-	}
-	rep.Spaces = len(im.spaces)
-	if progress != nil {
-		progress(total, total)
-	}
-	return rep, nil
+		if task == "" {
+			return sessionBegin{}, "no session id (the first line is not a session_meta record and the name is not rollout-<time>-<uuid>.jsonl)", nil
+		}
+		name := meta.CWD
+		if name == "" {
+			name = "(no working directory recorded)"
+		}
+		return sessionBegin{task: task, space: CodexSpaceID(meta.CWD), name: name, forkedFrom: meta.ForkedFromID}, "", nil
+	},
 }
 
-// codexImport is one run of ImportCodex: a claudeImport (the batch, the file states, the spaces
-// written) and the unknown records counted.
-type codexImport struct {
-	claudeImport
-	unknown map[string]int
+// stat is the file's path, size and modification time, as importFiles compares them.
+func (f codexFile) stat() (string, int64, int64) { return f.Path, f.Size, f.ModNS }
+
+// sessionKind is what readSession needs of a runtime whose session files it reads.
+type sessionKind struct {
+	// begin reads the beginning of a file read from the start: the session, or why the file is
+	// skipped.
+	begin func(im *claudeImport, fh *os.File, path string) (b sessionBegin, skip string, err error)
+	// read reads the file's comments from byte start (line lines) on.
+	read func(im *claudeImport, fh *os.File, start int64, lines int, task ID, emit func(Comment) error) (lineInfo, error)
+	// stubs: a file read from the start that holds no comment makes no task (a resume's stub).
+	stubs bool
 }
 
-// file reads one new or changed rollout into the batch.
-func (im *codexImport) file(f codexFile, st claudeState, known bool) error {
-	bad := func(line int, format string, args ...any) {
-		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: line, Message: fmt.Sprintf(format, args...)})
-	}
-	fh, err := workspace.OpenRegular(f.Path, "transcript")
-	if err != nil {
-		bad(0, "skipped: %v", err)
+// sessionBegin is what the beginning of a session file says: its task, its space and the space's
+// name, and the session it was forked from, if any.
+type sessionBegin struct {
+	task, space ID
+	name        string
+	forkedFrom  string
+}
+
+// readSession reads one new or changed Codex or Gemini CLI session file into the batch: from
+// where the last import stopped when the file's beginning is unchanged and its task stored, else
+// from the start, where kind.begin names its task and space.
+func (im *claudeImport) readSession(f codexFile, st claudeState, known bool, kind sessionKind) error {
+	bad := im.badFor(f.Path)
+	fh := openTranscript(f.Path, bad)
+	if fh == nil {
 		return nil
 	}
 	defer fh.Close()
 	var start int64
 	lines := 0
-	var space ID
-	if known && f.Size >= st.offset && st.offset > 0 {
-		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
-			var sp string
-			err := im.s.db.QueryRowContext(im.ctx, `SELECT space FROM tasks WHERE id = ?`, st.task).Scan(&sp)
-			if err == nil {
-				start, lines, space = st.offset, st.lines, ID(sp)
-			} else if err := im.ctx.Err(); err != nil {
-				return err
-			}
+	var b sessionBegin
+	var err error
+	if known && f.Size >= st.offset && st.offset > 0 && st.task != "" {
+		if start, lines, b.space, err = im.resumeAt(fh, st); err != nil {
+			return err
 		}
 	}
-	task := ID(st.task)
-	var meta codexMeta
+	b.task = ID(st.task)
 	if start > 0 {
 		im.rep.Resumed++
 	} else {
 		im.rep.Read++
 		st = claudeState{}
-		// the session and its working directory come first, in session_meta; a file without one
-		// is named after its session
-		meta, err = readCodexMeta(fh, im.s.maxLine)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", f.Path, err)
-		}
-		task = ID(meta.id())
-		if task == "" {
-			task = ID(codexFileSession(f.Path))
-		}
-		if task == "" {
-			bad(0, "skipped: no session id (the first line is not a session_meta record and the name is not rollout-<time>-<uuid>.jsonl)")
+		var skip string
+		if b, skip, err = kind.begin(im, fh, f.Path); err != nil {
+			return err
+		} else if skip != "" {
+			bad(0, "skipped: %s", skip)
 			return nil
 		}
-		space = CodexSpaceID(meta.CWD)
 	}
-	for _, c := range []struct {
-		field string
-		id    ID
-	}{{"space", space}, {"task", task}} {
-		if err := checkID(c.field, c.id); err != nil {
-			bad(0, "skipped: its %v", err)
-			return nil
-		}
+	task, space := b.task, b.space
+	if err := checkIDs(space, task); err != nil {
+		bad(0, "skipped: its %v", err)
+		return nil
 	}
 	if _, err := fh.Seek(start, io.SeekStart); err != nil {
 		return fmt.Errorf("read %s: %w", f.Path, err)
 	}
 	taskAt := len(im.batch)
 	im.batch = append(im.batch, record{kind: "task", task: taskRec{ID: task, Space: space}})
-	info, err := readCodex(fh, start, lines, im.s.maxLine, string(task), func(c Comment) error {
-		if err := im.ctx.Err(); err != nil {
-			return err
-		}
+	flushes := im.flushes
+	info, err := kind.read(im, fh, start, lines, task, func(c Comment) error {
 		c.Task = task
-		at, err := c.validate()
-		if err != nil {
-			bad(0, "comment %s: %v", c.ID, err)
-			return nil
-		}
-		im.batch = append(im.batch, record{kind: "comment", comment: c, at: at})
-		im.rep.Comments++
-		if len(im.batch) >= BatchSize {
-			return im.flush()
-		}
-		return nil
+		return im.addComment(c, bad)
 	})
 	if err != nil {
 		return err
 	}
-	for _, b := range info.Bad {
-		bad(b.Line, "%s", b.Message)
+	im.tally(info, bad, start, lines, f.Size)
+	next, err := readState(fh, f.Path, f.Size, f.ModNS, info.Offset, info.Lines)
+	if err != nil {
+		return err
 	}
-	for t, n := range info.Unknown {
-		im.unknown[t] += n
+	next.task, next.title, next.createdAt = string(task), st.title, st.createdAt
+	if kind.stubs && start == 0 && info.Comments == 0 && im.flushes == flushes {
+		// a resume's stub (a header and a checkpoint of the session context): no task of its own,
+		// so it renames nothing of the real file's task
+		im.batch = im.batch[:taskAt]
+		next.task = ""
+		im.keep(f.Path, next)
+		return nil
 	}
-	im.rep.Lines += info.Lines - lines
-	im.rep.Bytes += info.Offset - start
 	im.rep.Tasks++
-	im.done += f.Size - start
-
-	if st.createdAt == "" {
-		st.createdAt = info.CreatedAt
+	if next.createdAt == "" {
+		next.createdAt = info.CreatedAt
 	}
-	if st.title == "" && info.FirstPrompt != "" {
+	if next.title == "" && info.FirstPrompt != "" {
 		// redacted before the cut, so a secret at the edge is recognised whole
-		st.title = claudecode.Title(im.s.rd().Text(DropPrivate(info.FirstPrompt)))
+		next.title = claudecode.Title(im.s.rd().Text(DropPrivate(info.FirstPrompt)))
 	}
-	title := st.title
+	title := next.title
 	if title == "" {
 		title = "session " + string(task)
-		if meta.ForkedFromID != "" {
-			title = "fork of session " + meta.ForkedFromID
+		if b.forkedFrom != "" {
+			title = "fork of session " + b.forkedFrom
 		}
 	}
-	tr := taskRec{ID: task, Space: space, Title: title, CreatedAt: st.createdAt}
-	if taskAt < len(im.batch) && im.batch[taskAt].kind == "task" && im.batch[taskAt].task.ID == task {
-		im.batch[taskAt].task = tr // still unwritten: settle it in place
-	} else {
-		im.batch = append(im.batch, record{kind: "task", task: tr})
-	}
+	im.settleTask(taskAt, taskRec{ID: task, Space: space, Title: title, CreatedAt: next.createdAt})
 	if start == 0 {
-		name := meta.CWD
-		if name == "" {
-			name = "(no working directory recorded)"
-		}
-		im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: name, Owner: LocalAccount}})
+		im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: b.name, Owner: LocalAccount}})
 	}
 	im.spaces[string(space)] = true
-	head, err := headHash(fh, info.Offset)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path, err)
-	}
-	if im.states == nil {
-		im.states = map[string]claudeState{}
-	}
-	// size and time as found before the read: a line appended meanwhile is read next time
-	next := claudeState{size: f.Size, modNS: f.ModNS, offset: info.Offset, lines: info.Lines, head: head,
-		task: string(task), title: st.title, createdAt: st.createdAt}
-	if info.Offset != f.Size {
-		next.size = -1 // a torn last line, or the file grew while it was read: never skip it next time
-	}
-	im.states[f.Path] = next
+	im.keep(f.Path, next)
 	if im.progress != nil {
 		im.progress(im.done, im.total)
 	}

@@ -104,14 +104,11 @@ var codexInjected = []string{
 	"You are performing a CONTEXT CHECKPOINT COMPACTION", codexSummaryPrefix,
 }
 
-// codexInfo is what a read learned besides the comments.
+// codexInfo is what a read learned besides the comments: a session read's, and the records of
+// types this build does not read, by type.
 type codexInfo struct {
-	Lines       int   // lines read, counting from the file's start
-	Offset      int64 // just after the last line used (a torn last line is left for the next read)
-	FirstPrompt string
-	CreatedAt   string
-	Unknown     map[string]int
-	Bad         []claudecode.BadLine
+	lineInfo
+	Unknown map[string]int
 }
 
 // readCodexMeta reads the session_meta record a rollout opens with; a zero codexMeta when the
@@ -138,81 +135,28 @@ func readCodexMeta(r io.Reader, maxLine int) (codexMeta, error) {
 // not JSON, or a record that cannot be used, is reported in Bad and skipped, except a torn last
 // line without its newline, which is left unread.
 func readCodex(r io.Reader, start int64, startLine, maxLine int, session string, emit func(Comment) error) (codexInfo, error) {
-	info := codexInfo{Offset: start, Lines: startLine, Unknown: map[string]int{}, Bad: []claudecode.BadLine{}}
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		raw, n, err := readLine(br, maxLine)
-		if err != nil && err != io.EOF {
-			return info, fmt.Errorf("read line %d: %w", info.Lines+1, err)
-		}
-		if n == 0 {
-			break
-		}
-		complete := err == nil // ended by its newline
-		if raw == nil {
-			if !complete {
-				break // a long last line still being written: the next read starts here
-			}
-			info.Lines++
-			info.Offset += n
-			info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: fmt.Sprintf("longer than %s, the most a line may hold; skipped unparsed", byteSize(maxLine))})
-			continue
-		}
-		data := bytes.TrimSpace(raw)
-		if len(data) == 0 {
-			info.Lines++
-			info.Offset += n
-			if !complete {
-				break
-			}
-			continue
-		}
-		if t, ok := lineType(data); ok && complete && codexSkipped[t] {
-			info.Lines++
-			info.Offset += n
-			continue
-		}
-		var l codexLine
-		if jerr := json.Unmarshal(data, &l); jerr != nil {
-			if !complete {
-				break // torn: the next read starts here
-			}
-			info.Lines++
-			info.Offset += n
-			info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: "not a JSON object: " + strings.TrimPrefix(jerr.Error(), "json: ")})
-			continue
-		}
-		info.Lines++
-		info.Offset += n
-		c, ok, bad := codexComment(&l, &info)
+	info := codexInfo{lineInfo: lineInfo{Offset: start, Lines: startLine, Bad: []claudecode.BadLine{}}, Unknown: map[string]int{}}
+	skip := func(data []byte) bool { t, ok := lineType(data); return ok && codexSkipped[t] }
+	err := readJSONLines(r, &info.lineInfo, maxLine, skip, func(l *codexLine) error {
+		c, ok, bad := codexComment(l, &info)
 		if bad != "" {
-			info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: bad})
+			info.bad(bad)
 		}
 		if ok {
 			at, good := codexTime(l.Timestamp)
 			if !good {
-				info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: fmt.Sprintf("%s record: timestamp %q is not an RFC 3339 time", l.Type, l.Timestamp)})
+				info.bad(fmt.Sprintf("%s record: timestamp %q is not an RFC 3339 time", l.Type, l.Timestamp))
 				ok = false
 			}
 			c.CreatedAt = at
 		}
-		if ok {
-			c.ID = ID(fmt.Sprintf("%s.%08d", session, info.Lines))
-			if info.CreatedAt == "" {
-				info.CreatedAt = c.CreatedAt
-			}
-			if info.FirstPrompt == "" && c.Kind == "request" {
-				info.FirstPrompt = codexFirstLine(c.Body)
-			}
-			if err := emit(c); err != nil {
-				return info, err
-			}
+		if !ok {
+			return nil
 		}
-		if !complete {
-			break
-		}
-	}
-	return info, nil
+		c.ID = ID(fmt.Sprintf("%s.%08d", session, info.Lines))
+		return info.emit(c, emit)
+	})
+	return info, err
 }
 
 // codexComment maps one record to its comment: ok is false when it carries nothing to search; bad

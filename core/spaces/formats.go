@@ -33,29 +33,24 @@ type ImportFormat struct {
 var ImportFormats = []ImportFormat{
 	{Name: "cairn", Doc: "JSON Lines of spaces, members, tasks, comments; docs/formats.md"},
 	{Name: SourceClaudeCode, Doc: "transcripts: .jsonl files or folders such as ~/.claude/projects/<project>/", Paths: true,
-		Needs: "transcript (.jsonl) or folder such as ~/.claude/projects/<project>/",
-		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
-			rep, err := st.ImportClaude(ctx, paths, progress)
-			return rep, err
-		}, Default: defaultClaudePaths},
+		Needs:  "transcript (.jsonl) or folder such as ~/.claude/projects/<project>/",
+		Import: reporting((*Store).ImportClaude), Default: defaultClaudePaths},
 	{Name: SourceCodex, Doc: "rollouts: rollout-*.jsonl files or folders such as ~/.codex/sessions", Paths: true,
-		Needs: "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
-		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
-			rep, err := st.ImportCodex(ctx, paths, progress)
-			return rep, err
-		}, Default: defaultCodexPaths},
+		Needs:  "rollout (rollout-*.jsonl) or folder such as ~/.codex/sessions",
+		Import: reporting((*Store).ImportCodex), Default: defaultCodexPaths},
 	{Name: SourceOpenCode, Doc: "sessions in OpenCode's database: ~/.local/share/opencode/opencode.db when no path is given", Paths: true, Optional: true,
-		Needs: "OpenCode database (opencode.db)",
-		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
-			rep, err := st.ImportOpenCode(ctx, paths, progress)
-			return rep, err
-		}, Default: defaultOpenCodePaths},
+		Needs:  "OpenCode database (opencode.db)",
+		Import: reporting((*Store).ImportOpenCode), Default: defaultOpenCodePaths},
 	{Name: SourceGemini, Doc: "session files: session-*.jsonl files or folders such as ~/.gemini/tmp (the default)", Paths: true, Optional: true,
-		Needs: "session file (session-*.jsonl) or folder such as ~/.gemini/tmp",
-		Import: func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
-			rep, err := st.ImportGemini(ctx, paths, progress)
-			return rep, err
-		}, Default: DefaultGeminiPaths},
+		Needs:  "session file (session-*.jsonl) or folder such as ~/.gemini/tmp",
+		Import: reporting((*Store).ImportGemini), Default: DefaultGeminiPaths},
+}
+
+// reporting is a runtime's import as ImportFormat.Import calls it, its report as any.
+func reporting[R any](imp func(*Store, context.Context, []string, Progress) (R, error)) func(*Store, context.Context, []string, Progress) (any, error) {
+	return func(st *Store, ctx context.Context, paths []string, progress Progress) (any, error) {
+		return imp(st, ctx, paths, progress)
+	}
 }
 
 // FormatUsage lists the formats with what each reads: "cairn (...) claude-code (...) or codex (...)".

@@ -230,85 +230,33 @@ func geminiComments(session string, m *geminiMessage, inCheckpoint bool) []Comme
 	return nil // info, error, warning: Gemini CLI's own notices
 }
 
-// geminiInfo is what a read learned besides the comments.
-type geminiInfo struct {
-	Lines       int
-	Offset      int64
-	FirstPrompt string
-	CreatedAt   string
-	Comments    int
-	Bad         []claudecode.BadLine
-}
-
 // readGemini reads session lines from r (at byte offset start, line startLine) and calls emit for
 // each comment; a torn last line is left for the next read.
-func readGemini(r io.Reader, start int64, startLine, maxLine int, session string, emit func(Comment) error) (geminiInfo, error) {
-	info := geminiInfo{Offset: start, Lines: startLine, Bad: []claudecode.BadLine{}}
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		raw, n, err := readLine(br, maxLine)
-		if err != nil && err != io.EOF {
-			return info, fmt.Errorf("read line %d: %w", info.Lines+1, err)
-		}
-		if n == 0 {
-			break
-		}
-		complete := err == nil
-		if raw == nil {
-			if !complete {
-				break
-			}
-			info.Lines++
-			info.Offset += n
-			info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: fmt.Sprintf("longer than %s, the most a line may hold; skipped unparsed", byteSize(maxLine))})
-			continue
-		}
-		data := bytes.TrimSpace(raw)
-		var m geminiMessage
-		if len(data) > 0 {
-			if jerr := json.Unmarshal(data, &m); jerr != nil {
-				if !complete {
-					break // torn: the next read starts here
-				}
-				info.Lines++
-				info.Offset += n
-				info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: "not a JSON object: " + strings.TrimPrefix(jerr.Error(), "json: ")})
-				continue
-			}
-		}
-		info.Lines++
-		info.Offset += n
+func readGemini(r io.Reader, start int64, startLine, maxLine int, session string, emit func(Comment) error) (lineInfo, error) {
+	info := lineInfo{Offset: start, Lines: startLine, Bad: []claudecode.BadLine{}}
+	err := readJSONLines(r, &info, maxLine, nil, func(m *geminiMessage) error {
 		var cs []Comment
 		if m.Set != nil {
 			for i := range m.Set.Messages {
 				cs = append(cs, geminiComments(session, &m.Set.Messages[i], true)...)
 			}
 		} else {
-			cs = geminiComments(session, &m, false)
+			cs = geminiComments(session, m, false)
 		}
 		for _, c := range cs {
 			at, good := codexTime(c.CreatedAt)
 			if !good {
-				info.Bad = append(info.Bad, claudecode.BadLine{Line: info.Lines, Message: fmt.Sprintf("message %s: timestamp %q is not an RFC 3339 time", clipBytes(string(c.ID), 80), c.CreatedAt)})
+				info.bad(fmt.Sprintf("message %s: timestamp %q is not an RFC 3339 time", clipBytes(string(c.ID), 80), c.CreatedAt))
 				continue
 			}
 			c.CreatedAt = at
-			if info.CreatedAt == "" {
-				info.CreatedAt = at
-			}
-			if info.FirstPrompt == "" && c.Kind == "request" {
-				info.FirstPrompt = codexFirstLine(c.Body)
-			}
-			info.Comments++
-			if err := emit(c); err != nil {
-				return info, err
+			if err := info.emit(c, emit); err != nil {
+				return err
 			}
 		}
-		if !complete {
-			break
-		}
-	}
-	return info, nil
+		return nil
+	})
+	return info, err
 }
 
 // ImportGemini imports Gemini CLI session files (files, or folders walked for session-*.jsonl;
@@ -331,176 +279,30 @@ func (s *Store) ImportGemini(ctx context.Context, paths []string, progress Progr
 	if err != nil {
 		return rep, errs.Wrap(errs.Invalid, err, what)
 	}
-	rep.Files = len(files)
-	states, err := s.claudeStates(ctx)
-	if err != nil {
-		return rep, err
-	}
-	var todo []geminiFile
-	var total int64
-	for _, f := range files {
-		st, ok := states[f.Path]
-		if ok && st.size == f.Size && st.modNS == f.ModNS {
-			rep.Unchanged++
-			continue
-		}
-		todo = append(todo, f)
-		total += f.Size
-		if ok && f.Size >= st.offset {
-			total -= st.offset
-		}
-	}
-	im := claudeImport{s: s, ctx: ctx, rep: &rep.ClaudeReport, spaces: map[string]bool{}, total: total, progress: progress, source: SourceGemini}
-	for _, f := range todo {
-		if err := errs.Stopped(ctx, what); err != nil {
-			return rep, err
-		}
-		st, ok, err := s.fullState(ctx, states, f.Path)
-		if err != nil {
-			return rep, err
-		}
-		if err := im.geminiFile(f, st, ok); err != nil {
-			return rep, err
-		}
-	}
-	if err := im.flush(); err != nil {
-		return rep, err
-	}
-	rep.Spaces = len(im.spaces)
-	if progress != nil {
-		progress(total, total)
-	}
-	return rep, nil
+	im := claudeImport{s: s, ctx: ctx, rep: &rep.ClaudeReport, spaces: map[string]bool{}, progress: progress, source: SourceGemini}
+	err = importFiles(&im, what, files, geminiFile.stat, func(f geminiFile, st claudeState, known bool) error {
+		return im.readSession(f, st, known, geminiSessions)
+	})
+	return rep, err
 }
 
-// geminiFile reads one new or changed session file into the batch.
-func (im *claudeImport) geminiFile(f geminiFile, st claudeState, known bool) error {
-	bad := func(line int, format string, args ...any) {
-		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: f.Path, Line: line, Message: fmt.Sprintf(format, args...)})
-	}
-	fh, err := workspace.OpenRegular(f.Path, "transcript")
-	if err != nil {
-		bad(0, "skipped: %v", err)
-		return nil
-	}
-	defer fh.Close()
-	var start int64
-	lines := 0
-	var space ID
-	task := ID(st.task)
-	if known && f.Size >= st.offset && st.offset > 0 && st.task != "" {
-		if h, err := headHash(fh, st.offset); err == nil && h == st.head {
-			var sp string
-			err := im.s.db.QueryRowContext(im.ctx, `SELECT space FROM tasks WHERE id = ?`, st.task).Scan(&sp)
-			if err == nil {
-				start, lines, space = st.offset, st.lines, ID(sp)
-			} else if err := im.ctx.Err(); err != nil {
-				return err
-			}
-		}
-	}
-	if start > 0 {
-		im.rep.Resumed++
-	} else {
-		im.rep.Read++
-		st = claudeState{}
+// geminiSessions are Gemini CLI's session files for readSession: a header line names the
+// session (the project, from the file's folder, names the space), and a resume's stub makes no
+// task.
+var geminiSessions = sessionKind{
+	begin: func(im *claudeImport, fh *os.File, path string) (sessionBegin, string, error) {
 		line, _, err := readLine(bufio.NewReaderSize(fh, 64<<10), im.s.maxLine)
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("read %s: %w", f.Path, err)
+			return sessionBegin{}, "", fmt.Errorf("read %s: %w", path, err)
 		}
 		var h geminiHeader
 		if json.Unmarshal(bytes.TrimSpace(line), &h) != nil || h.SessionID == "" || h.ProjectHash == "" {
-			bad(0, "skipped: the first line is not a Gemini CLI session header (sessionId, projectHash)")
-			return nil
+			return sessionBegin{}, "the first line is not a Gemini CLI session header (sessionId, projectHash)", nil
 		}
-		task = ID(h.SessionID)
-		space = GeminiSpaceID(geminiProject(f.Path))
-	}
-	for _, c := range []struct {
-		field string
-		id    ID
-	}{{"space", space}, {"task", task}} {
-		if err := checkID(c.field, c.id); err != nil {
-			bad(0, "skipped: its %v", err)
-			return nil
-		}
-	}
-	if _, err := fh.Seek(start, io.SeekStart); err != nil {
-		return fmt.Errorf("read %s: %w", f.Path, err)
-	}
-	taskAt := len(im.batch)
-	im.batch = append(im.batch, record{kind: "task", task: taskRec{ID: task, Space: space}})
-	flushed := false
-	info, err := readGemini(fh, start, lines, im.s.maxLine, string(task), func(c Comment) error {
-		if err := im.ctx.Err(); err != nil {
-			return err
-		}
-		c.Task = task
-		at, err := c.validate()
-		if err != nil {
-			bad(0, "comment %s: %v", c.ID, err)
-			return nil
-		}
-		im.batch = append(im.batch, record{kind: "comment", comment: c, at: at})
-		im.rep.Comments++
-		if len(im.batch) >= BatchSize {
-			flushed = true
-			return im.flush()
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, b := range info.Bad {
-		bad(b.Line, "%s", b.Message)
-	}
-	im.rep.Lines += info.Lines - lines
-	im.rep.Bytes += info.Offset - start
-	im.done += f.Size - start
-	head, err := headHash(fh, info.Offset)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path, err)
-	}
-	if im.states == nil {
-		im.states = map[string]claudeState{}
-	}
-	next := claudeState{size: f.Size, modNS: f.ModNS, offset: info.Offset, lines: info.Lines, head: head, task: string(task), createdAt: st.createdAt, title: st.title}
-	if info.Offset != f.Size {
-		next.size = -1 // a torn last line, or the file grew while it was read
-	}
-	if start == 0 && info.Comments == 0 && !flushed {
-		// a resume's stub (a header and a checkpoint of the session context): no task of its own,
-		// so it renames nothing of the real file's task
-		im.batch = im.batch[:taskAt]
-		next.task = ""
-		im.states[f.Path] = next
-		return nil
-	}
-	im.rep.Tasks++
-	if next.createdAt == "" {
-		next.createdAt = info.CreatedAt
-	}
-	if next.title == "" && info.FirstPrompt != "" {
-		next.title = claudecode.Title(im.s.rd().Text(DropPrivate(info.FirstPrompt)))
-	}
-	title := next.title
-	if title == "" {
-		title = "session " + string(task)
-	}
-	tr := taskRec{ID: task, Space: space, Title: title, CreatedAt: next.createdAt}
-	if taskAt < len(im.batch) && im.batch[taskAt].kind == "task" && im.batch[taskAt].task.ID == task {
-		im.batch[taskAt].task = tr
-	} else {
-		im.batch = append(im.batch, record{kind: "task", task: tr})
-	}
-	if start == 0 {
-		im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: geminiProject(f.Path), Owner: LocalAccount}})
-	}
-	im.spaces[string(space)] = true
-	im.states[f.Path] = next
-	if im.progress != nil {
-		im.progress(im.done, im.total)
-	}
-	return nil
+		return sessionBegin{task: ID(h.SessionID), space: GeminiSpaceID(geminiProject(path)), name: geminiProject(path)}, "", nil
+	},
+	read: func(im *claudeImport, fh *os.File, start int64, lines int, task ID, emit func(Comment) error) (lineInfo, error) {
+		return readGemini(fh, start, lines, im.s.maxLine, string(task), emit)
+	},
+	stubs: true,
 }

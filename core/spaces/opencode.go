@@ -3,7 +3,6 @@ package spaces
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,10 +81,7 @@ func (s *Store) ImportOpenCode(ctx context.Context, paths []string, progress Pro
 		if err != nil {
 			return rep, err
 		}
-		if im.states == nil {
-			im.states = map[string]claudeState{}
-		}
-		im.states[abs] = claudeState{size: size, modNS: modNS, lines: n}
+		im.keep(abs, claudeState{size: size, modNS: modNS, lines: n})
 	}
 	if err := im.flush(); err != nil {
 		return rep, err
@@ -125,18 +121,11 @@ func (im *claudeImport) openCodeDB(path string, states map[string]claudeState) (
 
 // openCodeSession reads one session's text parts into the batch.
 func (im *claudeImport) openCodeSession(db *opencode.DB, ses opencode.Session, key string) error {
-	bad := func(format string, args ...any) {
-		im.rep.BadLines = append(im.rep.BadLines, ClaudeBadLine{File: key, Message: fmt.Sprintf(format, args...)})
-	}
+	bad := im.badFor(key)
 	task, space := ID(ses.ID), OpenCodeSpaceID(ses.Directory)
-	for _, c := range []struct {
-		field string
-		id    ID
-	}{{"space", space}, {"task", task}} {
-		if err := checkID(c.field, c.id); err != nil {
-			bad("skipped: its %v", err)
-			return nil
-		}
+	if err := checkIDs(space, task); err != nil {
+		bad(0, "skipped: its %v", err)
+		return nil
 	}
 	parent, _, err := db.ForkParent(im.ctx, ses)
 	if err != nil {
@@ -179,17 +168,7 @@ func (im *claudeImport) openCodeSession(db *opencode.DB, ses opencode.Session, k
 		default:
 			return nil
 		}
-		at, err := c.validate()
-		if err != nil {
-			bad("comment %s: %v", c.ID, err)
-			return nil
-		}
-		im.batch = append(im.batch, record{kind: "comment", comment: c, at: at})
-		im.rep.Comments++
-		if len(im.batch) >= BatchSize {
-			return im.flush()
-		}
-		return nil
+		return im.addComment(c, bad)
 	})
 	if err != nil {
 		return err
@@ -206,21 +185,13 @@ func (im *claudeImport) openCodeSession(db *opencode.DB, ses opencode.Session, k
 			title = "fork of session " + parent
 		}
 	}
-	tr := taskRec{ID: task, Space: space, Title: title, CreatedAt: created}
-	if taskAt < len(im.batch) && im.batch[taskAt].kind == "task" && im.batch[taskAt].task.ID == task {
-		im.batch[taskAt].task = tr // still unwritten: settle it in place
-	} else {
-		im.batch = append(im.batch, record{kind: "task", task: tr})
-	}
+	im.settleTask(taskAt, taskRec{ID: task, Space: space, Title: title, CreatedAt: created})
 	name := ses.Directory
 	if name == "" {
 		name = "(no project directory recorded)"
 	}
 	im.batch = append(im.batch, record{kind: "space", space: spaceRec{ID: space, Name: name, Owner: LocalAccount}})
 	im.spaces[string(space)] = true
-	if im.states == nil {
-		im.states = map[string]claudeState{}
-	}
-	im.states[key] = claudeState{size: ses.Updated, task: string(task), title: title, createdAt: created}
+	im.keep(key, claudeState{size: ses.Updated, task: string(task), title: title, createdAt: created})
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +55,9 @@ var searchBudget = 2 * time.Second
 type Caller = workspace.Caller
 
 // SearchInput is SearchWorkspaceTasks' input. Exactly one of Query and Around is set; Limit 0 means
-// the default; Limit, Kind, Author, TaskID and Runtime apply to a query only.
+// the default; the fields after Context (Limit, the filters) apply to a query only. A new filter
+// is a field here, its check in validate when it needs one, and its condition in Filters (or in
+// the caller's scopes, as Runtime).
 type SearchInput struct {
 	Query   string `json:"query,omitempty" jsonschema:"words to find (all of them, in any order); exclusive with around_ref"`
 	Around  string `json:"around_ref,omitempty" jsonschema:"comment:<id> from a hit: read that comment and its neighbours in full; exclusive with query"`
@@ -206,22 +209,7 @@ func (in *SearchInput) validate() error {
 		return errs.Invalidf("context %d is out of range 0..%d", in.Context, MaxContext)
 	}
 	if hasAround {
-		var extra []string
-		if in.Limit != 0 {
-			extra = append(extra, "limit")
-		}
-		if in.Kind != "" {
-			extra = append(extra, "kind")
-		}
-		if in.Author != "" {
-			extra = append(extra, "author")
-		}
-		if in.TaskID != "" {
-			extra = append(extra, "task_id")
-		}
-		if in.Runtime != "" {
-			extra = append(extra, "runtime")
-		}
+		extra := in.narrowing()
 		if len(extra) > 0 {
 			verb := "narrows"
 			if len(extra) > 1 {
@@ -547,18 +535,43 @@ func (p *queryPlan) termFilters() {
 	}
 }
 
-// fieldFilters narrows the rows by kind, author and task.
+// fieldFilters narrows the rows by the input's filters.
 func (p *queryPlan) fieldFilters(in SearchInput) {
+	p.where = append(p.where, in.Filters(func(_ string, v any) string { return p.arg(v) })...)
+}
+
+// Filters are the conditions a validated query's filters put on its rows (comments c): kind,
+// author and task, each value written by arg with the column it is compared with (a store's
+// parameter; pgstore plans from them too).
+func (in *SearchInput) Filters(arg func(column string, v any) string) []string {
+	var where []string
 	if in.Kind != "" {
-		p.where = append(p.where, `c.kind = `+p.arg(in.Kind))
+		where = append(where, `c.kind = `+arg("kind", in.Kind))
 	}
 	if in.Author != "" {
-		p.where = append(p.where, `c.author = `+p.arg(in.Author))
+		where = append(where, `c.author = `+arg("author", in.Author))
 	}
 	if in.TaskID != "" {
 		id, _ := parseRef("task", in.TaskID)
-		p.where = append(p.where, `c.task = `+p.arg(string(id)))
+		where = append(where, `c.task = `+arg("task", string(id)))
 	}
+	return where
+}
+
+// narrowing are the JSON names of the fields after context that the input gives, in its order:
+// the limit and filters that narrow a query only.
+func (in *SearchInput) narrowing() []string {
+	var names []string
+	v := reflect.ValueOf(in).Elem()
+	after := false
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if after && !v.Field(i).IsZero() {
+			names = append(names, name)
+		}
+		after = after || name == "context"
+	}
+	return names
 }
 
 // shortMatch is the short-term index query for short terms alone (each term's character or pair

@@ -655,22 +655,26 @@ func answeredID(content []byte, f *lineFields, sole bool) int {
 }
 
 // resultText is a tool_result's content as text: a string, or the text blocks of an array.
-func resultText(content []byte) string {
+func resultText(content []byte) string { return contentText(content, true) }
+
+// contentText is a tool's answer as a transcript records it, as text: a string, or the text of
+// an array's items (with typed, only those of type "text").
+func contentText(raw []byte, typed bool) string {
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var blocks []struct {
+	var items []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(content, &blocks) != nil {
+	if json.Unmarshal(raw, &items) != nil {
 		return ""
 	}
 	var b strings.Builder
-	for _, bl := range blocks {
-		if bl.Type == "text" {
-			b.WriteString(bl.Text)
+	for _, it := range items {
+		if !typed || it.Type == "text" {
+			b.WriteString(it.Text)
 		}
 	}
 	return b.String()

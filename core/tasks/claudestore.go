@@ -13,15 +13,7 @@ import (
 
 // ClaudeConfigDir is where Claude Code keeps its state: $CLAUDE_CONFIG_DIR (which Claude Code
 // itself honours), else ~/.claude; "" when neither can be told.
-func ClaudeConfigDir() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".claude")
-	}
-	return ""
-}
+func ClaudeConfigDir() string { return workspace.RuntimeHome("CLAUDE_CONFIG_DIR", ".claude") }
 
 // StoreCheck compares a transcript's replay with Claude Code's own task store
 // (<config>/tasks/<session-id>/<id>.json).

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-dev/cairn/core/sessionlog"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -82,24 +81,7 @@ func isCodexLine(data []byte) bool {
 }
 
 // codexOutput is a function_call_output's text: a string, or the text items of a list.
-func codexOutput(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var items []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &items) == nil {
-		var b strings.Builder
-		for _, it := range items {
-			b.WriteString(it.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
+func codexOutput(raw json.RawMessage) string { return contentText(raw, false) }
 
 // cairnAnswerOf finds cairn's JSON answer in the output Codex recorded for an MCP call ("Wall
 // time: ...\nOutput:\n{...}"), or nil when the call did not answer a task (it failed).
@@ -131,16 +113,8 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 	var calls []codexCall
 	outputs := map[string]string{}
 	var origin *ForkOrigin
-	sc := sessionlog.NewScanner(log)
-	for sc.Next() {
-		ln := sc.Line()
-		_, use, end := r.lineData(ln, stop, counts)
-		if end {
-			break
-		}
-		if !use {
-			continue
-		}
+	var scanErr error
+	for ln := range r.usedLines(log, stop, counts, &scanErr) {
 		var rec codexRecord
 		if err := json.Unmarshal(ln.Data, &rec); err != nil {
 			r.skip(ln.No, "not valid JSON: %v", err)
@@ -208,8 +182,8 @@ func replayCodex(log io.Reader, path string, r *Replayer, stop Stop, counts *Cou
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
+	if scanErr != nil {
+		return scanErr
 	}
 	r.Origin = origin
 	targets := route(r, calls, func(c codexCall) string { return c.list })

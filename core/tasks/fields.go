@@ -15,7 +15,8 @@ import (
 // their decoding on replay, validation, an update's apply, a change's history — is derived from
 // these three types (the fields table below), so a new field is a line in Task, a line in
 // CreateInput (and in UpdateFields when TaskUpdate may change it), and a check in checks when it
-// needs more than valid UTF-8. A field is a string (*string in UpdateFields).
+// needs more than valid UTF-8 (a string) or any value (an int). A field is a string or an int
+// (*string, *int in UpdateFields).
 
 // Task is one entry of the store, exactly the JSON shape the tools answer (docs/tour.md, "JSON
 // shapes") and a compaction snapshot holds. A field tagged omitempty is left out of the log's
@@ -42,14 +43,15 @@ type UpdateFields struct {
 }
 
 // checks validate a field's value, by JSON name, and give it as it is stored (a subject
-// trimmed); a field without one needs valid UTF-8 only.
-var checks = map[string]func(string) (string, error){
+// trimmed): a func(string) (string, error) for a string field, a func(int) (int, error) for an
+// int one; a string field without one needs valid UTF-8 only, an int field any value.
+var checks = map[string]any{
 	"status":      func(v string) (string, error) { return v, CheckStatus(v) },
 	"subject":     CheckSubject,
 	"description": func(v string) (string, error) { return v, CheckDescription(v) },
 }
 
-// A field is one of the task's string fields as the three types spell it.
+// A field is one of the task's fields as the three types spell it.
 type field struct {
 	name string
 	// task, create and update are its index in Task, CreateInput and UpdateFields; -1 when
@@ -57,7 +59,8 @@ type field struct {
 	task, create, update int
 	// omitEmpty: Task's tag has omitempty. required: CreateInput's tag has not.
 	omitEmpty, required bool
-	check               func(string) (string, error)
+	// check validates a value of the field's type (string or int) and gives it as stored.
+	check func(reflect.Value) (reflect.Value, error)
 }
 
 // fields are the task's fields in Task's order; createFields and updateFields those TaskCreate
@@ -66,6 +69,10 @@ var fields, createFields, updateFields = deriveFields()
 
 // createKeys and updateKeys are the keys of the log's TaskCreate and TaskUpdate arguments.
 var createKeys, updateKeys = keysOf(createFields, nil), keysOf(updateFields, []string{"taskid"})
+
+// FieldNames are the task's fields by JSON name in Task's order, taskid left out: the order in
+// which a change's history lists them.
+func FieldNames() []string { return keysOf(fields, nil) }
 
 func keysOf(fs []*field, first []string) []string {
 	keys := first
@@ -81,8 +88,38 @@ func jsonTag(sf reflect.StructField) (string, bool) {
 	return name, strings.Contains(","+opts+",", ",omitempty,")
 }
 
+// checkOf is the check of a field of type t: its entry of checks, or the default.
+func checkOf(name string, t reflect.Type) func(reflect.Value) (reflect.Value, error) {
+	switch c := checks[name].(type) {
+	case func(string) (string, error):
+		if t.Kind() == reflect.String {
+			return valueCheck(c)
+		}
+	case func(int) (int, error):
+		if t.Kind() == reflect.Int {
+			return valueCheck(c)
+		}
+	case nil:
+		switch t.Kind() {
+		case reflect.String:
+			return valueCheck(validUTF8(name))
+		case reflect.Int:
+			return valueCheck(func(n int) (int, error) { return n, nil })
+		}
+	}
+	panic(fmt.Sprintf("tasks: Task's field %q is a %s, with a check of %T: the fields table holds strings and ints", name, t, checks[name]))
+}
+
+// valueCheck is check on reflect values of its type.
+func valueCheck[T any](check func(T) (T, error)) func(reflect.Value) (reflect.Value, error) {
+	return func(v reflect.Value) (reflect.Value, error) {
+		out, err := check(v.Interface().(T))
+		return reflect.ValueOf(out), err
+	}
+}
+
 // deriveFields matches the fields of CreateInput and UpdateFields to Task's by JSON name; a
-// field of an input that the task does not hold, or is no string, is a programming error.
+// field of an input that the task does not hold, or of another type, is a programming error.
 func deriveFields() (all, create, update []*field) {
 	byName := map[string]*field{}
 	task := reflect.TypeFor[Task]()
@@ -92,24 +129,24 @@ func deriveFields() (all, create, update []*field) {
 		if name == "taskid" {
 			continue
 		}
-		if sf.Type.Kind() != reflect.String {
-			panic(fmt.Sprintf("tasks: Task.%s is no string: the fields table holds strings only", sf.Name))
-		}
-		check := checks[name]
-		if check == nil {
-			check = validUTF8(name)
-		}
-		f := &field{name: name, task: i, create: -1, update: -1, omitEmpty: omit, check: check}
+		f := &field{name: name, task: i, create: -1, update: -1, omitEmpty: omit, check: checkOf(name, sf.Type)}
 		all = append(all, f)
 		byName[name] = f
 	}
-	match := func(t reflect.Type, kind reflect.Type, set func(*field, int, bool)) (out []*field) {
+	match := func(t reflect.Type, pointer bool, set func(*field, int, bool)) (out []*field) {
 		for i := range t.NumField() {
 			sf := t.Field(i)
 			name, omit := jsonTag(sf)
 			f := byName[name]
-			if f == nil || sf.Type != kind {
-				panic(fmt.Sprintf("tasks: %s.%s (%q) is no %s field of Task", t.Name(), sf.Name, name, kind))
+			want := reflect.Type(nil)
+			if f != nil {
+				want = task.Field(f.task).Type
+				if pointer {
+					want = reflect.PointerTo(want)
+				}
+			}
+			if f == nil || sf.Type != want {
+				panic(fmt.Sprintf("tasks: %s.%s (%q) is no field of Task of its type", t.Name(), sf.Name, name))
 			}
 			set(f, i, omit)
 			out = append(out, f)
@@ -121,8 +158,8 @@ func deriveFields() (all, create, update []*field) {
 			panic(fmt.Sprintf("tasks: a check for %q, which Task does not have", name))
 		}
 	}
-	create = match(reflect.TypeFor[CreateInput](), reflect.TypeFor[string](), func(f *field, i int, omit bool) { f.create, f.required = i, !omit })
-	update = match(reflect.TypeFor[UpdateFields](), reflect.TypeFor[*string](), func(f *field, i int, _ bool) { f.update = i })
+	create = match(reflect.TypeFor[CreateInput](), false, func(f *field, i int, omit bool) { f.create, f.required = i, !omit })
+	update = match(reflect.TypeFor[UpdateFields](), true, func(f *field, i int, _ bool) { f.update = i })
 	return all, create, update
 }
 
@@ -135,13 +172,17 @@ func validUTF8(name string) func(string) (string, error) {
 	}
 }
 
-func (f *field) of(t *Task) string { return reflect.ValueOf(t).Elem().Field(f.task).String() }
+func (f *field) value(t *Task) reflect.Value { return reflect.ValueOf(t).Elem().Field(f.task) }
 
-func (f *field) set(t *Task, v string) { reflect.ValueOf(t).Elem().Field(f.task).SetString(v) }
+// of is the field's value in t (a string or an int).
+func (f *field) of(t *Task) any { return f.value(t).Interface() }
 
-// changed is the new value an update gives the field; nil when it leaves it.
-func (f *field) changed(u *UpdateFields) *string {
-	return reflect.ValueOf(u).Elem().Field(f.update).Interface().(*string)
+func (f *field) set(t *Task, v reflect.Value) { f.value(t).Set(v) }
+
+// changed is the pointer to the new value an update gives the field; a nil pointer when it
+// leaves it.
+func (f *field) changed(u *UpdateFields) reflect.Value {
+	return reflect.ValueOf(u).Elem().Field(f.update)
 }
 
 // orList is names as a message lists them: "a, b or c".
@@ -158,7 +199,7 @@ func (in *CreateInput) task() (Task, error) {
 	var t Task
 	v := reflect.ValueOf(in).Elem()
 	for _, f := range createFields {
-		s, err := f.check(v.Field(f.create).String())
+		s, err := f.check(v.Field(f.create))
 		if err != nil {
 			return Task{}, err
 		}
@@ -172,8 +213,8 @@ func (in *CreateInput) task() (Task, error) {
 func createArgs(t *Task) json.RawMessage {
 	b := []byte{'{'}
 	for _, f := range createFields {
-		v := f.of(t)
-		if f.omitEmpty && v == "" {
+		v := f.value(t)
+		if f.omitEmpty && v.IsZero() {
 			continue
 		}
 		if len(b) > 1 {
@@ -182,7 +223,7 @@ func createArgs(t *Task) json.RawMessage {
 		b = append(b, '"')
 		b = append(b, f.name...)
 		b = append(b, '"', ':')
-		s, _ := json.Marshal(v) // a string always marshals
+		s, _ := json.Marshal(v.Interface()) // a string or an int always marshals
 		b = append(b, s...)
 	}
 	return append(b, '}')
@@ -192,8 +233,8 @@ func createArgs(t *Task) json.RawMessage {
 func createChanges(t *Task) map[string]FieldChange {
 	ch := make(map[string]FieldChange, len(fields))
 	for _, f := range fields {
-		if v := f.of(t); !f.omitEmpty || v != "" {
-			ch[f.name] = FieldChange{nil, v}
+		if v := f.value(t); !f.omitEmpty || !v.IsZero() {
+			ch[f.name] = FieldChange{nil, v.Interface()}
 		}
 	}
 	return ch
@@ -202,7 +243,7 @@ func createChanges(t *Task) map[string]FieldChange {
 // none reports whether the update changes no field.
 func (u *UpdateFields) none() bool {
 	for _, f := range updateFields {
-		if f.changed(u) != nil {
+		if !f.changed(u).IsNil() {
 			return false
 		}
 	}
@@ -216,8 +257,8 @@ func (u *UpdateFields) apply(t Task) (Task, error) {
 		return t, fmt.Errorf("no field to update; give %s", orList(updateFields))
 	}
 	for _, f := range updateFields {
-		if p := f.changed(u); p != nil {
-			s, err := f.check(*p)
+		if p := f.changed(u); !p.IsNil() {
+			s, err := f.check(p.Elem())
 			if err != nil {
 				return t, err
 			}
@@ -233,11 +274,11 @@ func (u UpdateFields) checked() (UpdateFields, error) {
 	if err != nil {
 		return u, err
 	}
-	v := reflect.ValueOf(&u).Elem()
 	for _, f := range updateFields {
-		if f.changed(&u) != nil {
-			s := f.of(&t)
-			v.Field(f.update).Set(reflect.ValueOf(&s))
+		if p := f.changed(&u); !p.IsNil() {
+			s := reflect.New(p.Type().Elem())
+			s.Elem().Set(f.value(&t))
+			p.Set(s)
 		}
 	}
 	return u, nil
@@ -246,8 +287,8 @@ func (u UpdateFields) checked() (UpdateFields, error) {
 // onto is t with the fields u sets, which checked validated.
 func (u *UpdateFields) onto(t Task) Task {
 	for _, f := range updateFields {
-		if p := f.changed(u); p != nil {
-			f.set(&t, *p)
+		if p := f.changed(u); !p.IsNil() {
+			f.set(&t, p.Elem())
 		}
 	}
 	return t

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -37,6 +38,9 @@ func TestFieldsTable(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("fields:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if got := fmt.Sprint(FieldNames()); got != "[status subject description]" {
+		t.Errorf("FieldNames = %s", got)
+	}
 	if fmt.Sprint(createKeys, updateKeys) != "[subject description] [taskid status subject description]" {
 		t.Errorf("keys: %v %v", createKeys, updateKeys)
 	}
@@ -48,4 +52,22 @@ func TestFieldsTable(t *testing.T) {
 	if got := orList(updateFields); got != "status, subject or description" {
 		t.Errorf("orList = %q", got)
 	}
+}
+
+// A field is a string or an int: an int field without a check takes any value, a check of the
+// wrong type for its field is a programming error caught when the table is built.
+func TestFieldChecksByType(t *testing.T) {
+	v, err := checkOf("n", reflect.TypeFor[int]())(reflect.ValueOf(7))
+	if err != nil || v.Int() != 7 {
+		t.Errorf("int field without a check: %v, %v", v, err)
+	}
+	if _, err := checkOf("subject", reflect.TypeFor[string]())(reflect.ValueOf(" ")); errs.FieldOf(err) != "subject" {
+		t.Errorf("subject check: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a string check on an int field did not panic")
+		}
+	}()
+	checkOf("subject", reflect.TypeFor[int]())
 }

@@ -116,16 +116,9 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 	var order []*geminiCall
 	msgs := map[string]int{} // message id → its place in the conversation
 	next := 0
-	sc := sessionlog.NewScanner(log)
-	for sc.Next() {
-		ln := sc.Line()
-		data, use, end := r.lineData(ln, stop, counts)
-		if end {
-			break
-		}
-		if !use {
-			continue
-		}
+	var scanErr error
+	for ln := range r.usedLines(log, stop, counts, &scanErr) {
+		data := bytes.TrimSpace(ln.Data)
 		if counts == nil && data[0] == '{' && data[len(data)-1] == '}' &&
 			!bytes.Contains(data, markToolCalls) && !bytes.Contains(data, markRewind) && !bytes.Contains(data, markProjectHash) {
 			// a message without tool calls, or a $set: nothing of a task list but the message's
@@ -216,8 +209,8 @@ func ReplayGemini(log io.Reader, r *Replayer, stop Stop, counts *Counts) error {
 			order = append(order, p)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
+	if scanErr != nil {
+		return scanErr
 	}
 	targets := route(r, order, func(c *geminiCall) string { return c.list })
 	for _, c := range order {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -492,6 +493,22 @@ func (r *Replayer) lineData(ln sessionlog.Line, stop Stop, counts *Counts) (data
 	}
 	data = bytes.TrimSpace(ln.Data)
 	return data, len(data) > 0, false
+}
+
+// usedLines are the lines of a runtime's transcript that lineData lets a replay use, up to
+// --as-of; *err is the scan's error once the loop is over.
+func (r *Replayer) usedLines(log io.Reader, stop Stop, counts *Counts, err *error) iter.Seq[sessionlog.Line] {
+	return func(yield func(sessionlog.Line) bool) {
+		sc := sessionlog.NewScanner(log)
+		defer func() { *err = sc.Err() }()
+		for sc.Next() {
+			ln := sc.Line()
+			_, use, end := r.lineData(ln, stop, counts)
+			if end || use && !yield(ln) {
+				return
+			}
+		}
+	}
 }
 
 // route counts the calls of each list (Lists), picks the list asked for or, for auto, the one

@@ -276,22 +276,23 @@ func (s *SQLite) Search(ctx context.Context, space, exclude string, in spaces.Se
 
 // AddComment opens spaces.db for this one write.
 func (s *SQLite) AddComment(ctx context.Context, space string, c spaces.Comment) (spaces.AddedComment, error) {
-	st, err := spaces.Open(ctx, s.ws)
-	if err != nil {
-		return spaces.AddedComment{}, err
-	}
-	defer st.Close()
-	return st.AddCommentIn(ctx, spaces.ID(space), c)
+	return writeOnce(ctx, s, func(st *spaces.Store) (spaces.AddedComment, error) { return st.AddCommentIn(ctx, spaces.ID(space), c) })
 }
 
 // Import opens spaces.db for this one batch: writers take turns on its lock.
 func (s *SQLite) Import(ctx context.Context, space string, b spaces.Batch) (spaces.BatchReport, error) {
+	return writeOnce(ctx, s, func(st *spaces.Store) (spaces.BatchReport, error) { return st.ImportBatch(ctx, spaces.ID(space), b) })
+}
+
+// writeOnce opens spaces.db for one write and closes it after.
+func writeOnce[T any](ctx context.Context, s *SQLite, write func(*spaces.Store) (T, error)) (T, error) {
 	st, err := spaces.Open(ctx, s.ws)
 	if err != nil {
-		return spaces.BatchReport{}, err
+		var zero T
+		return zero, err
 	}
 	defer st.Close()
-	return st.ImportBatch(ctx, spaces.ID(space), b)
+	return write(st)
 }
 
 var _ Store = (*SQLite)(nil)

@@ -168,7 +168,7 @@ func boardOperations() []*Operation {
 			ex("cairn board import board.json", "gh issue list --state all --json number,title,body,labels,state,comments,createdAt,updatedAt,closedAt,milestone,assignees,url | cairn board import --from github -", "cairn board import --from beads .beads/issues.jsonl", "cairn board import --from backlog-md backlog", "cairn board import --schema"),
 			Option{Flag: "schema", Kind: Bool, Usage: "print the JSON Schema of the board document and import nothing"},
 			Option{Flag: "from", Usage: "import one project from another tracker: " + strings.Join(formats, ", "), Enum: formats},
-			Option{Flag: "project", Field: "project", Form: "NAME", Usage: "with --from: the source's name (github: OWNER/REPO; beads, backlog-md: the folder name to use)"}),
+			Option{Flag: "project", Field: "project", Form: "NAME", Usage: "with --from: the source's name (" + importers.ProjectUsage() + ")"}),
 	}
 	for _, f := range importers.Table {
 		ops = append(ops, command[struct{}, board.ProjectImportResult]("board import --from "+f.Name, false, nil))

@@ -53,14 +53,17 @@ func (s *Store) Search(ctx context.Context, caller spaces.Caller, in spaces.Sear
 		return spaces.Answer{}, err
 	}
 	err = s.retry(ctx, func() (err error) {
-		a, err = s.search(ctx, caller, task, in)
+		a, err = s.inBudget(ctx, func(ctx context.Context, tx pgx.Tx) (spaces.Answer, error) {
+			return s.searchTx(ctx, tx, noNUL(caller.User), task, in)
+		})
 		return err
 	})
 	return a, err
 }
 
-// search is one try of Search.
-func (s *Store) search(ctx context.Context, caller spaces.Caller, task spaces.ID, in spaces.SearchInput) (a spaces.Answer, err error) {
+// inBudget runs a search in one read transaction, within the search budget: ctx ending is
+// CANCELLED, the budget running out STORAGE_BUSY.
+func (s *Store) inBudget(ctx context.Context, search func(ctx context.Context, tx pgx.Tx) (spaces.Answer, error)) (spaces.Answer, error) {
 	tx, err := s.begin(ctx, false, "begin search")
 	if err != nil {
 		return spaces.Answer{}, err
@@ -68,7 +71,7 @@ func (s *Store) search(ctx context.Context, caller spaces.Caller, task spaces.ID
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
-	a, err = s.searchTx(bctx, tx, noNUL(caller.User), task, in)
+	a, err := search(bctx, tx)
 	if err != nil {
 		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
 			return spaces.Answer{}, stopped
@@ -94,6 +97,11 @@ func (s *Store) searchTx(ctx context.Context, tx pgx.Tx, user string, task space
 	if unavailable != nil {
 		return spaces.Answer{Unavailable: unavailable}, nil
 	}
+	return s.read(ctx, tx, sc, in)
+}
+
+// read answers in within one scope: the comments around around_ref, or the query's hits.
+func (s *Store) read(ctx context.Context, tx pgx.Tx, sc scope, in spaces.SearchInput) (spaces.Answer, error) {
 	if strings.TrimSpace(in.Around) != "" {
 		res, err := s.around(ctx, tx, sc, in)
 		if err != nil {
@@ -140,6 +148,9 @@ type plan struct {
 	limit string
 }
 
+// byteaColumns are the columns of comments that hold bytes, compared with a bytea parameter.
+var byteaColumns = map[string]bool{"author": true}
+
 // likePattern is %t% with LIKE's wildcards and its escape character (\) escaped.
 func likePattern(t string) string {
 	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
@@ -160,16 +171,12 @@ func newPlan(sc scope, in spaces.SearchInput, terms []string) *plan {
 	for _, t := range terms {
 		p.where = append(p.where, `c.itext LIKE `+p.arg(likePattern(t)))
 	}
-	if in.Kind != "" {
-		p.where = append(p.where, `c.kind = `+p.arg(in.Kind))
-	}
-	if in.Author != "" {
-		p.where = append(p.where, `c.author = `+p.arg([]byte(in.Author)))
-	}
-	if in.TaskID != "" {
-		id, _ := spaces.ParseRef("task", in.TaskID)
-		p.where = append(p.where, `c.task = `+p.arg(string(id)))
-	}
+	p.where = append(p.where, in.Filters(func(column string, v any) string {
+		if s, ok := v.(string); ok && byteaColumns[column] {
+			return p.arg([]byte(s))
+		}
+		return p.arg(v)
+	})...)
 	p.limit = strconv.Itoa(in.Limit + 1)
 	return p
 }

@@ -198,43 +198,12 @@ func (s *Store) SearchSpace(ctx context.Context, space, exclude spaces.ID, in sp
 		}
 	}()
 	err = s.retry(ctx, func() (err error) {
-		a, err = s.searchSpace(ctx, space, exclude, in)
+		a, err = s.inBudget(ctx, func(ctx context.Context, tx pgx.Tx) (spaces.Answer, error) {
+			return s.read(ctx, tx, scope{space: space, task: exclude}, in)
+		})
 		return err
 	})
 	return a, err
-}
-
-// searchSpace is one try of SearchSpace.
-func (s *Store) searchSpace(ctx context.Context, space, exclude spaces.ID, in spaces.SearchInput) (a spaces.Answer, err error) {
-	tx, err := s.begin(ctx, false, "begin search")
-	if err != nil {
-		return spaces.Answer{}, err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	bctx, cancel := context.WithTimeout(ctx, searchBudget)
-	defer cancel()
-	sc := scope{space: space, task: exclude}
-	if strings.TrimSpace(in.Around) != "" {
-		var res *spaces.AroundResult
-		if res, err = s.around(bctx, tx, sc, in); err == nil {
-			a = spaces.Answer{Around: res}
-		}
-	} else {
-		var res *spaces.SearchResult
-		if res, err = s.query(bctx, tx, sc, in); err == nil {
-			a = spaces.Answer{Search: res}
-		}
-	}
-	if err != nil {
-		if stopped := errs.Stopped(ctx, "space search"); stopped != nil {
-			return spaces.Answer{}, stopped
-		}
-		if bctx.Err() != nil {
-			return spaces.Answer{}, errs.New(errs.Busy, "space search stopped after its time budget of %s (its terms occur very often in long comments); use fewer or shorter terms, or narrow it with %s", searchBudget, errs.Fields(errs.Alternatives, "task_id", "kind", "author"))
-		}
-		return spaces.Answer{}, err
-	}
-	return a, nil
 }
 
 // ImportBatch is spaces.Store.ImportBatch: a batch written into space in one transaction, all or

@@ -67,6 +67,25 @@ func (s *Store) ImportRecords(ctx context.Context, recs []spaces.PreparedRecord)
 	return rep, s.dbErr(ctx, tx.Commit(ctx), "commit import")
 }
 
+// lastByID is the records of one kind in a batch, by index: each id's last, in the order the ids
+// first came.
+type lastByID struct {
+	at   map[spaces.ID]int
+	recs []int
+}
+
+func (l *lastByID) add(id spaces.ID, i int) {
+	if j, ok := l.at[id]; ok {
+		l.recs[j] = i
+		return
+	}
+	if l.at == nil {
+		l.at = map[spaces.ID]int{}
+	}
+	l.at[id] = len(l.recs)
+	l.recs = append(l.recs, i)
+}
+
 // writeRecords writes one batch in tx: spaces, members, tasks (moving the comments of a task that
 // changed space), then comments, each kind in one statement. Within a batch the last record of an
 // id wins, as it does when spaces.db writes them one by one, and the order of kinds leaves the
@@ -75,25 +94,19 @@ func (s *Store) writeRecords(ctx context.Context, tx pgx.Tx, recs []spaces.Prepa
 	if err := errs.Stopped(ctx, "space import"); err != nil {
 		return err
 	}
-	spaceAt, taskAt, commentAt := map[spaces.ID]int{}, map[spaces.ID]int{}, map[spaces.ID]int{}
 	type member struct {
 		space spaces.ID
 		user  string
 	}
 	memberSeen := map[member]bool{}
-	var sp, ta, co []int
+	var spaceRecs, taskRecs, commentRecs lastByID
 	var ms []member
 	for i := range recs {
 		r := &recs[i]
 		switch r.Type {
 		case "space":
 			rep.Spaces++
-			if j, ok := spaceAt[r.Space.ID]; ok {
-				sp[j] = i
-			} else {
-				spaceAt[r.Space.ID] = len(sp)
-				sp = append(sp, i)
-			}
+			spaceRecs.add(r.Space.ID, i)
 		case "member":
 			rep.Members++
 			m := member{r.Member.Space, noNUL(r.Member.User)}
@@ -103,24 +116,15 @@ func (s *Store) writeRecords(ctx context.Context, tx pgx.Tx, recs []spaces.Prepa
 			}
 		case "task":
 			rep.Tasks++
-			if j, ok := taskAt[r.Task.ID]; ok {
-				ta[j] = i
-			} else {
-				taskAt[r.Task.ID] = len(ta)
-				ta = append(ta, i)
-			}
+			taskRecs.add(r.Task.ID, i)
 		case "comment":
 			rep.Comments++
-			if j, ok := commentAt[r.Comment.ID]; ok {
-				co[j] = i
-			} else {
-				commentAt[r.Comment.ID] = len(co)
-				co = append(co, i)
-			}
+			commentRecs.add(r.Comment.ID, i)
 		default:
 			return fmt.Errorf("record type %q", r.Type)
 		}
 	}
+	sp, ta, co := spaceRecs.recs, taskRecs.recs, commentRecs.recs
 	if len(sp) > 0 {
 		ids, names, owners := make([]string, len(sp)), make([]string, len(sp)), make([]string, len(sp))
 		for j, i := range sp {
