@@ -93,41 +93,66 @@ func (b *blockChanges) flush(ctx context.Context, tx execer) error {
 // spaces, or failing the filters, can make the stream long, and the other plans bound that work.
 const defaultStreamMax = 300
 
+// defaultFirstStreamMax is how many trigram candidates a query of long and short terms reads
+// before it weighs the matches found among them (Store.firstStreamMax; tests change it).
+const defaultFirstStreamMax = 24
+
+// stream is where a read of an index source's matches newest rowid first (newestMatches) stands:
+// the rows kept so far, newest first, the rowid below which the next read resumes (0: from the
+// newest), and how many matches were read.
+type stream struct {
+	kept  []hitRow
+	below int64
+	read  int
+}
+
 // newestMatches reads the matches of one of the plan's index sources (src) newest rowid first,
 // testing each row, and keeps the want newest that pass, newest first; it stops when
 // comment_blocks shows that no match left can be newer than all of them. Each match is read with
 // the columns of its hit, so the answer needs no other statement. It gives false when more than
-// streamMax matches were read first: then the other plans answer.
-func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int, src indexSource) ([]hitRow, bool, error) {
+// max matches were read in all (st counts them across calls): then st is where it stopped, and a
+// later call with a larger max resumes there, or the other plans answer.
+func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int, src indexSource, st *stream, max int) ([]hitRow, bool, error) {
 	table, match := src.table, src.match
-	if s.streamMax <= 0 {
+	if max <= 0 || st.read >= max {
 		return nil, false, nil
 	}
 	args := append(slices.Clone(p.args), match)
+	resume := ""
+	if st.below != 0 {
+		args = append(args, st.below)
+		resume = ` AND f.rowid < ?` + strconv.Itoa(len(args))
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
 		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`),
-		`+hitColumns+`
+		f.rowid, `+hitColumns+`
 		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
-		WHERE `+table+` MATCH ?`+strconv.Itoa(len(args))+` ORDER BY f.rowid DESC`, args...)
+		WHERE `+table+` MATCH ?`+strconv.Itoa(len(p.args)+1)+resume+` ORDER BY f.rowid DESC`, args...)
 	if err != nil {
 		return nil, false, s.dbErr(err, "search")
 	}
 	defer rows.Close()
-	kept := make([]hitRow, 0, want)
-	read := 0
+	if st.kept == nil {
+		st.kept = make([]hitRow, 0, want)
+	}
+	kept := st.kept
+	defer func() { st.kept = kept }()
 	for rows.Next() {
 		var ok int
-		var upto int64
-		r, err := p.scanHit(rows, &ok, &upto)
+		var upto, rid int64
+		r, err := p.scanHit(rows, &ok, &upto, &rid)
 		if err != nil {
 			return nil, false, s.dbErr(err, "search")
 		}
 		if len(kept) == want && kept[want-1].atNS > upto {
 			break // this match and every one after it are older than all kept
 		}
-		if read++; read > s.streamMax {
-			return nil, false, nil
+		if st.read >= max {
+			s.note("stream %s: stopped after %d", table, st.read)
+			return nil, false, nil // unread: below the last match read, where the next call resumes
 		}
+		st.read++
+		st.below = rid
 		if ok == 0 || (len(kept) == want && !r.newer(&kept[want-1])) {
 			continue
 		}
@@ -146,6 +171,7 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		return nil, false, s.dbErr(err, "search")
 	}
 	s.streamed++
+	s.note("stream %s: %d read", table, st.read)
 	if table == "comments_short" {
 		s.shortDriven++
 	}

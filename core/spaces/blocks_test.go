@@ -109,9 +109,10 @@ func TestStreamEqualsLike(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.streamMax = []int{defaultStreamMax, 1 << 20, 1 + rng.Intn(50)}[rng.Intn(3)]
+			st.firstStreamMax = []int{defaultFirstStreamMax, 1 << 20, 1 + rng.Intn(50)}[rng.Intn(3)]
 			st.probeWindow = []int{defaultProbeWindow, 0}[rng.Intn(2)]
 			if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: %+v (stream of %d): %v, LIKE %v", stage, in, st.streamMax, refs(got), refs(want))
+				t.Fatalf("%s: %+v (stream of %d, first %d): %v, LIKE %v", stage, in, st.streamMax, st.firstStreamMax, refs(got), refs(want))
 			}
 		}
 		if st.streamed == 0 {

@@ -286,9 +286,10 @@ func TestMixedPlansEqualLike(t *testing.T) {
 			st.walkWindow = []int{defaultWalkWindow, 1 + rng.Intn(50)}[rng.Intn(2)]
 			st.probeWindow = []int{defaultProbeWindow, 0, 1 + rng.Intn(40)}[rng.Intn(3)]
 			st.streamMax = []int{defaultStreamMax, 0, 1 + rng.Intn(30)}[rng.Intn(3)]
+			st.firstStreamMax = []int{defaultFirstStreamMax, 0, 1 + rng.Intn(30)}[rng.Intn(3)]
 			for _, in := range []SearchInput{{Query: q, Limit: 1 + rng.Intn(12)}, {Query: q, Limit: MaxLimit, Kind: "ask"}} {
 				if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%+v (drive max %d, walk window %d, probe %d, stream %d): %v, LIKE %v", in, st.ftsDriveMax, st.walkWindow, st.probeWindow, st.streamMax, refs(got), refs(want))
+					t.Fatalf("%+v (drive max %d, walk window %d, probe %d, stream %d, first %d): %v, LIKE %v", in, st.ftsDriveMax, st.walkWindow, st.probeWindow, st.streamMax, st.firstStreamMax, refs(got), refs(want))
 				}
 			}
 		}

@@ -3,8 +3,11 @@ package spaces
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/cairn-dev/cairn/core/errs"
 )
 
 // Readers keeps one store open across searches and answers as SearchWorkspaceTasks does, seeing
@@ -66,5 +69,35 @@ func TestReadersStayOpenAndFresh(t *testing.T) {
 	}
 	if _, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, SearchInput{Query: "zebrafinch"}); err == nil {
 		t.Error("no error once spaces.db is gone")
+	}
+}
+
+// Readers checks the workspace's paths when it opens spaces.db, not on every search: a
+// spaces.db replaced by a link to a file outside the workspace is another file, opened anew,
+// and refused as every store refuses one.
+func TestReadersRefuseReplacedLink(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	var r Readers
+	defer r.Close()
+	in := SearchInput{Query: "design.md"}
+	if _, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, in); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "spaces.db")
+	data, err := os.ReadFile(Path(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(Path(ws)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, Path(ws)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SearchWorkspaceTasks(context.Background(), ws, bob, in); errs.CodeOf(err) != errs.Invalid {
+		t.Fatalf("spaces.db replaced by a link outside the workspace: %v, want INVALID_INPUT", err)
 	}
 }

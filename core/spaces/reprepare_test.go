@@ -35,8 +35,8 @@ func (r *recorder) QueryRowContext(ctx context.Context, query string, args ...an
 
 // Every statement a search runs is prepared once: binding its arguments must not make SQLite
 // prepare it again at its first step, as it does for a bound LIMIT or LIKE pattern (its plan
-// depends on the value). Each statement of every plan (probe, index-driven, windowed walk,
-// storage-order scan, neighbours) is run as the search ran it and SQLite's count of
+// depends on the value). Each statement of every plan (stream, resumed stream, probe,
+// index-driven, windowed walk, storage-order scan, neighbours) is run as the search ran it and SQLite's count of
 // re-preparations read.
 func TestSearchStatementsPreparedOnce(t *testing.T) {
 	ws := fixtureWorkspace(t)
@@ -47,9 +47,12 @@ func TestSearchStatementsPreparedOnce(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	var all []recorded
+	// the stream first (a resumed one with a first read of one match), then with no stream
 	for _, probe := range []int{0, defaultProbeWindow, 1} {
 		for _, driveMax := range []int{0, defaultFTSDriveMax} {
+			stream := [][2]int{{defaultStreamMax, defaultFirstStreamMax}, {defaultStreamMax, 1}, {0, 0}}[(probe+driveMax)%3]
 			st.probeWindow, st.ftsDriveMax, st.walkWindow = probe, driveMax, 2
+			st.streamMax, st.firstStreamMax = stream[0], stream[1]
 			for _, in := range []SearchInput{
 				{Query: "migration", Limit: 2, Context: 1},
 				{Query: "ab", Limit: 10},

@@ -315,10 +315,22 @@ func SearchThrough(ctx context.Context, ws *workspace.Workspace, caller Caller, 
 // and one that keeps them.
 type Opener func(context.Context) (st *Store, release func(), err error)
 
-// scope is the resolved context: the current task and its space.
+// scope is the resolved context: the current task and its space, and the space's source and
+// name when the statement that resolved it read them too (known).
 type scope struct {
-	space ID
-	task  ID
+	space        ID
+	task         ID
+	known        bool
+	source, name string
+}
+
+// scopeSource is the scope's spaces.source and name, read with the scope when it was resolved
+// (resolveTask), otherwise now.
+func (s *Store) scopeSource(ctx context.Context, q querier, sc scope) (source, name string, err error) {
+	if sc.known {
+		return sc.source, sc.name, nil
+	}
+	return s.spaceSource(ctx, q, sc.space)
 }
 
 // asker is a caller as a search sees it: a user and the current task, or, with no user, the
@@ -347,13 +359,15 @@ func (s *Store) resolve(ctx context.Context, q querier, who asker, in SearchInpu
 
 // resolveTask finds the current task's space and checks the caller may search it.
 func (s *Store) resolveTask(ctx context.Context, q querier, user string, task ID) (scope, *Unavailable, error) {
-	// the task and whether user owns or belongs to its space, in one statement
-	var space string
+	// the task, whether user owns or belongs to its space, and the space's source and name (what
+	// a hit's session is made of: spaceSource), in one statement
+	var space, source, name string
 	var parent sql.NullString
 	var ok int
 	err := q.QueryRowContext(ctx, `SELECT t.space, t.parent,
-		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = ?2) + (SELECT count(*) FROM members WHERE space = t.space AND user = ?2)
-		FROM tasks t WHERE t.id = ?1`, string(task), user).Scan(&space, &parent, &ok)
+		(SELECT count(*) FROM spaces WHERE id = t.space AND owner = ?2) + (SELECT count(*) FROM members WHERE space = t.space AND user = ?2),
+		COALESCE(s.source, ''), COALESCE(s.name, '')
+		FROM tasks t LEFT JOIN spaces s ON s.id = t.space WHERE t.id = ?1`, string(task), user).Scan(&space, &parent, &ok, &source, &name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return scope{}, nil, errs.NotFoundf("task:%s (the current task%s) not found in %s", task, errs.Field("task", errs.Source), FileName)
 	}
@@ -366,7 +380,7 @@ func (s *Store) resolveTask(ctx context.Context, q querier, user string, task ID
 	if ok == 0 {
 		return scope{}, nil, errs.New(errs.Forbidden, "user %q is neither the owner nor a member of the space of task:%s", user, task)
 	}
-	return scope{space: ID(space), task: task}, nil, nil
+	return scope{space: ID(space), task: task, known: true, source: source, name: name}, nil, nil
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -681,7 +695,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	}
 	if in.Runtime != "" {
 		// a space of another runtime (or a shared space) holds no session of this one
-		source, _, err := s.spaceSource(ctx, tx, sc.space)
+		source, _, err := s.scopeSource(ctx, tx, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -706,48 +720,93 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 		return s.dbErr(rows.Err(), "search")
 	}
-	// A term common among the newest comments needs no index: the newest probeWindow comments
-	// of the space are walked first, and with more hits there than the limit, those are the
-	// newest hits of all (the same reasoning as the walk's window below). Counting a common
-	// term's index matches to choose a plan cost more than this whole answer. Whether the term
-	// is common there is asked of the index first (newestDense): for a rare term the probe's
-	// row tests would be most of the answer's cost, where the index's newest matches are read
-	// without a row.
+	// First the index's matches, newest rowid first, each row read and tested, until no match
+	// left can be newer than the limit's worth found (newestMatches): comments arrive in about
+	// time order, so a rare term reads about as many matches as it answers, and a common one
+	// about the limit's worth and the rest of the block where they end, in one statement.
 	answered := false
 	fast := !allLike && in.TaskID == ""
 	var srcs []indexSource
-	var newest []newestCands
+	var streams [2]stream
 	if fast {
 		srcs = p.sources()
+	}
+	streamOn := func(i, max int) error {
+		kept, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1, srcs[i], &streams[i], max)
+		if ok {
+			found, answered = kept, true
+		}
+		return err
+	}
+	switch {
+	case !fast || len(srcs) == 0:
+	case len(srcs) == 1:
+		if err := streamOn(0, s.streamMax); err != nil {
+			return nil, err
+		}
+	default:
+		// Long and short terms: the trigram index's candidates are read first, which are the
+		// closest to the matches unless a short term is rarer than the long ones; a short
+		// term's grams (one character, a pair) are often in most of the space, which the
+		// short-term index's AND reads through to intersect. After firstStreamMax candidates
+		// the matches found among them say how many more the trigram index needs: past
+		// streamMax, the short-term index's candidates are read instead.
+		if err := streamOn(0, min(s.streamMax, s.firstStreamMax)); err != nil {
+			return nil, err
+		}
+		if t := &streams[0]; !answered && t.read > 0 {
+			if n := len(t.kept); n > 0 && (in.Limit+1-n)*t.read/n <= s.streamMax-t.read {
+				if err := streamOn(0, s.streamMax); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if !answered {
+			if err := streamOn(1, s.streamMax); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// A term common among the newest comments needs no index: the newest probeWindow comments
+	// of the space are walked, and with more hits there than the limit, those are the newest
+	// hits of all (the same reasoning as the walk's window below). Whether the term is common
+	// there is asked of the index first (newestCandidates): for a rare term the probe's row
+	// tests would be most of the answer's cost, where the index's newest matches are read
+	// without a row.
+	var newest []newestCands
+	probed := false
+	if fast && !answered {
 		for _, src := range srcs {
 			nc, err := s.newestCandidates(ctx, tx, src, in.Limit)
 			if err != nil {
 				return nil, err
 			}
 			newest = append(newest, nc)
+			s.note("newest %s: %d, gap %d", src.table, nc.n, nc.gap)
+		}
+		gaps := make([]int64, len(newest))
+		for i, nc := range newest {
+			gaps[i] = nc.gap
+		}
+		if s.probeWindow > 0 && slices.Max(append([]int64{0}, gaps...)) < int64(2*s.probeWindow) {
+			probed = true
+			if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
+				return nil, err
+			}
+			answered = len(found) > in.Limit
+			s.note("probe: %d", len(found))
 		}
 	}
-	gaps := make([]int64, len(newest))
-	for i, nc := range newest {
-		gaps[i] = nc.gap
-	}
-	probed := false
-	if fast && s.probeWindow > 0 && slices.Max(append([]int64{0}, gaps...)) < int64(2*s.probeWindow) {
-		probed = true
-		if err := run(walkFrom, p.newestFilter(s.probeWindow)); err != nil {
-			return nil, err
-		}
-		answered = len(found) > in.Limit
-	}
-	// Then the index's matches, newest rowid first, until no match left can be newer than the
-	// limit's worth found (newestMatches): comments arrive in about time order, so a rare term
-	// reads about as many matches as it answers instead of sorting every match by its date. A
-	// query of long and short terms has two indexes to read its candidates from: the one whose
-	// candidates are sparser among the newest (the larger gap) is read.
+	// Then the matches of the source whose candidates are sparser among the newest (the larger
+	// gap), read on where the first read stopped when it is the same source, up to streamMax.
 	var cands *candidates
 	if !answered && fast {
 		if cands = chooseSource(srcs, newest); cands != nil && !cands.counted {
-			newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1, cands.src)
+			st := &streams[0]
+			if cands.src != srcs[0] {
+				st = &streams[1]
+			}
+			newest, ok, err := s.newestMatches(ctx, tx, p, in.Limit+1, cands.src, st, s.streamMax)
 			if err != nil {
 				return nil, err
 			}
@@ -769,7 +828,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 	source, name := "", ""
 	if len(found) > 0 {
 		var err error
-		if source, name, err = s.spaceSource(ctx, tx, sc.space); err != nil {
+		if source, name, err = s.scopeSource(ctx, tx, sc); err != nil {
 			return nil, err
 		}
 	}
@@ -926,6 +985,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 				return err
 			}
 			cands.counted, cands.n, cands.rids = true, n, rids
+			s.note("count %s: %d", cands.src.table, n)
 		}
 		if cands.n <= s.ftsDriveMax {
 			from = p.drivenFrom(cands.rids)
@@ -935,6 +995,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		}
 	}
 	if from != walkFrom || in.TaskID != "" {
+		s.note("run: driven %v", from != walkFrom)
 		return run(from)
 	}
 	// The walk tests every comment through the (space, created_at) index, one row lookup each:
@@ -958,6 +1019,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		if err := run(from, p.windowFilter(edgeNS, edgeKey)); err != nil {
 			return err
 		}
+		s.note("window: %d", hits())
 		if hits() > in.Limit {
 			return nil
 		}
@@ -978,6 +1040,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		if err != nil {
 			return err
 		}
+		s.note("all %s: %d", table, n)
 		if n <= rows/2 {
 			if cands.src.table == "comments_short" {
 				s.shortDriven++
@@ -985,6 +1048,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 			return run(p.drivenFrom(rids))
 		}
 	}
+	s.note("scan")
 	return run(scanFrom)
 }
 
@@ -1068,7 +1132,7 @@ func (s *Store) around(ctx context.Context, tx querier, sc scope, in SearchInput
 		return nil, err
 	}
 	comments := append(append(before, target), after...)
-	source, name, err := s.spaceSource(ctx, tx, sc.space)
+	source, name, err := s.scopeSource(ctx, tx, sc)
 	if err != nil {
 		return nil, err
 	}

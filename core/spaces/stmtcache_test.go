@@ -2,6 +2,7 @@ package spaces
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"reflect"
 	"testing"
@@ -118,4 +119,63 @@ func TestStmtCache(t *testing.T) {
 	if !kept.evicted || kept.busy {
 		t.Errorf("evicted while read: evicted %v, busy %v", kept.evicted, kept.busy)
 	}
+}
+
+// A reader's read-only transaction, begun and ended by the cache's own BEGIN and ROLLBACK, reads
+// one snapshot: a comment another connection commits meanwhile is seen by the next transaction,
+// not by this one; and the statements are the cached ones, not prepared again each time.
+func TestStmtCacheReadTx(t *testing.T) {
+	ws := fixtureWorkspace(t)
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	count := func(q querier) int {
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM comments`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := count(tx)
+	w, err := Open(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddComment(ctx, Comment{Task: "13", Kind: "result", Author: "agent", CreatedAt: "2026-07-03T00:00:00Z", Body: "meanwhile"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := count(tx); n != before {
+		t.Errorf("the transaction saw %d comments, then %d", before, n)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(st.db); n != before+1 {
+		t.Errorf("after the transaction: %d comments, want %d", n, before+1)
+	}
+	for range 3 {
+		tx, err := st.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count(tx)
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rawCache(t, st, func(c *stmtCache) {
+		for _, q := range []string{"BEGIN", "ROLLBACK"} {
+			if c.stmts[q] == nil {
+				t.Errorf("%s is not a cached statement", q)
+			}
+		}
+	})
 }

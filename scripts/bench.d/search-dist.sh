@@ -17,12 +17,15 @@ dist_md="$BENCH_DIR/search-dist.md"
 {
   echo "## Space search over a query distribution"
   echo
-  echo "Written by \`scripts/bench.sh search-dist\` on $(date -u +%F), $DIST_N comments per space, $(nproc) cores (load average $(cut -d" " -f1-3 /proc/loadavg) at the start)."
+  echo "Written by \`DIST_RUNS=${DIST_RUNS:-5} DIST_FRESH=${DIST_FRESH:-8} scripts/bench.sh search-dist\` on $(date -u +%F), $DIST_N comments per space, $(nproc) cores (load average $(cut -d" " -f1-3 /proc/loadavg) at the start)."
   echo "Queries sampled from each corpus by how many comments hold them (\`scripts/gen-terms\`); a figure per"
   echo "query is the median of its calls, and the percentiles are over the queries of a band. The peer is the"
   echo "naive plan: Python's sqlite3 on a plain FTS5 trigram table (\`detail=full\`), \`ORDER BY created DESC"
   echo "LIMIT 10\`, timed in its own process around execute and fetchall; cairn is timed through a real MCP"
   echo "round trip (the ping's round trip is its floor). \"Slower than the peer\": by more than 10% and 0.05 ms."
+  echo "The CPU tables time the same calls in CPU time, which a shared machine's load distorts far less than"
+  echo "a round trip's wall time (each call wakes two processes): the time on a CPU of the server's threads"
+  echo "across the call (\`/proc/PID/task/*/schedstat\`), and the peer's thread CPU time around execute and fetchall."
   echo
 } >"$dist_md"
 for gen in space longspace; do

@@ -14,6 +14,10 @@ Warm: one `cairn mcp` (raw JSON-RPC lines on its stdin) answers SearchWorkspaceT
 query, --runs times, each call followed by the peer's statement in this process, so load on a
 shared machine falls on both alike; a query's figure is the median of its runs, cairn's timed
 from writing the call to reading its answer's line, the peer's around execute and fetchall.
+The same calls are also measured in CPU time, which load distorts far less than a round trip's
+wall time (each call wakes two processes): cairn's as the time on a CPU of the server's threads
+(/proc/PID/task/*/schedstat) across the call, the peer's as its thread's CPU time around execute
+and fetchall.
 Fresh: --fresh queries of each
 band, `cairn space search` and the sqlite3 shell, --fresh-runs times each, interleaved.
 The report: per band, p50/p90/p99/max over the queries of cairn and of the peer, and how many
@@ -98,6 +102,20 @@ class MCP:
             return took, None
         return took, [h["ref"][len("comment:"):] for h in body["hits"]]
 
+    def cpu_ns(self):
+        """The server's CPU time so far, in nanoseconds: the time on a CPU of each of its threads
+        (/proc/PID/task/*/schedstat), which the load of a shared machine changes far less than a
+        round trip's wall time."""
+        total = 0
+        base = "/proc/%d/task" % self.p.pid
+        for tid in os.listdir(base):
+            try:
+                with open("%s/%s/schedstat" % (base, tid)) as f:
+                    total += int(f.read().split()[0])
+            except OSError:
+                pass  # a thread that ended meanwhile
+        return total
+
     def close(self):
         self.p.stdin.close()
         self.p.wait()
@@ -146,18 +164,26 @@ def run(a):
         m.search(q["q"])
     # the floor of a call through this client: MCP's ping, answered by the transport alone
     floor = median([m.call("ping", {})[0] for _ in range(200)])
+    c0 = m.cpu_ns()
+    for _ in range(200):
+        m.call("ping", {})
+    floor_cpu = (m.cpu_ns() - c0) / 200 / 1e6
     differ = failed = 0
     for q in queries:
         sql, params, lit = peer_sql(q["q"])
         q["peer_sql"] = lit
-        ct, pt = [], []
+        ct, pt, cc, pc = [], [], [], []
         for _ in range(runs):
+            c0 = m.cpu_ns()
             took, refs = m.search(q["q"])
+            cc.append((m.cpu_ns() - c0) / 1e6)
             ct.append(took)
-            s = time.perf_counter_ns()
+            s, sc = time.perf_counter_ns(), time.thread_time_ns()
             rows = peer.execute(sql, params).fetchall()
+            pc.append((time.thread_time_ns() - sc) / 1e6)
             pt.append((time.perf_counter_ns() - s) / 1e6)
         q["cairn_ms"], q["peer_ms"] = median(ct), median(pt)
+        q["cairn_cpu_ms"], q["peer_cpu_ms"] = median(cc), median(pc)
         if refs is None:
             failed += 1
             q["failed"] = True
@@ -180,7 +206,7 @@ def run(a):
             q["fresh_cairn_ms"], q["fresh_peer_ms"] = median(ct), median(pt)
     with open(a["json"], "w", encoding="utf-8") as f:
         json.dump(queries, f, ensure_ascii=False, indent=0)
-    md = report(a["label"], queries, fresh_q, runs, differ, floor, failed)
+    md = report(a["label"], queries, fresh_q, runs, differ, floor, failed, floor_cpu)
     with open(a["md"], "w", encoding="utf-8") as f:
         f.write(md)
     print(md)
@@ -190,7 +216,7 @@ def fmt(x):
     return "%.2f" % x
 
 
-def report(label, queries, fresh_q, runs, differ, floor, failed):
+def report(label, queries, fresh_q, runs, differ, floor, failed, floor_cpu):
     lines = ["#### %s: warm, `cairn mcp` (%d queries, median of %d calls each; a ping's round trip: %s ms)" % (label, len(queries), runs, fmt(floor)), "",
              "| band (matches) | queries | cairn p50 | p90 | p99 | max | peer p50 | p90 | p99 | max | p90 cairn / peer | slower than the peer |",
              "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -218,6 +244,25 @@ def report(label, queries, fresh_q, runs, differ, floor, failed):
         lines += ["Hit counts differing from the peer's: %d queries." % differ]
     if failed:
         lines += ["Stopped by the search's time budget (STORAGE_BUSY, timed as they took): %d queries." % failed]
+    lines += ["", "#### %s: warm, CPU time per call (the same calls: the server's threads, the peer's execute and fetchall; a ping: %s ms)" % (label, fmt(floor_cpu)), "",
+              "| band (matches) | queries | cairn p50 | p90 | p99 | max | peer p50 | p90 | p99 | max | p90 cairn / peer | slower than the peer |",
+              "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+
+    def cpu_row(name, qs):
+        c = [q["cairn_cpu_ms"] for q in qs]
+        p = [q["peer_cpu_ms"] for q in qs]
+        slower = [q for q in qs if q["cairn_cpu_ms"] > q["peer_cpu_ms"] * 1.1 + 0.05]
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
+            name, len(qs), fmt(pct(c, 50)), fmt(pct(c, 90)), fmt(pct(c, 99)), fmt(max(c)),
+            fmt(pct(p, 50)), fmt(pct(p, 90)), fmt(pct(p, 99)), fmt(max(p)), fmt(pct(c, 90) / max(pct(p, 90), 1e-9)), len(slower)))
+
+    for band in BANDS:
+        qs = [q for q in queries if q["band"] == band]
+        if qs:
+            cpu_row(band, qs)
+    cpu_row("**all**", queries)
+    slow = sorted(queries, key=lambda q: -q["cairn_cpu_ms"])[:5]
+    lines += ["", "Most CPU warm: " + ", ".join("`%s` %s ms (%d matches, peer %s)" % (q["q"], fmt(q["cairn_cpu_ms"]), q["matches"], fmt(q["peer_cpu_ms"])) for q in slow) + "."]
     if fresh_q:
         lines += ["", "#### %s: fresh process (%d queries, median of interleaved runs each)" % (label, len(fresh_q)), "",
                   "| band (matches) | queries | cairn p50 | p90 | max | sqlite3 shell p50 | p90 | max | p90 cairn / shell |",
