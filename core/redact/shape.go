@@ -522,16 +522,16 @@ func hashNamed(s string, a int) bool {
 	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
 		before = before[nl+1:]
 	}
-	before = strings.ToLower(before)
+	lower := asciiLower(before)
 	last := -1
 	for _, w := range hashWords {
-		last = max(last, strings.LastIndex(before, w))
+		last = max(last, lastWordIndex(before, lower, w))
 	}
 	if last < 0 {
 		return false
 	}
 	for _, w := range secretNamesAfterHash {
-		if strings.LastIndex(before, w) > last {
+		if strings.LastIndex(lower, w) > last {
 			return false // named a secret after the hash word: hmac-sha256; secret "…"
 		}
 	}
@@ -619,13 +619,56 @@ func digestContext(s string, a, b int) bool {
 	if le-b > 512 {
 		le = b + 512
 	}
-	line := strings.ToLower(s[ls:a] + " " + s[b:le])
+	orig := s[ls:a] + " " + s[b:le]
+	line := asciiLower(orig)
 	for _, w := range digestWords {
-		if strings.Contains(line, w) {
+		if lastWordIndex(orig, line, w) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiLower is s with its ASCII capitals lowered, byte for byte (the positions stay those of s).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if isUpper(c) {
+			b[i] = c | 0x20
+		}
+	}
+	return string(b)
+}
+
+// wordSuffixes may follow a hash word and keep its sense (commits, hashed, md5sum, lockfile).
+var wordSuffixes = map[string]bool{"s": true, "es": true, "ed": true, "d": true, "ing": true, "ted": true, "ting": true, "ged": true, "sum": true, "sums": true, "file": true, "files": true}
+
+// lastWordIndex is where w (lower case) last occurs in lower, the ASCII-lowered orig, as a word
+// and not inside a longer one ("sha" in "shared", "pin" in "Pinata", "tag" in "stage", "rev" in
+// "previous"), or -1. A word may start or end at a case change of a camel-cased name (fileHash,
+// commitID) and end in a suffix that keeps its sense (commits, hashed, md5sum).
+func lastWordIndex(orig, lower, w string) int {
+	for e := len(lower); ; {
+		i := strings.LastIndex(lower[:e], w)
+		if i < 0 {
+			return -1
+		}
+		e = i + len(w) - 1
+		if isLetter(w[0]) && i > 0 && isLetter(lower[i-1]) && !(isUpper(orig[i]) && isLower(orig[i-1])) {
+			continue
+		}
+		k := i + len(w)
+		if isLetter(w[len(w)-1]) && k < len(lower) && isLetter(lower[k]) && !(isUpper(orig[k]) && isLower(orig[k-1])) {
+			m := k
+			for m < len(lower) && isLetter(lower[m]) && !(m > k && isUpper(orig[m]) && isLower(orig[m-1])) {
+				m++
+			}
+			if !wordSuffixes[lower[k:m]] {
+				continue
+			}
+		}
+		return i
+	}
 }
 
 // digestWords on a hex digest's line say what it is.
