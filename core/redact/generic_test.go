@@ -34,3 +34,25 @@ func TestDigestWordsAreWords(t *testing.T) {
 		}
 	}
 }
+
+// TestWordNumberSymbol: one capitalised word, a number and a symbol or an emoji, in any order,
+// is the password people make most; a sentence's final ! after a short number is punctuation.
+func TestWordNumberSymbol(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"here you go: Cobalt9357% (staging)", "Cobalt9357%"},
+		{"ລະຫັດຜ່ານແມ່ນCobalt🐙7657🔥$", "Cobalt🐙7657🔥$"},
+		{"Tundra🦄9961 for the wifi", "Tundra🦄9961"},
+		{"use Summer2024! to log in", "Summer2024!"},
+		{"գաղտնաբառ՝ Sprocket🍀1874🚀? -- sent", "Sprocket🍀1874🚀?"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{"we won Season24!", "see Section12.3 and RFC7231#section-6", "the NetBSD10 build", "CamelCase2024Names"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -427,7 +427,7 @@ func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
 // harmlessShape reports whether the random-looking token s[a:b] is a known harmless one.
 func harmlessShape(s string, a, b int) bool {
 	t := s[a:b]
-	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) {
+	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) && !randomPart(t[36:]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) && !randomPart(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
 	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
@@ -456,6 +456,18 @@ func harmlessShape(s string, a, b int) bool {
 	// format's magic (a picture, a font, an archive embedded in code)
 	if dec, ok := decodeBase64Token(t); ok && (printableText(dec) || mediaMagic(dec)) && !keyMaterial(dec) {
 		return true
+	}
+	return false
+}
+
+// randomPart reports whether p, glued to a UUID, holds a random token of its own between its
+// separators: an id's prefix is a word (msg_, req-), a token's other half is not (a Webex
+// token is 64 random characters, a tag and a UUID).
+func randomPart(p string) bool {
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return strings.ContainsRune("-_.~+/=", r) }) {
+		if len(part) >= shapeMinLen && randomToken(part) {
+			return true
+		}
 	}
 	return false
 }
