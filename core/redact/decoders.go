@@ -104,11 +104,19 @@ func decodeAscii85(body string) ([]byte, bool) {
 // number of groups and decodes to printable text: a password or a token written as base32. A
 // run of capitals and digits 2 to 7 that is not text (a TOTP seed) is the shape layer's.
 func decodeBase32Text(t string) ([]byte, bool) {
-	if len(t) < minDecodeRun || len(t)%8 != 0 {
+	body := strings.TrimRight(t, "=")
+	// padded to whole groups, or unpadded (as TOTP tools and base64.b32encode(...).rstrip("=")
+	// write it): then its length leaves a whole number of bytes
+	if len(t) < minDecodeRun || len(t)-len(body) > 6 {
 		return nil, false
 	}
-	body := strings.TrimRight(t, "=")
-	if len(t)-len(body) > 6 {
+	switch len(t) % 8 {
+	case 0:
+	case 2, 4, 5, 7:
+		if len(body) != len(t) {
+			return nil, false
+		}
+	default:
 		return nil, false
 	}
 	out := make([]byte, 0, len(body)*5/8)
@@ -794,7 +802,49 @@ func decodedSecret(t string) bool {
 		return false
 	}
 	return passwordPiece(t, true) || dicewarePiece(t) || wordsPassphrase(t) || wordsAndNumber(t) ||
-		strongValue(t) && strings.IndexFunc(t, func(r rune) bool { return r < utf8.RuneSelf && pwSymbol[r] }) >= 0
+		strongValue(t) && strings.IndexFunc(t, func(r rune) bool { return r < utf8.RuneSelf && pwSymbol[r] }) >= 0 ||
+		decodedCredential(t) || decodedToken(t)
+}
+
+// decodedCredential reports whether decoded text t is a name, a colon and a value with a digit
+// or a symbol: what HTTP Basic and every tool that takes user:password encode (base64, hex or
+// base32 of admin:uetliz5fwe5o63lv). Nobody encodes a name and a word that way for show.
+func decodedCredential(t string) bool {
+	k := strings.IndexByte(t, ':')
+	if k < 1 || k > 64 {
+		return false
+	}
+	name, v := t[:k], t[k+1:]
+	if len(v) < 6 || strings.ContainsAny(v, ":/") || allDigits(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && strings.IndexByte(".@+-", c) < 0 {
+			return false
+		}
+	}
+	st := statsOf(v)
+	return st.lower+st.upper > 0 && (st.digit > 0 || st.sym > 0)
+}
+
+// decodedToken reports whether decoded text t is one random-looking token of ten characters or
+// more: letters and digits, its letters not in words, its classes changing often. Text encoded
+// on purpose that decodes to that (fYLTT3FYk1mj6K, xmfffbsn754qps82) is a key or a password;
+// a name or a word decodes to letters in words, a number to digits, a digest to hex.
+func decodedToken(t string) bool {
+	if len(t) < 10 || len(t) > 128 {
+		return false
+	}
+	st := statsOf(t)
+	if st.digit == 0 || st.lower+st.upper < 4 || st.digit*2 > len(t) || st.sym > 2 || (st.lowerHex || st.upperHex) && len(t) < shapeMinHex {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c < '!' || c > '~' {
+			return false
+		}
+	}
+	return wordiness(t) <= 0.5 && switchRate(t) >= shapeMinSwitch*expectedSwitchRate(st) && entropyRatio(t, st) >= shapeMinEntropy
 }
 
 // gunzipText inflates a gzip stream of at most 64 KiB of text.

@@ -56,3 +56,30 @@ func TestWordNumberSymbol(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodedTokens: text encoded on purpose (base64, hex, base32 padded or not) that decodes to
+// user:password or to one random token is hidden with no key word near it; encoded words and
+// names stay.
+func TestDecodedTokens(t *testing.T) {
+	r := New()
+	for _, secret := range []string{
+		"MZMUYVCUGNDFS2ZRNVVDMSY=",                     // base32 of fYLTT3FYk1mj6K
+		"MNUS2YTPOQ5EMYLMMNXW4MRUGIZD6T3RMY",           // base32, unpadded, of ci-bot:Falcon2422?Oqf
+		"61646d696e3a7565746c697a35667765356f36336c76", // hex of admin:uetliz5fwe5o63lv
+		"eG1mZmZic243NTRxcHM4Mg",                       // base64, unpadded, of xmfffbsn754qps82
+		"YWRtaW46dWV0bGl6NWZ3ZTVvNjNsdg==",             // base64 of admin:uetliz5fwe5o63lv
+	} {
+		text := "here: " + secret + " thanks"
+		if got := r.Text(text); strings.Contains(got, secret[:8]) {
+			t.Errorf("Text(%q) = %q, want it hidden", text, got)
+		}
+	}
+	for _, s := range []string{
+		"VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==",
+		"ZW5jcnlwdGVkQ2xpZW50SGVsbG8=",     // encryptedClientHello
+	} {
+		if got := r.Text("see " + s); got != "see "+s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
