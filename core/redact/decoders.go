@@ -40,8 +40,8 @@ func scanAscii85(s string, add func(start, end int), depth int) int {
 			continue
 		}
 		switch {
-		case keyMaterial(dec):
-			add(open, i)
+		case keyMaterial(dec) || randomBytes(dec):
+			add(open, i) // a key's or a token's bytes: nothing else in a <~ … ~> block is random
 		case printableText(dec):
 			spans, w := lookInside(string(dec), depth)
 			work += w

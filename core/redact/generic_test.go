@@ -8,6 +8,14 @@ import (
 // The generic rules of issue 22: each case is a shape of secret no rule names by kind, and a
 // harmless text of the same shape that stays as it is.
 
+func init() {
+	ruleCases = append(ruleCases,
+		struct{ rule, positive, secret, negative string }{"decode_base85", `print(base64.a85decode(b'flZZHg\t:T%l*Pl8]DW=7X/S=n!#D'))`, `flZZHg\t:T%l*`, "base64.a85decode(data) decodes Ascii85"},
+		struct{ rule, positive, secret, negative string }{"decode_reversed", "stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", "reverse[y] = (0x81+c0)<<8 | c1"},
+		struct{ rule, positive, secret, negative string }{"decode_reversed_base64", "rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", `x := a == b && c != "=abc"`},
+	)
+}
+
 // TestDigestWordsAreWords: a word about hashes on a hex digest's line makes it a digest only
 // as a word, not inside another ("shared", "Pinata", "stage", "previous").
 func TestDigestWordsAreWords(t *testing.T) {
@@ -76,9 +84,34 @@ func TestDecodedTokens(t *testing.T) {
 	}
 	for _, s := range []string{
 		"VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==",
-		"ZW5jcnlwdGVkQ2xpZW50SGVsbG8=",     // encryptedClientHello
+		"ZW5jcnlwdGVkQ2xpZW50SGVsbG8=", // encryptedClientHello
 	} {
 		if got := r.Text("see " + s); got != "see "+s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestNamedEncodings: base85 where the text names it (a85decode, key (z85):), an Ascii85 block
+// of a key's random bytes, and base64 written backwards are decoded; prose about them stays.
+func TestNamedEncodings(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{`python -c "import base64;print(base64.a85decode(b'flZZHg\t:T%l*Pl8]DW=7X/S=n!#D'))"`, `flZZHg\t:T%l*Pl8]DW=7X/S=n!#D`},
+		{`key (a85): <~6_t:._.Ft_ok_'Ir/-9i7Bg;C\[j8g~> ok`, `6_t:._.Ft_ok_'Ir/-9i7Bg;C\[j8g`},
+		{"rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3UzXyVGZul2Q6cHc"},
+		{"stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3UzXyVGZul2Q6cHc"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret[:10]) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{
+		"base64.a85decode(data) decodes Ascii85; see https://example.com/blob/de6d76fba3078eda957dadb3cec51ca8ab851b5c/seps/2322-MRTR.md",
+		"PerfBitWriteBackward = CBitFieldMaskBit27", "reverse[y] = (0x81+c0)<<8 | c1",
+		"if you need to reverse a string, use ReverseString(s)", "x := a == b && c != \"=abc\"",
+	} {
+		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
 		}
 	}

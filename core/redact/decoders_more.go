@@ -1,0 +1,274 @@
+package redact
+
+import (
+	"math"
+	"strings"
+)
+
+// Decoders of encodings that carry no frame of their own: base85 in its three alphabets, looked
+// for where the text names it (a85decode(b'…'), "key (z85): …"), and strings written backwards,
+// where the text names a reversal or the token starts with base64's padding.
+
+// base85Hints name an encoding of the base85 family, as code calls it and people write it.
+var base85Hints = []string{"a85", "b85", "z85", "ascii85", "base85", "base-85"}
+
+// maxCodecWindow is how many bytes after a codec's or a reversal's name are looked at.
+const maxCodecWindow = 160
+
+// The base85 alphabets: Adobe's Ascii85 is '!' to 'u' (decodeAscii85); RFC 1924's, as Python's
+// b85encode and git's binary patches write it; ZeroMQ's Z85.
+const (
+	b85Alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+	z85Alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+)
+
+var b85Value, z85Value = alphabetValues(b85Alphabet), alphabetValues(z85Alphabet)
+
+func alphabetValues(a string) (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(a); i++ {
+		t[a[i]] = int8(i)
+	}
+	return t
+}
+
+// decodeBase85 decodes t in the alphabet whose values are given (a short last group padded
+// with the alphabet's last character, as Python's b85decode does).
+func decodeBase85(t string, values *[256]int8) ([]byte, bool) {
+	if len(t)%5 == 1 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(t)*4/5+4)
+	for g := 0; g < len(t); g += 5 {
+		v := uint64(0)
+		n := min(5, len(t)-g)
+		for k := 0; k < 5; k++ {
+			d := int8(84)
+			if k < n {
+				if d = values[t[g+k]]; d < 0 {
+					return nil, false
+				}
+			}
+			v = v*85 + uint64(d)
+		}
+		if v > 0xffffffff {
+			return nil, false
+		}
+		keep := n - 1 // a short group of n characters carries n-1 bytes
+		if n == 5 {
+			keep = 4
+		}
+		out = append(out, []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}[:keep]...)
+	}
+	return out, true
+}
+
+// randomBytes reports whether b, decoded from an encoding the text names, is 16 to 128 bytes
+// spread over the byte values like a key's: an encoded key or token has no other structure,
+// text and file formats have much less entropy.
+func randomBytes(b []byte) bool {
+	if len(b) < 16 || len(b) > 128 || printableText(b) {
+		return false
+	}
+	var counts [256]int
+	for _, c := range b {
+		counts[c]++
+	}
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / float64(len(b))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h >= 0.9*math.Log2(float64(min(len(b), 256)))
+}
+
+// codecField trims a field of the quotes, brackets and punctuation code and prose put around a
+// literal (b'…', ("…"), `…`,), returning its range; the encodings' own alphabets hold many of
+// those characters, so only a few are taken off each end.
+func codecField(s string, i, j int) (int, int) {
+	for k := 0; k < 4 && i < j; k++ {
+		if c := s[i]; c == '(' || c == '[' || c == '{' || c == '"' || c == '\'' || c == '`' || (c == 'b' || c == 'r') && i+1 < j && (s[i+1] == '\'' || s[i+1] == '"') {
+			i++
+			continue
+		}
+		break
+	}
+	for k := 0; k < 4 && j > i; k++ {
+		if c := s[j-1]; c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '`' || c == ',' || c == ';' {
+			j--
+			continue
+		}
+		break
+	}
+	return i, j
+}
+
+// secretBytes reports whether bytes decoded from a named encoding are a secret: random bytes of
+// a key's length, or text the Redactor finds a secret in (or that reads as a password).
+func secretBytes(dec []byte, depth int) (bool, int) {
+	switch {
+	case keyMaterial(dec) || randomBytes(dec):
+		return true, 0
+	case printableText(dec):
+		spans, w := lookInside(string(dec), depth)
+		return len(spans) > 0 || decodedSecret(string(dec)), w
+	}
+	return false, 0
+}
+
+// scanBase85 decodes the fields after a base85 codec's name (a85decode(b'…'), key (z85): …) in
+// each of the three alphabets and hides a field whose bytes are a secret.
+func scanBase85(s string, add func(start, end int), depth int) int {
+	lower := asciiLower(s)
+	work := len(s)
+	for _, n := range base85Hints {
+		done := 0 // each name's windows are looked at once
+		for from := 0; ; {
+			k := strings.Index(lower[from:], n)
+			if k < 0 {
+				break
+			}
+			after := from + k + len(n)
+			from = after
+			if k := after - len(n); k > 0 && (isLetter(s[k-1]) || '0' <= s[k-1] && s[k-1] <= '9') {
+				continue // inside a word or a hex run (…ca8ab851b5c…)
+			}
+			for after < len(s) && isWordByte(s[after]) {
+				after++ // the rest of the name: a85decode, base85_key
+			}
+			window := min(len(s), max(after, done)+maxCodecWindow)
+			start := max(after, done)
+			done = window
+			eachField(s[start:window], func(i, j int) {
+				a, b := codecField(s, start+i, start+j)
+				if b-a < 10 {
+					return
+				}
+				t := s[a:b]
+				if !encodedLooking(t) {
+					return
+				}
+				work += 3 * len(t)
+				for _, dec := range [][]byte{ascii85Bytes(t), base85Bytes(t, &b85Value), base85Bytes(t, &z85Value)} {
+					if dec == nil {
+						continue
+					}
+					ok, w := secretBytes(dec, depth)
+					work += w
+					if ok {
+						add(a, b)
+						return
+					}
+				}
+			})
+		}
+	}
+	return work
+}
+
+// encodedLooking reports whether t has the look of base85 of random bytes: capitals, small
+// letters, digits and a symbol in every eight characters or more, its letters not in words.
+// Most ASCII text is valid Ascii85 and decodes to bytes as spread as a key's, so the look of
+// the encoded text decides.
+func encodedLooking(t string) bool {
+	st := statsOf(t)
+	return st.upper > 0 && st.lower > 0 && st.digit > 0 && st.sym*8 >= len(t) && wordiness(t) <= 0.5
+}
+
+func ascii85Bytes(t string) []byte {
+	t = strings.TrimSuffix(strings.TrimPrefix(t, "<~"), "~>")
+	if b, ok := decodeAscii85(t); ok {
+		return b
+	}
+	return nil
+}
+
+func base85Bytes(t string, values *[256]int8) []byte {
+	if b, ok := decodeBase85(t, values); ok {
+		return b
+	}
+	return nil
+}
+
+// reverseHints name a string written backwards.
+var reverseHints = []string{"rev ", "rev|", "reverse", "backward", "[::-1]", "strrev"}
+
+// reversedField turns the field s[a:b] back (trimmed as codecField trims it) and hides it when
+// the Redactor finds a secret in it turned back.
+func reversedField(s string, a, b int, add func(start, end int), depth int) int {
+	a, b = codecField(s, a, b)
+	if b-a < 10 || b-a > 512 || wordiness(s[a:b]) > 0.5 {
+		return 0 // words and names, turned back, look random: only what is not made of words is turned
+	}
+	t := []byte(s[a:b])
+	for k := range t {
+		if c := t[k]; !tokenByte[c] && !pwSymbol[c] {
+			return 0 // a token, not an expression; turned back byte by byte, only ASCII reads again
+		}
+	}
+	for x, y := 0, len(t)-1; x < y; x, y = x+1, y-1 {
+		t[x], t[y] = t[y], t[x]
+	}
+	spans, w := lookInside(string(t), depth)
+	if len(spans) > 0 || decodedSecret(string(t)) {
+		add(a, b)
+	}
+	return w + len(t)
+}
+
+// scanReversed turns back the fields after a word for reversal (rev, reversed, backwards,
+// [::-1], strrev) and hides a field in which, turned back, the Redactor finds a secret.
+func scanReversed(s string, add func(start, end int), depth int) int {
+	lower := asciiLower(s)
+	work := len(s)
+	for _, n := range reverseHints {
+		done := 0 // each word's windows are looked at once
+		for from := 0; ; {
+			k := strings.Index(lower[from:], n)
+			if k < 0 {
+				break
+			}
+			after := from + k + len(n)
+			from = after
+			if k := from - len(n); k > 0 && isLetter(s[k-1]) && isLetter(n[0]) {
+				continue // inside a word: distributeBackward, PerfBitWriteBackward
+			}
+			for after < len(s) && isWordByte(s[after]) {
+				after++ // reversed, backwards
+			}
+			start := max(after, done)
+			window := min(len(s), start+maxCodecWindow)
+			done = window
+			eachField(s[start:window], func(i, j int) { work += reversedField(s, start+i, start+j, add, depth) })
+		}
+	}
+	return work
+}
+
+// scanReversedBase64 turns back every token that starts with base64's padding (=o1NOxUS…):
+// padding comes last, so such a token is base64 written backwards.
+func scanReversedBase64(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i+minDecodeRun < len(s); i++ {
+		if s[i] != '=' || i > 0 && (isB64Any(s[i-1]) || s[i-1] == '=') {
+			continue
+		}
+		j := i + 1
+		if s[j] == '=' {
+			j++
+		}
+		k := j
+		for k < len(s) && isB64Any(s[k]) {
+			k++
+		}
+		if k-j >= minDecodeRun && (k == len(s) || !isWordByte(s[k]) && s[k] != '=') {
+			work += reversedField(s, i, k, add, depth)
+		}
+		i = max(i, k-1)
+	}
+	return work
+}
