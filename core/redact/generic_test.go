@@ -12,6 +12,7 @@ func init() {
 	ruleCases = append(ruleCases,
 		struct{ rule, positive, secret, negative string }{"decode_base85", `print(base64.a85decode(b'flZZHg\t:T%l*Pl8]DW=7X/S=n!#D'))`, `flZZHg\t:T%l*`, "base64.a85decode(data) decodes Ascii85"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed", "stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", "reverse[y] = (0x81+c0)<<8 | c1"},
+		struct{ rule, positive, secret, negative string }{"split_token", "key was\nkX9mQ2vL7pa0Q3\nZt8Rw1Yb4Nc6 thanks", "kX9mQ2vL7pa0Q3", "see libc_pwrite64 pwrite64 and AVX-512 BFLOAT16"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed_base64", "rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", `x := a == b && c != "=abc"`},
 	)
 }
@@ -110,6 +111,33 @@ func TestNamedEncodings(t *testing.T) {
 		"base64.a85decode(data) decodes Ascii85; see https://example.com/blob/de6d76fba3078eda957dadb3cec51ca8ab851b5c/seps/2322-MRTR.md",
 		"PerfBitWriteBackward = CBitFieldMaskBit27", "reverse[y] = (0x81+c0)<<8 | c1",
 		"if you need to reverse a string, use ReverseString(s)", "x := a == b && c != \"=abc\"",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestSplitTokens: a random token broken in two by a line break is hidden whole, however the
+// halves fall; two names, words or key=value pairs side by side stay.
+func TestSplitTokens(t *testing.T) {
+	f := newFaker(23)
+	r := New()
+	for k := 0; k < 40; k++ {
+		tok := f.s(alnum, 40)
+		if k%2 == 1 {
+			tok = f.s(hexlc, 64)
+		}
+		cut := 6 + k%(len(tok)-12)
+		text := "token:\n" + tok[:cut] + "\n" + tok[cut:] + "\nthanks"
+		if l := leaks(r, text, tok[:cut]+" "+tok[cut:]); len(l) > 0 {
+			t.Errorf("%q: %q left in %q", text, l, r.Text(collapse(text)))
+		}
+	}
+	for _, s := range []string{
+		"//go:cgo_import_dynamic libc_pwrite64 pwrite64", "AVX512BF16 // AVX-512 BFLOAT16 Instructions", "// rfc1842 , rfc1843 rfc1843 rfc1842",
+		"trace_id=da1fd061e03c803e9ad0e1bf1066182a span_id=d920cd32b452fe02 service=checkout",
+		"lantern606 juniper133 willow937 quartz254 quartz632", "sha256 " + f.s(hexlc, 64), "commit " + f.s(hexlc, 20) + " " + f.s(hexlc, 20),
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)

@@ -39,7 +39,7 @@ var structureRuleNames = map[string]bool{
 // LayerOf names the layer a rule belongs to.
 func LayerOf(rule string) string {
 	switch {
-	case rule == "shape" || rule == "password_shape":
+	case rule == "shape" || rule == "password_shape" || rule == "split_token":
 		return LayerShape
 	case structureRuleNames[rule]:
 		return LayerStructure

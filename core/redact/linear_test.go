@@ -95,6 +95,8 @@ var hostile = []struct {
 	{"reversed", "reversed =aB3xK9pQ7mZ2wL5vR8tY "},
 	{"reversed base64", "=aB3xK9pQ7mZ2wL5vR8tYQ "},
 	{"word number symbol", "Cobalt🐙7657🔥$"},
+	{"split halves", "aB3xK9pQ7mZ2 "},
+	{"split hex", "a1b2c3d4e5f6a7 "},
 }
 
 func repeatTo(unit string, n int) string {

@@ -49,7 +49,7 @@ type Rule struct {
 
 // trigger is a set of things a text must hold for a rule to match in it; screen checks them in
 // the same pass that looks for hints.
-type trigger uint8
+type trigger uint16
 
 const (
 	// needsOperator: an =, a : or a > (every assignment has one; > ends an XML element's tag).
@@ -71,6 +71,9 @@ const (
 	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits between blanks or
 	// dashes: bytes written as hex pairs or bits, recovery keys of digits (decoders.go).
 	needsByteRun
+	// needsSplitRun: two runs of six token characters or more of two classes (letters and
+	// digits, or both cases), one blank between them: a token broken by a line break (shape.go).
+	needsSplitRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
 )
@@ -350,6 +353,8 @@ func New() *Redactor {
 		{Name: "digit_groups", scan: scanDigitGroups, needs: needsByteRun},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
+		// a random token broken in two by a line break (shape.go)
+		{Name: "split_token", scan: scanSplitTokens, needs: needsSplitRun},
 		// a made-up password, whatever names it (password.go)
 		{Name: "password_shape", scan: scanPasswords, needs: needsPasswordRun},
 	}
@@ -1433,6 +1438,19 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
+	// the current run of a split token's characters and its classes, whether the run before it
+	// qualified and ended at one blank, and whether two such runs were seen
+	srun, sclass, sprev, splitRun := 0, uint8(0), false, false
+	splitEnd := func(c byte) {
+		q := srun >= 6 && sclass != 1 && sclass != 2 && sclass != 4 && sclass != 0
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r') && q {
+			splitRun = splitRun || sprev
+			sprev = true
+		} else {
+			sprev = false
+		}
+		srun, sclass = 0, 0
+	}
 	endWord := func() {
 		switch {
 		case wordLen == 0:
@@ -1460,6 +1478,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 				byteRun = true
 			}
 			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
+			splitEnd(c)
 			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1512,6 +1531,12 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		} else {
 			prun, psym, pclass = 0, false, 0
 		}
+		if k&scBase64 != 0 || c == '-' || c == '_' || c == '=' {
+			srun++
+			sclass |= uint8(k & scClasses)
+		} else {
+			splitEnd(c)
+		}
 		if k&scToken != 0 {
 			trun++
 			tokenRun = tokenRun || trun >= minTokenRun
@@ -1557,12 +1582,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		groupRun = true
 	}
 	endWord()
+	splitEnd(' ')
 	var have trigger
 	for _, t := range [...]struct {
 		ok   bool
 		need trigger
 	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
-		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}} {
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}, {splitRun, needsSplitRun}} {
 		if t.ok {
 			have |= t.need
 		}

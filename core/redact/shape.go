@@ -715,3 +715,97 @@ func md5Line(s string, a, b int) bool {
 	next := strings.Fields(rest)
 	return len(next) > 0 && strings.ContainsAny(next[0], "./") && strings.Contains(rest, "md5")
 }
+
+// splitByte: the characters of a token's half that a line break split (base64, base64url,
+// base62 and hex; no dot or tilde, which names and paths are made of).
+func splitByte(c byte) bool { return isWordByte(c) || c == '+' || c == '/' || c == '=' || c == '-' }
+
+// scanSplitTokens hides a random token broken in two by a line break (a space once white space
+// is collapsed): two runs of six characters or more, one blank between them, each of mixed
+// classes and not made of words, that are random joined although one or both are too short
+// to be judged alone (a key pasted from a narrow terminal, a token wrapped in an e-mail).
+func scanSplitTokens(s string, add func(start, end int)) int {
+	work := len(s)
+	pa, pb := -1, -1 // the previous run, when it stands alone
+	for i := 0; i < len(s); {
+		if !splitByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && splitByte(s[j]) {
+			j++
+		}
+		alone := (i == 0 || !tokenByte[s[i-1]]) && (j == len(s) || !tokenByte[s[j]] && !isContinuationByte(s[j]))
+		if alone && pb >= 0 && (pb+1 == i && (s[pb] == ' ' || s[pb] == '\n' || s[pb] == '\t') || pb+2 == i && s[pb:i] == "\r\n") && j-i >= 6 && pb-pa >= 6 && j-pa <= 512 {
+			work += j - pa
+			if joinedRandom(s, pa, pb, i, j) {
+				add(pa, pb)
+				add(i, j)
+			}
+		}
+		if alone {
+			pa, pb = i, j
+		} else {
+			pa, pb = -1, -1
+		}
+		i = j
+	}
+	return work
+}
+
+// isContinuationByte reports whether c goes on a token past the split alphabet (a dot, a tilde,
+// a colon or an @ glues it to more: a host, a version, an address).
+func isContinuationByte(c byte) bool { return c == '.' || c == '~' || c == ':' || c == '@' }
+
+// joinedRandom reports whether the runs s[a:b] and s[c:d] are the halves of one random token.
+func joinedRandom(s string, a, b, c, d int) bool {
+	x, y := s[a:b], s[c:d]
+	randomAlone := func(p string) bool {
+		st := statsOf(p)
+		return len(p) >= shapeMinLen && (len(p) >= shapeMinHex || !st.lowerHex && !st.upperHex) && randomToken(p)
+	}
+	if strings.IndexByte(strings.TrimRight(x, "="), '=') >= 0 || strings.IndexByte(strings.TrimRight(y, "="), '=') >= 0 {
+		return false // name=value pairs (trace_id=… span_id=…), each the assignment layer's and the shape layer's
+	}
+	rx, ry := randomAlone(x), randomAlone(y)
+	if rx && ry {
+		return false // both hidden as they are
+	}
+	for _, p := range []string{x, y} {
+		st := statsOf(p)
+		maxWordy := 0.34
+		if rx || ry {
+			maxWordy = 0.5 // the short half of a token the shape layer hides
+		}
+		if p == x && rx || p == y && ry {
+			continue // random alone: the shape layer hides it, and the other half goes with it
+		}
+		classes := 0
+		for _, n := range []int{st.lower, st.upper, st.digit} {
+			if n > 0 {
+				classes++
+			}
+		}
+		if classes < 2 || st.lower+st.upper == 0 || wordiness(p) > maxWordy || strings.IndexByte(p, '/') >= 0 && strings.ContainsAny(p, "-_") {
+			return false // a word, a number, a name, a path
+		}
+		if sw := switchRate(p); sw < 0.25 || sw*float64(len(p)-1) < 2 {
+			return false // a name and a number (pwrite64, AVX-512, quartz254): random halves change class often
+		}
+	}
+	if len(x) >= 4 && len(y) >= 4 && x[:4] == y[:4] {
+		return false // a list of names alike (rfc1842 rfc1843)
+	}
+	if len(x) >= shapeMinLen && harmlessShape(s, a, b) || len(y) >= shapeMinLen && harmlessShape(s, c, d) {
+		return false // sha256 e3b0…: a digest after its name
+	}
+	j := x + y
+	if len(j) < shapeMinLen || !randomToken(j) || harmlessShape(j, 0, len(j)) {
+		return false
+	}
+	if st := statsOf(j); (st.lowerHex || st.upperHex) && (hashNamed(s, a) || digestContext(s, a, d)) {
+		return false
+	}
+	return true
+}
