@@ -144,3 +144,21 @@ func TestSplitTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentInPasswords: a % before digits is a URL escape only of what URLs escape (printable
+// characters, line breaks, runs of UTF-8 bytes) and a format verb only with a short width, so
+// Nugget%1934fJ6a and Ağaç%1633Bærum read as passwords; § is a keyboard's symbol too.
+func TestPercentInPasswords(t *testing.T) {
+	r := New()
+	for _, secret := range []string{"Nugget%1934fJ6a", "Ağaç%1633Bærum", "Noël.1883§Île"} {
+		text := "mot de passe " + secret + " merci"
+		if got := r.Text(text); strings.Contains(got, secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", text, got, secret)
+		}
+	}
+	for _, s := range []string{"see is%3Aissue%20label:bug", "caf%C3%A9Latte12 menu", "printf(\"%-8s%08.3f\", a, b)", "100%25off", "§ 12.3 of the act"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

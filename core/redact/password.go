@@ -59,10 +59,10 @@ func pwLetter(r rune) bool {
 	return unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic) && unicode.IsLetter(r)
 }
 
-// pwRuneSymbol reports whether r, beyond ASCII, is a symbol a password may hold: an emoji or a
-// currency sign (Tundra🦄9961, Garçon_1437€Où).
+// pwRuneSymbol reports whether r, beyond ASCII, is a symbol a password may hold: an emoji, a
+// currency sign (Tundra🦄9961, Garçon_1437€Où), or the § of European keyboards (Noël.1883§Île).
 func pwRuneSymbol(r rune) bool {
-	return unicode.In(r, unicode.So, unicode.Sc) && r != 0xFFFD
+	return unicode.In(r, unicode.So, unicode.Sc) && r != 0xFFFD || r == '§' || r == '¤'
 }
 
 // pwRuneClass is pwClass for a letter beyond ASCII.
@@ -516,8 +516,22 @@ func queryKey(s string) bool {
 
 // urlEscaped reports whether t holds a URL escape (%3A, %20): the structure layer decodes those.
 func urlEscaped(t string) bool {
+	escape := func(i int) (byte, bool) {
+		if i < 0 || i+3 > len(t) || t[i] != '%' || !isHexString(t[i+1:i+3]) {
+			return 0, false
+		}
+		return byte(hexDigit(t[i+1])<<4 | hexDigit(t[i+2])), true
+	}
 	for i := 0; i+2 < len(t); i++ {
-		if t[i] == '%' && isHexString(t[i+1:i+3]) {
+		v, ok := escape(i)
+		if !ok {
+			continue
+		}
+		// what URLs escape: printable characters, tab and line breaks, and the bytes of UTF-8,
+		// which come in runs of escapes; %16 or %93 alone is a password's % and digits
+		_, before := escape(i - 3)
+		_, after := escape(i + 3)
+		if v >= 0x20 && v < 0x7f || v == '\t' || v == '\n' || v == '\r' || v >= 0x80 && (before || after) {
 			return true
 		}
 	}
@@ -530,11 +544,15 @@ func formatVerb(t string) bool {
 		if t[i] != '%' {
 			continue
 		}
-		j := i + 1
+		j, digits := i+1, 0
 		for j < len(t) && (strings.IndexByte("#-+ 0.", t[j]) >= 0 || '0' <= t[j] && t[j] <= '9') {
+			if '0' <= t[j] && t[j] <= '9' {
+				digits++
+			}
 			j++
 		}
-		if j > i+1 && j < len(t) && isLetter(t[j]) {
+		// a verb's width and precision are a few digits (%-8s, %08.3f); %1633B is a password's
+		if j > i+1 && j < len(t) && isLetter(t[j]) && digits <= 3 {
 			return true
 		}
 	}
