@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Decoders of encodings that carry no frame of their own: base85 in its three alphabets, looked
@@ -269,6 +270,50 @@ func scanReversedBase64(s string, add func(start, end int), depth int) int {
 			work += reversedField(s, i, k, add, depth)
 		}
 		i = max(i, k-1)
+	}
+	return work
+}
+
+// scanHexWords decodes runs of three or more groups of four hex digits between single blanks,
+// two bytes a group, as xxd and od -x print them (00000000: 5061 7061 7961 …), and hides a run
+// whose text is a secret, read after the words before it.
+func scanHexWords(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	word := func(i int) bool {
+		return i+4 <= len(s) && isHexString(s[i:i+4]) && (i+4 == len(s) || !isWordByte(s[i+4]))
+	}
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) || !word(i) {
+			continue
+		}
+		var dec []byte
+		j := i
+		for word(j) && len(dec) < 4096 {
+			dec = append(dec, unhex(s[j])<<4|unhex(s[j+1]), unhex(s[j+2])<<4|unhex(s[j+3]))
+			j += 4
+			if j+1 >= len(s) || s[j] != ' ' || !word(j+1) {
+				break
+			}
+			j++
+		}
+		if len(dec) < 6 || !printableText(append([]byte("      "), dec...)) {
+			i = j
+			continue
+		}
+		from := max(0, i-maxSpacedLead)
+		for from < i && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		spans, w := lookInside(s[from:i]+string(dec), depth)
+		work += w + j - i
+		hide := decodedSecret(string(dec))
+		for _, sp := range spans {
+			hide = hide || sp.end > i-from
+		}
+		if hide {
+			add(i, j)
+		}
+		i = j
 	}
 	return work
 }

@@ -97,6 +97,7 @@ var hostile = []struct {
 	{"word number symbol", "Cobalt🐙7657🔥$"},
 	{"split halves", "aB3xK9pQ7mZ2 "},
 	{"split hex", "a1b2c3d4e5f6a7 "},
+	{"hex words", "5061 "},
 }
 
 func repeatTo(unit string, n int) string {

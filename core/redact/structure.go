@@ -128,6 +128,9 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_reversed", Hints: reverseHints, scan: func(s string, add func(start, end int)) int {
 			return scanReversed(s, add, depth)
 		}},
+		{Name: "decode_hex_words", needs: needsGroupRun, scan: func(s string, add func(start, end int)) int {
+			return scanHexWords(s, add, depth)
+		}},
 		{Name: "decode_reversed_base64", needs: needsBase64Run, scan: func(s string, add func(start, end int)) int {
 			return scanReversedBase64(s, add, depth)
 		}},
