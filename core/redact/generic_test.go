@@ -163,3 +163,23 @@ func TestPercentInPasswords(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedByAField: a value is named by the field before it, not only by its own key: a
+// credential's type (Keycloak), CloudFormation's ParameterKey, a NoEcho parameter's Default.
+func TestNamedByAField(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{`"credentials": [{ "type": "password", "value": "CxYnlmWf_ZG1icsRU", "temporary": false }]`, "CxYnlmWf_ZG1icsRU"},
+		{`{"ParameterKey": "DbPassword", "ParameterValue": "CxYnlmWf_ZG1icsRU"}`, "CxYnlmWf_ZG1icsRU"},
+		{"Parameters:\n  DbPassword:\n    Type: String\n    NoEcho: true\n    Default: Juniper0408-wUcuwN", "Juniper0408-wUcuwN"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{`{"type": "keyword", "value": "select"}`, `{"type": "key", "value": "Enter"}`, "NoEcho: false\n    Default: us-east-1a"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -651,14 +651,20 @@ func findAssignments(s string, found func(assignment)) (work int) {
 		switch {
 		case secretKey(key, end-j <= maxKeyTail):
 		case op == "=" && isKeyByte(s[i-1]) && next == i+1 && cookieKey(key):
-		case (key == "name" || key == "key") && end-j == len(key):
+		case (key == "name" || key == "key" || key == "type" || key == "parameterkey" || key == "parametername") && end-j == len(key):
+			// the field that names what the next value is: a Kubernetes env entry's name, a
+			// credential's type (Keycloak's "type": "password"), CloudFormation's ParameterKey
 			named, namedEnd = "", -1
 			if n, e := nameAt(s, next); secretKey(n, true) {
 				named, namedEnd = n, e
 			}
 			work += min(len(s)-next, maxKeyTail+2)
 			continue
-		case key == "value" && end-j == len(key) && named != "" && j-namedEnd <= maxNamedGap:
+		case key == "noecho" && end-j == len(key) && hasLowerPrefix(s[next:], "true"):
+			// a CloudFormation parameter that must not be echoed is a secret: its Default is one
+			named, namedEnd = "password", next+4
+			continue
+		case (key == "value" || key == "parametervalue" || key == "default") && end-j == len(key) && named != "" && j-namedEnd <= maxNamedGap:
 			key = named
 			named = ""
 		default:
