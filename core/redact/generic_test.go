@@ -183,3 +183,23 @@ func TestNamedByAField(t *testing.T) {
 		}
 	}
 }
+
+// TestShortRandomInChat: a generated password of ten or more characters said with no key word
+// ("here you go: K9qKs5jsW5g") is hidden; names, hex constants and words with numbers stay.
+func TestShortRandomInChat(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"use 84tnK5JQuk to log in", "84tnK5JQuk"},
+		{"đây: K9qKs5jsW5g", "K9qKs5jsW5g"},
+		{"给你：mSFj13YtMwn", "mSFj13YtMwn"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{"XACT_E_LAST syscall.Errno = 0x8004D02B", "Att_atime64 uint64", "see IPv6Addr and getUTF8Len", "the GPT4oMini model"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -28,6 +28,9 @@ const (
 	// pwMinRandom: the shortest piece without a symbol judged as random (NAU81QwQBn.NGoa); the
 	// shape layer judges those of shapeMinLen and more
 	pwMinRandom = 12
+	// pwMinShortRandom: the shortest piece without a symbol judged as random when its classes
+	// change every other character and none of its letters reads as a word (84tnK5JQuk)
+	pwMinShortRandom = 10
 )
 
 // pwByte: the characters of a piece.
@@ -119,7 +122,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			j++
 		}
 	end:
-		if (sym || classes == 7 && j-i >= pwMinRandom) && j-i >= pwMinLen {
+		if (sym || classes == 7 && j-i >= pwMinShortRandom) && j-i >= pwMinLen {
 			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
 			for a := i; a < j; {
 				b := a
@@ -240,6 +243,9 @@ func passwordPiece(t string, alone bool) bool {
 			switches++
 		}
 		last = class
+	}
+	if sym == 0 && len(t) < pwMinRandom {
+		return alone && shortRandom(t, lower, upper, digit, switches) && !harmlessPiece(t) // only the strict short tier
 	}
 	if sym == 0 {
 		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t) || wordsAndNumber(t)) && !harmlessPiece(t)
@@ -597,7 +603,13 @@ func interiorSymbol(t string) bool {
 // layer: both cases and digits, the class changing at every third character or more often, and
 // few letters in pieces that read as words (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
 func shortRandom(t string, lower, upper, digit, switches int) bool {
-	if len(t) < pwMinRandom || len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
+	if len(t) < pwMinRandom {
+		// ten or eleven characters of three classes, changing class every other character, no
+		// letters in words: a generated password (K9qKs5jsW5g); names are longer or wordier
+		return len(t) >= pwMinShortRandom && lower > 0 && upper > 0 && digit > 0 && lower+upper+digit == len(t) &&
+			switches*2 >= len(t) && wordiness(t) == 0 && !shortName(t) && !(t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+	}
+	if len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
 		return false
 	}
 	seps := 0
@@ -622,7 +634,9 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	}
 	switch {
 	case upper > 0 && digit > 0:
-		return wordiness(t) <= 0.34
+		// short random pieces hold short pieces that happen to read as words (LxPElowkuaq9oo);
+		// a class change every other character or more often, with two digits, is random still
+		return wordiness(t) <= 0.34 || switches*2 >= len(t) && digit >= 2 && wordiness(t) <= 0.5
 	case upper > 0:
 		return len(t) >= 14 && wordiness(t) <= 0.3 // gMjXfP-ARNPYQ-OAxcqp, KNCCXklr_GeyrZDnY
 	}

@@ -62,7 +62,7 @@ const (
 	// (letters, digits and - _ . ~ + / =): the shortest token the shape layer judges.
 	needsTokenRun
 	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
-	// a symbol after its first, or of pwMinRandom with both cases and a digit (password.go).
+	// a symbol after its first, or of pwMinShortRandom with both cases and a digit (password.go).
 	needsPasswordRun
 	// needsInnerDashes: a dash between letters or digits (password.go's codes).
 	needsInnerDashes
@@ -1533,7 +1533,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			pclass |= uint8(k & scClasses)
 			prun++
-			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinRandom)
+			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinShortRandom)
 		} else {
 			prun, psym, pclass = 0, false, 0
 		}
