@@ -203,3 +203,22 @@ func TestShortRandomInChat(t *testing.T) {
 		}
 	}
 }
+
+// TestBase36InChat: small letters and digits mixed at random (a base36 key's body, a generated
+// password) are hidden with no key word; hex numbers, names with numbers and words stay.
+func TestBase36InChat(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"for Omise use k29amv0beyilkx577oi as the key, I removed the prefix", "k29amv0beyilkx577oi"},
+		{"вот: 8cwtc1xqsw89kz", "8cwtc1xqsw89kz"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{"IFF_CANTCHANGE = 0x7f203003b5a", "order 594027 shipped, tracking 1ZB043MD1IRSCCOBFC", "0x0000000ca23c7101,", "utf8mb4_unicode_ci and sha256sum", "the covid19vaccine2021 page", "mask1 = 0x2d00002d00000000"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

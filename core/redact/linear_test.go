@@ -98,6 +98,8 @@ var hostile = []struct {
 	{"split halves", "aB3xK9pQ7mZ2 "},
 	{"split hex", "a1b2c3d4e5f6a7 "},
 	{"hex words", "5061 "},
+	{"base36", "k29amv0beyilkx57 "},
+	{"short random", "K9qKs5jsW5g "},
 }
 
 func repeatTo(unit string, n int) string {

@@ -122,7 +122,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			j++
 		}
 	end:
-		if (sym || classes == 7 && j-i >= pwMinShortRandom) && j-i >= pwMinLen {
+		if (sym || classes == 7 && j-i >= pwMinShortRandom || classes == 5 && j-i >= pwMinRandom) && j-i >= pwMinLen {
 			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
 			for a := i; a < j; {
 				b := a
@@ -609,6 +609,14 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 		return len(t) >= pwMinShortRandom && lower > 0 && upper > 0 && digit > 0 && lower+upper+digit == len(t) &&
 			switches*2 >= len(t) && wordiness(t) == 0 && !shortName(t) && !(t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 	}
+	if upper == 0 && digit >= 3 && lower >= 5 && len(t) < shapeMinLen && lower+digit == len(t) && switches*4 >= len(t) {
+		// small letters and digits mixed at random (k29amv0beyilkx577oi), as base36 keys and
+		// generated passwords are: no letters in words, not hex, the classes changing every
+		// fourth character or more often. Capitals and digits are left alone: serials, tracking
+		// and order numbers are written so (1ZB043MD1IRSCCOBFC)
+		st := statsOf(t)
+		return !st.lowerHex && wordiness(t) <= 0.34 && entropyRatio(t, st) >= 0.85 && !(t[0] == '0' && t[1] == 'x')
+	}
 	if len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
 		return false
 	}
@@ -624,7 +632,10 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	if dot := strings.IndexByte(t, '.'); dot > 1 && strings.ToUpper(t[:dot]) == t[:dot] {
 		return false // X86.HasAVX512BW, RISCV64.HasV: a capitalised package and a field
 	}
-	if digit > 0 && !isHexString(strings.Map(func(r rune) rune {
+	if t[0] == '0' && (t[1] == 'x' || t[1] == 'X') {
+		return false // a hex number
+	}
+	if digit > 0 && upper > 0 && !isHexString(strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r == '.' {
 			return -1
 		}

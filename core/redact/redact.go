@@ -1533,7 +1533,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			pclass |= uint8(k & scClasses)
 			prun++
-			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinShortRandom)
+			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinShortRandom || (pclass == 5 || pclass == 6) && prun >= pwMinRandom) // 6: folded, capitals are small letters
 		} else {
 			prun, psym, pclass = 0, false, 0
 		}
