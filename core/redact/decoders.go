@@ -428,6 +428,7 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 		}
 		var joined strings.Builder
 		start, end, n, nato, upper := i, i, 0, 0, false
+		capitals, letters, others := 0, 0, 0 // capitals said, letters spelled, digits and symbols said
 		j := i
 		for j < len(s) {
 			k := j
@@ -441,6 +442,7 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 			switch c, ok := spokenWords[w]; {
 			case w == "capital" || w == "uppercase" || w == "upper":
 				upper = true
+				capitals++
 			case w == "lowercase" || w == "small" || w == "mark" || w == "sign" || w == "case":
 			case ok:
 				if upper {
@@ -449,6 +451,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 				joined.WriteString(c)
 				upper = false
 				n++
+				if len(c) == 1 && isLetter(c[0]) {
+					letters++
+				} else {
+					others++
+				}
 				if len(w) > 1 && (w[0] < '0' || w[0] > '9') && c != w {
 					if _, digit := map[string]bool{"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true}[w]; !digit && len(c) == 1 && isLetter(c[0]) {
 						nato++
@@ -463,6 +470,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 				joined.WriteString(w)
 				upper = false
 				n++
+				if isLetter(w[0]) {
+					letters++
+				} else {
+					others++
+				}
 			default:
 				goto done
 			}
@@ -478,8 +490,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	done:
 		if n >= minSpaced {
 			work += end - start
-			if nato >= 4 || digitsOnly(joined.String()) {
-				add(start, end) // a code read out: nine one eight five one one zero eight
+			if nato >= 4 || digitsOnly(joined.String()) || capitals > 0 && letters >= 3 && others > 0 {
+				// a code read out (nine one eight five one one zero eight); letters spelled one by
+				// one with a capital said and a digit or a symbol: nobody spells a word so but to
+				// give a password (capital W a l r u s nine three hash)
+				add(start, end)
 			} else {
 				from := max(0, start-maxSpacedLead)
 				for from < start && !utf8.RuneStart(s[from]) {

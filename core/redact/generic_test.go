@@ -222,3 +222,22 @@ func TestBase36InChat(t *testing.T) {
 		}
 	}
 }
+
+// TestSpelledAndTagged: a password spelled letter by letter with a capital and a digit said,
+// and a word, a number and a random tail joined by a dash, are hidden; code and lists stay.
+func TestSpelledAndTagged(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"yeah just type capital W a l r u s nine three hash and hit enter", "W a l r u s"},
+		{"Default: Juniper0408-wUcuwN", "Juniper0408-wUcuwN"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{"say capital A then b c for the list one two", "x := offset-lineStart"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -371,7 +371,7 @@ func harmlessPiece(t string) bool {
 	if hasAnyPrefix(t, runtimeIDPrefixes) {
 		return true // toolu_01Srch: a runtime's id of a tool call or a message
 	}
-	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) && !wordsAndNumber(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
+	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) && !wordsAndNumber(t) && !taggedPhrase(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
 	}
 	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) && pathLike(t[:q]) {
