@@ -241,3 +241,22 @@ func TestSpelledAndTagged(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomTokensWithWordLikePieces: a random token that changes class nearly as often as
+// random characters do is random even when short pieces of it read as words, and base32 is
+// judged against its own six digits; identifiers and constants stay.
+func TestRandomTokensWithWordLikePieces(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"Makullin API shine EWLPaxi_vRNJYF04cebEziWl0yyWavImGK77, kada ka raba shi", "EWLPaxi_vRNJYF04cebEziWl0yyWavImGK77"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret[:8]) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{"HWTSTAMP_TX_ONESTEP_P2P = C.HWTSTAMP_TX_ONESTEP_P2P", "parseHTTPRequestWithBody2 and getUserAccountSettings2FA", "RTM_NEWNEXTHOP_GROUP_STATS2"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

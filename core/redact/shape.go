@@ -42,6 +42,10 @@ const (
 	shapeMaxWordy   = 0.5
 	// shapeMinSwitch: the share of expectedSwitchRate a random token reaches
 	shapeMinSwitch = 0.4
+	// shapeRandomSwitch, shapeMaxWordyRandom: a token whose class changes at this share of
+	// expectedSwitchRate or more may have this share of its letters in word-like pieces
+	shapeRandomSwitch   = 0.7
+	shapeMaxWordyRandom = 0.65
 	// shapeMaxToken: a longer token is only looked at in its '/' segments and as base64 by the
 	// structure layer, so a run of megabytes costs one pass.
 	shapeMaxToken = 1 << 14
@@ -158,10 +162,11 @@ func shapePart(s string, a, b int, add func(start, end int)) int {
 type tokenStats struct {
 	lower, upper, digit, sym int
 	lowerHex, upperHex       bool // every letter is a hex digit of one case
+	base32Digits             bool // every digit is one of base32's, 2 to 7
 }
 
 func statsOf(t string) tokenStats {
-	st := tokenStats{lowerHex: true, upperHex: true}
+	st := tokenStats{lowerHex: true, upperHex: true, base32Digits: true}
 	for i := 0; i < len(t); i++ {
 		c := t[i]
 		switch {
@@ -179,6 +184,7 @@ func statsOf(t string) tokenStats {
 			}
 		case '0' <= c && c <= '9':
 			st.digit++
+			st.base32Digits = st.base32Digits && '2' <= c && c <= '7'
 		default:
 			st.sym++
 			st.lowerHex, st.upperHex = false, false
@@ -217,10 +223,15 @@ func randomToken(t string) bool {
 	if entropyRatio(t, st) < shapeMinEntropy {
 		return false
 	}
-	if sequential(t) || switchRate(t) < shapeMinSwitch*expectedSwitchRate(st) {
+	sw, want := switchRate(t), expectedSwitchRate(st)
+	if sequential(t) || sw < shapeMinSwitch*want {
 		return false
 	}
-	return wordiness(t) <= shapeMaxWordy
+	// random letters fall into short pieces that read as words by chance (Paxi, ceb, Wav); an
+	// identifier made of words changes class only where a word starts, far less often than
+	// random characters do, so a token that changes class nearly as often as random ones may
+	// hold more of them
+	return wordiness(t) <= shapeMaxWordy || sw >= shapeRandomSwitch*want && wordiness(t) <= shapeMaxWordyRandom
 }
 
 // switchRate is how often the class of character (lower case, upper case, digit) changes between
@@ -259,7 +270,10 @@ func expectedSwitchRate(st tokenStats) float64 {
 	if st.lowerHex || st.upperHex {
 		sizes = []float64{6}
 	}
-	if st.digit > 0 {
+	switch {
+	case st.digit > 0 && st.base32Digits && st.lower == 0 && st.sym == 0 && !st.upperHex:
+		sizes = append(sizes, 6) // base32: capitals and 2 to 7 (a TOTP seed)
+	case st.digit > 0:
 		sizes = append(sizes, 10)
 	}
 	total := 0.0
