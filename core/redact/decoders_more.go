@@ -317,3 +317,118 @@ func scanHexWords(s string, add func(start, end int), depth int) int {
 	}
 	return work
 }
+
+// base45Hints name base45 (RFC 9285, the encoding of QR payloads such as EU health
+// certificates), whose alphabet holds a space, so that only where the text names it is a run
+// read as base45.
+var base45Hints = []string{"base45", "base-45", "b45"}
+
+const b45Alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+
+var b45Value = alphabetValues(b45Alphabet)
+
+// decodeBase45 decodes t: three characters a group for two bytes, two for the last byte.
+func decodeBase45(t string) ([]byte, bool) {
+	if len(t)%3 == 1 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(t)*2/3+1)
+	for g := 0; g < len(t); g += 3 {
+		n := min(3, len(t)-g)
+		v := 0
+		for k := n - 1; k >= 0; k-- {
+			d := b45Value[t[g+k]]
+			if d < 0 {
+				return nil, false
+			}
+			v = v*45 + int(d)
+		}
+		if n == 3 {
+			if v > 0xffff {
+				return nil, false
+			}
+			out = append(out, byte(v>>8), byte(v))
+		} else {
+			if v > 0xff {
+				return nil, false
+			}
+			out = append(out, byte(v))
+		}
+	}
+	return out, true
+}
+
+// namedToken reports whether text decoded from an encoding the text names is one token of
+// eight characters or more that mixes three classes of letters, digits and symbols: what a
+// password or a key is, where a name or a word is one or two.
+func namedToken(b []byte) bool {
+	if len(b) < 8 || len(b) > 128 {
+		return false
+	}
+	for _, c := range b {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	st := statsOf(string(b))
+	classes := 0
+	for _, n := range []int{st.lower, st.upper, st.digit, st.sym} {
+		if n > 0 {
+			classes++
+		}
+	}
+	return classes >= 3 && wordiness(string(b)) <= 0.5
+}
+
+// scanBase45 decodes the run of base45 after base45's name (QR payload (base45) 2ECJ$D3…,
+// b45(pw)=2X4F…) and hides it when its bytes are a secret.
+func scanBase45(s string, add func(start, end int), depth int) int {
+	lower := asciiLower(s)
+	work := len(s)
+	for _, n := range base45Hints {
+		done := 0
+		for from := 0; ; {
+			k := strings.Index(lower[from:], n)
+			if k < 0 {
+				break
+			}
+			p := from + k + len(n)
+			from = p
+			if k := p - len(n); k > 0 && isLetter(s[k-1]) || p < done {
+				continue
+			}
+			for p < len(s) && isWordByte(s[p]) {
+				p++
+			}
+			// the name's note and its separator: "(base45) ", "(pw)=", ": "
+			for q := 0; q < 12 && p < len(s) && strings.IndexByte(" :=()[]\"'`", s[p]) >= 0; q++ {
+				if s[p] == '(' {
+					if e := strings.IndexByte(s[p:min(len(s), p+12)], ')'); e > 0 {
+						p += e
+					}
+				}
+				p++
+			}
+			e := p
+			for e < len(s) && e-p < 512 && b45Value[s[e]] >= 0 {
+				e++
+			}
+			for e > p && s[e-1] == ' ' {
+				e--
+			}
+			done = e
+			work += e - p
+			for cut := 0; cut < 3 && e-cut-p >= 10; cut++ {
+				if dec, ok := decodeBase45(s[p : e-cut]); ok {
+					hide, w := secretBytes(dec, depth)
+					work += w
+					if hide || namedToken(dec) {
+						add(p, e)
+					}
+					break
+				}
+			}
+		}
+	}
+	return work
+}

@@ -13,6 +13,7 @@ func init() {
 		struct{ rule, positive, secret, negative string }{"decode_base85", `print(base64.a85decode(b'flZZHg\t:T%l*Pl8]DW=7X/S=n!#D'))`, `flZZHg\t:T%l*`, "base64.a85decode(data) decodes Ascii85"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed", "stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", "reverse[y] = (0x81+c0)<<8 | c1"},
 		struct{ rule, positive, secret, negative string }{"split_token", "key was\nkX9mQ2vL7pa0Q3\nZt8Rw1Yb4Nc6 thanks", "kX9mQ2vL7pa0Q3", "see libc_pwrite64 pwrite64 and AVX-512 BFLOAT16"},
+		struct{ rule, positive, secret, negative string }{"decode_base45", "QR payload (base45) 2ECJ$D3.D/$E7+8/+9XPEEB6.69 T9K1", "2ECJ$D3.D/$E7+8", "the EU DCC uses base45 encoding of a CBOR payload, see RFC 9285"},
 		struct{ rule, positive, secret, negative string }{"decode_hex_words", "$ xxd .pgpass.bak | head -1\n00000000: 5061 7061 7961 2437 3530 3845 ............", "5061 7061 7961 2437", "00000000: 3132 2033 3420 3536 2037 3820 3930  12 34 56 78 90"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed_base64", "rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", `x := a == b && c != "=abc"`},
 	)

@@ -128,6 +128,9 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_reversed", Hints: reverseHints, scan: func(s string, add func(start, end int)) int {
 			return scanReversed(s, add, depth)
 		}},
+		{Name: "decode_base45", Hints: base45Hints, scan: func(s string, add func(start, end int)) int {
+			return scanBase45(s, add, depth)
+		}},
 		{Name: "decode_hex_words", needs: needsGroupRun, scan: func(s string, add func(start, end int)) int {
 			return scanHexWords(s, add, depth)
 		}},
