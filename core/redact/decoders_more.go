@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -431,4 +432,50 @@ func scanBase45(s string, add func(start, end int), depth int) int {
 		}
 	}
 	return work
+}
+
+// blankBefore reports whether a blank (a space or an ideographic space) or the text's start is
+// just before i; blankAfter, whether one or the text's end is at i.
+func blankBefore(s string, i int) bool {
+	return i == 0 || s[i-1] == ' ' || strings.HasSuffix(s[:i], "\u3000")
+}
+
+func blankAfter(s string, i int) bool {
+	return i == len(s) || s[i] == ' ' || strings.HasPrefix(s[i:], "\u3000")
+}
+
+// scanHanPhrases reports twelve to twenty-four Han characters in a row, each standing alone
+// between blanks: the Chinese BIP39 word lists are of single characters, and Chinese is written
+// without blanks between them, so such a run is a wallet's recovery phrase whatever names it.
+func scanHanPhrases(s string, add func(start, end int)) int {
+	start, end, n, rising := -1, -1, 0, 0
+	var last rune
+	flush := func() {
+		// a phrase is 12, 15, 18, 21 or 24 words in a random order; a longer run, or one in
+		// code point order, is a list of characters (a collation table, a font's sample)
+		if n >= minSeedWords && n <= 24 && n%3 == 0 && rising*3 <= (n-1)*2 {
+			add(start, end)
+		}
+		start, end, n, rising, last = -1, -1, 0, 0, 0
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == ' ' || r == 0x3000:
+		case unicode.Is(unicode.Han, r) && blankBefore(s, i) && blankAfter(s, i+size):
+			if n == 0 {
+				start = i
+			} else if r >= last {
+				rising++
+			}
+			n++
+			last = r
+			end = i + size
+		default:
+			flush()
+		}
+		i += size
+	}
+	flush()
+	return len(s)
 }

@@ -14,6 +14,7 @@ func init() {
 		struct{ rule, positive, secret, negative string }{"decode_reversed", "stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", "reverse[y] = (0x81+c0)<<8 | c1"},
 		struct{ rule, positive, secret, negative string }{"split_token", "key was\nkX9mQ2vL7pa0Q3\nZt8Rw1Yb4Nc6 thanks", "kX9mQ2vL7pa0Q3", "see libc_pwrite64 pwrite64 and AVX-512 BFLOAT16"},
 		struct{ rule, positive, secret, negative string }{"decode_base45", "QR payload (base45) 2ECJ$D3.D/$E7+8/+9XPEEB6.69 T9K1", "2ECJ$D3.D/$E7+8", "the EU DCC uses base45 encoding of a CBOR payload, see RFC 9285"},
+		struct{ rule, positive, secret, negative string }{"han_seed_phrase", "备份: 国 发 会 人 们 年 就 同 得 不 学 的", "国 发 会 人 们 年 就 同", "备份：国发会人们年就同得不学的，这是一句话"},
 		struct{ rule, positive, secret, negative string }{"decode_hex_words", "$ xxd .pgpass.bak | head -1\n00000000: 5061 7061 7961 2437 3530 3845 ............", "5061 7061 7961 2437", "00000000: 3132 2033 3420 3536 2037 3820 3930  12 34 56 78 90"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed_base64", "rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", `x := a == b && c != "=abc"`},
 	)
@@ -256,6 +257,25 @@ func TestRandomTokensWithWordLikePieces(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"HWTSTAMP_TX_ONESTEP_P2P = C.HWTSTAMP_TX_ONESTEP_P2P", "parseHTTPRequestWithBody2 and getUserAccountSettings2FA", "RTM_NEWNEXTHOP_GROUP_STATS2"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestHanPhrases: twelve to twenty-four Han characters, each alone between blanks, in no order,
+// are a Chinese recovery phrase; Chinese prose and lists of characters in code point order stay.
+func TestHanPhrases(t *testing.T) {
+	r := New()
+	for _, text := range []string{"法 后 就 我 可 个 为 过 民 会 经 多", "备份　国　发　会　人　们　年　就　同　得　不　学　的"} {
+		if got := r.Text(text); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the phrase hidden", text, got)
+		}
+	}
+	for _, s := range []string{
+		"一 丁 七 万 丈 三 上 下 丌 不 与 丑 专 且 世", "这是一个普通的句子，没有任何秘密。",
+		"一 丁 七 万 丈 三 上 下 丌 不 与 丑 专 且 世 丘 丙 业 东 丝 丢 两 严 丧 个 中 丰 串 临",
+	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/textmatch"
@@ -74,6 +75,9 @@ const (
 	// needsSplitRun: two runs of six token characters or more of two classes (letters and
 	// digits, or both cases), one blank between them: a token broken by a line break (shape.go).
 	needsSplitRun
+	// needsHanRun: twelve Han characters in a row, each standing alone between blanks: a
+	// recovery phrase of the Chinese word list (decoders_more.go).
+	needsHanRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
 )
@@ -355,6 +359,9 @@ func New() *Redactor {
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
 		// a random token broken in two by a line break (shape.go)
 		{Name: "split_token", scan: scanSplitTokens, needs: needsSplitRun},
+		// twelve Han characters or more, each alone between blanks: a Chinese recovery phrase
+		// (decoders_more.go)
+		{Name: "han_seed_phrase", scan: scanHanPhrases, needs: needsHanRun},
 		// a made-up password, whatever names it (password.go)
 		{Name: "password_shape", scan: scanPasswords, needs: needsPasswordRun},
 	}
@@ -1468,9 +1475,17 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 		wordLen = 0
 	}
+	han, hanRun := 0, false // Han characters standing alone between blanks, in a row
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
+			if r, n := utf8.DecodeRuneInString(s[i:]); r == 0x3000 {
+			} else if unicode.Is(unicode.Han, r) && blankBefore(s, i) && blankAfter(s, i+n) {
+				han++
+				hanRun = hanRun || han >= minSeedWords
+			} else {
+				han = 0
+			}
 			size := textmatch.SelfFoldingLen(s[i:])
 			if size == 0 {
 				return ruleSet{}, false
@@ -1500,6 +1515,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			continue
 		}
 		k := screenClass[c]
+		if c != ' ' {
+			han = 0
+		}
 		if k&scAlnum != 0 {
 			glen++
 		} else {
@@ -1594,7 +1612,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		ok   bool
 		need trigger
 	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
-		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}, {splitRun, needsSplitRun}} {
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}, {splitRun, needsSplitRun}, {hanRun, needsHanRun}} {
 		if t.ok {
 			have |= t.need
 		}
