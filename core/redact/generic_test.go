@@ -281,3 +281,18 @@ func TestHanPhrases(t *testing.T) {
 		}
 	}
 }
+
+// TestValueAfterName: a value after name= is judged as a piece alone, the name being no part of
+// its token (current=gondola-oxbow-estuary-657).
+func TestValueAfterName(t *testing.T) {
+	r := New()
+	text := "rotated. previous=Xk29dPq7Lm!a current=gondola-oxbow-estuary-657"
+	if got := r.Text(text); strings.Contains(got, "gondola-oxbow") {
+		t.Errorf("Text(%q) = %q, want the new passphrase hidden", text, got)
+	}
+	for _, s := range []string{"mode=read-only-cache-42", "GOFLAGS=-mod=mod go build", "layout=left-right-split"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -145,6 +145,7 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	if a > 0 && s[a-1] == '\\' {
 		a += escapeLen(s[a:b]) // \u00b7?more: the escape is not part of what follows
 	}
+	named := a // where the value starts once a leading name and its = are cut off
 	for {
 		k := a
 		for k < b && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
@@ -154,6 +155,7 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 			break // a value may hold an = (NTAsVtMv6u=sLEi); only a name before it is cut off
 		}
 		a = k + 1
+		named = a
 	}
 	for b > a && s[b-1] == '.' {
 		b--
@@ -175,8 +177,8 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	}
 	// a piece of a longer token (a base64 blob's segment between slashes) is the shape layer's
 	u, v := a, b
-	for u > 0 && tokenByte[s[u-1]] {
-		u--
+	for u > 0 && tokenByte[s[u-1]] && !(u == named && s[u-1] == '=') {
+		u-- // a value after name= stands alone: the name is not part of its token
 	}
 	for v < len(s) && tokenByte[s[v]] {
 		v++
