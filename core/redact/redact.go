@@ -1479,8 +1479,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
-			if r, n := utf8.DecodeRuneInString(s[i:]); r == 0x3000 {
-			} else if unicode.Is(unicode.Han, r) && blankBefore(s, i) && blankAfter(s, i+n) {
+			// decoded only after a blank: most non-ASCII text has none before each character
+			if strings.HasPrefix(s[i:], "\u3000") {
+			} else if !blankBefore(s, i) {
+				han = 0
+			} else if n := runeLenAt(c); !blankAfter(s, min(len(s), i+n)) {
+				han = 0 // a word of several characters
+			} else if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.Is(unicode.Han, r) {
 				han++
 				hanRun = hanRun || han >= minSeedWords
 			} else {
@@ -1623,6 +1628,17 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 	}
 	return set, true
+}
+
+// runeLenAt is the length of the UTF-8 sequence that lead byte c starts.
+func runeLenAt(c byte) int {
+	switch {
+	case c < 0xE0:
+		return 2
+	case c < 0xF0:
+		return 3
+	}
+	return 4
 }
 
 func lowerASCII(c byte) byte {
