@@ -479,3 +479,72 @@ func scanHanPhrases(s string, add func(start, end int)) int {
 	flush()
 	return len(s)
 }
+
+// directiveHints are the ends of the compound names a directive gives a secret (shared_key,
+// auth-token, db_password): every name scanSpacedConfig takes holds one.
+var directiveHints = []string{"_key", "-key", "_token", "-token", "_secret", "-secret", "_password", "-password", "_passwd", "_pwd", "_pass", "-pass", "_pw", "_credential", "_seed", "_passphrase", "_authtok"}
+
+// scanSpacedConfig finds the value of a directive written as a name, blanks and the value, with
+// no = or : between (nginx, Fluentd, Redis, sshd and most daemons' configs: shared_key X,
+// auth_token X): the name a compound that names a secret, the value one token that looks
+// chosen as a secret (not a word, a type or a placeholder).
+func scanSpacedConfig(s string, add func(start, end int)) int {
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) || i > 0 && (isWordByte(s[i-1]) || s[i-1] == '-' || s[i-1] == '.') {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && (isWordByte(s[j]) || s[j] == '-') {
+			j++
+		}
+		name := s[i:j]
+		if j-i > maxKeyTail || !strings.ContainsAny(name, "_-") || j >= len(s) || s[j] != ' ' && s[j] != '\t' {
+			i = j
+			continue
+		}
+		if n := asciiLower(name); !secretKey(n, true) && !strings.HasSuffix(n, "shared_key") && !strings.HasSuffix(n, "shared-key") {
+			i = j
+			continue
+		}
+		v := j
+		for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+			v++
+		}
+		e := v
+		for e < len(s) && e-v < 256 && !isSpace(s[e]) {
+			e++
+		}
+		t := s[v:e]
+		if e-v >= 8 && (e == len(s) || isSpace(s[e])) && !knownPlaceholder(t) && (strongValue(t) || decodedToken(t) || passwordPiece(t, true) || randomLetters(t)) {
+			add(v, e)
+		}
+		i = j
+	}
+	return len(s)
+}
+
+// randomLetters reports whether t, letters of both cases with perhaps digits and a separator,
+// reads as no words and changes case often: random letters (MLpWjDcp_bvGvkVHp), not a name
+// (ClientSecret, api_key_value).
+func randomLetters(t string) bool {
+	st := statsOf(t)
+	if st.lower+st.upper == 0 || st.sym > 2 {
+		return false
+	}
+	if st.lower == 0 || st.upper == 0 {
+		// one case (as the folded index text has it): no piece may read as a word
+		for i := 0; i < len(t); i++ {
+			if !tokenByte[t[i]] {
+				return false
+			}
+		}
+		return len(t) >= 10 && wordiness(t) == 0 && st.lower+st.upper >= len(t)/2
+	}
+	for i := 0; i < len(t); i++ {
+		if !tokenByte[t[i]] {
+			return false
+		}
+	}
+	return wordiness(t) <= 0.3 && switchRate(t) >= 0.3
+}

@@ -15,6 +15,7 @@ func init() {
 		struct{ rule, positive, secret, negative string }{"split_token", "key was\nkX9mQ2vL7pa0Q3\nZt8Rw1Yb4Nc6 thanks", "kX9mQ2vL7pa0Q3", "see libc_pwrite64 pwrite64 and AVX-512 BFLOAT16"},
 		struct{ rule, positive, secret, negative string }{"decode_base45", "QR payload (base45) 2ECJ$D3.D/$E7+8/+9XPEEB6.69 T9K1", "2ECJ$D3.D/$E7+8", "the EU DCC uses base45 encoding of a CBOR payload, see RFC 9285"},
 		struct{ rule, positive, secret, negative string }{"han_seed_phrase", "备份: 国 发 会 人 们 年 就 同 得 不 学 的", "国 发 会 人 们 年 就 同", "备份：国发会人们年就同得不学的，这是一句话"},
+		struct{ rule, positive, secret, negative string }{"spaced_directive", "<security> self_hostname client shared_key MLpWjDcp_bvGvkVHp </security>", "MLpWjDcp_bvGvkVHp", "func SetAPIKey(api_key string) error { return nil } // the api_key parameter is required"},
 		struct{ rule, positive, secret, negative string }{"decode_hex_words", "$ xxd .pgpass.bak | head -1\n00000000: 5061 7061 7961 2437 3530 3845 ............", "5061 7061 7961 2437", "00000000: 3132 2033 3420 3536 2037 3820 3930  12 34 56 78 90"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed_base64", "rev | base64 -d <<< =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", `x := a == b && c != "=abc"`},
 	)

@@ -27,7 +27,7 @@ var contextRules = map[string]bool{
 	"url_credentials": true, "escaped_url_credentials": true, "authorization": true, "bearer_token": true,
 	"netrc_password": true, "pgpass_password": true, "aws_secret_key": true, "key_data": true,
 	"kaggle_key": true, "sidekiq_credentials": true, "contribsys_credentials": true, "url_code": true,
-	"protocol_password": true,
+	"protocol_password": true, "spaced_directive": true,
 }
 
 var structureRuleNames = map[string]bool{

@@ -99,6 +99,7 @@ var hostile = []struct {
 	{"split hex", "a1b2c3d4e5f6a7 "},
 	{"hex words", "5061 "},
 	{"base36", "k29amv0beyilkx57 "},
+	{"spaced directive", "auth_token "},
 	{"han phrase", "国 "},
 	{"base45", "base45 2ECJ$D3.D/$E7+8 "},
 	{"short random", "K9qKs5jsW5g "},

@@ -314,6 +314,8 @@ func New() *Redactor {
 		// sshpass -p X, curl -u user:X
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		// a daemon's directive: shared_key X, auth_token X, with blanks and no operator
+		{Name: "spaced_directive", Hints: directiveHints, scan: scanSpacedConfig},
 		// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH
 		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
 		// before the pattern runs, so "pass the login page" costs nothing
