@@ -528,7 +528,7 @@ func contextValue(w, v string) bool {
 	if codeWords[w] {
 		// a word for a code (door, safe, locker) names a number only: Claude Code, source code
 		// and error codes name no secret (36369683*, 446969943#)
-		return digit >= 6 && digit >= n-1
+		return digit >= 6 && (digit >= n-1 || digitGroups(v))
 	}
 	if contextWordsOfCode[w] {
 		// a long number after pw or key is one (5255658556661)
@@ -536,6 +536,21 @@ func contextValue(w, v string) bool {
 	}
 	// a password word: a digit, a symbol or a capital inside, or a long run of letters
 	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
+}
+
+// digitGroups reports whether v is groups of two to four digits joined by dashes, as a safe's
+// combination or an alarm code is written (84-49-06-06), and not a date (2026-05-06).
+func digitGroups(v string) bool {
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 2 || len(p) > 4 || !allDigits(p) {
+			return false
+		}
+	}
+	return !(len(parts) == 3 && len(parts[0]) == 4 && len(parts[1]) == 2 && len(parts[2]) == 2)
 }
 
 // wordsPassphrase reports whether v is four or more words of three letters or more, joined by

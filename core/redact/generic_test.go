@@ -297,3 +297,17 @@ func TestValueAfterName(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeInGroups: a code after a word for a safe's combination or a door's code may be written
+// in groups of digits joined by dashes; a date stays.
+func TestCodeInGroups(t *testing.T) {
+	r := New()
+	if got := r.Text("the combination for the server-room safe: 84-49-06-06"); strings.Contains(got, "84-49") {
+		t.Errorf("combination kept: %q", got)
+	}
+	for _, s := range []string{"error code: 2026-05-06", "code 12-34", "exit code 1"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
