@@ -94,6 +94,11 @@ var contextWords = []string{
 	// more forms: a PUK, a licence key, Hebrew's construct state, Hungarian's accusative, Persian
 	"puk", "puk code", "license key", "licensekey", "licence key", "unlock phrase", "סיסמת", "jelszót",
 	"jelszavam", "jelszava", "رمز", "گذرواژه",
+	// "key" in more languages, named like a secret only before a value mixed like one
+	// (contextWordsOfCode): a key opens a door as often as a service
+	"ключ", "schlüssel", "chiave", "chave", "clé", "llave", "klucz", "klíč", "sleutel", "nyckel", "nøgle", "nøkkel",
+	"avain", "kulcs", "cheie", "κλειδί", "מפתח", "مفتاح", "کلید", "anahtar", "anahtarı", "kunci", "khóa", "कुंजी",
+	"ufunguo", "makullin", "makulli",
 	// chat shorthand (not パス alone: it is also "path")
 	"ぱすわーど", "비번은", "密码发你",
 }
@@ -464,7 +469,11 @@ var codeWords = map[string]bool{"code": true, "kood": true, "kodas": true, "kodi
 var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "credentials": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
 	"code": true, "kood": true, "kodas": true, "kodi": true, "codi": true, "código": true, "codigo": true, "codice": true, "kód": true, "kod": true, "kodu": true,
 	"mm": true, "contra": true, "keypad": true, "combination": true, "კოდი": true, "कोड": true, "குறியீடு": true, "কোড": true, "کد": true,
-	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
+	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true,
+	"ключ": true, "schlüssel": true, "chiave": true, "chave": true, "clé": true, "llave": true, "klucz": true, "klíč": true,
+	"sleutel": true, "nyckel": true, "nøgle": true, "nøkkel": true, "avain": true, "kulcs": true, "cheie": true, "κλειδί": true,
+	"מפתח": true, "مفتاح": true, "کلید": true, "anahtar": true, "anahtarı": true, "kunci": true, "khóa": true, "कुंजी": true,
+	"ufunguo": true, "makullin": true, "makulli": true}
 
 // proseWords are values that say something about a secret rather than being one.
 var proseWords = map[string]bool{

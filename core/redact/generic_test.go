@@ -311,3 +311,19 @@ func TestCodeInGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyInLanguages: "key" in more languages names a value mixed like a secret; a key to a
+// drawer, or a word, stays.
+func TestKeyInLanguages(t *testing.T) {
+	r := New()
+	for _, text := range []string{"der Schlüssel ist aB3xK9pQ7m", "Makullin API shine xK29dPq7Lm, kada", "ключ: Zq8Lw3Nv5Tb"} {
+		if got := r.Text(text); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the key hidden", text, got)
+		}
+	}
+	for _, s := range []string{"la clé est dans le tiroir", "Schlüssel: Wert", "el ключ от двери"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
