@@ -197,7 +197,7 @@ func base85Bytes(t string, values *[256]int8) []byte {
 }
 
 // reverseHints name a string written backwards.
-var reverseHints = []string{"rev ", "rev|", "reverse", "backward", "[::-1]", "strrev"}
+var reverseHints = []string{"rev ", "rev|", "reverse", "backward", "[::-1]"}
 
 // reversedField turns the field s[a:b] back (trimmed as codecField trims it) and hides it when
 // the Redactor finds a secret in it turned back.
@@ -223,7 +223,7 @@ func reversedField(s string, a, b int, add func(start, end int), depth int) int 
 }
 
 // scanReversed turns back the fields after a word for reversal (rev, reversed, backwards,
-// [::-1], strrev) and hides a field in which, turned back, the Redactor finds a secret.
+// [::-1]) and hides a field in which, turned back, the Redactor finds a secret.
 func scanReversed(s string, add func(start, end int), depth int) int {
 	lower := asciiLower(s)
 	work := len(s)
@@ -238,6 +238,9 @@ func scanReversed(s string, add func(start, end int), depth int) int {
 			from = after
 			if k := from - len(n); k > 0 && isLetter(s[k-1]) && isLetter(n[0]) {
 				continue // inside a word: distributeBackward, PerfBitWriteBackward
+			}
+			if n == "rev" && after < len(s) && isLetter(s[after]) && !strings.HasPrefix(lower[after:], "erse") {
+				continue // review, revision, revert: only rev and reverse, reversed
 			}
 			for after < len(s) && isWordByte(s[after]) {
 				after++ // reversed, backwards
@@ -256,7 +259,12 @@ func scanReversed(s string, add func(start, end int), depth int) int {
 func scanReversedBase64(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	for i := 0; i+minDecodeRun < len(s); i++ {
-		if s[i] != '=' || i > 0 && (isB64Any(s[i-1]) || s[i-1] == '=') {
+		if k := strings.IndexByte(s[i:], '='); k < 0 {
+			break
+		} else {
+			i += k
+		}
+		if i+minDecodeRun >= len(s) || i > 0 && (isB64Any(s[i-1]) || s[i-1] == '=') {
 			continue
 		}
 		j := i + 1
@@ -482,7 +490,7 @@ func scanHanPhrases(s string, add func(start, end int)) int {
 
 // directiveHints are the ends of the compound names a directive gives a secret (shared_key,
 // auth-token, db_password): every name scanSpacedConfig takes holds one.
-var directiveHints = []string{"_key", "-key", "_token", "-token", "_secret", "-secret", "_password", "-password", "_passwd", "_pwd", "_pass", "-pass", "_pw", "_credential", "_seed", "_passphrase", "_authtok"}
+var directiveHints = []string{"_key", "-key", "_token", "-token", "_secret", "-secret", "_pass", "-pass", "_pw", "_credential", "_seed", "_authtok"}
 
 // scanSpacedConfig finds the value of a directive written as a name, blanks and the value, with
 // no = or : between (nginx, Fluentd, Redis, sshd and most daemons' configs: shared_key X,

@@ -1482,8 +1482,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			// decoded only after a blank: most non-ASCII text has none before each character
-			if strings.HasPrefix(s[i:], "\u3000") {
-			} else if !blankBefore(s, i) {
+			if c == 0xE3 && strings.HasPrefix(s[i:], "\u3000") {
+			} else if han == 0 && i > 0 && s[i-1] != ' ' && s[i-1] != 0x80 || !blankBefore(s, i) {
 				han = 0
 			} else if n := runeLenAt(c); !blankAfter(s, min(len(s), i+n)) {
 				han = 0 // a word of several characters
@@ -1562,10 +1562,10 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		} else {
 			prun, psym, pclass = 0, false, 0
 		}
-		if k&scBase64 != 0 || c == '-' || c == '_' || c == '=' {
+		if k&scSplit != 0 {
 			srun++
 			sclass |= uint8(k & scClasses)
-		} else {
+		} else if srun > 0 || sprev {
 			splitEnd(c)
 		}
 		if k&scToken != 0 {
@@ -1876,6 +1876,7 @@ const (
 	scToken    = 1 << 6 // a character a random token is made of (shape.go's runs)
 	scBase64   = 1 << 7
 	scSpace    = 1 << 8
+	scSplit    = 1 << 9 // a character of a split token's half (shape.go: splitByte)
 )
 
 // screenClass classifies each byte for the screen in one lookup.
@@ -1897,6 +1898,9 @@ var screenClass = func() (t [256]uint16) {
 		}
 		if isB64(b) {
 			v |= scBase64
+		}
+		if isB64(b) || b == '-' || b == '_' || b == '=' {
+			v |= scSplit
 		}
 		if isSpace(b) {
 			v |= scSpace
