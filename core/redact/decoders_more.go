@@ -242,8 +242,11 @@ func scanReversed(s string, add func(start, end int), depth int) int {
 			if n == "rev" && after < len(s) && isLetter(s[after]) && !strings.HasPrefix(lower[after:], "erse") {
 				continue // review, revision, revert: only rev and reverse, reversed
 			}
-			for after < len(s) && isWordByte(s[after]) {
+			for after < len(s) && isLetter(s[after]) {
 				after++ // reversed, backwards
+			}
+			if after < len(s) && isWordByte(s[after]) {
+				continue // a name in code (reverse_services, rev2)
 			}
 			start := max(after, done)
 			window := min(len(s), start+maxCodecWindow)

@@ -113,7 +113,7 @@ func TestNamedEncodings(t *testing.T) {
 	}
 	for _, s := range []string{
 		"base64.a85decode(data) decodes Ascii85; see https://example.com/blob/de6d76fba3078eda957dadb3cec51ca8ab851b5c/seps/2322-MRTR.md",
-		"PerfBitWriteBackward = CBitFieldMaskBit27", "reverse[y] = (0x81+c0)<<8 | c1",
+		"PerfBitWriteBackward = CBitFieldMaskBit27", "reverse[y] = (0x81+c0)<<8 | c1", "reverse_services(tls, bp+78, port, flags&0x10)",
 		"if you need to reverse a string, use ReverseString(s)", "x := a == b && c != \"=abc\"",
 	} {
 		if got := r.Text(s); got != s {
@@ -257,7 +257,8 @@ func TestRandomTokensWithWordLikePieces(t *testing.T) {
 			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
 		}
 	}
-	for _, s := range []string{"HWTSTAMP_TX_ONESTEP_P2P = C.HWTSTAMP_TX_ONESTEP_P2P", "parseHTTPRequestWithBody2 and getUserAccountSettings2FA", "RTM_NEWNEXTHOP_GROUP_STATS2"} {
+	for _, s := range []string{"HWTSTAMP_TX_ONESTEP_P2P = C.HWTSTAMP_TX_ONESTEP_P2P", "parseHTTPRequestWithBody2 and getUserAccountSettings2FA", "RTM_NEWNEXTHOP_GROUP_STATS2",
+		"if _sqlite3ExprCanBeNull(tls, x) != 0 {", "eOnePass = _sqlite3WhereOkOnePass(tls, pWInfo, bp+48)"} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
 		}

@@ -231,7 +231,23 @@ func randomToken(t string) bool {
 	// identifier made of words changes class only where a word starts, far less often than
 	// random characters do, so a token that changes class nearly as often as random ones may
 	// hold more of them
-	return wordiness(t) <= shapeMaxWordy || sw >= shapeRandomSwitch*want && wordiness(t) <= shapeMaxWordyRandom
+	return wordiness(t) <= shapeMaxWordy || sw >= shapeRandomSwitch*want && wordiness(t) <= shapeMaxWordyRandom && !camelHumps(t)
+}
+
+// camelHumps reports whether most capitals of t start a run of small letters, as the words of a
+// camel-cased name do (sqlite3ExprCanBeNull); in random characters a capital is followed by a
+// small letter less than half the time.
+func camelHumps(t string) bool {
+	caps, humps := 0, 0
+	for i := 0; i+1 < len(t); i++ {
+		if isUpper(t[i]) {
+			caps++
+			if isLower(t[i+1]) {
+				humps++
+			}
+		}
+	}
+	return caps >= 2 && humps*10 > caps*7
 }
 
 // switchRate is how often the class of character (lower case, upper case, digit) changes between
