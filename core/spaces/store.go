@@ -175,6 +175,10 @@ var migrations = []string{
 	// 10: the same with the decoders of session 9 (Ascii85, base32, quoted-printable, HTML
 	// references, spaced, spoken and invisible-split letters, joined literals): migrationFills.
 	`SELECT 1;`,
+	// 11: the same with the generic rules of issue 22 (encodings decoded where the text names
+	// them, reversed and split tokens, short random passwords, hex dumps, Han recovery
+	// phrases): migrationFills.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -206,6 +210,12 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	// 10: again, for the decoders: a secret spelt out or encoded is neither found nor shown
 	// after the upgrade.
 	10: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+		return err
+	},
+	// 11: again, for issue 22's rules: a secret with no key word near it (encoded, split by a
+	// line break, said alone in a chat line) is neither found nor shown after the upgrade.
+	11: func(ctx context.Context, db execer) error {
 		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},
