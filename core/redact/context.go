@@ -94,6 +94,11 @@ var contextWords = []string{
 	// more forms: a PUK, a licence key, Hebrew's construct state, Hungarian's accusative, Persian
 	"puk", "puk code", "license key", "licensekey", "licence key", "unlock phrase", "סיסמת", "jelszót",
 	"jelszavam", "jelszava", "رمز", "گذرواژه",
+	// "key" in more languages, named like a secret only before a value mixed like one
+	// (contextWordsOfCode): a key opens a door as often as a service
+	"ключ", "schlüssel", "chiave", "chave", "clé", "llave", "klucz", "klíč", "sleutel", "nyckel", "nøgle", "nøkkel",
+	"avain", "kulcs", "cheie", "κλειδί", "מפתח", "مفتاح", "کلید", "anahtar", "anahtarı", "kunci", "khóa", "कुंजी",
+	"ufunguo", "makullin", "makulli",
 	// chat shorthand (not パス alone: it is also "path")
 	"ぱすわーど", "비번은", "密码发你",
 }
@@ -464,7 +469,11 @@ var codeWords = map[string]bool{"code": true, "kood": true, "kodas": true, "kodi
 var contextWordsOfCode = map[string]bool{"key": true, "secret": true, "pw": true, "pwd": true, "creds": true, "credentials": true, "clave": true, "credenciales": true, "токен": true, "секрет": true,
 	"code": true, "kood": true, "kodas": true, "kodi": true, "codi": true, "código": true, "codigo": true, "codice": true, "kód": true, "kod": true, "kodu": true,
 	"mm": true, "contra": true, "keypad": true, "combination": true, "კოდი": true, "कोड": true, "குறியீடு": true, "কোড": true, "کد": true,
-	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true}
+	"jeton": true, "토큰": true, "トークン": true, "令牌": true, "access token": true, "auth token": true, "bearer token": true,
+	"ключ": true, "schlüssel": true, "chiave": true, "chave": true, "clé": true, "llave": true, "klucz": true, "klíč": true,
+	"sleutel": true, "nyckel": true, "nøgle": true, "nøkkel": true, "avain": true, "kulcs": true, "cheie": true, "κλειδί": true,
+	"מפתח": true, "مفتاح": true, "کلید": true, "anahtar": true, "anahtarı": true, "kunci": true, "khóa": true, "कुंजी": true,
+	"ufunguo": true, "makullin": true, "makulli": true}
 
 // proseWords are values that say something about a secret rather than being one.
 var proseWords = map[string]bool{
@@ -528,7 +537,7 @@ func contextValue(w, v string) bool {
 	if codeWords[w] {
 		// a word for a code (door, safe, locker) names a number only: Claude Code, source code
 		// and error codes name no secret (36369683*, 446969943#)
-		return digit >= 6 && digit >= n-1
+		return digit >= 6 && (digit >= n-1 || digitGroups(v))
 	}
 	if contextWordsOfCode[w] {
 		// a long number after pw or key is one (5255658556661)
@@ -536,6 +545,21 @@ func contextValue(w, v string) bool {
 	}
 	// a password word: a digit, a symbol or a capital inside, or a long run of letters
 	return digit > 0 || other > 0 || upper > 0 && lower > 0 || n >= 16
+}
+
+// digitGroups reports whether v is groups of two to four digits joined by dashes, as a safe's
+// combination or an alarm code is written (84-49-06-06), and not a date (2026-05-06).
+func digitGroups(v string) bool {
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 2 || len(p) > 4 || !allDigits(p) {
+			return false
+		}
+	}
+	return !(len(parts) == 3 && len(parts[0]) == 4 && len(parts[1]) == 2 && len(parts[2]) == 2)
 }
 
 // wordsPassphrase reports whether v is four or more words of three letters or more, joined by

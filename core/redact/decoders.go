@@ -40,8 +40,8 @@ func scanAscii85(s string, add func(start, end int), depth int) int {
 			continue
 		}
 		switch {
-		case keyMaterial(dec):
-			add(open, i)
+		case keyMaterial(dec) || randomBytes(dec):
+			add(open, i) // a key's or a token's bytes: nothing else in a <~ … ~> block is random
 		case printableText(dec):
 			spans, w := lookInside(string(dec), depth)
 			work += w
@@ -104,11 +104,19 @@ func decodeAscii85(body string) ([]byte, bool) {
 // number of groups and decodes to printable text: a password or a token written as base32. A
 // run of capitals and digits 2 to 7 that is not text (a TOTP seed) is the shape layer's.
 func decodeBase32Text(t string) ([]byte, bool) {
-	if len(t) < minDecodeRun || len(t)%8 != 0 {
+	body := strings.TrimRight(t, "=")
+	// padded to whole groups, or unpadded (as TOTP tools and base64.b32encode(...).rstrip("=")
+	// write it): then its length leaves a whole number of bytes
+	if len(t) < minDecodeRun || len(t)-len(body) > 6 {
 		return nil, false
 	}
-	body := strings.TrimRight(t, "=")
-	if len(t)-len(body) > 6 {
+	switch len(t) % 8 {
+	case 0:
+	case 2, 4, 5, 7:
+		if len(body) != len(t) {
+			return nil, false
+		}
+	default:
 		return nil, false
 	}
 	out := make([]byte, 0, len(body)*5/8)
@@ -420,6 +428,7 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 		}
 		var joined strings.Builder
 		start, end, n, nato, upper := i, i, 0, 0, false
+		capitals, letters, others := 0, 0, 0 // capitals said, letters spelled, digits and symbols said
 		j := i
 		for j < len(s) {
 			k := j
@@ -433,6 +442,7 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 			switch c, ok := spokenWords[w]; {
 			case w == "capital" || w == "uppercase" || w == "upper":
 				upper = true
+				capitals++
 			case w == "lowercase" || w == "small" || w == "mark" || w == "sign" || w == "case":
 			case ok:
 				if upper {
@@ -441,6 +451,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 				joined.WriteString(c)
 				upper = false
 				n++
+				if len(c) == 1 && isLetter(c[0]) {
+					letters++
+				} else {
+					others++
+				}
 				if len(w) > 1 && (w[0] < '0' || w[0] > '9') && c != w {
 					if _, digit := map[string]bool{"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true}[w]; !digit && len(c) == 1 && isLetter(c[0]) {
 						nato++
@@ -455,6 +470,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 				joined.WriteString(w)
 				upper = false
 				n++
+				if isLetter(w[0]) {
+					letters++
+				} else {
+					others++
+				}
 			default:
 				goto done
 			}
@@ -470,8 +490,11 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	done:
 		if n >= minSpaced {
 			work += end - start
-			if nato >= 4 || digitsOnly(joined.String()) {
-				add(start, end) // a code read out: nine one eight five one one zero eight
+			if nato >= 4 || digitsOnly(joined.String()) || capitals > 0 && letters >= 3 && others > 0 {
+				// a code read out (nine one eight five one one zero eight); letters spelled one by
+				// one with a capital said and a digit or a symbol: nobody spells a word so but to
+				// give a password (capital W a l r u s nine three hash)
+				add(start, end)
 			} else {
 				from := max(0, start-maxSpacedLead)
 				for from < start && !utf8.RuneStart(s[from]) {
@@ -794,7 +817,49 @@ func decodedSecret(t string) bool {
 		return false
 	}
 	return passwordPiece(t, true) || dicewarePiece(t) || wordsPassphrase(t) || wordsAndNumber(t) ||
-		strongValue(t) && strings.IndexFunc(t, func(r rune) bool { return r < utf8.RuneSelf && pwSymbol[r] }) >= 0
+		strongValue(t) && strings.IndexFunc(t, func(r rune) bool { return r < utf8.RuneSelf && pwSymbol[r] }) >= 0 ||
+		decodedCredential(t) || decodedToken(t)
+}
+
+// decodedCredential reports whether decoded text t is a name, a colon and a value with a digit
+// or a symbol: what HTTP Basic and every tool that takes user:password encode (base64, hex or
+// base32 of admin:uetliz5fwe5o63lv). Nobody encodes a name and a word that way for show.
+func decodedCredential(t string) bool {
+	k := strings.IndexByte(t, ':')
+	if k < 1 || k > 64 {
+		return false
+	}
+	name, v := t[:k], t[k+1:]
+	if len(v) < 6 || strings.ContainsAny(v, ":/") || allDigits(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && strings.IndexByte(".@+-", c) < 0 {
+			return false
+		}
+	}
+	st := statsOf(v)
+	return st.lower+st.upper > 0 && (st.digit > 0 || st.sym > 0)
+}
+
+// decodedToken reports whether decoded text t is one random-looking token of ten characters or
+// more: letters and digits, its letters not in words, its classes changing often. Text encoded
+// on purpose that decodes to that (fYLTT3FYk1mj6K, xmfffbsn754qps82) is a key or a password;
+// a name or a word decodes to letters in words, a number to digits, a digest to hex.
+func decodedToken(t string) bool {
+	if len(t) < 10 || len(t) > 128 {
+		return false
+	}
+	st := statsOf(t)
+	if st.digit == 0 || st.lower+st.upper < 4 || st.digit*2 > len(t) || st.sym > 2 || (st.lowerHex || st.upperHex) && len(t) < shapeMinHex {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c < '!' || c > '~' {
+			return false
+		}
+	}
+	return wordiness(t) <= 0.5 && switchRate(t) >= shapeMinSwitch*expectedSwitchRate(st) && entropyRatio(t, st) >= shapeMinEntropy
 }
 
 // gunzipText inflates a gzip stream of at most 64 KiB of text.

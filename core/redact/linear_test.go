@@ -90,6 +90,19 @@ var hostile = []struct {
 	{"argon2", "$argon2id$v=19$m=1,t=1,p=1$a$"},
 	{"base64 pem", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS"},
 	{"base64 docker config", "eyJhdXRocyI6"},
+	{"a85", "a85 aB3xK9pQ7mZ2wL5v!#"},
+	{"b85 glued", "b85decode(b'aB3xK9pQ7mZ2wL5v!#"},
+	{"reversed", "reversed =aB3xK9pQ7mZ2wL5vR8tY "},
+	{"reversed base64", "=aB3xK9pQ7mZ2wL5vR8tYQ "},
+	{"word number symbol", "Cobalt🐙7657🔥$"},
+	{"split halves", "aB3xK9pQ7mZ2 "},
+	{"split hex", "a1b2c3d4e5f6a7 "},
+	{"hex words", "5061 "},
+	{"base36", "k29amv0beyilkx57 "},
+	{"spaced directive", "auth_token "},
+	{"han phrase", "国 "},
+	{"base45", "base45 2ECJ$D3.D/$E7+8 "},
+	{"short random", "K9qKs5jsW5g "},
 }
 
 func repeatTo(unit string, n int) string {

@@ -28,6 +28,9 @@ const (
 	// pwMinRandom: the shortest piece without a symbol judged as random (NAU81QwQBn.NGoa); the
 	// shape layer judges those of shapeMinLen and more
 	pwMinRandom = 12
+	// pwMinShortRandom: the shortest piece without a symbol judged as random when its classes
+	// change every other character and none of its letters reads as a word (84tnK5JQuk)
+	pwMinShortRandom = 10
 )
 
 // pwByte: the characters of a piece.
@@ -59,10 +62,10 @@ func pwLetter(r rune) bool {
 	return unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic) && unicode.IsLetter(r)
 }
 
-// pwRuneSymbol reports whether r, beyond ASCII, is a symbol a password may hold: an emoji or a
-// currency sign (Tundra🦄9961, Garçon_1437€Où).
+// pwRuneSymbol reports whether r, beyond ASCII, is a symbol a password may hold: an emoji, a
+// currency sign (Tundra🦄9961, Garçon_1437€Où), or the § of European keyboards (Noël.1883§Île).
 func pwRuneSymbol(r rune) bool {
-	return unicode.In(r, unicode.So, unicode.Sc) && r != 0xFFFD
+	return unicode.In(r, unicode.So, unicode.Sc) && r != 0xFFFD || r == '§' || r == '¤'
 }
 
 // pwRuneClass is pwClass for a letter beyond ASCII.
@@ -119,7 +122,7 @@ func scanPasswords(s string, add func(start, end int)) int {
 			j++
 		}
 	end:
-		if (sym || classes == 7 && j-i >= pwMinRandom) && j-i >= pwMinLen {
+		if (sym || classes == 7 && j-i >= pwMinShortRandom || classes == 5 && j-i >= pwMinRandom) && j-i >= pwMinLen {
 			// a ':' parts names and values (root:PW, x[i+1:n*2], :WB=MidNumLet): each part alone
 			for a := i; a < j; {
 				b := a
@@ -142,6 +145,7 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	if a > 0 && s[a-1] == '\\' {
 		a += escapeLen(s[a:b]) // \u00b7?more: the escape is not part of what follows
 	}
+	named := a // where the value starts once a leading name and its = are cut off
 	for {
 		k := a
 		for k < b && (isWordByte(s[k]) || s[k] == '-' || s[k] == '.') {
@@ -151,6 +155,7 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 			break // a value may hold an = (NTAsVtMv6u=sLEi); only a name before it is cut off
 		}
 		a = k + 1
+		named = a
 	}
 	for b > a && s[b-1] == '.' {
 		b--
@@ -172,8 +177,8 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 	}
 	// a piece of a longer token (a base64 blob's segment between slashes) is the shape layer's
 	u, v := a, b
-	for u > 0 && tokenByte[s[u-1]] {
-		u--
+	for u > 0 && tokenByte[s[u-1]] && !(u == named && s[u-1] == '=') {
+		u-- // a value after name= stands alone: the name is not part of its token
 	}
 	for v < len(s) && tokenByte[s[v]] {
 		v++
@@ -241,6 +246,9 @@ func passwordPiece(t string, alone bool) bool {
 		}
 		last = class
 	}
+	if sym == 0 && len(t) < pwMinRandom {
+		return alone && shortRandom(t, lower, upper, digit, switches) && !harmlessPiece(t) // only the strict short tier
+	}
 	if sym == 0 {
 		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t) || wordsAndNumber(t)) && !harmlessPiece(t)
 	}
@@ -263,10 +271,56 @@ func passwordPiece(t string, alone bool) bool {
 	if digit == 0 {
 		need++ // Johnson&Johnson: capitals alone change the case twice a word
 	}
-	if switches < need && !dicewarePiece(t) {
+	if switches < need && !dicewarePiece(t) && !wordNumberSymbol(t) {
 		return false
 	}
 	return !harmlessPiece(t)
+}
+
+// wordNumberSymbol reports whether t is the password people make most: one capitalised word
+// of four letters or more, a number of two digits or more and one to three symbols or emoji,
+// in any order (Summer2024!, Cobalt9357%, Tundra🦄9961, Glacier🌵5088🦄#). It changes class
+// only twice, too seldom for the switch count, but names in code hold no symbol and prose
+// puts a space before a number. A single ! or ? at the end may close a sentence, so it counts
+// only after a number of three digits or more.
+func wordNumberSymbol(t string) bool {
+	words, letters, digits, symbols, segments := 0, 0, 0, 0, 0
+	last := byte(0)
+	for i, r := range t {
+		var class byte
+		switch {
+		case r < utf8.RuneSelf && isLetter(byte(r)) || r >= utf8.RuneSelf && pwLetter(r):
+			class = 'l'
+			if last != 'l' {
+				words++
+				if !unicode.IsUpper(r) {
+					return false
+				}
+			} else if unicode.IsUpper(r) {
+				return false
+			}
+			letters++
+		case r < utf8.RuneSelf && '0' <= r && r <= '9':
+			class = 'd'
+			digits++
+		case r < utf8.RuneSelf && pwSymbol[t[i]] || r >= utf8.RuneSelf && pwRuneSymbol(r):
+			class = 's'
+			symbols++
+		default:
+			return false
+		}
+		if class != last {
+			segments++
+		}
+		last = class
+	}
+	if words != 1 || letters < 4 || digits < 2 || symbols == 0 || symbols > 3 || segments > 5 {
+		return false
+	}
+	if c := t[len(t)-1]; symbols == 1 && (c == '!' || c == '?') && digits < 3 {
+		return false
+	}
+	return true
 }
 
 // dicewarePiece reports whether t is two or more words of three letters or more, joined by dots,
@@ -319,7 +373,7 @@ func harmlessPiece(t string) bool {
 	if hasAnyPrefix(t, runtimeIDPrefixes) {
 		return true // toolu_01Srch: a runtime's id of a tool call or a message
 	}
-	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) && !wordsAndNumber(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
+	if expression(t) && !humanPassphrase(symbolsAsDashes(t)) && !wordsAndNumber(t) && !taggedPhrase(t) || anchor(t) || strings.Contains(t, "U+") || strings.Contains(t, "+incompatible") {
 		return true // n+chunk-1, 10*time.Second, Page#method-get, U+0800-U+0FFF
 	}
 	if q := strings.IndexByte(t, '?'); q >= 0 && q+1 < len(t) && queryKey(t[q+1:]) && pathLike(t[:q]) {
@@ -470,8 +524,22 @@ func queryKey(s string) bool {
 
 // urlEscaped reports whether t holds a URL escape (%3A, %20): the structure layer decodes those.
 func urlEscaped(t string) bool {
+	escape := func(i int) (byte, bool) {
+		if i < 0 || i+3 > len(t) || t[i] != '%' || !isHexString(t[i+1:i+3]) {
+			return 0, false
+		}
+		return byte(hexDigit(t[i+1])<<4 | hexDigit(t[i+2])), true
+	}
 	for i := 0; i+2 < len(t); i++ {
-		if t[i] == '%' && isHexString(t[i+1:i+3]) {
+		v, ok := escape(i)
+		if !ok {
+			continue
+		}
+		// what URLs escape: printable characters, tab and line breaks, and the bytes of UTF-8,
+		// which come in runs of escapes; %16 or %93 alone is a password's % and digits
+		_, before := escape(i - 3)
+		_, after := escape(i + 3)
+		if v >= 0x20 && v < 0x7f || v == '\t' || v == '\n' || v == '\r' || v >= 0x80 && (before || after) {
 			return true
 		}
 	}
@@ -484,11 +552,15 @@ func formatVerb(t string) bool {
 		if t[i] != '%' {
 			continue
 		}
-		j := i + 1
+		j, digits := i+1, 0
 		for j < len(t) && (strings.IndexByte("#-+ 0.", t[j]) >= 0 || '0' <= t[j] && t[j] <= '9') {
+			if '0' <= t[j] && t[j] <= '9' {
+				digits++
+			}
 			j++
 		}
-		if j > i+1 && j < len(t) && isLetter(t[j]) {
+		// a verb's width and precision are a few digits (%-8s, %08.3f); %1633B is a password's
+		if j > i+1 && j < len(t) && isLetter(t[j]) && digits <= 3 {
 			return true
 		}
 	}
@@ -533,7 +605,21 @@ func interiorSymbol(t string) bool {
 // layer: both cases and digits, the class changing at every third character or more often, and
 // few letters in pieces that read as words (ueNeRX8eFrYF5nfRx_P, ASKr4pkEF4.GSlO).
 func shortRandom(t string, lower, upper, digit, switches int) bool {
-	if len(t) < pwMinRandom || len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
+	if len(t) < pwMinRandom {
+		// ten or eleven characters of three classes, changing class every other character, no
+		// letters in words: a generated password (K9qKs5jsW5g); names are longer or wordier
+		return len(t) >= pwMinShortRandom && lower > 0 && upper > 0 && digit > 0 && lower+upper+digit == len(t) &&
+			switches*2 >= len(t) && wordiness(t) == 0 && !shortName(t) && !(t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+	}
+	if upper == 0 && digit >= 3 && lower >= 5 && len(t) < shapeMinLen && lower+digit == len(t) && switches*4 >= len(t) {
+		// small letters and digits mixed at random (k29amv0beyilkx577oi), as base36 keys and
+		// generated passwords are: no letters in words, not hex, the classes changing every
+		// fourth character or more often. Capitals and digits are left alone: serials, tracking
+		// and order numbers are written so (1ZB043MD1IRSCCOBFC)
+		st := statsOf(t)
+		return !st.lowerHex && wordiness(t) <= 0.34 && entropyRatio(t, st) >= 0.85 && !(t[0] == '0' && t[1] == 'x')
+	}
+	if len(t) > shapeMinLen || lower == 0 || switches*3 < len(t) {
 		return false
 	}
 	seps := 0
@@ -548,7 +634,10 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	if dot := strings.IndexByte(t, '.'); dot > 1 && strings.ToUpper(t[:dot]) == t[:dot] {
 		return false // X86.HasAVX512BW, RISCV64.HasV: a capitalised package and a field
 	}
-	if digit > 0 && !isHexString(strings.Map(func(r rune) rune {
+	if t[0] == '0' && (t[1] == 'x' || t[1] == 'X') {
+		return false // a hex number
+	}
+	if digit > 0 && upper > 0 && !isHexString(strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r == '.' {
 			return -1
 		}
@@ -558,7 +647,9 @@ func shortRandom(t string, lower, upper, digit, switches int) bool {
 	}
 	switch {
 	case upper > 0 && digit > 0:
-		return wordiness(t) <= 0.34
+		// short random pieces hold short pieces that happen to read as words (LxPElowkuaq9oo);
+		// a class change every other character or more often, with two digits, is random still
+		return wordiness(t) <= 0.34 || switches*2 >= len(t) && digit >= 2 && wordiness(t) <= 0.5
 	case upper > 0:
 		return len(t) >= 14 && wordiness(t) <= 0.3 // gMjXfP-ARNPYQ-OAxcqp, KNCCXklr_GeyrZDnY
 	}

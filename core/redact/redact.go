@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/core/textmatch"
@@ -49,7 +50,7 @@ type Rule struct {
 
 // trigger is a set of things a text must hold for a rule to match in it; screen checks them in
 // the same pass that looks for hints.
-type trigger uint8
+type trigger uint16
 
 const (
 	// needsOperator: an =, a : or a > (every assignment has one; > ends an XML element's tag).
@@ -62,7 +63,7 @@ const (
 	// (letters, digits and - _ . ~ + / =): the shortest token the shape layer judges.
 	needsTokenRun
 	// needsPasswordRun: a run of at least pwMinLen characters a password piece is made of, with
-	// a symbol after its first, or of pwMinRandom with both cases and a digit (password.go).
+	// a symbol after its first, or of pwMinShortRandom with both cases and a digit (password.go).
 	needsPasswordRun
 	// needsInnerDashes: a dash between letters or digits (password.go's codes).
 	needsInnerDashes
@@ -71,6 +72,12 @@ const (
 	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits between blanks or
 	// dashes: bytes written as hex pairs or bits, recovery keys of digits (decoders.go).
 	needsByteRun
+	// needsSplitRun: two runs of six token characters or more of two classes (letters and
+	// digits, or both cases), one blank between them: a token broken by a line break (shape.go).
+	needsSplitRun
+	// needsHanRun: twelve Han characters in a row, each standing alone between blanks: a
+	// recovery phrase of the Chinese word list (decoders_more.go).
+	needsHanRun
 	// triggerCount is the number of triggers above.
 	triggerCount = iota
 )
@@ -307,6 +314,8 @@ func New() *Redactor {
 		// sshpass -p X, curl -u user:X
 		{Name: "command_line", Hints: commandLineHints, scan: scanCommandLine},
 		{Name: "assignment", Hints: assignmentHints, scan: scanAssignments, needs: needsOperator},
+		// a daemon's directive: shared_key X, auth_token X, with blanks and no operator
+		{Name: "spaced_directive", Hints: directiveHints, scan: scanSpacedConfig},
 		// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH
 		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
 		// before the pattern runs, so "pass the login page" costs nothing
@@ -350,6 +359,11 @@ func New() *Redactor {
 		{Name: "digit_groups", scan: scanDigitGroups, needs: needsByteRun},
 		// a token that looks random, whatever its kind (shape.go)
 		{Name: "shape", scan: scanShape, needs: needsTokenRun},
+		// a random token broken in two by a line break (shape.go)
+		{Name: "split_token", scan: scanSplitTokens, needs: needsSplitRun},
+		// twelve Han characters or more, each alone between blanks: a Chinese recovery phrase
+		// (decoders_more.go)
+		{Name: "han_seed_phrase", scan: scanHanPhrases, needs: needsHanRun},
 		// a made-up password, whatever names it (password.go)
 		{Name: "password_shape", scan: scanPasswords, needs: needsPasswordRun},
 	}
@@ -646,14 +660,20 @@ func findAssignments(s string, found func(assignment)) (work int) {
 		switch {
 		case secretKey(key, end-j <= maxKeyTail):
 		case op == "=" && isKeyByte(s[i-1]) && next == i+1 && cookieKey(key):
-		case (key == "name" || key == "key") && end-j == len(key):
+		case (key == "name" || key == "key" || key == "type" || key == "parameterkey" || key == "parametername") && end-j == len(key):
+			// the field that names what the next value is: a Kubernetes env entry's name, a
+			// credential's type (Keycloak's "type": "password"), CloudFormation's ParameterKey
 			named, namedEnd = "", -1
 			if n, e := nameAt(s, next); secretKey(n, true) {
 				named, namedEnd = n, e
 			}
 			work += min(len(s)-next, maxKeyTail+2)
 			continue
-		case key == "value" && end-j == len(key) && named != "" && j-namedEnd <= maxNamedGap:
+		case key == "noecho" && end-j == len(key) && hasLowerPrefix(s[next:], "true"):
+			// a CloudFormation parameter that must not be echoed is a secret: its Default is one
+			named, namedEnd = "password", next+4
+			continue
+		case (key == "value" || key == "parametervalue" || key == "default") && end-j == len(key) && named != "" && j-namedEnd <= maxNamedGap:
 			key = named
 			named = ""
 		default:
@@ -1433,6 +1453,19 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
+	// the current run of a split token's characters and its classes, whether the run before it
+	// qualified and ended at one blank, and whether two such runs were seen
+	srun, sclass, sprev, splitRun := 0, uint8(0), false, false
+	splitEnd := func(c byte) {
+		q := srun >= 6 && sclass != 1 && sclass != 2 && sclass != 4 && sclass != 0
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r') && q {
+			splitRun = splitRun || sprev
+			sprev = true
+		} else {
+			sprev = false
+		}
+		srun, sclass = 0, 0
+	}
 	endWord := func() {
 		switch {
 		case wordLen == 0:
@@ -1444,9 +1477,22 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 		wordLen = 0
 	}
+	han, hanRun := 0, false // Han characters standing alone between blanks, in a row
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
+			// decoded only after a blank: most non-ASCII text has none before each character
+			if c == 0xE3 && strings.HasPrefix(s[i:], "\u3000") {
+			} else if han == 0 && i > 0 && s[i-1] != ' ' && s[i-1] != 0x80 || !blankBefore(s, i) {
+				han = 0
+			} else if n := runeLenAt(c); !blankAfter(s, min(len(s), i+n)) {
+				han = 0 // a word of several characters
+			} else if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.Is(unicode.Han, r) {
+				han++
+				hanRun = hanRun || han >= minSeedWords
+			} else {
+				han = 0
+			}
 			size := textmatch.SelfFoldingLen(s[i:])
 			if size == 0 {
 				return ruleSet{}, false
@@ -1460,6 +1506,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 				byteRun = true
 			}
 			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
+			splitEnd(c)
 			if x.first[c] && i+1 < len(s) && !full {
 				// a hint written in another script (パスワード, 비밀번호), byte for byte
 				if g := x.pair[uint16(c)<<8|uint16(s[i+1])]; g != 0 {
@@ -1475,6 +1522,9 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			continue
 		}
 		k := screenClass[c]
+		if c != ' ' {
+			han = 0
+		}
 		if k&scAlnum != 0 {
 			glen++
 		} else {
@@ -1508,9 +1558,15 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 			pclass |= uint8(k & scClasses)
 			prun++
-			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinRandom)
+			passwordRun = passwordRun || prun >= pwMinLen && (psym || pclass == 7 && prun >= pwMinShortRandom || (pclass == 5 || pclass == 6) && prun >= pwMinRandom) // 6: folded, capitals are small letters
 		} else {
 			prun, psym, pclass = 0, false, 0
+		}
+		if k&scSplit != 0 {
+			srun++
+			sclass |= uint8(k & scClasses)
+		} else if srun > 0 || sprev {
+			splitEnd(c)
 		}
 		if k&scToken != 0 {
 			trun++
@@ -1557,12 +1613,13 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		groupRun = true
 	}
 	endWord()
+	splitEnd(' ')
 	var have trigger
 	for _, t := range [...]struct {
 		ok   bool
 		need trigger
 	}{{operator, needsOperator}, {base64Run, needsBase64Run}, {tokenRun, needsTokenRun}, {passwordRun, needsPasswordRun},
-		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}} {
+		{dashes > 0, needsInnerDashes}, {groupRun, needsGroupRun}, {wordRun, needsWordRun}, {byteRun, needsByteRun}, {splitRun, needsSplitRun}, {hanRun, needsHanRun}} {
 		if t.ok {
 			have |= t.need
 		}
@@ -1573,6 +1630,17 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 		}
 	}
 	return set, true
+}
+
+// runeLenAt is the length of the UTF-8 sequence that lead byte c starts.
+func runeLenAt(c byte) int {
+	switch {
+	case c < 0xE0:
+		return 2
+	case c < 0xF0:
+		return 3
+	}
+	return 4
 }
 
 func lowerASCII(c byte) byte {
@@ -1808,6 +1876,7 @@ const (
 	scToken    = 1 << 6 // a character a random token is made of (shape.go's runs)
 	scBase64   = 1 << 7
 	scSpace    = 1 << 8
+	scSplit    = 1 << 9 // a character of a split token's half (shape.go: splitByte)
 )
 
 // screenClass classifies each byte for the screen in one lookup.
@@ -1829,6 +1898,9 @@ var screenClass = func() (t [256]uint16) {
 		}
 		if isB64(b) {
 			v |= scBase64
+		}
+		if isB64(b) || b == '-' || b == '_' || b == '=' {
+			v |= scSplit
 		}
 		if isSpace(b) {
 			v |= scSpace

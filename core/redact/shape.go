@@ -42,6 +42,10 @@ const (
 	shapeMaxWordy   = 0.5
 	// shapeMinSwitch: the share of expectedSwitchRate a random token reaches
 	shapeMinSwitch = 0.4
+	// shapeRandomSwitch, shapeMaxWordyRandom: a token whose class changes at this share of
+	// expectedSwitchRate or more may have this share of its letters in word-like pieces
+	shapeRandomSwitch   = 0.7
+	shapeMaxWordyRandom = 0.65
 	// shapeMaxToken: a longer token is only looked at in its '/' segments and as base64 by the
 	// structure layer, so a run of megabytes costs one pass.
 	shapeMaxToken = 1 << 14
@@ -158,10 +162,11 @@ func shapePart(s string, a, b int, add func(start, end int)) int {
 type tokenStats struct {
 	lower, upper, digit, sym int
 	lowerHex, upperHex       bool // every letter is a hex digit of one case
+	base32Digits             bool // every digit is one of base32's, 2 to 7
 }
 
 func statsOf(t string) tokenStats {
-	st := tokenStats{lowerHex: true, upperHex: true}
+	st := tokenStats{lowerHex: true, upperHex: true, base32Digits: true}
 	for i := 0; i < len(t); i++ {
 		c := t[i]
 		switch {
@@ -179,6 +184,7 @@ func statsOf(t string) tokenStats {
 			}
 		case '0' <= c && c <= '9':
 			st.digit++
+			st.base32Digits = st.base32Digits && '2' <= c && c <= '7'
 		default:
 			st.sym++
 			st.lowerHex, st.upperHex = false, false
@@ -217,10 +223,31 @@ func randomToken(t string) bool {
 	if entropyRatio(t, st) < shapeMinEntropy {
 		return false
 	}
-	if sequential(t) || switchRate(t) < shapeMinSwitch*expectedSwitchRate(st) {
+	sw, want := switchRate(t), expectedSwitchRate(st)
+	if sequential(t) || sw < shapeMinSwitch*want {
 		return false
 	}
-	return wordiness(t) <= shapeMaxWordy
+	// random letters fall into short pieces that read as words by chance (Paxi, ceb, Wav); an
+	// identifier made of words changes class only where a word starts, far less often than
+	// random characters do, so a token that changes class nearly as often as random ones may
+	// hold more of them
+	return wordiness(t) <= shapeMaxWordy || sw >= shapeRandomSwitch*want && wordiness(t) <= shapeMaxWordyRandom && !camelHumps(t)
+}
+
+// camelHumps reports whether most capitals of t start a run of small letters, as the words of a
+// camel-cased name do (sqlite3ExprCanBeNull); in random characters a capital is followed by a
+// small letter less than half the time.
+func camelHumps(t string) bool {
+	caps, humps := 0, 0
+	for i := 0; i+1 < len(t); i++ {
+		if isUpper(t[i]) {
+			caps++
+			if isLower(t[i+1]) {
+				humps++
+			}
+		}
+	}
+	return caps >= 2 && humps*10 > caps*7
 }
 
 // switchRate is how often the class of character (lower case, upper case, digit) changes between
@@ -259,7 +286,10 @@ func expectedSwitchRate(st tokenStats) float64 {
 	if st.lowerHex || st.upperHex {
 		sizes = []float64{6}
 	}
-	if st.digit > 0 {
+	switch {
+	case st.digit > 0 && st.base32Digits && st.lower == 0 && st.sym == 0 && !st.upperHex:
+		sizes = append(sizes, 6) // base32: capitals and 2 to 7 (a TOTP seed)
+	case st.digit > 0:
 		sizes = append(sizes, 10)
 	}
 	total := 0.0
@@ -427,7 +457,7 @@ func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
 // harmlessShape reports whether the random-looking token s[a:b] is a known harmless one.
 func harmlessShape(s string, a, b int) bool {
 	t := s[a:b]
-	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) {
+	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) && !randomPart(t[36:]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) && !randomPart(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
 	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
@@ -456,6 +486,18 @@ func harmlessShape(s string, a, b int) bool {
 	// format's magic (a picture, a font, an archive embedded in code)
 	if dec, ok := decodeBase64Token(t); ok && (printableText(dec) || mediaMagic(dec)) && !keyMaterial(dec) {
 		return true
+	}
+	return false
+}
+
+// randomPart reports whether p, glued to a UUID, holds a random token of its own between its
+// separators: an id's prefix is a word (msg_, req-), a token's other half is not (a Webex
+// token is 64 random characters, a tag and a UUID).
+func randomPart(p string) bool {
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return strings.ContainsRune("-_.~+/=", r) }) {
+		if len(part) >= shapeMinLen && randomToken(part) {
+			return true
+		}
 	}
 	return false
 }
@@ -522,16 +564,16 @@ func hashNamed(s string, a int) bool {
 	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
 		before = before[nl+1:]
 	}
-	before = strings.ToLower(before)
+	lower := asciiLower(before)
 	last := -1
 	for _, w := range hashWords {
-		last = max(last, strings.LastIndex(before, w))
+		last = max(last, lastWordIndex(before, lower, w))
 	}
 	if last < 0 {
 		return false
 	}
 	for _, w := range secretNamesAfterHash {
-		if strings.LastIndex(before, w) > last {
+		if strings.LastIndex(lower, w) > last {
 			return false // named a secret after the hash word: hmac-sha256; secret "…"
 		}
 	}
@@ -619,13 +661,56 @@ func digestContext(s string, a, b int) bool {
 	if le-b > 512 {
 		le = b + 512
 	}
-	line := strings.ToLower(s[ls:a] + " " + s[b:le])
+	orig := s[ls:a] + " " + s[b:le]
+	line := asciiLower(orig)
 	for _, w := range digestWords {
-		if strings.Contains(line, w) {
+		if lastWordIndex(orig, line, w) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiLower is s with its ASCII capitals lowered, byte for byte (the positions stay those of s).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if isUpper(c) {
+			b[i] = c | 0x20
+		}
+	}
+	return string(b)
+}
+
+// wordSuffixes may follow a hash word and keep its sense (commits, hashed, md5sum, lockfile).
+var wordSuffixes = map[string]bool{"s": true, "es": true, "ed": true, "d": true, "ing": true, "ted": true, "ting": true, "ged": true, "sum": true, "sums": true, "file": true, "files": true}
+
+// lastWordIndex is where w (lower case) last occurs in lower, the ASCII-lowered orig, as a word
+// and not inside a longer one ("sha" in "shared", "pin" in "Pinata", "tag" in "stage", "rev" in
+// "previous"), or -1. A word may start or end at a case change of a camel-cased name (fileHash,
+// commitID) and end in a suffix that keeps its sense (commits, hashed, md5sum).
+func lastWordIndex(orig, lower, w string) int {
+	for e := len(lower); ; {
+		i := strings.LastIndex(lower[:e], w)
+		if i < 0 {
+			return -1
+		}
+		e = i + len(w) - 1
+		if isLetter(w[0]) && i > 0 && isLetter(lower[i-1]) && !(isUpper(orig[i]) && isLower(orig[i-1])) {
+			continue
+		}
+		k := i + len(w)
+		if isLetter(w[len(w)-1]) && k < len(lower) && isLetter(lower[k]) && !(isUpper(orig[k]) && isLower(orig[k-1])) {
+			m := k
+			for m < len(lower) && isLetter(lower[m]) && !(m > k && isUpper(orig[m]) && isLower(orig[m-1])) {
+				m++
+			}
+			if !wordSuffixes[lower[k:m]] {
+				continue
+			}
+		}
+		return i
+	}
 }
 
 // digestWords on a hex digest's line say what it is.
@@ -659,4 +744,98 @@ func md5Line(s string, a, b int) bool {
 	rest := strings.ToLower(s[b : b+end])
 	next := strings.Fields(rest)
 	return len(next) > 0 && strings.ContainsAny(next[0], "./") && strings.Contains(rest, "md5")
+}
+
+// splitByte: the characters of a token's half that a line break split (base64, base64url,
+// base62 and hex; no dot or tilde, which names and paths are made of).
+func splitByte(c byte) bool { return isWordByte(c) || c == '+' || c == '/' || c == '=' || c == '-' }
+
+// scanSplitTokens hides a random token broken in two by a line break (a space once white space
+// is collapsed): two runs of six characters or more, one blank between them, each of mixed
+// classes and not made of words, that are random joined although one or both are too short
+// to be judged alone (a key pasted from a narrow terminal, a token wrapped in an e-mail).
+func scanSplitTokens(s string, add func(start, end int)) int {
+	work := len(s)
+	pa, pb := -1, -1 // the previous run, when it stands alone
+	for i := 0; i < len(s); {
+		if !splitByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && splitByte(s[j]) {
+			j++
+		}
+		alone := (i == 0 || !tokenByte[s[i-1]]) && (j == len(s) || !tokenByte[s[j]] && !isContinuationByte(s[j]))
+		if alone && pb >= 0 && (pb+1 == i && (s[pb] == ' ' || s[pb] == '\n' || s[pb] == '\t') || pb+2 == i && s[pb:i] == "\r\n") && j-i >= 6 && pb-pa >= 6 && j-pa <= 512 {
+			work += j - pa
+			if joinedRandom(s, pa, pb, i, j) {
+				add(pa, pb)
+				add(i, j)
+			}
+		}
+		if alone {
+			pa, pb = i, j
+		} else {
+			pa, pb = -1, -1
+		}
+		i = j
+	}
+	return work
+}
+
+// isContinuationByte reports whether c goes on a token past the split alphabet (a dot, a tilde,
+// a colon or an @ glues it to more: a host, a version, an address).
+func isContinuationByte(c byte) bool { return c == '.' || c == '~' || c == ':' || c == '@' }
+
+// joinedRandom reports whether the runs s[a:b] and s[c:d] are the halves of one random token.
+func joinedRandom(s string, a, b, c, d int) bool {
+	x, y := s[a:b], s[c:d]
+	randomAlone := func(p string) bool {
+		st := statsOf(p)
+		return len(p) >= shapeMinLen && (len(p) >= shapeMinHex || !st.lowerHex && !st.upperHex) && randomToken(p)
+	}
+	if strings.IndexByte(strings.TrimRight(x, "="), '=') >= 0 || strings.IndexByte(strings.TrimRight(y, "="), '=') >= 0 {
+		return false // name=value pairs (trace_id=… span_id=…), each the assignment layer's and the shape layer's
+	}
+	rx, ry := randomAlone(x), randomAlone(y)
+	if rx && ry {
+		return false // both hidden as they are
+	}
+	for _, p := range []string{x, y} {
+		st := statsOf(p)
+		maxWordy := 0.34
+		if rx || ry {
+			maxWordy = 0.5 // the short half of a token the shape layer hides
+		}
+		if p == x && rx || p == y && ry {
+			continue // random alone: the shape layer hides it, and the other half goes with it
+		}
+		classes := 0
+		for _, n := range []int{st.lower, st.upper, st.digit} {
+			if n > 0 {
+				classes++
+			}
+		}
+		if classes < 2 || st.lower+st.upper == 0 || wordiness(p) > maxWordy || strings.IndexByte(p, '/') >= 0 && strings.ContainsAny(p, "-_") {
+			return false // a word, a number, a name, a path
+		}
+		if sw := switchRate(p); sw < 0.25 || sw*float64(len(p)-1) < 2 {
+			return false // a name and a number (pwrite64, AVX-512, quartz254): random halves change class often
+		}
+	}
+	if len(x) >= 4 && len(y) >= 4 && x[:4] == y[:4] {
+		return false // a list of names alike (rfc1842 rfc1843)
+	}
+	if len(x) >= shapeMinLen && harmlessShape(s, a, b) || len(y) >= shapeMinLen && harmlessShape(s, c, d) {
+		return false // sha256 e3b0…: a digest after its name
+	}
+	j := x + y
+	if len(j) < shapeMinLen || !randomToken(j) || harmlessShape(j, 0, len(j)) {
+		return false
+	}
+	if st := statsOf(j); (st.lowerHex || st.upperHex) && (hashNamed(s, a) || digestContext(s, a, d)) {
+		return false
+	}
+	return true
 }

@@ -122,6 +122,21 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_rotated", Hints: rotHints, scan: func(s string, add func(start, end int)) int {
 			return scanRotated(s, add, depth)
 		}},
+		{Name: "decode_base85", Hints: base85Hints, scan: func(s string, add func(start, end int)) int {
+			return scanBase85(s, add, depth)
+		}},
+		{Name: "decode_reversed", Hints: reverseHints, scan: func(s string, add func(start, end int)) int {
+			return scanReversed(s, add, depth)
+		}},
+		{Name: "decode_base45", Hints: base45Hints, scan: func(s string, add func(start, end int)) int {
+			return scanBase45(s, add, depth)
+		}},
+		{Name: "decode_hex_words", needs: needsGroupRun, scan: func(s string, add func(start, end int)) int {
+			return scanHexWords(s, add, depth)
+		}},
+		{Name: "decode_reversed_base64", needs: needsBase64Run, scan: func(s string, add func(start, end int)) int {
+			return scanReversedBase64(s, add, depth)
+		}},
 		{Name: "decode_spaced", Hints: append(slices.Clone(spacedHints), contextHints()...), scan: func(s string, add func(start, end int)) int {
 			return scanSpaced(s, add, depth)
 		}},

@@ -313,3 +313,33 @@ func TestMigration10RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// TestMigration11RedactsAgain: a generated password said alone in a chat line and a token split
+// by a line break, which the detector before issue 22's rules stored as they were, are neither
+// found nor shown after migration 11.
+func TestMigration11RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	body := "here you go: K9qKs5jsW5g and the key kX9mQ2vL7pa0Q3 Zt8Rw1Yb4Nc6 for the staging box"
+	writeAtVersion(t, ws, 10, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
+	st := openChecked(t, ws)
+	for _, q := range []string{"k9qks5jsw5g", "kx9mq2vl7pa0q3", "zt8rw1yb4nc6"} {
+		in := SearchInput{Query: q}
+		in.validate()
+		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
+			t.Errorf("%s after migration: %v %v", q, refs(a), err)
+		}
+	}
+	in := SearchInput{Query: "staging box"}
+	in.validate()
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("staging box after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "K9qKs") || strings.Contains(ex, "Zt8Rw") || !strings.Contains(ex, "[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}

@@ -178,7 +178,9 @@ var migrations = []string{
 	// 10: the same with the decoders of session 9 (Ascii85, base32, quoted-printable, HTML
 	// references, spaced, spoken and invisible-split letters, joined literals): migrationFills.
 	`SELECT 1;`,
-	// 11: reserved for the redaction refresh another branch adds as migration 11; nothing here.
+	// 11: the same with the generic rules of issue 22 (encodings decoded where the text names
+	// them, reversed and split tokens, short random passwords, hex dumps, Han recovery
+	// phrases): migrationFills.
 	`SELECT 1;`,
 	// 12: each search index merged into one segment (optimizeIndexes, as a first import now
 	// leaves them): every term a search asks for is looked up, and its matches merged, in each
@@ -215,6 +217,12 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 	// 10: again, for the decoders: a secret spelt out or encoded is neither found nor shown
 	// after the upgrade.
 	10: func(ctx context.Context, db execer) error {
+		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+		return err
+	},
+	// 11: again, for issue 22's rules: a secret with no key word near it (encoded, split by a
+	// line break, said alone in a chat line) is neither found nor shown after the upgrade.
+	11: func(ctx context.Context, db execer) error {
 		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
 		return err
 	},
