@@ -21,7 +21,7 @@ func BenchmarkAgentSearchNarrowed(b *testing.B) {
 	if err := narrowed.EnableNarrowing(); err != nil {
 		b.Fatal(err)
 	}
-	for _, q := range []string{"435 731", "误分页", "タベース監視", "666 efresh", "imeou", "迁移"} {
+	for _, q := range []string{"435 731", "误分页", "タベース監視", "666 efresh", "imeou", "迁移", "配 知バッ", "inati esearc", "限 画面", "sesq"} {
 		for _, v := range []struct {
 			name string
 			ix   *Index
