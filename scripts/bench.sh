@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks cairn against its peers in the same run (SPEC §9). Never part of the test suite.
 #   scripts/bench.sh            # every section
-#   scripts/bench.sh tasks      # only sections whose name matches
+#   scripts/bench.sh tasks      # only sections whose name matches (the *-dist ones only when it says dist)
 #   scripts/bench.sh growth     # how cost grows (0.1x, 1x, 10x); in a full run only with GROWTH=1
 #   scripts/bench.sh team       # team servers, SQLite and PostgreSQL (2M comments; SCALE=0.05); in a full run only with TEAM=1
 # Each section is scripts/bench.d/<name>.sh, sourced with $CAIRN (a fresh build) and $BENCH_DIR.
@@ -59,6 +59,8 @@ export -f measure ratio need record growth_record
 for f in scripts/bench.d/*.sh; do
   name=$(basename "$f" .sh)
   if [ $# -gt 0 ] && [[ "$name" != *"$1"* ]]; then continue; fi
+  # the long distribution sections run on a partial match only when it names them: `board` is board.sh alone
+  if [ $# -gt 0 ] && [[ "$name" == *-dist && "$1" != *dist* ]]; then continue; fi
   if [ $# -eq 0 ] && [ "$name" = growth ] && [ "${GROWTH:-0}" != 1 ]; then continue; fi
   if [ $# -eq 0 ] && [ "$name" = team ] && [ "${TEAM:-0}" != 1 ]; then continue; fi
   echo "== $name"

@@ -613,7 +613,7 @@ func (m *matcher) narrow(scope []int32) []int32 {
 		switch {
 		case ti == 0 && len(m.q.Tags) == 0:
 			if in := m.listScope(nx, &n, scope); in != nil {
-				cands = m.keepListed(nx, &n, in, 0, num)
+				cands = m.keepListed(nx, &n, in, 0, num, m.ix.scopeSpans(scope))
 			} else {
 				found = m.scanScope(&n, scope, found[:0])
 				cands = m.keep(found, num, seen)
@@ -623,7 +623,7 @@ func (m *matcher) narrow(scope []int32) []int32 {
 			if ti == 0 {
 				prev = -1
 			}
-			cands = m.keepListed(nx, &n, nil, prev, num)
+			cands = m.keepListed(nx, &n, nil, prev, num, m.ix.cardSpans(cands))
 		default:
 			found = m.ix.scanCards(&n, cands, found[:0])
 			cands = m.keep(found, num, seen)
@@ -678,11 +678,45 @@ func (m *matcher) listCandidates(nx *narrowIndex, n *needle, cands []int32) bool
 	return nx.worthListing(n.t, size)
 }
 
+// fieldSpan is a range of fields, [lo, hi).
+type fieldSpan struct{ lo, hi int32 }
+
+// scopeSpans are the field ranges of the scope projects' cards, ascending.
+func (ix *Index) scopeSpans(scope []int32) []fieldSpan {
+	var out []fieldSpan
+	for _, p := range scope {
+		if lo, hi := ix.fieldRange(ix.projects[p].cardLo, ix.projects[p].cardHi); lo < hi {
+			out = append(out, fieldSpan{lo, hi})
+		}
+	}
+	slices.SortFunc(out, func(a, b fieldSpan) int { return cmp.Compare(a.lo, b.lo) })
+	return out
+}
+
+// cardSpans are the field ranges of the cards (ascending), consecutive cards joined.
+func (ix *Index) cardSpans(cards []int32) []fieldSpan {
+	var out []fieldSpan
+	for i := 0; i < len(cards); {
+		j := i + 1
+		for j < len(cards) && cards[j] == cards[j-1]+1 {
+			j++
+		}
+		if lo, hi := ix.cards[cards[i]].fieldLo, ix.cards[cards[j-1]].fieldHi; lo < hi {
+			out = append(out, fieldSpan{lo, hi})
+		}
+		i = j
+	}
+	return out
+}
+
 // keepListed is keep over the fields of the term's list that hold it: the fields of the cards in
 // scope when in is not nil (the first term), otherwise of the cards left by the previous term
-// (seen is prev, or already term for a card this term found before). It checks a field's
-// source and card before looking at its text, and reads each field once.
-func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term int32) []int32 {
+// (seen is prev, or already term for a card this term found before). spans are the field
+// ranges of those cards, ascending: a listed field outside them is passed without reading its
+// record, and the walk stops past the last one (a list runs over the whole board, a search of
+// one project or of a few cards needs a stretch of it). It checks a field's source and card
+// before looking at its text, and reads each field once.
+func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term int32, spans []fieldSpan) []int32 {
 	ix := m.ix
 	t := n.t
 	k, at := nx.rarest(t)
@@ -703,6 +737,15 @@ func (m *matcher) keepListed(nx *narrowIndex, n *needle, in []bool, prev, term i
 		if fi < skipTo {
 			m.unmarked = true
 			continue
+		}
+		for len(spans) > 0 && fi >= spans[0].hi {
+			spans = spans[1:]
+		}
+		if len(spans) == 0 {
+			break // no field of the cards searched is left in the list
+		}
+		if fi < spans[0].lo {
+			continue // not a field of the cards searched
 		}
 		f := &ix.fields[fi]
 		if !m.mask.hasBit(f.source) {

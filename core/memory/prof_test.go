@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkKnowledgeSearchFullScan searches the workspace named by CAIRN_BENCH_KNOWLEDGE (made by
-// scripts/bench.sh memory) for a query with no hits, so every byte is scanned.
+// scripts/bench.sh memory or memory-dist) for a query with no hits, so every byte is scanned:
+// CAIRN_BENCH_QUERY, or "tenant onboarding".
 func BenchmarkKnowledgeSearchFullScan(b *testing.B) {
 	dir := os.Getenv("CAIRN_BENCH_KNOWLEDGE")
 	if dir == "" {
@@ -19,8 +20,12 @@ func BenchmarkKnowledgeSearchFullScan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	q := os.Getenv("CAIRN_BENCH_QUERY")
+	if q == "" {
+		q = "tenant onboarding"
+	}
 	for i := 0; i < b.N; i++ {
-		if _, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: "tenant onboarding"}); err != nil {
+		if _, err := KnowledgeSearch(context.Background(), ws, KnowledgeSearchInput{Query: q}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -262,8 +262,9 @@ const anchorRank = "~^|\\{}[]<>@$%&!?+=*;#\"'`0987654321zqxjkvbpygfwmucldrhsnioa
 
 // anchorsFor picks the character of a folded query whose unfolded forms are cheapest to look for
 // and returns those forms. Only characters whose every preimage under Fold is known qualify:
-// ASCII (see asciiPreimages) and CJK ideographs, hiragana and Hangul syllables, which nothing but
-// themselves folds to (both checked exhaustively in the tests).
+// ASCII (see asciiPreimages), CJK ideographs, hiragana and Hangul syllables, which nothing but
+// themselves folds to, and katakana, which only its half-width form folds to besides itself (all
+// checked exhaustively in the tests).
 func anchorsFor(q string) [][]byte {
 	best, bestScore := "", 1<<30
 	for _, r := range q {
@@ -275,6 +276,11 @@ func anchorsFor(q string) [][]byte {
 			score = 0
 		case r >= 0x3041 && r <= 0x3096:
 			score = 150
+		case isKatakanaAnchor(r):
+			score = 160
+			if r == 'ー' || r == 'ッ' || r == 'ン' {
+				score = 170 // in nearly every katakana word
+			}
 		}
 		if score >= 0 && score < bestScore {
 			best, bestScore = string(r), score
@@ -282,6 +288,14 @@ func anchorsFor(q string) [][]byte {
 	}
 	if best == "" {
 		return nil
+	}
+	if r, _ := utf8.DecodeRuneInString(best); isKatakanaAnchor(r) {
+		// the katakana itself and its half-width form, the one other rune that folds to it
+		out := [][]byte{[]byte(best)}
+		if h := width.LookupRune(r).Narrow(); h != 0 {
+			out = append(out, []byte(string(h)))
+		}
+		return out
 	}
 	if len(best) > 1 {
 		return [][]byte{[]byte(best)}
@@ -292,6 +306,11 @@ func anchorsFor(q string) [][]byte {
 	}
 	return out
 }
+
+// isKatakanaAnchor says whether r is a full-width katakana an anchor can be made of: the letters
+// and the long vowel mark, whose only preimages under Fold are themselves and their half-width
+// forms (checked exhaustively in the tests).
+func isKatakanaAnchor(r rune) bool { return r >= 0x30A1 && r <= 0x30FA || r == 0x30FC }
 
 // asciiPreimages lists every string of one rune whose fold contains the ASCII byte b: b itself,
 // its upper case, the full-width forms, and the few Unicode characters that fold to it.
@@ -355,7 +374,7 @@ func (n Needle) MayMatch(text []byte) bool {
 			if bytes.IndexByte(text, a[0]) >= 0 {
 				return true
 			}
-		} else if bytes.Contains(text, a) {
+		} else if indexForm(text, a) >= 0 {
 			return true
 		}
 	}
@@ -397,7 +416,7 @@ func (n Needle) countAnchors(text []byte) int {
 		return occurrences
 	}
 	for _, a := range n.anchors {
-		if len(a) > 1 && bytes.Contains(text, a) {
+		if len(a) > 1 && indexForm(text, a) >= 0 {
 			return 1
 		}
 	}
@@ -457,12 +476,43 @@ func (g *anchorGroup) find(text []byte, from int) int {
 		if g.one {
 			return at
 		}
+		if len(g.forms) == 1 {
+			// one multi-byte form (a CJK anchor): its lead byte leads most of the text around it
+			if k := indexForm(text[at:], g.forms[0]); k >= 0 {
+				return at + k
+			}
+			return -1
+		}
 		for _, f := range g.forms {
 			if bytes.HasPrefix(text[at:], f) {
 				return at
 			}
 		}
 		from = at + 1
+	}
+	return -1
+}
+
+// indexForm is bytes.Index(text, form) for a multi-byte anchor form. For a kana, an ideograph
+// or a Hangul syllable (lead bytes E3 to ED) it looks for the form's last byte, which in CJK text
+// is far rarer than the lead byte (E3 leads every kana, E4 to E9 every ideograph); other forms
+// (full-width and half-width ones, EF) have the rare lead byte.
+func indexForm(text, form []byte) int {
+	if form[0] < 0xE3 || form[0] > 0xED {
+		return bytes.Index(text, form)
+	}
+	k := len(form) - 1
+	last := form[k]
+	for pos := k; pos < len(text); {
+		i := bytes.IndexByte(text[pos:], last)
+		if i < 0 {
+			return -1
+		}
+		at := pos + i - k
+		if string(text[at:at+k]) == string(form[:k]) {
+			return at
+		}
+		pos += i + 1
 	}
 	return -1
 }

@@ -1,6 +1,7 @@
 package textmatch
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -231,6 +232,50 @@ func TestAnchorsAreComplete(t *testing.T) {
 	}
 }
 
+// TestKatakanaAnchorsAreComplete checks, over every rune, that the anchors of a katakana are
+// exactly the runes whose fold holds it, so a line without one of them cannot hold the katakana.
+func TestKatakanaAnchorsAreComplete(t *testing.T) {
+	want := map[rune]map[string]bool{}
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		for _, c := range Fold(string(r)) {
+			if isKatakanaAnchor(c) {
+				if want[c] == nil {
+					want[c] = map[string]bool{}
+				}
+				want[c][string(r)] = true
+			}
+		}
+	}
+	n := 0
+	for r := rune(0x3000); r <= 0x30FF; r++ {
+		if !isKatakanaAnchor(r) {
+			continue
+		}
+		n++
+		got := map[string]bool{}
+		for _, a := range anchorsFor(string(r)) {
+			got[string(a)] = true
+		}
+		if !reflect.DeepEqual(got, want[r]) {
+			t.Errorf("anchorsFor(%q) = %v, want %v", r, got, want[r])
+		}
+	}
+	if n != 91 {
+		t.Errorf("%d katakana anchors, want 91", n)
+	}
+	// a katakana query has anchors, and finds its half-width spelling
+	nd := NewNeedle("カタカナ")
+	if nd.anchors == nil {
+		t.Fatal("no anchors for a katakana query")
+	}
+	if got := nd.MatchingLines(&Folder{}, []byte("ひらがな\nｶﾀｶﾅ です\n漢字\nカタカナ\n"), nil); !reflect.DeepEqual(got, []int{2, 4}) {
+		t.Errorf("MatchingLines = %v, want [2 4]", got)
+	}
+}
+
 func isAnchorRune(r rune) bool {
 	a := anchorsFor(string(r))
 	return r >= utf8.RuneSelf && len(a) == 1 && string(a[0]) == string(r)
@@ -251,5 +296,18 @@ func TestMayMatch(t *testing.T) {
 		if got := NewNeedle(c.q).MayMatch([]byte(c.text)); got != c.want {
 			t.Errorf("MayMatch(%q, %q) = %t", c.q, c.text, got)
 		}
+	}
+}
+
+func TestIndexForm(t *testing.T) {
+	text := []byte("ｶﾀｶﾅ アイウ 漢字かな ＡＢ ア")
+	for _, form := range []string{"ア", "イ", "漢", "字", "か", "ｶ", "ﾅ", "Ａ", "Ｂ", "ウ", "エ", "語", "ﾆ", "Ｃ"} {
+		if got, want := indexForm(text, []byte(form)), bytes.Index(text, []byte(form)); got != want {
+			t.Errorf("indexForm(%q) = %d, want %d", form, got, want)
+		}
+	}
+	// a last byte that occurs first in another character
+	if got := indexForm([]byte("ガア"), []byte("ア")); got != 3 {
+		t.Errorf("indexForm = %d, want 3", got)
 	}
 }

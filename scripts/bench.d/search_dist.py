@@ -278,6 +278,88 @@ def report(label, queries, fresh_q, runs, differ, floor, failed, floor_cpu):
     return "\n".join(lines) + "\n"
 
 
+def fresh_cpu(argv, out):
+    """fresh, and the process's CPU time (user + system) as well: (wall ms, CPU ms)."""
+    start = time.perf_counter_ns()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, _, ru = os.wait4(pid, 0)
+    return (time.perf_counter_ns() - start) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3
+
+
+def cpu_ns(pid):
+    """The CPU time a running process has used so far, in ns, summed over its threads (schedstat)."""
+    total = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def band_of(n):
+    """The frequency band of a match count, as scripts/gen-terms names it."""
+    for name, top in (("0", 0), ("1-10", 10), ("11-100", 100), ("101-1k", 1000), ("1k-10k", 10000)):
+        if n <= top:
+            return name
+    return "10k+"
+
+
+def load1():
+    """The 1-minute load average now."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def dist_table(queries, cairn_key, peers, band=lambda q: q["band"], p99=True, load_key="load"):
+    """The per-band table of board-dist and memory-dist: cairn's percentiles over each band's
+    queries beside each peer's (peers: (label, key) pairs), the p90 ratio and how many queries
+    cairn answered slower than the peer (by more than 10% and 0.05 ms), and the median 1-minute
+    load average while the band's queries ran (load_key)."""
+    stats = ["p50", "p90", "p99", "max"] if p99 else ["p50", "p90", "max"]
+    head = ["band (matches)", "queries", "load"] + ["cairn " + stats[0]] + stats[1:]
+    for label, _ in peers:
+        head += [label + " " + stats[0]] + stats[1:]
+    for label, _ in peers:
+        head += ["p90 cairn / " + label]
+    for label, _ in peers:
+        head += ["slower than " + label]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 1)]
+
+    def figures(xs):
+        out = [pct(xs, 50), pct(xs, 90)]
+        if p99:
+            out.append(pct(xs, 99))
+        return out + [max(xs)]
+
+    def row(name, qs):
+        c = [q[cairn_key] for q in qs]
+        cells = [name, str(len(qs)), "%.1f" % median([q.get(load_key, 0) for q in qs])] + [fmt(x) for x in figures(c)]
+        ratios, slower = [], []
+        for _, key in peers:
+            p = [q[key] for q in qs]
+            cells += [fmt(x) for x in figures(p)]
+            ratios.append(fmt(pct(c, 90) / max(pct(p, 90), 1e-9)))
+            slower.append(str(sum(1 for q in qs if q[cairn_key] > q[key] * 1.1 + 0.05)))
+        lines.append("| " + " | ".join(cells + ratios + slower) + " |")
+
+    for b in BANDS:
+        qs = [q for q in queries if band(q) == b]
+        if qs:
+            row(b, qs)
+    if queries:
+        row("**all**", queries)
+    return lines
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "peer":
         build_peer(sys.argv[2], sys.argv[3])

@@ -10,22 +10,33 @@ import (
 // main report and the growth section keep it as it is.
 type section struct{ marker, end string }
 
-// The query-distribution section (scripts/bench.d/search-dist.sh, -dist) and the team space
-// section (scripts/bench.d/team.sh, -team), in that order.
+// The query-distribution sections (scripts/bench.d/search-dist.sh, board-dist.sh,
+// memory-dist.sh: -dist with -dist-name) and the team space section (scripts/bench.d/team.sh,
+// -team), in the order they stand in the file.
 var (
-	distSec = section{distMarker, distEnd}
-	teamSec = section{
-		"<!-- team section: scripts/bench.sh team writes from here to its end marker -->",
-		"<!-- end of the team section -->",
-	}
+	distNames = []string{"search-dist", "board-dist", "memory-dist"}
+	distSec   = sectionNamed("search-dist")
+	teamSec   = sectionNamed("team")
 	// sections are the kept sections in the order they stand in the file
-	sections = []section{distSec, teamSec}
+	sections = []section{distSec, sectionNamed("board-dist"), sectionNamed("memory-dist"), teamSec}
 )
 
 const (
 	distMarker = "<!-- search-dist section: scripts/bench.sh search-dist writes from here to its end marker -->"
 	distEnd    = "<!-- end of the search-dist section -->"
 )
+
+// sectionNamed is the section `scripts/bench.sh NAME` writes.
+func sectionNamed(name string) section {
+	b, e := distMarkers(name)
+	return section{b, e}
+}
+
+// distMarkers returns the markers of the section called name.
+func distMarkers(name string) (begin, end string) {
+	return "<!-- " + name + " section: scripts/bench.sh " + name + " writes from here to its end marker -->",
+		"<!-- end of the " + name + " section -->"
+}
 
 // find returns the section in doc, markers included, or "".
 func (s section) find(doc string) string {
@@ -95,3 +106,22 @@ func distSection(doc string) string { return distSec.find(doc) }
 // mergeDist replaces the distribution section of doc with section (markers included), or puts it
 // before the growth section (at the end when there is none).
 func mergeDist(doc, text string) string { return distSec.merge(doc, text) }
+
+// namedDistSection returns the section called name, markers included, or "".
+func namedDistSection(doc, name string) string { return sectionNamed(name).find(doc) }
+
+// mergeNamedDist replaces the section called name, or puts it where sections orders it.
+func mergeNamedDist(doc, name, text string) string { return sectionNamed(name).merge(doc, text) }
+
+// keepDist copies every kept section of old into doc.
+func keepDist(doc, old string) string {
+	for _, sec := range sections {
+		if d := sec.find(old); d != "" {
+			doc = sec.merge(doc, d)
+		}
+	}
+	return doc
+}
+
+// writeDist puts the Markdown of file body between the markers of the section called name in md.
+func writeDist(body, name, md string) error { return sectionNamed(name).write(body, md) }

@@ -210,3 +210,30 @@ func TestTeamSectionKept(t *testing.T) {
 		t.Fatalf("team section not replaced alone:\n%s", again)
 	}
 }
+
+func TestNamedDistSections(t *testing.T) {
+	section := func(name, body string) string {
+		b, e := distMarkers(name)
+		return b + "\n\n" + body + "\n\n" + e
+	}
+	doc := "# Benchmarks\n\ntable\n\n" + growthMarker + "\n\ngrowth\n"
+	// memory-dist first, then search-dist and board-dist: they end up in distNames' order
+	doc = mergeNamedDist(doc, "memory-dist", section("memory-dist", "m1"))
+	doc = mergeNamedDist(doc, "search-dist", section("search-dist", "s1"))
+	doc = mergeNamedDist(doc, "board-dist", section("board-dist", "b1"))
+	want := "table\n\n" + section("search-dist", "s1") + "\n\n" + section("board-dist", "b1") + "\n\n" + section("memory-dist", "m1") + "\n\n" + growthMarker
+	if !strings.Contains(doc, want) {
+		t.Fatalf("sections out of order:\n%s", doc)
+	}
+	again := mergeNamedDist(doc, "board-dist", section("board-dist", "b2"))
+	if strings.Contains(again, "b1") || !strings.Contains(again, "b2") || !strings.Contains(again, "s1") || !strings.Contains(again, "m1") {
+		t.Fatalf("board-dist not replaced alone:\n%s", again)
+	}
+	// the main report keeps all three
+	kept := keepDist("# Benchmarks\n\nnew table\n", again)
+	for _, n := range distNames {
+		if namedDistSection(kept, n) != namedDistSection(again, n) {
+			t.Fatalf("%s lost by the main report:\n%s", n, kept)
+		}
+	}
+}

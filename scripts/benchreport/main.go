@@ -15,6 +15,7 @@ import (
 	"html"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,12 +35,17 @@ func main() {
 	growthSVG := flag.String("growth-svg", "docs/benchmarks-growth.svg", "growth chart to write (with -growth)")
 	notes := flag.String("notes", "scripts/benchreport/growth-notes.tsv", "the reading of each growth family, family<TAB>text (with -growth)")
 	date := flag.String("date", "", "the day the growth rows were measured (with -growth)")
-	dist := flag.String("dist", "", "Markdown written by scripts/bench.d/search-dist.sh: replace only the search-dist section of -md")
+	dist := flag.String("dist", "", "Markdown written by a distribution bench (scripts/bench.d/search-dist.sh, board-dist.sh, memory-dist.sh): replace only its section of -md")
+	distName := flag.String("dist-name", "search-dist", "with -dist: the section, one of "+strings.Join(distNames, ", "))
 	teamMD := flag.String("team", "", "Markdown written by scripts/bench.d/team.sh: replace only the team space section of -md")
 	flag.Parse()
 	var err error
 	if *dist != "" {
-		err = distSec.write(*dist, *md)
+		if !slices.Contains(distNames, *distName) {
+			fmt.Fprintln(os.Stderr, "benchreport: -dist-name must be one of", strings.Join(distNames, ", "))
+			os.Exit(2)
+		}
+		err = writeDist(*dist, *distName, *md)
 	} else if *teamMD != "" {
 		err = teamSec.write(*teamMD, *md)
 	} else if *growth != "" {
@@ -53,7 +59,7 @@ func main() {
 	}
 }
 
-// writeMain writes the main table and bar chart, keeping the search-dist, team space and growth
+// writeMain writes the main table and bar chart, keeping the distribution, team space and growth
 // sections of md as they are.
 func writeMain(in, md, svg, machine string) error {
 	rows, err := read(in)
@@ -62,11 +68,7 @@ func writeMain(in, md, svg, machine string) error {
 	}
 	doc := markdown(rows, machine, svg)
 	if old, err := os.ReadFile(md); err == nil {
-		for _, sec := range sections {
-			if d := sec.find(string(old)); d != "" {
-				doc = sec.merge(doc, d)
-			}
-		}
+		doc = keepDist(doc, string(old))
 		if g := growthSection(string(old)); g != "" {
 			doc = mergeGrowth(doc, g)
 		}

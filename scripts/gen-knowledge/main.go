@@ -1,6 +1,12 @@
 // Command gen-knowledge writes a synthetic knowledge base for benchmarking memory/knowledge
 // search: N Markdown files with YAML frontmatter, mixing English, Japanese and Chinese prose,
 // code and tables, about 8 KB each. Output is deterministic for a given seed.
+//
+// With -vocab N (the query-distribution benchmark, scripts/bench.d/memory-dist.sh) four lines in
+// ten are notes of words drawn with Zipf's law from vocabularies of N words each (ASCII words of
+// syllables; Chinese words of hanzi and Japanese ones of katakana, written without spaces), so
+// every frequency band has terms, down to substrings held by one line. -vocab 0 (the default)
+// writes the same files as before the flag existed.
 package main
 
 import (
@@ -17,8 +23,9 @@ func main() {
 	n := flag.Int("n", 10000, "number of files")
 	size := flag.Int("size", 8000, "approximate size of each file in bytes")
 	seed := flag.Uint64("seed", 1, "random seed")
+	vocab := flag.Int("vocab", 0, "words per Zipf vocabulary of the notes lines (0: no notes lines)")
 	flag.Parse()
-	if err := run(*dir, *n, *size, *seed); err != nil {
+	if err := run(*dir, *n, *size, *seed, *vocab); err != nil {
 		fmt.Fprintln(os.Stderr, "gen-knowledge:", err)
 		os.Exit(1)
 	}
@@ -67,18 +74,106 @@ var (
 	}
 )
 
-func run(dir string, n, size int, seed uint64) error {
+// notes draws the words of the -vocab lines: three vocabularies, each Zipf-distributed.
+type notes struct {
+	r          *rand.Rand
+	en, zh, ja []string
+	zen, zzh   *rand.Zipf
+	zja        *rand.Zipf
+}
+
+func newNotes(seed uint64, n int) *notes {
+	r := rand.New(rand.NewPCG(seed^0x5bd1e995, seed))
+	syl := strings.Fields("ka ki ku ke ko sa shi su se so ta te to na ni nu ne no ha hi fu he ho ma mi mu me mo ra ri ru re ro ya yu yo wa an en in on un ex al or er ing tion pro con dat ser cli")
+	han := []rune("認証画面変更移行設計確認修正数据脚本校验接口性能日志部署服务器缓存索引查询构建发布配置错误重试队列工作者令牌桶速率限制延迟审核模式迁移测试环境生产开发用户权限会话请求响应超时连接池线程进程内存磁盘网络协议版本依赖更新回滚监控告警指标仪表板文档说明问题解决方案讨论决定计划任务进度完成失败成功启动停止重启备份恢复同步异步事件消息通知订阅发布搜索结果排序过滤分页导出导入格式编码解码加密签名验证")
+	kata := []rune("アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワンガギグゲゴザジズゼゾダデドバビブベボパピプペポャュョッー")
+	words := func(make func() string) []string {
+		seen := map[string]bool{}
+		var out []string
+		for len(out) < n {
+			if w := make(); !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	nt := &notes{r: r}
+	nt.en = words(func() string {
+		var b strings.Builder
+		for k := 1 + r.IntN(3); k > 0; k-- {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		return b.String()
+	})
+	nt.zh = words(func() string {
+		var b strings.Builder
+		for k := 1 + r.IntN(3); k > 0; k-- {
+			b.WriteRune(han[r.IntN(len(han))])
+		}
+		return b.String()
+	})
+	nt.ja = words(func() string {
+		var b strings.Builder
+		for k := 2 + r.IntN(4); k > 0; k-- {
+			b.WriteRune(kata[r.IntN(len(kata))])
+		}
+		return b.String()
+	})
+	nt.zen = rand.NewZipf(r, 1.07, 2, uint64(n-1))
+	nt.zzh = rand.NewZipf(r, 1.07, 2, uint64(n-1))
+	nt.zja = rand.NewZipf(r, 1.07, 2, uint64(n-1))
+	return nt
+}
+
+// line is one note: English words with spaces, or Chinese or Japanese words run together with
+// an English word now and then.
+func (nt *notes) line() string {
+	var b strings.Builder
+	lang := nt.r.IntN(3)
+	for k := 4 + nt.r.IntN(12); k > 0; k-- {
+		switch {
+		case lang == 0 || nt.r.IntN(6) == 0:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(nt.en[nt.zen.Uint64()])
+			if lang != 0 {
+				b.WriteByte(' ')
+			}
+		case lang == 1:
+			b.WriteString(nt.zh[nt.zzh.Uint64()])
+		default:
+			b.WriteString(nt.ja[nt.zja.Uint64()])
+		}
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if lang == 0 {
+		return out + "."
+	}
+	return out + "。"
+}
+
+func run(dir string, n, size int, seed uint64, vocab int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	pick := func(s []string) string { return s[r.IntN(len(s))] }
+	var nt *notes
+	if vocab > 0 {
+		nt = newNotes(seed, vocab)
+	}
 	for i := range n {
 		subj := pick(subjects)
 		var b strings.Builder
 		fmt.Fprintf(&b, "---\nkind: %s\ndescription: %s notes %d for the %s service\nmodel_invokation: %t\n---\n", pick(kinds), subj, i, pick(subjects), r.IntN(2) == 0)
 		fmt.Fprintf(&b, "# %s %d\n\n", strings.ToUpper(subj[:1])+subj[1:], i)
 		for b.Len() < size {
+			if nt != nil && nt.r.IntN(10) < 4 {
+				b.WriteString(nt.line() + "\n")
+				continue
+			}
 			switch r.IntN(10) {
 			case 0:
 				fmt.Fprintf(&b, "## %s\n\n", pick(subjects))
