@@ -184,6 +184,9 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 		v++
 	}
 	alone := v-u < shapeMinLen || u == a && v == b
+	if !alone && harmlessShape(s, u, v) {
+		return // a piece of a token the shape layer knows as harmless (h1:…, sha512-…, a digest)
+	}
 	if passwordPiece(s[a:b], alone) {
 		add(a, b)
 		return
@@ -387,6 +390,12 @@ func harmlessPiece(t string) bool {
 	}
 	if base64Body(t) {
 		return true // base64: the shape layer judges it, and decodes it
+	}
+	if h := strings.LastIndexByte(t, '#'); h > 0 && len(t)-h-1 >= 32 && isHexString(t[h+1:]) && fileExtension(t[:h]) {
+		return true // react-5.17.2.tgz#121e…: a file and its checksum in a URL's fragment (yarn's resolved)
+	}
+	if screamingSnake(t) {
+		return true // TLS_CHACHA20_POLY1305_SHA256: a constant's name, capitals and digits in words
 	}
 	if v := strings.TrimPrefix(t, "v"); len(v) > 2 && '0' <= v[0] && v[0] <= '9' && strings.IndexByte(v, '.') > 0 && allDigits(v[:strings.IndexByte(v, '.')]) {
 		return true // a version: 0.1.0+1a2b3c4d, 1.2.3-rc.1+build
@@ -861,6 +870,10 @@ func scanGroupedSecrets(s string, add func(start, end int)) int {
 			}
 			break
 		}
+		if digitsOnly < n && allHexGroups(s[i:j]) && strings.Contains(asciiLower(s[max(0, i-80):i]), "fingerprint") {
+			i = j // Key fingerprint = 2CEE 94F4 …: a public key's fingerprint, printed for all to compare
+			continue
+		}
 		switch {
 		case digitsOnly == n && n >= 8 && strings.Contains(strings.ToLower(s[max(0, i-120):i]), "code"):
 			add(i, j)
@@ -1132,3 +1145,49 @@ var tradeWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// fileExtension reports whether t ends with a file name's extension: a dot and one to four
+// letters or digits, at least one a letter, after a name (pkg-1.2.3.tgz, lib.tar.gz).
+func fileExtension(t string) bool {
+	d := strings.LastIndexByte(t, '.')
+	if d <= 0 || len(t)-d-1 < 1 || len(t)-d-1 > 4 {
+		return false
+	}
+	ext := t[d+1:]
+	return allAlnum(ext) && !allDigits(ext)
+}
+
+// screamingSnake reports whether t is a constant's name in upper snake case: three words or more
+// between underscores, each capitals with digits after them or digits alone, two of them of
+// three capitals or more (TLS_CHACHA20_POLY1305_SHA256, ERR_SSL_V3_ALERT). A password has small
+// letters, or symbols other than underscores, or letters and digits mixed at random.
+func screamingSnake(t string) bool {
+	parts := strings.Split(t, "_")
+	if len(parts) < 3 {
+		return false
+	}
+	long := 0
+	for _, p := range parts {
+		k := 0
+		for k < len(p) && isUpper(p[k]) {
+			k++
+		}
+		if p == "" || k < len(p) && !allDigits(p[k:]) {
+			return false
+		}
+		if k >= 3 {
+			long++
+		}
+	}
+	return long >= 2
+}
+
+// allHexGroups reports whether t is groups of hexadecimal digits between blanks.
+func allHexGroups(t string) bool {
+	for _, g := range strings.Fields(t) {
+		if !isHexString(g) {
+			return false
+		}
+	}
+	return true
+}

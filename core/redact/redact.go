@@ -1770,6 +1770,8 @@ func notAValue(v string) bool {
 		return false
 	case strings.HasPrefix(v, "${"):
 		return true
+	case len(v) > 2 && v[0] == '%' && v[len(v)-1] == '%' && isIdent(v[1:len(v)-1]):
+		return true // %PGPASSWORD%: cmd.exe's reference to a variable, not its value
 	case knownPlaceholder(v):
 		return true // changeme, foobared, guest: the examples every manual shows
 	case v[0] == '@' && len(v) > 1 && strings.ContainsAny(v[1:], "./"):
@@ -1923,6 +1925,9 @@ func knownPlaceholder(v string) bool {
 	}
 	if distinct := distinctBytes(l); len(l) >= 8 && distinct <= 2 {
 		return true // 0000000000, xxxxxxxx
+	}
+	if k := strings.LastIndexAny(l, "-_"); k > 0 && k <= 12 && len(l)-k-1 >= 8 && distinctBytes(l[k+1:]) == 1 && strings.IndexByte("x*0.#", l[k+1]) >= 0 {
+		return true // sk-xxxxxxxxxxxx, ghp_************: a prefix and filler, the shape of a key shown
 	}
 	for _, w := range []string{"password", "passwd", "secret", "token", "changeme", "admin", "letmein"} {
 		if rest := strings.TrimPrefix(l, w); rest != l && len(rest) <= 4 && allDigits(rest) {
