@@ -514,6 +514,9 @@ func anchor(t string) bool {
 	if frag := t[h+1:]; (len(frag) < 4 || isUpper(frag[0]) && '0' <= t[h-1] && t[h-1] <= '9') && strings.IndexByte(t[:h], '.') < 0 {
 		return false // Winter2025#Fm7, Papaya47#Saffron: a number, #, a capital: a password's (mcp#Client is a doc's anchor)
 	}
+	if frag := t[h+1:]; bothCases(frag) && !numberOrName(strings.ReplaceAll(strings.ReplaceAll(frag, "-", "_"), ".", "_")) {
+		return false // nthelkH#WD1WoV: a fragment mixing cases in ones and twos is no heading's or method's name
+	}
 	for i := 0; i < len(t); i++ {
 		if i != h && !(isWordByte(t[i]) || t[i] == '-' || t[i] == '.') {
 			return false

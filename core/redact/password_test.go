@@ -56,3 +56,19 @@ func TestPasswordShape(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorNeedsANamedFragment: a name, # and a fragment mixing cases at random is a password;
+// a heading's or a method's anchor is not.
+func TestAnchorNeedsANamedFragment(t *testing.T) {
+	r := New()
+	for _, s := range []string{"try qvbmdR#Tk7YpX3 with the capital", "Slack P#hu3rKd8Wq2vB"} {
+		if got := r.Text(s); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the password hidden", s, got)
+		}
+	}
+	for _, s := range []string{"see Accessibility#method-getTree", "README#Getting-Started"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
