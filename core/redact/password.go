@@ -851,7 +851,7 @@ var runtimeIDPrefixes = []string{"toolu_", "srvtoolu_", "msg_", "call_", "req_",
 func scanGroupedSecrets(s string, add func(start, end int)) int {
 	pairs := englishPairs()
 	for i := 0; i+19 <= len(s); {
-		if !quad(s, i) || i > 0 && !isSpace(s[i-1]) && s[i-1] < utf8.RuneSelf && !strings.ContainsRune(":：'\"`(—-", rune(s[i-1])) {
+		if !quad(s, i) || i > 0 && !isSpace(s[i-1]) && s[i-1] < utf8.RuneSelf && !strings.ContainsRune(":：'\"`(—-=", rune(s[i-1])) {
 			i++
 			continue
 		}
@@ -880,6 +880,8 @@ func scanGroupedSecrets(s string, add func(start, end int)) int {
 		switch {
 		case digitsOnly == n && n >= 8 && strings.Contains(strings.ToLower(s[max(0, i-120):i]), "code"):
 			add(i, j)
+		case digitsOnly == n && n >= 4 && n <= 6 && j-i == 5*n-1 && secretWordBefore(asciiLower(s[max(0, i-40):i])):
+			add(i, j) // ACCOUNT=4406 9464 4958 0859, Bearer 7445 0399 …: a number in groups of four, named a secret
 		case digitsOnly < n && n >= 4 && nonWord*4 >= n*3:
 			add(i, j)
 		}
@@ -1193,4 +1195,15 @@ func allHexGroups(t string) bool {
 		}
 	}
 	return true
+}
+
+// secretWordBefore reports whether lower, the text just before a number in groups, names a
+// secret or an account it logs into.
+func secretWordBefore(lower string) bool {
+	for _, w := range []string{"account", "bearer", "token", "key", "secret", "password", "login", "pin"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -72,3 +72,19 @@ func TestAnchorNeedsANamedFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedDigitGroups: a number in four groups of four named a secret or an account is hidden;
+// the same groups in prose that names none are kept.
+func TestNamedDigitGroups(t *testing.T) {
+	r := New()
+	for _, s := range []string{"export VPN_ACCOUNT=5812 0937 4416 2208", "Authorization: Bearer 5812 0937 4416 2208", "vpn account login 5812 0937 4416 2208"} {
+		if got := r.Text(s); strings.Contains(got, "0937") {
+			t.Errorf("Text(%q) = %q, want the number hidden", s, got)
+		}
+	}
+	for _, s := range []string{"the years 1989 1990 1991 1992 were good"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
