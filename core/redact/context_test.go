@@ -152,3 +152,15 @@ func TestContextShortWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacedXMLElement: an element named like a secret keeps its name after a namespace's
+// prefix (<wsse:Password>, <ns1:ApiToken>); a namespaced element named otherwise is no key.
+func TestNamespacedXMLElement(t *testing.T) {
+	r := New()
+	if got := r.Text("<wsse:Password>Qe7vLm29xPwa4Tz</wsse:Password>"); strings.Contains(got, "Qe7vLm29") {
+		t.Errorf("Text = %q, want the password hidden", got)
+	}
+	if s := "<wsse:Username>operator</wsse:Username>"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}

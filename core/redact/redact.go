@@ -615,6 +615,20 @@ func findAssignments(s string, found func(assignment)) (work int) {
 				j--
 			}
 			work += i - j
+			if j < i && j > 1 && s[j-1] == ':' {
+				// a namespaced element (<wsse:Password>): its prefix is no part of its name
+				p := j - 1
+				for p > 0 && j-p <= maxKeyTail && (isLetter(s[p-1]) || '0' <= s[p-1] && s[p-1] <= '9') {
+					p--
+				}
+				work += j - p
+				if p < j-1 && p > 0 && s[p-1] == '<' {
+					if key := strings.ToLower(s[j:i]); secretKey(key, true) {
+						found(assignment{keyStart: j, valueStart: i + 1, op: ">", key: key})
+					}
+					continue
+				}
+			}
 			if j < i && j > 0 && s[j-1] == '<' {
 				if key := strings.ToLower(s[j:i]); secretKey(key, true) {
 					found(assignment{keyStart: j, valueStart: i + 1, op: ">", key: key})
