@@ -164,3 +164,19 @@ func TestNamespacedXMLElement(t *testing.T) {
 		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
 	}
 }
+
+// TestCDATASecret: a value named a secret is hidden inside a CDATA section too.
+func TestCDATASecret(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		`<setting name="SmtpPassword"><value><![CDATA[Wq9!tr55mZ]]></value></setting>`,
+		`<db:password><![CDATA[Wq9!tr55mZ]]></db:password>`,
+	} {
+		if got := r.Text(s); strings.Contains(got, "Wq9!tr55") {
+			t.Errorf("Text(%q) = %q, want the value hidden", s, got)
+		}
+	}
+	if s := `<setting name="Title"><value><![CDATA[Quarterly report]]></value></setting>`; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}

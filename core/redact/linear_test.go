@@ -39,6 +39,8 @@ var hostile = []struct {
 	{"xml element", "<password>"},
 	{"xml element with text", "<password>a"},
 	{"xml element closed", "<token>a</token>"},
+	{"xml cdata", `<add key="ApiSecret"><value><![CDATA[a`},
+	{"xml element cdata", "<password><![CDATA[abcd"},
 	{"xml namespaced element", "<wsse:Password>a</wsse:Password>"},
 	{"xml namespace colons", "<a:b:c:Password>"},
 	{"hex groups after fingerprint", "fingerprint 9A1F 33C0 "},

@@ -981,7 +981,10 @@ var argumentRules = []struct {
 	// (<property name="hibernate.connection.password">X</property>); a Password element holding a
 	// Value (Windows unattend.xml)
 	{"xml_named_secret", `<(?:property|entry|add|setting|param|parameter|item|var|env)\b[^>\n]*\b(?:name|key)=["'][^"'\n]*(?:password|passwd|pwd|secret|token|apikey|api_key|api-key|credential)[^"'\n]*["'][^>\n]*>([^<\n]{4,200})<` +
-		`|<[a-z]*password[a-z]*>[ \t\n]*<value>([^<\n]{4,200})</value>`, []string{"name=", "key=", "<value>"}},
+		`|<[a-z]*password[a-z]*>[ \t\n]*<value>([^<\n]{4,200})</value>` +
+		// the same values in a CDATA section (<value><![CDATA[X]]></value>), which no markup ends
+		`|<(?:property|entry|add|setting|param|parameter|item|var|env)\b[^>\n]*\b(?:name|key)=["'][^"'\n]*(?:password|passwd|pwd|secret|token|apikey|api_key|api-key|credential)[^"'\n]*["'][^>\n]*>[ \t]*(?:<value>[ \t]*)?<!\[CDATA\[([^\n]{4,200}?)\]\]>` +
+		`|<[a-z:]*(?:password|passwd|secret|token|apikey)[a-z]*>[ \t]*<!\[CDATA\[([^\n]{4,200}?)\]\]>`, []string{"name=", "key=", "<value>", "cdata"}},
 	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
 	// channel URL
 	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp ", "otp:", "otp(", "oathtool", "2fa", "mfa", "authenticator"}},
