@@ -39,6 +39,7 @@ var hostile = []struct {
 	{"xml element", "<password>"},
 	{"xml element with text", "<password>a"},
 	{"xml element closed", "<token>a</token>"},
+	{"letter quads", "qbzt-wkvh-xdjr-pmgf "},
 	{"xml cdata", `<add key="ApiSecret"><value><![CDATA[a`},
 	{"xml element cdata", "<password><![CDATA[abcd"},
 	{"xml namespaced element", "<wsse:Password>a</wsse:Password>"},

@@ -793,8 +793,8 @@ func scanCodeLists(s string, add func(start, end int)) int {
 		run, shape = run[:0], ""
 	}
 	eachField(s, func(i, j int) {
-		if mixedCode(s[i:j]) {
-			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2: a code even alone
+		if mixedCode(s[i:j]) || letterQuads(s[i:j]) {
+			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2, jgcu-vmwz-lplx-ifji: a code even alone
 		}
 		if sh, ok := codeShape(s[i:j]); ok && (shape == "" || sh == shape) {
 			shape = sh
@@ -1206,4 +1206,30 @@ func secretWordBefore(lower string) bool {
 		}
 	}
 	return false
+}
+
+// letterQuads reports whether t, trimmed of punctuation, is four groups of four small letters
+// joined by dashes, three of them or more reading as no word: the shape of generated
+// app passwords (jgcu-vmwz-lplx-ifji). Names joined by dashes read as words (test-case-file-name).
+func letterQuads(t string) bool {
+	t = strings.Trim(t, ".,;:()[]'\"`")
+	if len(t) != 19 {
+		return false
+	}
+	pairs := englishPairs()
+	nonWord := 0
+	for k, g := range strings.Split(t, "-") {
+		if k > 3 || len(g) != 4 || distinctBytes(g) < 2 {
+			return false // xxxx-xxxx-xxxx-xxxx: the mark of where a code goes
+		}
+		for i := 0; i < 4; i++ {
+			if !isLower(g[i]) {
+				return false
+			}
+		}
+		if !readsAsWord(g, pairs) {
+			nonWord++
+		}
+	}
+	return nonWord >= 3
 }

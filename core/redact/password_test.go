@@ -88,3 +88,17 @@ func TestNamedDigitGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestLetterQuads: four dash-joined groups of four small letters that read as no words are a
+// generated app password; words so joined and filler are not.
+func TestLetterQuads(t *testing.T) {
+	r := New()
+	if got := r.Text("my mail key is qbzt-wkvh-xdjr-pmgf now"); strings.Contains(got, "qbzt-wkv") {
+		t.Errorf("Text = %q, want the code hidden", got)
+	}
+	for _, s := range []string{"key: xxxx-xxxx-xxxx-xxxx", "see test-case-file-name for it"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
