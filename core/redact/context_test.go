@@ -180,3 +180,20 @@ func TestCDATASecret(t *testing.T) {
 		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
 	}
 }
+
+// TestCISetVariable: a CI logging command that sets a variable named for a secret gives its
+// value; one setting another variable does not.
+func TestCISetVariable(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		"##vso[task.setvariable variable=API_TOKEN]Zp4-qL9xW2",
+		"echo \"::set-output name=db_password::Zp4-qL9xW2\"",
+	} {
+		if got := r.Text(s); strings.Contains(got, "Zp4-qL9x") {
+			t.Errorf("Text(%q) = %q, want the value hidden", s, got)
+		}
+	}
+	if s := "##vso[task.setvariable variable=BUILD_FLAVOR]release"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}

@@ -39,6 +39,8 @@ var hostile = []struct {
 	{"xml element", "<password>"},
 	{"xml element with text", "<password>a"},
 	{"xml element closed", "<token>a</token>"},
+	{"vso setvariable", "##vso[task.setvariable variable=PASS;"},
+	{"set-output", "::set-output name=token:"},
 	{"letter quads", "qbzt-wkvh-xdjr-pmgf "},
 	{"xml cdata", `<add key="ApiSecret"><value><![CDATA[a`},
 	{"xml element cdata", "<password><![CDATA[abcd"},

@@ -974,6 +974,10 @@ var argumentRules = []struct {
 	// echo user:X | chpasswd, echo X | sudo -S)
 	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
 	// the secret path of a webhook, a password reset or an invitation link: what follows the word
+	// a CI logging command that sets a variable named for a secret, its value after the command
+	// (##vso[task.setvariable variable=DB_PASS]X, ::set-output name=token::X)
+	{"ci_set_variable", `(?:##vso\[task\.setvariable\b[^\]\n]*\bvariable=[^\];\n]*(?:pass|pwd|secret|token|key|credential)[^\];\n]*(?:;[^\]\n]*)?\]([^\s#]{4,200}))` +
+		`|(?:::(?:set-output|set-env)\b[^:\n]*\bname=[^:,\n]*(?:pass|pwd|secret|token|key|credential)[^:,\n]*::([^\s]{4,200}))`, []string{"##vso[", "::set-output", "::set-env"}},
 	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/(?:[a-z0-9_-]{1,12}/)?([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
 	// curl -u KEY: (an API key as the user, no password)
 	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"curl"}},
