@@ -41,6 +41,7 @@ var hostile = []struct {
 	{"xml element closed", "<token>a</token>"},
 	{"vso setvariable", "##vso[task.setvariable variable=PASS;"},
 	{"set-output", "::set-output name=token:"},
+	{"od -c dump", "od -c a b "},
 	{"letter quads", "qbzt-wkvh-xdjr-pmgf "},
 	{"xml cdata", `<add key="ApiSecret"><value><![CDATA[a`},
 	{"xml element cdata", "<password><![CDATA[abcd"},
