@@ -45,8 +45,10 @@ import (
 // redactionVersion is meta 'redaction' of a board redacted by this build; raise it when boards
 // must be redacted again (a board with a lower one is treated as an earlier build's). 2: the
 // password shape and the other rules of session 8; 3: the decoders of session 9; 4: the
-// generic rules of issue 22 (named and reversed encodings, split tokens, short random passwords).
-const redactionVersion = 4
+// generic rules of issue 22 (named and reversed encodings, split tokens, short random passwords);
+// 5: the rules of the fifth blind corpus (HEX: keys, named digit groups, namespaced and CDATA
+// XML values, CI logging commands, letter-group app passwords).
+const redactionVersion = 5
 
 // scrubber redacts the texts of board records with one Redactor. A nil *scrubber leaves them as
 // they are: the reader of a board whose stored texts are already redacted.

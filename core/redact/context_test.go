@@ -152,3 +152,48 @@ func TestContextShortWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacedXMLElement: an element named like a secret keeps its name after a namespace's
+// prefix (<wsse:Password>, <ns1:ApiToken>); a namespaced element named otherwise is no key.
+func TestNamespacedXMLElement(t *testing.T) {
+	r := New()
+	if got := r.Text("<wsse:Password>Qe7vLm29xPwa4Tz</wsse:Password>"); strings.Contains(got, "Qe7vLm29") {
+		t.Errorf("Text = %q, want the password hidden", got)
+	}
+	if s := "<wsse:Username>operator</wsse:Username>"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}
+
+// TestCDATASecret: a value named a secret is hidden inside a CDATA section too.
+func TestCDATASecret(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		`<setting name="SmtpPassword"><value><![CDATA[Wq9!tr55mZ]]></value></setting>`,
+		`<db:password><![CDATA[Wq9!tr55mZ]]></db:password>`,
+	} {
+		if got := r.Text(s); strings.Contains(got, "Wq9!tr55") {
+			t.Errorf("Text(%q) = %q, want the value hidden", s, got)
+		}
+	}
+	if s := `<setting name="Title"><value><![CDATA[Quarterly report]]></value></setting>`; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}
+
+// TestCISetVariable: a CI logging command that sets a variable named for a secret gives its
+// value; one setting another variable does not.
+func TestCISetVariable(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		"##vso[task.setvariable variable=API_TOKEN]Zp4-qL9xW2",
+		"echo \"::set-output name=db_password::Zp4-qL9xW2\"",
+	} {
+		if got := r.Text(s); strings.Contains(got, "Zp4-qL9x") {
+			t.Errorf("Text(%q) = %q, want the value hidden", s, got)
+		}
+	}
+	if s := "##vso[task.setvariable variable=BUILD_FLAVOR]release"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}

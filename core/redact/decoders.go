@@ -146,8 +146,9 @@ func decodeBase32Text(t string) ([]byte, bool) {
 }
 
 // spacedHints are key words written with a blank between their letters, as people space a
-// secret out so that no search finds it whole.
-var spacedHints = []string{"p a s s", "s e c r e t", "t o k e n", "k e y", "p i n", "c o d e", "p w d"}
+// secret out so that no search finds it whole; and od's character dumps (od -c, od -a), which
+// print a file one character a column, a secret file's too.
+var spacedHints = []string{"p a s s", "s e c r e t", "t o k e n", "k e y", "p i n", "c o d e", "p w d", "od -c", "od -a", "od -an -c", "od -an -a", "od -bc", "od -tc"}
 
 // maxSpacedLead is how many bytes before a spaced-out run are read with it.
 const maxSpacedLead = 48

@@ -229,3 +229,34 @@ func TestCodesOfDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestHarmlessShapesKept: a key shown as a prefix and filler, cmd.exe's %VAR%, a module's h1:
+// hash, an npm integrity, yarn's resolved archive and checksum, a cipher suite's name and an
+// OpenPGP fingerprint are no secrets; the secrets beside them still are.
+func TestHarmlessShapesKept(t *testing.T) {
+	r := New()
+	for _, s := range []string{
+		"STRIPE_KEY=sk_live_xxxxxxxxxxxxxxxxxxxx",
+		"GITHUB_TOKEN=ghp_************************",
+		"set MYSQL_PWD=%MYSQL_PWD%",
+		"example.org/mod v1.2.0 h1:Qm3dW9kRr+Tz8bYp0a/XcN5vLq2sJf7hGu4eKo1iMwA=",
+		"example.org/mod v1.2.0/go.mod h1:Zr8e+Kq1/Lm3pWv9tN0aYc5xJ2bH7dGf4uSo6iEkQwM=",
+		`"integrity": "sha512-Ab3dE+fG9hK1/mN0pQ2rS4tU6vW8xY0zAb2cD4eF6gH8iJ0kL2mN4oP6qR8sT0uV2wX4yZ6aB8cD0eF2gH4iJ6kL8w==",`,
+		`  resolved "https://registry.yarnpkg.com/left-pad/-/left-pad-1.3.0.tgz#5b8a3f10e1c64b8c1d9d9e0a7f1c2b3a4d5e6f70"`,
+		"ssl_ciphers TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256",
+		"Key fingerprint = 9A1F 33C0 7E2B 5D48 C6A1  0F9E 2B7C 44D1 8E03 A5B6",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	for _, s := range []string{
+		"set MYSQL_PWD=Tr0ub4dor&3x",
+		"STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+		"recovery key: 9A1F-33C0-7E2B-5D48 Q7x!mR2@",
+	} {
+		if got := r.Text(s); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want a secret hidden", s, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 func init() {
 	ruleCases = append(ruleCases,
+		struct{ rule, positive, secret, negative string }{"ci_set_variable", "##vso[task.setvariable variable=DB_PASS]-$K7wq2?Rn", "-$K7wq2?Rn", "##vso[task.setvariable variable=BUILD_FLAVOR]release"},
 		struct{ rule, positive, secret, negative string }{"decode_base85", `print(base64.a85decode(b'flZZHg\t:T%l*Pl8]DW=7X/S=n!#D'))`, `flZZHg\t:T%l*`, "base64.a85decode(data) decodes Ascii85"},
 		struct{ rule, positive, secret, negative string }{"decode_reversed", "stored it backwards: =o1NOxUSfRTO3UzXyVGZul2Q6cHc", "=o1NOxUSfRTO3", "reverse[y] = (0x81+c0)<<8 | c1"},
 		struct{ rule, positive, secret, negative string }{"split_token", "key was\nkX9mQ2vL7pa0Q3\nZt8Rw1Yb4Nc6 thanks", "kX9mQ2vL7pa0Q3", "see libc_pwrite64 pwrite64 and AVX-512 BFLOAT16"},

@@ -184,6 +184,9 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 		v++
 	}
 	alone := v-u < shapeMinLen || u == a && v == b
+	if !alone && harmlessShape(s, u, v) {
+		return // a piece of a token the shape layer knows as harmless (h1:…, sha512-…, a digest)
+	}
 	if passwordPiece(s[a:b], alone) {
 		add(a, b)
 		return
@@ -388,6 +391,12 @@ func harmlessPiece(t string) bool {
 	if base64Body(t) {
 		return true // base64: the shape layer judges it, and decodes it
 	}
+	if h := strings.LastIndexByte(t, '#'); h > 0 && len(t)-h-1 >= 32 && isHexString(t[h+1:]) && fileExtension(t[:h]) {
+		return true // react-5.17.2.tgz#121e…: a file and its checksum in a URL's fragment (yarn's resolved)
+	}
+	if screamingSnake(t) {
+		return true // TLS_CHACHA20_POLY1305_SHA256: a constant's name, capitals and digits in words
+	}
 	if v := strings.TrimPrefix(t, "v"); len(v) > 2 && '0' <= v[0] && v[0] <= '9' && strings.IndexByte(v, '.') > 0 && allDigits(v[:strings.IndexByte(v, '.')]) {
 		return true // a version: 0.1.0+1a2b3c4d, 1.2.3-rc.1+build
 	}
@@ -504,6 +513,9 @@ func anchor(t string) bool {
 	}
 	if frag := t[h+1:]; (len(frag) < 4 || isUpper(frag[0]) && '0' <= t[h-1] && t[h-1] <= '9') && strings.IndexByte(t[:h], '.') < 0 {
 		return false // Winter2025#Fm7, Papaya47#Saffron: a number, #, a capital: a password's (mcp#Client is a doc's anchor)
+	}
+	if frag := t[h+1:]; bothCases(frag) && !numberOrName(strings.ReplaceAll(strings.ReplaceAll(frag, "-", "_"), ".", "_")) {
+		return false // nthelkH#WD1WoV: a fragment mixing cases in ones and twos is no heading's or method's name
 	}
 	for i := 0; i < len(t); i++ {
 		if i != h && !(isWordByte(t[i]) || t[i] == '-' || t[i] == '.') {
@@ -781,8 +793,8 @@ func scanCodeLists(s string, add func(start, end int)) int {
 		run, shape = run[:0], ""
 	}
 	eachField(s, func(i, j int) {
-		if mixedCode(s[i:j]) {
-			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2: a code even alone
+		if mixedCode(s[i:j]) || letterQuads(s[i:j]) {
+			add(codeBounds(s, i, j)) // 8DL6-ZYSL-K448, nkuf0-w3we2, jgcu-vmwz-lplx-ifji: a code even alone
 		}
 		if sh, ok := codeShape(s[i:j]); ok && (shape == "" || sh == shape) {
 			shape = sh
@@ -839,7 +851,7 @@ var runtimeIDPrefixes = []string{"toolu_", "srvtoolu_", "msg_", "call_", "req_",
 func scanGroupedSecrets(s string, add func(start, end int)) int {
 	pairs := englishPairs()
 	for i := 0; i+19 <= len(s); {
-		if !quad(s, i) || i > 0 && !isSpace(s[i-1]) && s[i-1] < utf8.RuneSelf && !strings.ContainsRune(":：'\"`(—-", rune(s[i-1])) {
+		if !quad(s, i) || i > 0 && !isSpace(s[i-1]) && s[i-1] < utf8.RuneSelf && !strings.ContainsRune(":：'\"`(—-=", rune(s[i-1])) {
 			i++
 			continue
 		}
@@ -861,9 +873,15 @@ func scanGroupedSecrets(s string, add func(start, end int)) int {
 			}
 			break
 		}
+		if digitsOnly < n && allHexGroups(s[i:j]) && strings.Contains(asciiLower(s[max(0, i-80):i]), "fingerprint") {
+			i = j // Key fingerprint = 2CEE 94F4 …: a public key's fingerprint, printed for all to compare
+			continue
+		}
 		switch {
 		case digitsOnly == n && n >= 8 && strings.Contains(strings.ToLower(s[max(0, i-120):i]), "code"):
 			add(i, j)
+		case digitsOnly == n && n >= 4 && n <= 6 && j-i == 5*n-1 && secretWordBefore(asciiLower(s[max(0, i-40):i])):
+			add(i, j) // ACCOUNT=4406 9464 4958 0859, Bearer 7445 0399 …: a number in groups of four, named a secret
 		case digitsOnly < n && n >= 4 && nonWord*4 >= n*3:
 			add(i, j)
 		}
@@ -1132,3 +1150,86 @@ var tradeWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// fileExtension reports whether t ends with a file name's extension: a dot and one to four
+// letters or digits, at least one a letter, after a name (pkg-1.2.3.tgz, lib.tar.gz).
+func fileExtension(t string) bool {
+	d := strings.LastIndexByte(t, '.')
+	if d <= 0 || len(t)-d-1 < 1 || len(t)-d-1 > 4 {
+		return false
+	}
+	ext := t[d+1:]
+	return allAlnum(ext) && !allDigits(ext)
+}
+
+// screamingSnake reports whether t is a constant's name in upper snake case: three words or more
+// between underscores, each capitals with digits after them or digits alone, two of them of
+// three capitals or more (TLS_CHACHA20_POLY1305_SHA256, ERR_SSL_V3_ALERT). A password has small
+// letters, or symbols other than underscores, or letters and digits mixed at random.
+func screamingSnake(t string) bool {
+	parts := strings.Split(t, "_")
+	if len(parts) < 3 {
+		return false
+	}
+	long := 0
+	for _, p := range parts {
+		k := 0
+		for k < len(p) && isUpper(p[k]) {
+			k++
+		}
+		if p == "" || k < len(p) && !allDigits(p[k:]) {
+			return false
+		}
+		if k >= 3 {
+			long++
+		}
+	}
+	return long >= 2
+}
+
+// allHexGroups reports whether t is groups of hexadecimal digits between blanks.
+func allHexGroups(t string) bool {
+	for _, g := range strings.Fields(t) {
+		if !isHexString(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// secretWordBefore reports whether lower, the text just before a number in groups, names a
+// secret or an account it logs into.
+func secretWordBefore(lower string) bool {
+	for _, w := range []string{"account", "bearer", "token", "key", "secret", "password", "login", "pin"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// letterQuads reports whether t, trimmed of punctuation, is four groups of four small letters
+// joined by dashes, three of them or more reading as no word: the shape of generated
+// app passwords (jgcu-vmwz-lplx-ifji). Names joined by dashes read as words (test-case-file-name).
+func letterQuads(t string) bool {
+	t = strings.Trim(t, ".,;:()[]'\"`")
+	if len(t) != 19 {
+		return false
+	}
+	pairs := englishPairs()
+	nonWord := 0
+	for k, g := range strings.Split(t, "-") {
+		if k > 3 || len(g) != 4 || distinctBytes(g) < 2 {
+			return false // xxxx-xxxx-xxxx-xxxx: the mark of where a code goes
+		}
+		for i := 0; i < 4; i++ {
+			if !isLower(g[i]) {
+				return false
+			}
+		}
+		if !readsAsWord(g, pairs) {
+			nonWord++
+		}
+	}
+	return nonWord >= 3
+}

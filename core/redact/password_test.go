@@ -56,3 +56,49 @@ func TestPasswordShape(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorNeedsANamedFragment: a name, # and a fragment mixing cases at random is a password;
+// a heading's or a method's anchor is not.
+func TestAnchorNeedsANamedFragment(t *testing.T) {
+	r := New()
+	for _, s := range []string{"try qvbmdR#Tk7YpX3 with the capital", "Slack P#hu3rKd8Wq2vB"} {
+		if got := r.Text(s); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the password hidden", s, got)
+		}
+	}
+	for _, s := range []string{"see Accessibility#method-getTree", "README#Getting-Started"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestNamedDigitGroups: a number in four groups of four named a secret or an account is hidden;
+// the same groups in prose that names none are kept.
+func TestNamedDigitGroups(t *testing.T) {
+	r := New()
+	for _, s := range []string{"export VPN_ACCOUNT=5812 0937 4416 2208", "Authorization: Bearer 5812 0937 4416 2208", "vpn account login 5812 0937 4416 2208"} {
+		if got := r.Text(s); strings.Contains(got, "0937") {
+			t.Errorf("Text(%q) = %q, want the number hidden", s, got)
+		}
+	}
+	for _, s := range []string{"the years 1989 1990 1991 1992 were good"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestLetterQuads: four dash-joined groups of four small letters that read as no words are a
+// generated app password; words so joined and filler are not.
+func TestLetterQuads(t *testing.T) {
+	r := New()
+	if got := r.Text("my mail key is qbzt-wkvh-xdjr-pmgf now"); strings.Contains(got, "qbzt-wkv") {
+		t.Errorf("Text = %q, want the code hidden", got)
+	}
+	for _, s := range []string{"key: xxxx-xxxx-xxxx-xxxx", "see test-case-file-name for it"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

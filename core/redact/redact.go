@@ -615,6 +615,20 @@ func findAssignments(s string, found func(assignment)) (work int) {
 				j--
 			}
 			work += i - j
+			if j < i && j > 1 && s[j-1] == ':' {
+				// a namespaced element (<wsse:Password>): its prefix is no part of its name
+				p := j - 1
+				for p > 0 && j-p <= maxKeyTail && (isLetter(s[p-1]) || '0' <= s[p-1] && s[p-1] <= '9') {
+					p--
+				}
+				work += j - p
+				if p < j-1 && p > 0 && s[p-1] == '<' {
+					if key := strings.ToLower(s[j:i]); secretKey(key, true) {
+						found(assignment{keyStart: j, valueStart: i + 1, op: ">", key: key})
+					}
+					continue
+				}
+			}
 			if j < i && j > 0 && s[j-1] == '<' {
 				if key := strings.ToLower(s[j:i]); secretKey(key, true) {
 					found(assignment{keyStart: j, valueStart: i + 1, op: ">", key: key})
@@ -960,6 +974,10 @@ var argumentRules = []struct {
 	// echo user:X | chpasswd, echo X | sudo -S)
 	{"piped_password", `\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?["']?([^\s"'|]+)["']?[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-s\b)?)?(?:-s\b|chpasswd|passwd\b|[a-z0-9_.-]+[ \t]+login\b[^\n]*--password-stdin|cryptsetup\b|kinit\b|openconnect\b|docker[ \t]+secret[ \t]+create\b|vncpasswd\b|smbpasswd\b|x11vnc\b|ssh-add\b|gpg\b[^\n]*--passphrase-fd|openssl\b[^\n]*-pass(?:in|out)?[ \t]+stdin|[a-z0-9_.-]+[ \t][^\n]*--pass(?:word|wd)?-(?:stdin|on-stdin))`, []string{"--password-stdin", "chpasswd", "passwd", "sudo -s", "cryptsetup", "kinit", "openconnect", "secret create", "vncpasswd", "x11vnc", "ssh-add", "--passphrase-fd", "stdin"}},
 	// the secret path of a webhook, a password reset or an invitation link: what follows the word
+	// a CI logging command that sets a variable named for a secret, its value after the command
+	// (##vso[task.setvariable variable=DB_PASS]X, ::set-output name=token::X)
+	{"ci_set_variable", `(?:##vso\[task\.setvariable\b[^\]\n]*\bvariable=[^\];\n]*(?:pass|pwd|secret|token|key|credential)[^\];\n]*(?:;[^\]\n]*)?\]([^\s#]{4,200}))` +
+		`|(?:::(?:set-output|set-env)\b[^:\n]*\bname=[^:,\n]*(?:pass|pwd|secret|token|key|credential)[^:,\n]*::([^\s]{4,200}))`, []string{"##vso[", "::set-output", "::set-env"}},
 	{"url_path_secret", `/(?:hooks?|webhooks?|webhookb2|bot/v2/hook|reset-password|password-reset|reset|invite|invitation|magic-link|unsubscribe|confirm|verify)/(?:[a-z0-9_-]{1,12}/)?([a-z0-9_@-]{16,}(?:/[a-z0-9_@-]{16,})*)`, []string{"/hook", "/webhook", "/bot/", "/reset", "/password-reset", "/invit", "/magic", "/unsubscribe", "/confirm", "/verify"}},
 	// curl -u KEY: (an API key as the user, no password)
 	{"curl_key_user", `\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]+["']?([^\s:"']{16,}):(?:[\s"']|$)`, []string{"curl"}},
@@ -967,7 +985,10 @@ var argumentRules = []struct {
 	// (<property name="hibernate.connection.password">X</property>); a Password element holding a
 	// Value (Windows unattend.xml)
 	{"xml_named_secret", `<(?:property|entry|add|setting|param|parameter|item|var|env)\b[^>\n]*\b(?:name|key)=["'][^"'\n]*(?:password|passwd|pwd|secret|token|apikey|api_key|api-key|credential)[^"'\n]*["'][^>\n]*>([^<\n]{4,200})<` +
-		`|<[a-z]*password[a-z]*>[ \t\n]*<value>([^<\n]{4,200})</value>`, []string{"name=", "key=", "<value>"}},
+		`|<[a-z]*password[a-z]*>[ \t\n]*<value>([^<\n]{4,200})</value>` +
+		// the same values in a CDATA section (<value><![CDATA[X]]></value>), which no markup ends
+		`|<(?:property|entry|add|setting|param|parameter|item|var|env)\b[^>\n]*\b(?:name|key)=["'][^"'\n]*(?:password|passwd|pwd|secret|token|apikey|api_key|api-key|credential)[^"'\n]*["'][^>\n]*>[ \t]*(?:<value>[ \t]*)?<!\[CDATA\[([^\n]{4,200}?)\]\]>` +
+		`|<[a-z:]*(?:password|passwd|secret|token|apikey)[a-z]*>[ \t]*<!\[CDATA\[([^\n]{4,200}?)\]\]>`, []string{"name=", "key=", "<value>", "cdata"}},
 	// a TOTP seed (base32 capitals) near a word for one-time passwords; an Anaconda token in a
 	// channel URL
 	{"otp_seed", `\b(?:totp|otp|oathtool|2fa|mfa|authenticator)\b[^\n]{0,80}?\b([a-z2-7]{16,64})\b`, []string{"totp", "otp ", "otp:", "otp(", "oathtool", "2fa", "mfa", "authenticator"}},
@@ -1770,6 +1791,8 @@ func notAValue(v string) bool {
 		return false
 	case strings.HasPrefix(v, "${"):
 		return true
+	case len(v) > 2 && v[0] == '%' && v[len(v)-1] == '%' && isIdent(v[1:len(v)-1]):
+		return true // %PGPASSWORD%: cmd.exe's reference to a variable, not its value
 	case knownPlaceholder(v):
 		return true // changeme, foobared, guest: the examples every manual shows
 	case v[0] == '@' && len(v) > 1 && strings.ContainsAny(v[1:], "./"):
@@ -1923,6 +1946,9 @@ func knownPlaceholder(v string) bool {
 	}
 	if distinct := distinctBytes(l); len(l) >= 8 && distinct <= 2 {
 		return true // 0000000000, xxxxxxxx
+	}
+	if k := strings.LastIndexAny(l, "-_"); k > 0 && k <= 12 && len(l)-k-1 >= 8 && distinctBytes(l[k+1:]) == 1 && strings.IndexByte("x*0.#", l[k+1]) >= 0 {
+		return true // sk-xxxxxxxxxxxx, ghp_************: a prefix and filler, the shape of a key shown
 	}
 	for _, w := range []string{"password", "passwd", "secret", "token", "changeme", "admin", "letmein"} {
 		if rest := strings.TrimPrefix(l, w); rest != l && len(rest) <= 4 && allDigits(rest) {

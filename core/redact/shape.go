@@ -457,6 +457,9 @@ func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
 // harmlessShape reports whether the random-looking token s[a:b] is a known harmless one.
 func harmlessShape(s string, a, b int) bool {
 	t := s[a:b]
+	if a >= 4 && strings.EqualFold(s[a-4:a], "hex:") && isHexString(t) {
+		return false // SHA1 HEX:F5B0…: a key written as hex by its label (chrony's and ntpd's keys), not a digest
+	}
 	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) && !randomPart(t[36:]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) && !randomPart(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}

@@ -167,3 +167,15 @@ func TestShapeLinear(t *testing.T) {
 		t.Errorf("8× the tokens cost %.1f× the work", ratio)
 	}
 }
+
+// TestHexLabelledKey: a hex run labelled HEX: is a key (chrony's and ntpd's keys files), even
+// beside a hash's name; the same run named a commit is a digest.
+func TestHexLabelledKey(t *testing.T) {
+	r := New()
+	if got := r.Text("3 SHA256 HEX:9C41D07E5AB2F36C18E04D92B7A53F6E01C8D2B4"); strings.Contains(got, "9C41D07E") {
+		t.Errorf("Text = %q, want the key hidden", got)
+	}
+	if s := "commit 9c41d07e5ab2f36c18e04d92b7a53f6e01c8d2b4"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}

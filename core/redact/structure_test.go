@@ -244,3 +244,15 @@ func url3(s string) string {
 	}
 	return s
 }
+
+// TestCharacterDump: od -c prints a file one character a column; a password file so dumped is
+// hidden, as it is spaced out by hand.
+func TestCharacterDump(t *testing.T) {
+	r := New()
+	if got := r.Text("$ od -An -c secret.txt W q 9 t R 5 5 m Z x 2 L"); strings.Contains(got, "W q 9 t R") {
+		t.Errorf("Text = %q, want the dump hidden", got)
+	}
+	if s := "$ od -c notes.txt h e l l o"; r.Text(s) != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
+	}
+}
