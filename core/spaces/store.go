@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -50,12 +51,13 @@ type Store struct {
 	streamMax int
 	// maxLine is the longest line an import reads (defaultMaxLine; tests lower it).
 	maxLine int
-	// streamed counts the searches newestMatches answered, for tests.
-	streamed int
+	// streamed counts the searches newestMatches answered, for tests (atomic: a store kept
+	// open with several connections searches on them at once).
+	streamed atomic.Int64
 	// shortDriven counts the searches driven from the short-term index, for tests.
-	shortDriven int
+	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
-	intersected int
+	intersected atomic.Int64
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
 	fts5 bool
 	// sharedStates is claude_files as ImportAll read it once for every runtime's importer (each
