@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -34,9 +35,17 @@ type SQLite struct {
 	ws      *workspace.Workspace
 	db      *sql.DB
 	readers spaces.Readers
+	// running holds a token for each search under way: at most cap(running) read spaces.db at
+	// once, each on a kept connection of its own (readers.Conns is the same number).
+	running chan struct{}
 	keyOnce sync.Mutex
 	key     []byte
 }
+
+// SearchesAtOnce is how many searches the SQLite store runs at once: twice the processors Go
+// may use, at least 2. A search is mostly CPU (pages in the cache), so more would only share the
+// same processors; the others wait for a turn (Search).
+func SearchesAtOnce() int { return max(2, 2*runtime.GOMAXPROCS(0)) }
 
 const membersSchema = `CREATE TABLE IF NOT EXISTS members (
 	user       TEXT PRIMARY KEY,
@@ -73,7 +82,10 @@ func OpenSQLite(ctx context.Context, ws *workspace.Workspace) (*SQLite, error) {
 		db.Close()
 		return nil, fmt.Errorf("protect %s: %w", MembersFile, err)
 	}
-	return &SQLite{ws: ws, db: db}, nil
+	n := SearchesAtOnce()
+	st := &SQLite{ws: ws, db: db, running: make(chan struct{}, n)}
+	st.readers.Conns = n
+	return st, nil
 }
 
 // dbErr codes a database failure: a busy database is STORAGE_BUSY.
@@ -254,8 +266,14 @@ func (s *SQLite) RemoveMember(ctx context.Context, user string) (bool, error) {
 	return n > 0, nil
 }
 
-// Search reads spaces.db through readers kept open between searches.
+// Search reads spaces.db through readers kept open between searches, SearchesAtOnce at a time
+// (turn); the search's time budget starts once it has its turn.
 func (s *SQLite) Search(ctx context.Context, space, exclude string, in spaces.SearchInput) (spaces.Answer, error) {
+	done, err := s.turn(ctx)
+	if err != nil {
+		return spaces.Answer{}, err
+	}
+	defer done()
 	st, release, err := s.readers.Open(ctx, s.ws)
 	if errors.Is(err, os.ErrNotExist) {
 		// nothing pushed yet: an empty space
@@ -272,6 +290,33 @@ func (s *SQLite) Search(ctx context.Context, space, exclude string, in spaces.Se
 	}
 	defer release()
 	return st.SearchSpace(ctx, spaces.ID(space), spaces.ID(exclude), in)
+}
+
+// turn waits for one of the searches that may run at once, in the order they came, for at most
+// the workspace's wait (--wait): one that waited longer is STORAGE_BUSY without having run, so
+// a server with more searches than it can answer refuses the excess quickly instead of running
+// each one late and past its budget.
+func (s *SQLite) turn(ctx context.Context) (done func(), err error) {
+	done = func() { <-s.running }
+	select {
+	case s.running <- struct{}{}:
+		return done, nil
+	default:
+	}
+	wait := s.ws.Wait
+	if wait <= 0 {
+		wait = workspace.DefaultWait
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s.running <- struct{}{}:
+		return done, nil
+	case <-ctx.Done():
+		return nil, errs.Stopped(ctx, "space search")
+	case <-t.C:
+		return nil, errs.New(errs.Busy, "space search: the server is answering %d searches at once and this one waited %s for its turn (%s)", cap(s.running), wait, errs.Field("wait", errs.Retry))
+	}
 }
 
 // AddComment opens spaces.db for this one write.
