@@ -54,6 +54,12 @@ type Store struct {
 	redactor *redact.Redactor
 	// probeWindow is how many newest comments of a space a query tests first (tests change it).
 	probeWindow int
+	// fewMax is the most matches a query of long terms sorts (fewMatches); with more it walks
+	// the space newest first (tests change it).
+	fewMax int
+	// windowMax is how many newest comments a query of long terms tests when the probe found
+	// some of its hits (tests change it).
+	windowMax int
 	// plans counts the plans searches took, by name, for tests.
 	plans map[string]int
 }
@@ -94,7 +100,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
 	}
-	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow}
+	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, windowMax: defaultWindowMax}
 	// the first contact waits, within the wait, for a database that is starting or restarting
 	if err := s.retry(ctx, func() error { return s.checkLocale(ctx) }); err != nil {
 		pool.Close()
