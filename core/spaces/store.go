@@ -235,9 +235,18 @@ func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
 // rd is the redactor of a writer's imports, built on first use: compiling its rules costs a
 // fresh process about 6 ms, which an import with nothing new does not pay.
 func (s *Store) rd() *redact.Redactor {
-	s.rdOnce.Do(func() { s.redactor = redact.New() })
+	s.rdOnce.Do(func() {
+		if s.redactor == nil {
+			s.redactor = redact.New()
+		}
+	})
 	return s.redactor
 }
+
+// UseRedactor makes a writer redact its imports with r, redact.New's, instead of building its
+// own: a long-lived process that opens spaces.db for each write (a team server, for each pushed
+// batch) compiles the rules once. Call it before the first import.
+func (s *Store) UseRedactor(r *redact.Redactor) { s.redactor = r }
 
 // Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
 // lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY

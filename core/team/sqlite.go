@@ -18,6 +18,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/cairn-dev/cairn/core/errs"
+	"github.com/cairn-dev/cairn/core/redact"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
@@ -40,6 +41,20 @@ type SQLite struct {
 	running chan struct{}
 	keyOnce sync.Mutex
 	key     []byte
+	// redactor is every write's (spaces.Store.UseRedactor), built on the first.
+	rdOnce   sync.Once
+	redactor *redact.Redactor
+}
+
+// writer opens spaces.db for one write, with the store's redactor.
+func (s *SQLite) writer(ctx context.Context) (*spaces.Store, error) {
+	st, err := spaces.Open(ctx, s.ws)
+	if err != nil {
+		return nil, err
+	}
+	s.rdOnce.Do(func() { s.redactor = redact.New() })
+	st.UseRedactor(s.redactor)
+	return st, nil
 }
 
 // SearchesAtOnce is how many searches the SQLite store runs at once: twice the processors Go
@@ -321,7 +336,7 @@ func (s *SQLite) turn(ctx context.Context) (done func(), err error) {
 
 // AddComment opens spaces.db for this one write.
 func (s *SQLite) AddComment(ctx context.Context, space string, c spaces.Comment) (spaces.AddedComment, error) {
-	st, err := spaces.Open(ctx, s.ws)
+	st, err := s.writer(ctx)
 	if err != nil {
 		return spaces.AddedComment{}, err
 	}
@@ -331,7 +346,7 @@ func (s *SQLite) AddComment(ctx context.Context, space string, c spaces.Comment)
 
 // Import opens spaces.db for this one batch: writers take turns on its lock.
 func (s *SQLite) Import(ctx context.Context, space string, b spaces.Batch) (spaces.BatchReport, error) {
-	st, err := spaces.Open(ctx, s.ws)
+	st, err := s.writer(ctx)
 	if err != nil {
 		return spaces.BatchReport{}, err
 	}
