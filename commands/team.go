@@ -196,10 +196,15 @@ func spacePushCommand(env *Env) *cli.Command {
 			return err
 		}
 		defer st.Close()
-		plan, err := team.NewPlan(c.Context, st, exclude(ws), redact.New(), target)
+		spool, err := ws.StateDir()
 		if err != nil {
 			return err
 		}
+		plan, err := team.NewPlan(c.Context, st, exclude(ws), redact.New(), target, spool)
+		if err != nil {
+			return err
+		}
+		defer plan.Close()
 		plan.Exclude = append([]string{}, ws.Config.Space.Exclude...)
 		opt := team.PushOptions{DryRun: dry}
 		progress, finish := env.spaceProgress(0, false, "pushing")

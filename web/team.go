@@ -75,6 +75,17 @@ func (t *TeamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("token") {
 			return errorBody(&statusError{http.StatusBadRequest, errs.Invalid.Name(), "a token never goes in a URL: send it as \"Authorization: Bearer <token>\""})
 		}
+		var pre *teamBody
+		if route == "search" && r.Method == http.MethodPost {
+			// A search's token and search share one database connection (Server.Hold), so its
+			// body is read first: the connection then waits for nobody's network. Whatever is
+			// wrong with the body is answered where it was before, after the token.
+			pre = &teamBody{}
+			pre.data, pre.err = readTeamJSON(w, r)
+			ctx, release := t.srv.Hold(r.Context())
+			defer release()
+			r = r.WithContext(ctx)
+		}
 		m, err := t.member(r)
 		if err != nil {
 			if errors.Is(err, team.ErrUnauthorized) {
@@ -95,7 +106,7 @@ func (t *TeamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", want)
 			return errorBody(&statusError{http.StatusMethodNotAllowed, errs.Invalid.Name(), fmt.Sprintf("use %s %s", want, r.URL.Path)})
 		}
-		out, err := t.answer(w, r, route, m)
+		out, err := t.answer(w, r, route, m, pre)
 		if err != nil {
 			return errorBody(err)
 		}
@@ -116,20 +127,35 @@ func (t *TeamHandler) member(r *http.Request) (team.Member, error) {
 	return t.srv.Authenticate(r.Context(), strings.TrimSpace(auth[len(prefix):]))
 }
 
-// answer runs one route for m.
-func (t *TeamHandler) answer(w http.ResponseWriter, r *http.Request, route string, m team.Member) (any, error) {
+// teamBody is a request body read before its token was checked, and what reading it failed with.
+type teamBody struct {
+	data []byte
+	err  error
+}
+
+// answer runs one route for m; pre is the body when it was read already.
+func (t *TeamHandler) answer(w http.ResponseWriter, r *http.Request, route string, m team.Member, pre *teamBody) (any, error) {
 	ctx := r.Context()
 	switch route {
 	case "whoami":
 		return m, nil
 	case "search":
-		return teamCall(w, r, func(req team.SearchRequest) (any, error) {
-			ans, err := t.srv.Search(ctx, m, req)
-			if err != nil {
-				return nil, err
-			}
-			return ans.Value(), nil
-		})
+		var req team.SearchRequest
+		if pre == nil {
+			pre = &teamBody{}
+			pre.data, pre.err = readTeamJSON(w, r)
+		}
+		if pre.err != nil {
+			return nil, pre.err
+		}
+		if err := decodeJSONBody(pre.data, &req); err != nil {
+			return nil, err
+		}
+		ans, err := t.srv.Search(ctx, m, req)
+		if err != nil {
+			return nil, err
+		}
+		return ans.Value(), nil
 	case "comment":
 		return teamCall(w, r, func(req team.CommentRequest) (any, error) {
 			added, err := t.srv.AddComment(ctx, m, req)
@@ -159,14 +185,28 @@ func teamCall[Req any](w http.ResponseWriter, r *http.Request, serve func(Req) (
 
 // decodeTeamJSON reads a capped JSON body into v, refusing unknown fields and trailing data.
 func decodeTeamJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	data, err := readTeamJSON(w, r)
+	if err != nil {
+		return err
+	}
+	return decodeJSONBody(data, v)
+}
+
+// readTeamJSON reads a request body of at most MaxTeamJSON bytes.
+func readTeamJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxTeamJSON))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &statusError{http.StatusRequestEntityTooLarge, errs.Invalid.Name(), fmt.Sprintf("request body is larger than %d bytes", MaxTeamJSON)}
+			return nil, &statusError{http.StatusRequestEntityTooLarge, errs.Invalid.Name(), fmt.Sprintf("request body is larger than %d bytes", MaxTeamJSON)}
 		}
-		return errs.Wrap(errs.Invalid, err, "read request body")
+		return nil, errs.Wrap(errs.Invalid, err, "read request body")
 	}
+	return data, nil
+}
+
+// decodeJSONBody decodes one JSON object into v, refusing unknown fields and trailing data.
+func decodeJSONBody(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

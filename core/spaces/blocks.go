@@ -170,10 +170,10 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 	if err := rows.Err(); err != nil {
 		return nil, false, s.dbErr(err, "search")
 	}
-	s.streamed++
+	s.streamed.Add(1)
 	s.note("stream %s: %d read", table, st.read)
 	if table == "comments_short" {
-		s.shortDriven++
+		s.shortDriven.Add(1)
 	}
 	return kept, true, nil
 }

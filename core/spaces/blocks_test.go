@@ -115,7 +115,7 @@ func TestStreamEqualsLike(t *testing.T) {
 				t.Fatalf("%s: %+v (stream of %d, first %d): %v, LIKE %v", stage, in, st.streamMax, st.firstStreamMax, refs(got), refs(want))
 			}
 		}
-		if st.streamed == 0 {
+		if st.streamed.Load() == 0 {
 			t.Fatalf("%s: no search was answered by reading matches newest first", stage)
 		}
 	}
@@ -173,8 +173,8 @@ func TestStreamStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.streamed != 1 || len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
-		t.Fatalf("streamed %d, hits %v (truncated %v)", st.streamed, refs(a), a.Search.Truncated)
+	if st.streamed.Load() != 1 || len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
+		t.Fatalf("streamed %d, hits %v (truncated %v)", st.streamed.Load(), refs(a), a.Search.Truncated)
 	}
 }
 
@@ -192,8 +192,8 @@ func TestStreamTies(t *testing.T) {
 	st.probeWindow = 0 // every comment matches: the newest would answer
 	in := SearchInput{Query: "kumquat", Limit: 3}
 	in.validate()
-	if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) || st.streamed != 1 {
-		t.Fatalf("streamed %d: %v, LIKE %v", st.streamed, refs(got), refs(want))
+	if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) || st.streamed.Load() != 1 {
+		t.Fatalf("streamed %d: %v, LIKE %v", st.streamed.Load(), refs(got), refs(want))
 	}
 }
 
@@ -222,8 +222,8 @@ func TestSchema6ReadOnly(t *testing.T) {
 		t.Fatalf("read-only schema 6 search: %v %v", refs(a), err)
 	}
 	st := openChecked(t, ws)
-	if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed != 1 {
-		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed)
+	if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) || st.streamed.Load() != 1 {
+		t.Fatalf("after migration: %v %v (streamed %d)", refs(a), err, st.streamed.Load())
 	}
 }
 

@@ -294,8 +294,8 @@ func TestMixedPlansEqualLike(t *testing.T) {
 			}
 		}
 	}
-	if st.shortDriven == 0 || st.intersected == 0 || st.streamed == 0 {
-		t.Errorf("plans taken: short-term index %d, both indexes %d, stream %d; want each", st.shortDriven, st.intersected, st.streamed)
+	if st.shortDriven.Load() == 0 || st.intersected.Load() == 0 || st.streamed.Load() == 0 {
+		t.Errorf("plans taken: short-term index %d, both indexes %d, stream %d; want each", st.shortDriven.Load(), st.intersected.Load(), st.streamed.Load())
 	}
 }
 

@@ -16,8 +16,13 @@ import (
 // (another identity, size or modification time) is opened anew. The zero value is ready to use;
 // it is safe for concurrent use.
 type Readers struct {
-	mu  sync.Mutex
-	cur *reader
+	// Conns is how many searches the kept store runs at once, each on a connection of its own
+	// (WAL readers never wait for each other or for the writer); 0 is one, so searches take
+	// turns. A connection is opened when a search first needs it and kept, with its page cache
+	// and prepared statements, for the next. Set it before the first Open.
+	Conns int
+	mu    sync.Mutex
+	cur   *reader
 }
 
 // reader is one open store and the identity of the file it was opened from.
@@ -92,6 +97,10 @@ func (r *Readers) Open(ctx context.Context, ws *workspace.Workspace) (*Store, fu
 	st, err := OpenRead(ctx, ws)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.Conns > 1 {
+		st.db.SetMaxOpenConns(r.Conns)
+		st.db.SetMaxIdleConns(r.Conns)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -990,7 +990,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		if cands.n <= s.ftsDriveMax {
 			from = p.drivenFrom(cands.rids)
 			if cands.src.table == "comments_short" {
-				s.shortDriven++
+				s.shortDriven.Add(1)
 			}
 		}
 	}
@@ -1034,7 +1034,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		if o := cands.other; o != nil {
 			// both indexes match many comments: the candidates are those of both
 			table, match = "", cands.src.intersect(*o)
-			s.intersected++
+			s.intersected.Add(1)
 		}
 		n, rids, err := s.matchUpTo(ctx, tx, table, match, rows/2)
 		if err != nil {
@@ -1043,7 +1043,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		s.note("all %s: %d", table, n)
 		if n <= rows/2 {
 			if cands.src.table == "comments_short" {
-				s.shortDriven++
+				s.shortDriven.Add(1)
 			}
 			return run(p.drivenFrom(rids))
 		}

@@ -107,7 +107,7 @@ func TestShortIndexEqualsLike(t *testing.T) {
 				t.Fatalf("%s: query %q: index %v != LIKE %v", stage, q, refs(got), refs(want))
 			}
 		}
-		if st.shortDriven == 0 {
+		if st.shortDriven.Load() == 0 {
 			t.Errorf("%s: no search was driven from the short-term index", stage)
 		}
 	}
@@ -170,8 +170,8 @@ func TestShortIndexMigration(t *testing.T) {
 			t.Errorf("%q after migration: %v, want %v", q, got, want)
 		}
 	}
-	if st.shortDriven != 4 {
-		t.Errorf("%d of 4 searches driven from the short-term index", st.shortDriven)
+	if st.shortDriven.Load() != 4 {
+		t.Errorf("%d of 4 searches driven from the short-term index", st.shortDriven.Load())
 	}
 }
 
@@ -245,8 +245,8 @@ func TestShortIndexDenseMigration(t *testing.T) {
 			t.Errorf("%q after migration: %v, want %v", q, got, want)
 		}
 	}
-	if st.shortDriven != len(short) {
-		t.Errorf("%d of %d searches driven from the short-term index", st.shortDriven, len(short))
+	if int(st.shortDriven.Load()) != len(short) {
+		t.Errorf("%d of %d searches driven from the short-term index", st.shortDriven.Load(), len(short))
 	}
 	// the trigram index folds no case: the index text and the query are folded already
 	for _, q := range []string{"quoted", "QUOTED", "Ｑuoted"} {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -51,12 +52,13 @@ type Store struct {
 	streamMax, firstStreamMax int
 	// maxLine is the longest line an import reads (defaultMaxLine; tests lower it).
 	maxLine int
-	// streamed counts the searches newestMatches answered, for tests.
-	streamed int
+	// streamed counts the searches newestMatches answered, for tests (atomic: a store kept
+	// open with several connections searches on them at once).
+	streamed atomic.Int64
 	// shortDriven counts the searches driven from the short-term index, for tests.
-	shortDriven int
+	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
-	intersected int
+	intersected atomic.Int64
 	// trace, when set, is told each step of a search's plan, for tests and benchmarks.
 	trace func(step string)
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
@@ -260,9 +262,18 @@ func Path(ws *workspace.Workspace) string { return ws.Path(FileName) }
 // rd is the redactor of a writer's imports, built on first use: compiling its rules costs a
 // fresh process about 6 ms, which an import with nothing new does not pay.
 func (s *Store) rd() *redact.Redactor {
-	s.rdOnce.Do(func() { s.redactor = redact.New() })
+	s.rdOnce.Do(func() {
+		if s.redactor == nil {
+			s.redactor = redact.New()
+		}
+	})
 	return s.redactor
 }
+
+// UseRedactor makes a writer redact its imports with r, redact.New's, instead of building its
+// own: a long-lived process that opens spaces.db for each write (a team server, for each pushed
+// batch) compiles the rules once. Call it before the first import.
+func (s *Store) UseRedactor(r *redact.Redactor) { s.redactor = r }
 
 // Open opens (creating when missing) and migrates spaces.db for writing: it takes the workspace
 // lock .cairn/spaces.lock, so writers are serialised and one that waits too long is STORAGE_BUSY

@@ -36,6 +36,54 @@ type Plan struct {
 	// Exclude are the entries of [space] exclude: never imported, never pushed.
 	Exclude []string `json:"exclude"`
 	items   []item
+	// spool holds the records' lines, one after another (item.off, item.n): a push of two
+	// million comments would otherwise hold about a gigabyte of them in memory. It is an
+	// unlinked temporary file in spoolDir, gone when closed (Close) or when the process ends.
+	spool    *os.File
+	spoolDir string
+	w        *bufio.Writer
+	size     int64
+}
+
+// Close releases the plan's spooled lines.
+func (p *Plan) Close() error {
+	if p.spool == nil {
+		return nil
+	}
+	err := p.spool.Close()
+	p.spool, p.w = nil, nil
+	return err
+}
+
+// keep spools one record's line.
+func (p *Plan) keep(it item, line []byte) error {
+	if p.spool == nil {
+		f, err := os.CreateTemp(p.spoolDir, "push-spool-*")
+		if err != nil {
+			return fmt.Errorf("spool the push: %w", err)
+		}
+		os.Remove(f.Name()) // open until closed, never seen by another process
+		p.spool, p.w = f, bufio.NewWriterSize(f, 256<<10)
+	}
+	if _, err := p.w.Write(line); err != nil {
+		return fmt.Errorf("spool the push: %w", err)
+	}
+	it.off, it.n = p.size, int32(len(line))
+	p.size += int64(len(line))
+	p.items = append(p.items, it)
+	return nil
+}
+
+// line reads a spooled record's line into buf (reused when large enough).
+func (p *Plan) line(it item, buf []byte) ([]byte, error) {
+	if cap(buf) < int(it.n) {
+		buf = make([]byte, it.n, max(int(it.n), 64<<10))
+	}
+	buf = buf[:it.n]
+	if _, err := p.spool.ReadAt(buf, it.off); err != nil {
+		return nil, fmt.Errorf("read the push spool: %w", err)
+	}
+	return buf, nil
 }
 
 // SpacePlan is one local space in a plan.
@@ -56,11 +104,13 @@ type RuleCount struct {
 	Count int    `json:"count"`
 }
 
-// item is one outgoing record: its key in the push state, its hash and its line.
+// item is one outgoing record: its key in the push state, its hash, and where its line is in
+// the plan's spool.
 type item struct {
 	key, hash, task string
 	comment         bool
-	line            []byte
+	n               int32
+	off             int64
 }
 
 // Redaction is one secret hidden, and where: never the secret itself.
@@ -133,11 +183,18 @@ func CountRules(list []Redaction) []RuleCount {
 // toolCall reports whether a comment is a tool call, whose body (the arguments) never leaves.
 func toolCall(c spaces.Comment) bool { return c.Kind == "progress" && c.ProgressType == "tool" }
 
-// NewPlan reads every local space and prepares what leaves for the team space target.
-func NewPlan(ctx context.Context, st *spaces.Store, ex spaces.Exclude, r *redact.Redactor, target string) (*Plan, error) {
-	p := &Plan{Spaces: []SpacePlan{}}
+// NewPlan reads every local space and prepares what leaves for the team space target, its lines
+// spooled to a file in spoolDir ("": the system's temporary folder; a push gives the
+// workspace's .cairn, which a tmpfs /tmp would keep in memory); Close releases it.
+func NewPlan(ctx context.Context, st *spaces.Store, ex spaces.Exclude, r *redact.Redactor, target, spoolDir string) (_ *Plan, err error) {
+	p := &Plan{Spaces: []SpacePlan{}, spoolDir: spoolDir}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
 	byID := map[string]int{}
-	err := st.Walk(ctx, func(sp spaces.SpaceInfo, t spaces.BatchTask, cs []spaces.Comment) error {
+	err = st.Walk(ctx, func(sp spaces.SpaceInfo, t spaces.BatchTask, cs []spaces.Comment) error {
 		i, ok := byID[string(sp.ID)]
 		if !ok {
 			i = len(p.Spaces)
@@ -168,7 +225,9 @@ func NewPlan(ctx context.Context, st *spaces.Store, ex spaces.Exclude, r *redact
 		if err != nil {
 			return err
 		}
-		p.items = append(p.items, item{key: "task:" + string(t.ID), hash: hash(tl), task: string(t.ID), line: tl})
+		if err := p.keep(item{key: "task:" + string(t.ID), hash: hash(tl), task: string(t.ID)}, tl); err != nil {
+			return err
+		}
 		spl.Tasks++
 		for _, c := range cs {
 			p.PrivateRegions += spaces.PrivateRegions(c.Body)
@@ -186,13 +245,20 @@ func NewPlan(ctx context.Context, st *spaces.Store, ex spaces.Exclude, r *redact
 			if err != nil {
 				return err
 			}
-			p.items = append(p.items, item{key: "comment:" + string(c.ID), hash: hash(cl), task: string(t.ID), comment: true, line: cl})
+			if err := p.keep(item{key: "comment:" + string(c.ID), hash: hash(cl), task: string(t.ID), comment: true}, cl); err != nil {
+				return err
+			}
 			spl.Comments++
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if p.w != nil {
+		if err := p.w.Flush(); err != nil {
+			return nil, fmt.Errorf("spool the push: %w", err)
+		}
 	}
 	list, _, err := Redactions(ctx, st, ex, r)
 	if err != nil {
@@ -309,27 +375,26 @@ func Push(ctx context.Context, ws *workspace.Workspace, c *Client, space string,
 	if err != nil {
 		return nil, err
 	}
-	// what is new or changed; a task goes again before any new comment of it, so every batch
-	// carries the tasks of its comments
-	var todo []item
-	taskLine := map[string]item{}
-	for _, it := range plan.items {
+	// what is new or changed (indexes into plan.items); a task goes again before any new
+	// comment of it, so every batch carries the tasks of its comments
+	var todo []int
+	taskItem := map[string]int{}
+	for i, it := range plan.items {
 		if !it.comment {
-			taskLine[it.task] = it
+			taskItem[it.task] = i
 		}
 		if sent[it.key] == it.hash {
 			rep.Unchanged++
 			continue
 		}
-		todo = append(todo, it)
-	}
-	for _, it := range todo {
+		todo = append(todo, i)
 		if it.comment {
 			rep.Comments++
 		} else {
 			rep.Tasks++
 		}
 	}
+	sent = nil // what is sent from now on is written to the state file
 	if opt.DryRun || len(todo) == 0 {
 		return rep, nil
 	}
@@ -343,6 +408,7 @@ func Push(ctx context.Context, ws *workspace.Workspace, c *Client, space string,
 	defer state.Close()
 	done := int64(0)
 	total := int64(len(todo))
+	var buf []byte
 	for start := 0; start < len(todo); {
 		if err := errs.Stopped(ctx, "space push"); err != nil {
 			return rep, err
@@ -351,15 +417,21 @@ func Push(ctx context.Context, ws *workspace.Workspace, c *Client, space string,
 		var body, log bytes.Buffer
 		inBatch := map[string]bool{}
 		for end < len(todo) && end-start < opt.BatchRecords && (end == start || body.Len() < maxBatchBytes) {
-			it := todo[end]
+			it := plan.items[todo[end]]
 			if !inBatch[it.task] {
-				if t, ok := taskLine[it.task]; ok && it.comment {
-					body.Write(t.line)
+				if t, ok := taskItem[it.task]; ok && it.comment {
+					if buf, err = plan.line(plan.items[t], buf); err != nil {
+						return rep, err
+					}
+					body.Write(buf)
 					body.WriteByte('\n')
 				}
 				inBatch[it.task] = true
 			}
-			body.Write(it.line)
+			if buf, err = plan.line(it, buf); err != nil {
+				return rep, err
+			}
+			body.Write(buf)
 			body.WriteByte('\n')
 			line, _ := json.Marshal(struct{ K, H string }{it.key, it.hash})
 			log.Write(line)

@@ -28,6 +28,22 @@ func NewServer(st Store) *Server { return &Server{st: st, redactor: redact.New()
 // Store is the server's store.
 func (s *Server) Store() Store { return s.st }
 
+// holder is a store whose calls can share one database connection (the PostgreSQL store).
+type holder interface {
+	Hold(ctx context.Context) (context.Context, func())
+}
+
+// Hold is for a request that authenticates its member and then searches: with a store that can
+// (the PostgreSQL one), the calls made with the returned context share one database connection,
+// so the request waits for the store's pool once. release ends it; the context is for one
+// request's calls, made one at a time. With the SQLite store it changes nothing.
+func (s *Server) Hold(ctx context.Context) (held context.Context, release func()) {
+	if h, ok := s.st.(holder); ok {
+		return h.Hold(ctx)
+	}
+	return ctx, func() {}
+}
+
 // userPattern is what a member's user name may be: it is shown in lists and logs.
 var userPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 

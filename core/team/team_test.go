@@ -2,8 +2,11 @@ package team
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/spaces"
@@ -81,5 +84,75 @@ func TestOpenStore(t *testing.T) {
 	}
 	if _, err := OpenStore(context.Background(), ws, "mysql://x"); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("mysql: %v", err)
+	}
+}
+
+// TestSQLiteSearchTurns: the SQLite store runs SearchesAtOnce searches at once, each on its own
+// connection; one that waits longer than the workspace's wait for its turn is STORAGE_BUSY
+// without having run, and one whose context ends while it waits is CANCELLED.
+func TestSQLiteSearchTurns(t *testing.T) {
+	ctx := context.Background()
+	ws := workspacetest.New(t)
+	st, err := OpenSQLite(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b := spaces.Batch{Tasks: []spaces.BatchTask{{ID: "t1", Title: "one", Status: "completed"}, {ID: "t2", Title: "two", Status: "completed"}}}
+	for i := range 50 {
+		b.Comments = append(b.Comments, spaces.Comment{ID: spaces.ID(fmt.Sprintf("c%d", i)), Task: spaces.ID([]string{"t1", "t2"}[i%2]),
+			Kind: "request", Author: "u", CreatedAt: fmt.Sprintf("2024-01-01T00:00:%02dZ", i), Body: fmt.Sprintf("deploy step %d of the rollout", i), Attachments: []string{}})
+	}
+	if _, err := st.Import(ctx, "a", b); err != nil {
+		t.Fatal(err)
+	}
+	n := SearchesAtOnce()
+	if cap(st.running) != n || st.readers.Conns != n || n < 2 {
+		t.Fatalf("%d turns, %d connections, want %d", cap(st.running), st.readers.Conns, n)
+	}
+	// many at once: every one answered, the same
+	var wg sync.WaitGroup
+	errc := make(chan error, 4*n)
+	for range 4 * n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := st.Search(ctx, "a", "t1", spaces.SearchInput{Query: "rollout", Limit: 30})
+			if err == nil && (a.Search == nil || len(a.Search.Hits) != 25) {
+				err = fmt.Errorf("answer %+v %v", a.Search, a.Unavailable)
+			}
+			errc <- err
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// every turn taken: a search waits the workspace's wait, then is STORAGE_BUSY
+	for range n {
+		st.running <- struct{}{}
+	}
+	ws.Wait = 100 * time.Millisecond
+	t0 := time.Now()
+	_, err = st.Search(ctx, "a", "", spaces.SearchInput{Query: "rollout"})
+	if errs.CodeOf(err) != errs.Busy || !strings.Contains(err.Error(), "waited 100ms for its turn") || time.Since(t0) > 2*time.Second {
+		t.Errorf("no turn: %v after %s", err, time.Since(t0))
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := st.Search(cctx, "a", "", spaces.SearchInput{Query: "rollout"}); errs.CodeOf(err) != errs.Cancelled {
+		t.Errorf("cancelled while waiting: %v", err)
+	}
+	// a turn given back while one waits: it runs
+	ws.Wait = 10 * time.Second
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		<-st.running
+	}()
+	if a, err := st.Search(ctx, "a", "", spaces.SearchInput{Query: "rollout"}); err != nil || a.Search == nil || len(a.Search.Hits) != 10 {
+		t.Errorf("after a turn came free: %+v %v", a, err)
 	}
 }

@@ -225,29 +225,57 @@ func TestEquivalence(t *testing.T) {
 	cases := equivQueries(rand.New(rand.NewSource(2)), 400, taskIDs, commentIDs)
 	hits, truncated := 0, 0
 	var liteTime, pgTime time.Duration
-	for i, c := range cases {
-		t0 := time.Now()
-		want, werr := spaces.SearchWorkspaceTasks(ctx, ws, c.caller, c.in)
-		t1 := time.Now()
-		got, gerr := st.Search(ctx, c.caller, c.in)
-		liteTime, pgTime = liteTime+t1.Sub(t0), pgTime+time.Since(t1)
+	wants := make([]spaces.Answer, len(cases))
+	werrs := make([]error, len(cases))
+	compare := func(i int, c equivCase, got spaces.Answer, gerr error) bool {
+		want, werr := wants[i], werrs[i]
 		if errs.CodeOf(werr) != errs.CodeOf(gerr) || (werr == nil) != (gerr == nil) {
 			t.Errorf("case %d %+v %+v: sqlite error %v, pg error %v", i, c.caller, c.in, werr, gerr)
-			continue
+			return false
 		}
 		if !reflect.DeepEqual(want, got) {
 			wj, _ := json.MarshalIndent(want.Value(), "", " ")
 			gj, _ := json.MarshalIndent(got.Value(), "", " ")
 			t.Errorf("case %d %+v %+v differ:\nsqlite %s\npg     %s", i, c.caller, c.in, wj, gj)
+			return false
+		}
+		return true
+	}
+	for i, c := range cases {
+		t0 := time.Now()
+		wants[i], werrs[i] = spaces.SearchWorkspaceTasks(ctx, ws, c.caller, c.in)
+		t1 := time.Now()
+		got, gerr := st.Search(ctx, c.caller, c.in)
+		liteTime, pgTime = liteTime+t1.Sub(t0), pgTime+time.Since(t1)
+		if !compare(i, c, got, gerr) {
 			continue
 		}
-		if want.Search != nil {
+		if want := wants[i]; want.Search != nil {
 			hits += len(want.Search.Hits)
 			if want.Search.Truncated {
 				truncated++
 			}
 		}
 	}
+	// again with the plans a small corpus seldom takes: a query of long terms read from a
+	// window of the newest comments, or walked (more matches than fewMax), or neither answered
+	// from the newest comments
+	defaultPlans := st.plans
+	for _, v := range []struct {
+		probe, window, few int
+		want               string
+	}{{20, 300, 2, "window"}, {0, 0, 2, "walk"}} {
+		st.plans, st.probeWindow, st.windowMax, st.fewMax = map[string]int{}, v.probe, v.window, v.few
+		for i, c := range cases {
+			got, gerr := st.Search(ctx, c.caller, c.in)
+			compare(i, c, got, gerr)
+		}
+		if st.plans[v.want] < 30 {
+			t.Errorf("probe %d, window %d, few %d: the %s plan was taken %d times: %v", v.probe, v.window, v.few, v.want, st.plans[v.want], st.plans)
+		}
+		t.Logf("probe %d, window %d, few %d: PostgreSQL plans %v", v.probe, v.window, v.few, st.plans)
+	}
+	st.plans = defaultPlans
 	t.Logf("%d searches, %d hits, %d truncated, identical; PostgreSQL plans %v; search time sqlite %s, pg %s", len(cases), hits, truncated, st.plans, liteTime, pgTime)
 	if len(cases) < 200 || hits < 500 || truncated < 20 {
 		t.Errorf("the corpus tests too little: %d searches, %d hits, %d truncated", len(cases), hits, truncated)

@@ -23,6 +23,15 @@ var searchBudget = 2 * time.Second
 // more than about one comment in 9 of them is answered from them alone (limit 10).
 const defaultProbeWindow = 100
 
+// defaultWindowMax is how many of a space's newest comments a query of long terms tests when
+// the probe found some of its hits but not enough (longTerms).
+const defaultWindowMax = 2000
+
+// defaultFewMax is the most matches for which a query of long terms reads every match from
+// pg_trgm's index and sorts them (as spaces.db sorts up to 2,000 matches of its index); with
+// more, it walks the space newest first, finding its hits within a few thousand comments.
+const defaultFewMax = 2000
+
 // maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
 const maxBucketsPerStatement = 1024
 
@@ -227,6 +236,13 @@ func (s *Store) run(ctx context.Context, tx pgx.Tx, p *plan, q string, args []an
 	if err != nil {
 		return nil, s.dbErr(ctx, err, "search")
 	}
+	out, err := scanHits(rows, p)
+	return out, s.dbErr(ctx, err, "search")
+}
+
+// scanHits reads rows of hitColumns, each after the columns of lead (scanned into it), and
+// closes rows.
+func scanHits(rows pgx.Rows, p *plan, lead ...any) ([]hitRow, error) {
 	defer rows.Close()
 	var out []hitRow
 	for rows.Next() {
@@ -234,13 +250,112 @@ func (s *Store) run(ctx context.Context, tx pgx.Tx, p *plan, q string, args []an
 		var id string
 		var title, author []byte
 		h := &r.hit
-		if err := rows.Scan(&id, &r.task, &title, &author, &h.Kind, &h.CreatedAt, &r.atNS, &r.idkey, &r.dtext); err != nil {
-			return nil, s.dbErr(ctx, err, "search")
+		if err := rows.Scan(append(lead, &id, &r.task, &title, &author, &h.Kind, &h.CreatedAt, &r.atNS, &r.idkey, &r.dtext)...); err != nil {
+			return nil, err
 		}
 		h.Ref, h.Task, h.TaskTitle, h.Author, h.Terms = "comment:"+id, "task:"+r.task, string(title), string(author), p.terms
 		out = append(out, r)
 	}
-	return out, s.dbErr(ctx, rows.Err(), "search")
+	return out, rows.Err()
+}
+
+// runPlanned is run with the planner's methods off turned off for this one statement (SET
+// LOCAL before it, on again after it, in one round trip), lead as scanHits has it.
+func (s *Store) runPlanned(ctx context.Context, tx pgx.Tx, p *plan, off []string, q string, args []any, lead ...any) ([]hitRow, error) {
+	var b pgx.Batch
+	for _, m := range off {
+		b.Queue(`SET LOCAL ` + m + ` = off`)
+	}
+	b.Queue(q, args...)
+	for _, m := range off {
+		b.Queue(`SET LOCAL ` + m + ` = on`)
+	}
+	br := tx.SendBatch(ctx, &b)
+	defer br.Close()
+	for range off {
+		if _, err := br.Exec(); err != nil {
+			return nil, s.dbErr(ctx, err, "search")
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, s.dbErr(ctx, err, "search")
+	}
+	out, err := scanHits(rows, p, lead...)
+	if err != nil {
+		return nil, s.dbErr(ctx, err, "search")
+	}
+	for range off {
+		if _, err := br.Exec(); err != nil {
+			return nil, s.dbErr(ctx, err, "search")
+		}
+	}
+	return out, s.dbErr(ctx, br.Close(), "search")
+}
+
+// newest reads the hits among the space's newest window comments: the newest of all when
+// there are more than the limit. It stops at the limit, so a term common there costs a few rows.
+func (s *Store) newest(ctx context.Context, tx pgx.Tx, p *plan, window int) ([]hitRow, error) {
+	return s.run(ctx, tx, p, p.sql("", `(SELECT * FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT `+strconv.Itoa(window)+`) c`), p.args)
+}
+
+// longTerms answers a query with a term of three or more characters (pg_trgm's index serves it)
+// that the probe did not: probed is how many hits the probe's newest comments held. A query
+// found there at all is likely common enough to have its hits among the newest windowMax
+// comments (they cost a few hundred rows when it is; windowMax when not); otherwise, or when
+// they hold too few, its matches are read from the index and sorted when they are at most
+// fewMax (fewMatches), and the space walked newest first when there are more (walkNewest).
+func (s *Store) longTerms(ctx context.Context, tx pgx.Tx, p *plan, probed, limit int) ([]hitRow, error) {
+	if probed > 0 && s.windowMax > s.probeWindow {
+		found, err := s.newest(ctx, tx, p, s.windowMax)
+		if err != nil || len(found) > limit {
+			s.count("window")
+			return found, err
+		}
+	}
+	found, complete, err := s.fewMatches(ctx, tx, p)
+	if err != nil || complete {
+		s.count("few")
+		return found, err
+	}
+	s.count("walk")
+	return s.walkNewest(ctx, tx, p)
+}
+
+// fewMatches reads a query of long terms (pg_trgm's index serves each) from its matches: every
+// comment of the space the index finds, tested and kept up to fewMax+1 of them, then sorted
+// newest first. complete is false when there were more than fewMax: the hits are then nil and a
+// walk finds them (walkNewest). The planner, left to itself, estimates a query's matches by
+// multiplying its terms' frequencies, and for a query it expects hundreds of matches of walks
+// the space newest first, stopping at the limit: terms that seldom occur together (in no
+// comment, or a few) then make it test every comment of the space (at 200,000 comments, 0.9 s
+// where the index gives the answer in 7 ms). So the statement turns the sequential and plain
+// index scans off: the only way left to read comments is a bitmap of the index.
+func (s *Store) fewMatches(ctx context.Context, tx pgx.Tx, p *plan) (hits []hitRow, complete bool, err error) {
+	q := `WITH g AS MATERIALIZED (SELECT c.rid, c.at_ns, c.idkey FROM comments c JOIN tasks t ON t.id = c.task
+			WHERE ` + strings.Join(p.where, " AND ") + ` LIMIT ` + strconv.Itoa(s.fewMax+1) + `)
+		SELECT (SELECT count(*) FROM g), ` + hitColumns + `
+		FROM (SELECT rid FROM g ORDER BY at_ns DESC, idkey DESC LIMIT ` + p.limit + `) h
+		JOIN comments c ON c.rid = h.rid JOIN tasks t ON t.id = c.task
+		ORDER BY c.at_ns DESC, c.idkey DESC`
+	var n int64
+	found, err := s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"}, q, p.args, &n)
+	if err != nil {
+		return nil, false, err
+	}
+	// no row: no match at all; otherwise every row has the count
+	if n > int64(s.fewMax) {
+		return nil, false, nil
+	}
+	return found, true, nil
+}
+
+// walkNewest reads a query with many matches (more than fewMax) by walking the space's comments
+// newest first, stopping at the limit: a statement with the bitmap and sequential scans off, so
+// the planner, whose estimate of the matches may be far too low (terms that occur together
+// more often than their frequencies say), cannot choose to read and sort every match.
+func (s *Store) walkNewest(ctx context.Context, tx pgx.Tx, p *plan) ([]hitRow, error) {
+	return s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_bitmapscan"}, p.sql("", `comments c`), p.args)
 }
 
 // count adds a plan's name to the store's counts, for tests.
@@ -262,11 +377,13 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 	answered := false
 	var err error
 	// The newest comments of the space first: a common term is answered from them alone.
+	probed := 0
 	if in.TaskID == "" && s.probeWindow > 0 {
-		found, err = s.run(ctx, tx, p, p.sql("", `(SELECT * FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT `+strconv.Itoa(s.probeWindow)+`) c`), p.args)
+		found, err = s.newest(ctx, tx, p, s.probeWindow)
 		if err != nil {
 			return nil, err
 		}
+		probed = len(found)
 		answered = len(found) > in.Limit
 		if answered {
 			s.count("probe")
@@ -276,10 +393,12 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 		if gram, ok := p.shortDriver(); ok {
 			found, err = s.bucketWalk(ctx, tx, p, sc, gram, in.Limit+1)
 			s.count("short")
-		} else {
-			// terms of three or more characters (pg_trgm), or a task's comments (its index)
+		} else if in.TaskID != "" {
+			// a task's comments: its index
 			found, err = s.run(ctx, tx, p, p.sql("", `comments c`), p.args)
 			s.count("index")
+		} else {
+			found, err = s.longTerms(ctx, tx, p, probed, in.Limit)
 		}
 		if err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,9 +35,16 @@ type Options struct {
 	// Wait bounds how long a call waits for the database (a connection, the write lock) before
 	// it fails with STORAGE_BUSY; 0 is workspace.DefaultWait.
 	Wait time.Duration
-	// MaxConns is the most connections the store opens (0: pgxpool's default).
+	// MaxConns is the most connections the store opens (0: the DSN's pool_max_conns when it
+	// has one, else DefaultMaxConns).
 	MaxConns int32
 }
+
+// DefaultMaxConns is the pool of a DSN without pool_max_conns: four connections for each
+// processor Go may use, at least 8. pgxpool's own default (4, or the number of CPUs) keeps a
+// team server's searches queued for a connection while the database has processors to spare: a
+// search spends part of its time in round trips and in this process.
+func DefaultMaxConns() int32 { return int32(max(8, 4*runtime.GOMAXPROCS(0))) }
 
 // Store is a space store in one PostgreSQL database. It is safe for concurrent use, and several
 // processes may open the same database.
@@ -46,6 +54,12 @@ type Store struct {
 	redactor *redact.Redactor
 	// probeWindow is how many newest comments of a space a query tests first (tests change it).
 	probeWindow int
+	// fewMax is the most matches a query of long terms sorts (fewMatches); with more it walks
+	// the space newest first (tests change it).
+	fewMax int
+	// windowMax is how many newest comments a query of long terms tests when the probe found
+	// some of its hits (tests change it).
+	windowMax int
 	// plans counts the plans searches took, by name, for tests.
 	plans map[string]int
 }
@@ -66,8 +80,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errs.Invalidf("the PostgreSQL address is not a valid DSN or postgres:// URL: %v", redactDSN(err))
 	}
-	if opt.MaxConns > 0 {
+	switch {
+	case opt.MaxConns > 0:
 		cfg.MaxConns = opt.MaxConns
+	case !hasPoolMaxConns(dsn):
+		cfg.MaxConns = DefaultMaxConns()
 	}
 	if cfg.ConnConfig.ConnectTimeout <= 0 || cfg.ConnConfig.ConnectTimeout > opt.Wait {
 		cfg.ConnConfig.ConnectTimeout = opt.Wait
@@ -83,7 +100,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
 	}
-	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow}
+	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, windowMax: defaultWindowMax}
 	// the first contact waits, within the wait, for a database that is starting or restarting
 	if err := s.retry(ctx, func() error { return s.checkLocale(ctx) }); err != nil {
 		pool.Close()
@@ -102,6 +119,20 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 
 // Close closes every connection.
 func (s *Store) Close() { s.pool.Close() }
+
+// MaxConns is the most connections the store opens.
+func (s *Store) MaxConns() int32 { return s.pool.Config().MaxConns }
+
+// hasPoolMaxConns reports whether dsn sets pool_max_conns (pgxpool reads it; pgconn's parser
+// keeps every parameter it does not know among the runtime parameters).
+func hasPoolMaxConns(dsn string) bool {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return false
+	}
+	_, ok := cfg.RuntimeParams["pool_max_conns"]
+	return ok
+}
 
 // redactDSN keeps a password out of a parse error's text.
 func redactDSN(err error) string {
@@ -155,6 +186,14 @@ func (s *Store) checkTrigrams(ctx context.Context) error {
 func (s *Store) withConn(ctx context.Context, doing string, f func(context.Context, *pgxpool.Conn) error) error {
 	actx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
+	if h := s.heldIn(ctx); h != nil {
+		c, err := h.conn(actx)
+		if err != nil {
+			return s.dbErr(ctx, err, doing)
+		}
+		defer h.check()
+		return s.dbErr(ctx, f(actx, c), doing)
+	}
 	c, err := s.pool.Acquire(actx)
 	if err != nil {
 		return s.dbErr(ctx, err, doing)
@@ -163,8 +202,9 @@ func (s *Store) withConn(ctx context.Context, doing string, f func(context.Conte
 	return s.dbErr(ctx, f(actx, c), doing)
 }
 
-// begin starts a transaction on a connection acquired within the store's wait; a writer's also
-// takes the write lock, waiting at most the store's wait for it.
+// begin starts a transaction on a connection acquired within the store's wait (the one ctx
+// holds, if any: Hold); a writer's also takes the write lock, waiting at most the store's wait
+// for it.
 func (s *Store) begin(ctx context.Context, write bool, doing string) (pgx.Tx, error) {
 	actx, cancel := context.WithTimeout(ctx, s.wait)
 	defer cancel()
@@ -172,7 +212,20 @@ func (s *Store) begin(ctx context.Context, write bool, doing string) (pgx.Tx, er
 	if !write {
 		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	}
-	tx, err := s.pool.BeginTx(actx, opts)
+	var tx pgx.Tx
+	var err error
+	if h := s.heldIn(ctx); h != nil {
+		var c *pgxpool.Conn
+		if c, err = h.conn(actx); err == nil {
+			if tx, err = c.BeginTx(actx, opts); err != nil {
+				h.check()
+			} else {
+				tx = &heldTx{Tx: tx, h: h}
+			}
+		}
+	} else {
+		tx, err = s.pool.BeginTx(actx, opts)
+	}
 	if err != nil {
 		return nil, s.dbErr(ctx, err, doing)
 	}
@@ -187,6 +240,85 @@ func (s *Store) begin(ctx context.Context, write bool, doing string) (pgx.Tx, er
 		}
 	}
 	return tx, nil
+}
+
+// heldKey is the context key of a connection held for the calls of one request (Hold).
+type heldKey struct{}
+
+// held is a connection of a store's pool that the calls made with one context share (Hold),
+// nil until the first of them needs it.
+type held struct {
+	s *Store
+	c *pgxpool.Conn
+}
+
+// Hold makes the calls made with the returned context share one connection of the pool:
+// acquired, within the wait, by the first call that needs one and kept until release. A team
+// server's search request looks its member up and then searches: on one connection, it waits
+// for the pool once, not once for each. A call that leaves the connection broken or inside a
+// failed transaction gives it back to the pool (which closes it), and the next call takes
+// another, so retry works as without it. The calls must be made one at a time (a request's
+// are); release returns the connection, and the context must not be used after it.
+func (s *Store) Hold(ctx context.Context) (context.Context, func()) {
+	h := &held{s: s}
+	return context.WithValue(ctx, heldKey{}, h), func() {
+		if h.c != nil {
+			h.c.Release()
+			h.c = nil
+		}
+	}
+}
+
+// heldIn is the connection ctx holds for s, or nil.
+func (s *Store) heldIn(ctx context.Context) *held {
+	if h, ok := ctx.Value(heldKey{}).(*held); ok && h.s == s {
+		return h
+	}
+	return nil
+}
+
+// conn is the held connection, acquired within actx when there is none yet.
+func (h *held) conn(actx context.Context) (*pgxpool.Conn, error) {
+	if h.c == nil {
+		c, err := h.s.pool.Acquire(actx)
+		if err != nil {
+			return nil, err
+		}
+		h.c = c
+	}
+	return h.c, nil
+}
+
+// check gives the held connection back to the pool when a call left it unusable: closed (a
+// cancelled statement closes it), busy, or in a transaction.
+func (h *held) check() {
+	if h.c == nil {
+		return
+	}
+	c := h.c.Conn()
+	if c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I' {
+		h.c.Release() // the pool destroys such a connection
+		h.c = nil
+	}
+}
+
+// heldTx is a transaction on a held connection: its end checks the connection (held.check),
+// where a pool's transaction would release it.
+type heldTx struct {
+	pgx.Tx
+	h *held
+}
+
+func (t *heldTx) Commit(ctx context.Context) error {
+	err := t.Tx.Commit(ctx)
+	t.h.check()
+	return err
+}
+
+func (t *heldTx) Rollback(ctx context.Context) error {
+	err := t.Tx.Rollback(ctx)
+	t.h.check()
+	return err
 }
 
 // unavailable is a database that could not be had: a STORAGE_BUSY error (errs finds its code

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,10 +31,12 @@ func init() {
 
 // Team is a team server's store (team.Store, whose package doc is the contract) on a Store: the
 // records in its spaces, tasks and comments, the key in team_key, the members in team_members
-// with their spaces in members. Nothing is cached: every call reads the database, so several
-// servers may share it.
+// with their spaces in members. Nothing read from the database is cached but the key, which
+// never changes once made: every other call reads the database, so several servers may share it.
 type Team struct {
-	st *Store
+	st    *Store
+	keyMu sync.Mutex
+	key   []byte
 }
 
 // NewTeam serves st as a team store; closing the Team closes st.
@@ -47,16 +50,30 @@ func (t *Team) Close() error {
 	return nil
 }
 
+// Hold is Store.Hold: a request's member lookup and search on one connection.
+func (t *Team) Hold(ctx context.Context) (context.Context, func()) { return t.st.Hold(ctx) }
+
 // Key reads the store's MAC key, making it (32 random bytes) the first time: of two servers
-// starting at once, one key is inserted and both read it.
+// starting at once, one key is inserted and both read it. The key is read once per process:
+// nothing changes it once made (a server keeps it until it stops; a key deleted by hand needs
+// every server restarted, and every member added again).
 func (t *Team) Key(ctx context.Context) ([]byte, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("generate the team key: %w", err)
+	t.keyMu.Lock()
+	defer t.keyMu.Unlock()
+	if t.key != nil {
+		return t.key, nil
 	}
 	var key []byte
 	err := t.st.retry(ctx, func() error {
 		return t.st.withConn(ctx, "read the team key", func(ctx context.Context, c *pgxpool.Conn) error {
+			err := c.QueryRow(ctx, `SELECT key FROM team_key`).Scan(&key)
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			var b [32]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return fmt.Errorf("generate the team key: %w", err)
+			}
 			if _, err := c.Exec(ctx, `INSERT INTO team_key(key) VALUES ($1) ON CONFLICT DO NOTHING`, b[:]); err != nil {
 				return err
 			}
@@ -67,8 +84,9 @@ func (t *Team) Key(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	if len(key) < 32 {
-		return nil, errs.Invalidf("the team key in the database is damaged: delete the team_key row and add every member again (their tokens no longer check)")
+		return nil, errs.Invalidf("the team key in the database is damaged: delete the team_key row, restart every server and add every member again (their tokens no longer check)")
 	}
+	t.key = key
 	return key, nil
 }
 

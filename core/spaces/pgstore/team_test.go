@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/spaces"
 	"github.com/cairn-dev/cairn/core/team"
@@ -405,5 +407,106 @@ func TestTeamPostgresMigrateFromV1(t *testing.T) {
 	}
 	if k, err := ts.Key(ctx); err != nil || len(k) != 32 {
 		t.Fatalf("key: %x %v", k, err)
+	}
+}
+
+// TestTeamPostgresOneConnection: the key is read once per process; a request held with Hold
+// authenticates and searches on one connection of the pool, acquired once; a held connection
+// that breaks (its backend terminated) is replaced by the next call; the pool is the DSN's
+// pool_max_conns, else DefaultMaxConns.
+func TestTeamPostgresOneConnection(t *testing.T) {
+	ctx := context.Background()
+	st, dsn := openTest(t)
+	if got := st.MaxConns(); got != DefaultMaxConns() || got < 8 {
+		t.Errorf("pool of %d connections, want DefaultMaxConns %d", got, DefaultMaxConns())
+	}
+	sep := " "
+	if strings.HasPrefix(dsn, "postgres") {
+		sep = "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+	}
+	three, err := Open(ctx, dsn+sep+"pool_max_conns=3", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if three.MaxConns() != 3 {
+		t.Errorf("pool_max_conns=3: %d connections", three.MaxConns())
+	}
+	three.Close()
+
+	tm := NewTeam(st)
+	srv := team.NewServer(tm)
+	tok, _, err := srv.AddMember(ctx, "dana", []string{"s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.Import(ctx, "s", spaces.Batch{Tasks: []spaces.BatchTask{{ID: "t1", Title: "one", Status: "completed"}},
+		Comments: []spaces.Comment{{ID: "c1", Task: "t1", Kind: "request", Author: "u", CreatedAt: "2026-01-02T03:04:05Z", Body: "pelican rollout", Attachments: []string{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	acquires := func() int64 { return st.pool.Stat().AcquireCount() }
+	// the key: read once
+	a0 := acquires()
+	for range 3 {
+		if _, err := tm.Key(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := acquires() - a0; n != 0 {
+		t.Errorf("the key read again: %d acquires", n)
+	}
+	search := func(ctx context.Context) {
+		t.Helper()
+		m, err := srv.Authenticate(ctx, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := srv.Search(ctx, m, team.SearchRequest{Input: spaces.SearchInput{Query: "pelican"}})
+		if err != nil || a.Search == nil || len(a.Search.Hits) != 1 {
+			t.Fatalf("search: %+v %v", a, err)
+		}
+	}
+	// without Hold: one connection for the member, one for the search
+	a0 = acquires()
+	search(ctx)
+	if n := acquires() - a0; n != 2 {
+		t.Errorf("without Hold: %d acquires, want 2", n)
+	}
+	// held: one
+	a0 = acquires()
+	hctx, release := srv.Hold(ctx)
+	search(hctx)
+	pid := func(ctx context.Context) (p int32) {
+		t.Helper()
+		if err := st.withConn(ctx, "pid", func(ctx context.Context, c *pgxpool.Conn) error {
+			return c.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&p)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p1 := pid(hctx)
+	if p2 := pid(hctx); p1 != p2 {
+		t.Errorf("held calls on backends %d and %d", p1, p2)
+	}
+	if n := acquires() - a0; n != 1 {
+		t.Errorf("held: %d acquires, want 1", n)
+	}
+	if got := st.pool.Stat().AcquiredConns(); got != 1 {
+		t.Errorf("%d connections acquired while held", got)
+	}
+	// its backend terminated: the next call (tried again) takes another connection
+	if _, err := st.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, p1); err != nil {
+		t.Fatal(err)
+	}
+	search(hctx)
+	if p3 := pid(hctx); p3 == p1 {
+		t.Errorf("still on the terminated backend %d", p1)
+	}
+	release()
+	if got := st.pool.Stat().AcquiredConns(); got != 0 {
+		t.Errorf("%d connections acquired after release", got)
 	}
 }
