@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,12 +29,7 @@ func TestTeamAgentSessionsPostgres(t *testing.T) {
 	store := pgTeamURL(t)
 	bin := buildCairn(t)
 	srv := newWorkspace(t, bin)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	member := func(user, space string) string {
 		t.Helper()
 		out, err := cairnRun(bin, "", "-C", srv, "serve", "member", "add", user, "--space", space, "--store", store)
@@ -47,26 +41,12 @@ func TestTeamAgentSessionsPostgres(t *testing.T) {
 	}
 	alice, bob, eve := member("alice", "proj"), member("bob", "proj"), member("eve", "other")
 
-	cmd := exec.Command(bin, "-C", srv, "serve", "--addr", addr, "--store", store)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := startTeamServer(t, bin, srv, addr, "--store", store)
+	stderr := cmd.Stderr.(*lockedBuffer)
 	defer func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	}()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cairn serve --store postgres did not listen: %s", stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 
 	const secret = "wR4Kqw9#3NeZGg0x"
 	machine := func(team string) string {
