@@ -125,51 +125,63 @@ func secretBytes(dec []byte, depth int) (bool, int) {
 // scanBase85 decodes the fields after a base85 codec's name (a85decode(b'…'), key (z85): …) in
 // each of the three alphabets and hides a field whose bytes are a secret.
 func scanBase85(s string, add func(start, end int), depth int) int {
-	lower := asciiLower(s)
 	work := len(s)
-	for _, n := range base85Hints {
-		done := 0 // each name's windows are looked at once
+	eachHintWindow(s, asciiLower(s), base85Hints, func(_ string, k, after int) (int, bool) {
+		if k > 0 && (isLetter(s[k-1]) || '0' <= s[k-1] && s[k-1] <= '9') {
+			return 0, false // inside a word or a hex run (…ca8ab851b5c…)
+		}
+		for after < len(s) && isWordByte(s[after]) {
+			after++ // the rest of the name: a85decode, base85_key
+		}
+		return after, true
+	}, func(i, j int) {
+		a, b := codecField(s, i, j)
+		if b-a < 10 {
+			return
+		}
+		t := s[a:b]
+		if !encodedLooking(t) {
+			return
+		}
+		work += 3 * len(t)
+		for _, dec := range [][]byte{ascii85Bytes(t), base85Bytes(t, &b85Value), base85Bytes(t, &z85Value)} {
+			if dec == nil {
+				continue
+			}
+			ok, w := secretBytes(dec, depth)
+			work += w
+			if ok {
+				add(a, b)
+				return
+			}
+		}
+	})
+	return work
+}
+
+// eachHintWindow calls field for each field of the window that follows each place in s where
+// one of hints stands (found in lower, s in ASCII lower case); ends says where the hint found at k, its match ending
+// at after, ends, or false to pass it by. Each hint's windows are looked at once.
+func eachHintWindow(s, lower string, hints []string, ends func(hint string, k, after int) (int, bool), field func(i, j int)) {
+	for _, n := range hints {
+		done := 0
 		for from := 0; ; {
 			k := strings.Index(lower[from:], n)
 			if k < 0 {
 				break
 			}
-			after := from + k + len(n)
-			from = after
-			if k := after - len(n); k > 0 && (isLetter(s[k-1]) || '0' <= s[k-1] && s[k-1] <= '9') {
-				continue // inside a word or a hex run (…ca8ab851b5c…)
+			k += from
+			from = k + len(n)
+			after, ok := ends(n, k, from)
+			if !ok {
+				continue
 			}
-			for after < len(s) && isWordByte(s[after]) {
-				after++ // the rest of the name: a85decode, base85_key
-			}
-			window := min(len(s), max(after, done)+maxCodecWindow)
 			start := max(after, done)
+			window := min(len(s), start+maxCodecWindow)
 			done = window
-			eachField(s[start:window], func(i, j int) {
-				a, b := codecField(s, start+i, start+j)
-				if b-a < 10 {
-					return
-				}
-				t := s[a:b]
-				if !encodedLooking(t) {
-					return
-				}
-				work += 3 * len(t)
-				for _, dec := range [][]byte{ascii85Bytes(t), base85Bytes(t, &b85Value), base85Bytes(t, &z85Value)} {
-					if dec == nil {
-						continue
-					}
-					ok, w := secretBytes(dec, depth)
-					work += w
-					if ok {
-						add(a, b)
-						return
-					}
-				}
-			})
+			eachField(s[start:window], func(i, j int) { field(start+i, start+j) })
 		}
 	}
-	return work
 }
 
 // encodedLooking reports whether t has the look of base85 of random bytes: capitals, small
@@ -227,33 +239,21 @@ func reversedField(s string, a, b int, add func(start, end int), depth int) int 
 func scanReversed(s string, add func(start, end int), depth int) int {
 	lower := asciiLower(s)
 	work := len(s)
-	for _, n := range reverseHints {
-		done := 0 // each word's windows are looked at once
-		for from := 0; ; {
-			k := strings.Index(lower[from:], n)
-			if k < 0 {
-				break
-			}
-			after := from + k + len(n)
-			from = after
-			if k := from - len(n); k > 0 && isLetter(s[k-1]) && isLetter(n[0]) {
-				continue // inside a word: distributeBackward, PerfBitWriteBackward
-			}
-			if n == "rev" && after < len(s) && isLetter(s[after]) && !strings.HasPrefix(lower[after:], "erse") {
-				continue // review, revision, revert: only rev and reverse, reversed
-			}
-			for after < len(s) && isLetter(s[after]) {
-				after++ // reversed, backwards
-			}
-			if after < len(s) && isWordByte(s[after]) {
-				continue // a name in code (reverse_services, rev2)
-			}
-			start := max(after, done)
-			window := min(len(s), start+maxCodecWindow)
-			done = window
-			eachField(s[start:window], func(i, j int) { work += reversedField(s, start+i, start+j, add, depth) })
+	eachHintWindow(s, lower, reverseHints, func(n string, k, after int) (int, bool) {
+		if k > 0 && isLetter(s[k-1]) && isLetter(n[0]) {
+			return 0, false // inside a word: distributeBackward, PerfBitWriteBackward
 		}
-	}
+		if n == "rev" && after < len(s) && isLetter(s[after]) && !strings.HasPrefix(lower[after:], "erse") {
+			return 0, false // review, revision, revert: only rev and reverse, reversed
+		}
+		for after < len(s) && isLetter(s[after]) {
+			after++ // reversed, backwards
+		}
+		if after < len(s) && isWordByte(s[after]) {
+			return 0, false // a name in code (reverse_services, rev2)
+		}
+		return after, true
+	}, func(i, j int) { work += reversedField(s, i, j, add, depth) })
 	return work
 }
 
