@@ -169,20 +169,20 @@ var migrations = []string{
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
 	// reads a term's matches newest rowid first and stops once no match left can be newer; and
-	// the texts redacted again (migrationFills).
+	// the texts redacted again (redactedAgainAt).
 	blocksSchema + rebuildBlocks(),
 	// 8: the texts and authors redacted again by the layered detector (context words in every
-	// language, random-looking tokens, decoded and multi-part secrets): migrationFills.
+	// language, random-looking tokens, decoded and multi-part secrets): redactedAgainAt.
 	`SELECT 1;`,
 	// 9: the same with the password shape (made-up passwords, recovery codes, keys in groups of
-	// four) and the other rules of session 8: migrationFills.
+	// four) and the other rules of session 8: redactedAgainAt.
 	`SELECT 1;`,
 	// 10: the same with the decoders of session 9 (Ascii85, base32, quoted-printable, HTML
-	// references, spaced, spoken and invisible-split letters, joined literals): migrationFills.
+	// references, spaced, spoken and invisible-split letters, joined literals): redactedAgainAt.
 	`SELECT 1;`,
 	// 11: the same with the generic rules of issue 22 (encodings decoded where the text names
 	// them, reversed and split tokens, short random passwords, hex dumps, Han recovery
-	// phrases): migrationFills.
+	// phrases): redactedAgainAt.
 	`SELECT 1;`,
 	// 12: each search index merged into one segment (optimizeIndexes, as a first import now
 	// leaves them): every term a search asks for is looked up, and its matches merged, in each
@@ -190,7 +190,7 @@ var migrations = []string{
 	optimizeIndexes,
 	// 13: the texts redacted again with the rules of the fifth blind corpus (keys labelled HEX:,
 	// numbers in groups of four named an account, namespaced and CDATA XML values, CI logging
-	// commands, generated app passwords in letter groups): migrationFills.
+	// commands, generated app passwords in letter groups): redactedAgainAt.
 	`SELECT 1;`,
 }
 
@@ -201,43 +201,31 @@ var migrationFills = map[int]func(ctx context.Context, db execer) error{
 		_, err := reindex(ctx, db, redact.New(), nil)
 		return err
 	},
-	// 7: the texts redacted again with this build's rules, so a secret of a shape an earlier
-	// build did not know is neither found nor shown by the first search after the upgrade;
-	// only the comments whose texts change leave and re-enter the search indexes.
-	7: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+}
+
+// redactedAgainAt are the migrations that redact every stored text again with this build's
+// rules (reindexTexts), so a secret of a shape an earlier build did not know is neither found nor
+// shown by the first search after the upgrade; only the comments whose texts change leave and
+// re-enter the search indexes. An upgrade across several of them redacts once, at the first: the
+// later ones would apply the same rules again.
+var redactedAgainAt = map[int]bool{
+	// 7: the first of them.
+	7: true,
 	// 8: the same with the layered detector, authors included, so a secret of a kind no rule
 	// names is neither found nor shown after the upgrade.
-	8: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+	8: true,
 	// 9: again, for the password shape: a made-up password no word names is neither found nor
 	// shown after the upgrade.
-	9: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+	9: true,
 	// 10: again, for the decoders: a secret spelt out or encoded is neither found nor shown
 	// after the upgrade.
-	10: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+	10: true,
 	// 11: again, for issue 22's rules: a secret with no key word near it (encoded, split by a
 	// line break, said alone in a chat line) is neither found nor shown after the upgrade.
-	11: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+	11: true,
 	// 13: again, for the rules of the fifth blind corpus: a generated app password in letter
 	// groups or an account number in groups of four is neither found nor shown after the upgrade.
-	13: func(ctx context.Context, db execer) error {
-		_, err := reindexTexts(ctx, db, redact.New(), nil, false)
-		return err
-	},
+	13: true,
 }
 
 // execer is what both *sql.Tx and *sql.Conn offer.
@@ -486,8 +474,13 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 		return s.dbErr(err, "open")
 	}
 	defer conn.Close()
+	redacted := false // this upgrade has redacted the texts again with this build's rules
 	for v := version; v < want; v++ {
-		if err := migrateOne(ctx, conn, v, migs[v]); err != nil {
+		fill := migrationFills[v+1]
+		if redactedAgainAt[v+1] && !redacted {
+			fill, redacted = redactAgain, true
+		}
+		if err := migrateOne(ctx, conn, v, migs[v], fill); err != nil {
 			if !s.writer && v >= searchableFrom && readOnly(err) {
 				// a reader where nothing can be written (a read-only workspace, or a file
 				// opened as immutable) searches the file as it is: without comment_blocks
@@ -503,8 +496,15 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 	return nil
 }
 
-// migrateOne applies one migration and records its version in the same transaction.
-func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) error {
+// redactAgain is the step of the migrations of redactedAgainAt.
+func redactAgain(ctx context.Context, db execer) error {
+	_, err := reindexTexts(ctx, db, redact.New(), nil, false)
+	return err
+}
+
+// migrateOne applies one migration, then its fill when it has one (the steps SQL alone cannot
+// do), and records its version in the same transaction.
+func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string, fill func(ctx context.Context, db execer) error) error {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func migrateOne(ctx context.Context, conn *sql.Conn, from int, stmt string) erro
 		conn.ExecContext(ctx, "ROLLBACK")
 		return err
 	}
-	if fill := migrationFills[from+1]; fill != nil {
+	if fill != nil {
 		if err := fill(ctx, conn); err != nil {
 			conn.ExecContext(ctx, "ROLLBACK")
 			return err
