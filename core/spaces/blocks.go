@@ -123,9 +123,14 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		args = append(args, st.below)
 		resume = ` AND f.rowid < ?` + strconv.Itoa(len(args))
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT CASE WHEN `+strings.Join(p.where, " AND ")+` THEN 1 ELSE 0 END,
+	// The display text, the longest column, is read only from rows that pass (most candidates of
+	// a term whose trigrams are all common fail): the tests are written twice, and a failing
+	// row's second test stops at the first condition it fails, where reading the text would copy
+	// it out of its pages, often overflow pages, into the program.
+	test := strings.Join(p.where, " AND ")
+	rows, err := tx.QueryContext(ctx, `SELECT CASE WHEN `+test+` THEN 1 ELSE 0 END,
 		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`),
-		f.rowid, `+hitColumns+`
+		f.rowid, `+hitKeyColumns+`, CASE WHEN `+test+` THEN COALESCE(c.dtext, '') ELSE '' END
 		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
 		WHERE `+table+` MATCH ?`+strconv.Itoa(len(p.args)+1)+resume+` ORDER BY f.rowid DESC`, args...)
 	if err != nil {

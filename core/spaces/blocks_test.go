@@ -373,3 +373,43 @@ func TestMigration13RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// A term whose trigrams are all common (here each of "eyami"'s is in every comment, the term
+// itself in one in 40) has many candidates for few hits: once the stream has read streamMax of
+// them and the index has counted them, the stream reads on from where it stopped, each
+// candidate's row once, and stops where the hits it kept are the newest, where the sorted plan
+// read the position of every candidate first.
+func TestStreamResumesAfterCount(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 2000
+	for i := 0; i < n; i++ {
+		body := "eya yam ami"
+		if i%40 == 0 {
+			body = "an eyami here"
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":%q,"body":%q}`,
+			i, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st := openChecked(t, ws)
+	var steps []string
+	st.trace = func(step string) { steps = append(steps, step) }
+	in := SearchInput{Query: "eyami", Limit: 10}
+	in.validate()
+	got, want := searchBoth(t, st, in)
+	if !reflect.DeepEqual(got, want) || len(refs(got)) != 10 {
+		t.Fatalf("%v, LIKE %v", refs(got), refs(want))
+	}
+	trace := strings.Join(steps, "; ")
+	// the 11 newest hits lie among the newest 401 comments; the stream stops in the block below
+	if !strings.Contains(trace, "resumed comments_fts: 2000 candidates") || strings.Contains(trace, "driven") {
+		t.Fatalf("plan %s", trace)
+	}
+	read := 0
+	fmt.Sscanf(trace[strings.LastIndex(trace, "stream comments_fts: ")+len("stream comments_fts: "):], "%d read", &read)
+	if read < 401 || read > 401+64 {
+		t.Fatalf("stream read %d candidates; want those of the 11 newest hits and at most a block more (%s)", read, trace)
+	}
+}
