@@ -164,17 +164,22 @@ func TestStreamStopsEarly(t *testing.T) {
 	}
 	importText(t, ws, strings.Join(lines, "\n"))
 	st := openChecked(t, ws)
-	// the limit's rows and the one past it, the rest of the block where they end (a match in
-	// 10 of its 64 comments), and the first match of the block below it
-	st.streamMax = 11 + 7 + 1
+	// the limit's rows and the one past it, and the rest of the block of 16 where they end (one
+	// match): the first match of the block below is where it stops, unread
+	st.streamMax = 11 + 1
+	var steps []string
+	st.trace = func(s string) { steps = append(steps, s) }
 	in := SearchInput{Query: "kumquat", Limit: 10}
 	in.validate()
 	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.streamed.Load() != 1 || len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
-		t.Fatalf("streamed %d, hits %v (truncated %v)", st.streamed.Load(), refs(a), a.Search.Truncated)
+	if plan := strings.Join(steps, "; "); st.streamed.Load() != 1 || plan != "stream comments_fts: 12 read" {
+		t.Fatalf("streamed %d, plan %s", st.streamed.Load(), plan)
+	}
+	if len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
+		t.Fatalf("hits %v (truncated %v)", refs(a), a.Search.Truncated)
 	}
 }
 
@@ -411,5 +416,54 @@ func TestStreamResumesAfterCount(t *testing.T) {
 	fmt.Sscanf(trace[strings.LastIndex(trace, "stream comments_fts: ")+len("stream comments_fts: "):], "%d read", &read)
 	if read < 401 || read > 401+64 {
 		t.Fatalf("stream read %d candidates; want those of the 11 newest hits and at most a block more (%s)", read, trace)
+	}
+}
+
+// Migration 14 rebuilds comment_blocks of an existing file in blocks of 16 rowids, where
+// versions 7 to 13 wrote blocks of 64; the searches give the same answers.
+func TestMigration14SmallerBlocks(t *testing.T) {
+	ws := newWorkspace(t)
+	var rows []string
+	for i := 0; i < 300; i++ {
+		body := "plain words"
+		if i%7 == 0 {
+			body = "a kumquat here"
+		}
+		rows = append(rows, fmt.Sprintf(`('%d', 'n%d', '2', 's', 'result', '2026-01-01T00:00:00Z', %d, '%s', '%s', '%s')`, i, i, i*1000, body, body, body))
+	}
+	writeAtVersion(t, ws, 13, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES `+strings.Join(rows, ", ")+`;
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;
+		INSERT INTO comment_blocks(block, max_at, upto)
+			SELECT b, m, max(m) OVER (ORDER BY b) FROM (SELECT rid >> 6 AS b, max(at_ns) AS m FROM comments GROUP BY 1);`)
+	queries := []string{"kumquat", "plain", "ku", "kumquat here"}
+	// a file that cannot be migrated is searched with its blocks of 64, each of which bounds the
+	// blocks of 16 it holds: the same answers, as the all-LIKE reference's
+	os.Remove(Path(ws) + "-wal")
+	os.Remove(Path(ws) + "-shm")
+	ro, err := openImmutable(context.Background(), Path(ws), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		in := SearchInput{Query: q, Limit: 5}
+		in.validate()
+		if got, want := searchBoth(t, ro, in); !reflect.DeepEqual(got, want) || len(refs(got)) != 5 {
+			t.Errorf("read-only at version 13, %q: %v, LIKE %v", q, refs(got), refs(want))
+		}
+	}
+	ro.Close()
+	st := openChecked(t, ws)
+	var blocks, want int
+	if err := st.db.QueryRow(`SELECT (SELECT count(*) FROM comment_blocks), (SELECT count(DISTINCT rid >> 4) FROM comments)`).Scan(&blocks, &want); err != nil || blocks != want || want != 19 {
+		t.Fatalf("%d blocks after migration, want %d (of 16 rowids): %v", blocks, want, err)
+	}
+	for _, q := range queries {
+		in := SearchInput{Query: q, Limit: 5}
+		in.validate()
+		if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) || len(refs(got)) != 5 {
+			t.Errorf("%q: %v, LIKE %v", q, refs(got), refs(want))
+		}
 	}
 }

@@ -192,6 +192,9 @@ var migrations = []string{
 	// numbers in groups of four named an account, namespaced and CDATA XML values, CI logging
 	// commands, generated app passwords in letter groups): redactedAgainAt.
 	`SELECT 1;`,
+	// 14: comment_blocks rebuilt in blocks of 16 rowids (blockShift), where they were of 64: a
+	// search of a common term reads the rest of the block where its limit is met.
+	rebuildBlocks(),
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
