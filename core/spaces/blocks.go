@@ -107,6 +107,7 @@ type stream struct {
 	kept  []hitRow
 	below int64
 	read  int
+	top   int64 // the rowid of the first match read
 }
 
 // newestMatches reads the matches of one of the plan's index sources (src) newest rowid first,
@@ -158,6 +159,9 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		if st.read >= max {
 			s.note("stream %s: stopped after %d", table, st.read)
 			return nil, false, nil // unread: below the last match read, where the next call resumes
+		}
+		if st.read == 0 {
+			st.top = rid
 		}
 		st.read++
 		st.below = rid

@@ -467,3 +467,41 @@ func TestMigration14SmallerBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A long term and a short one common apart and rare together: when neither index's first
+// candidates promise the answer, the source estimated to have fewer candidates (here the
+// trigram index's, 200 of them, where the short-term index has 1,500) is counted in the index
+// and read on to its end, each of its rows once; the short-term index's are not streamed.
+func TestStreamSparserSource(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 3000; i++ {
+		body := "gt fu ur ru us se" // the short term and the pairs of the long one
+		switch {
+		case i == 30 || i == 600 || i == 1200:
+			body = "gt furuse"
+		case i%15 == 0:
+			body = "a furuse"
+		case i%2 == 1:
+			body = "plain words"
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":%q,"body":%q}`,
+			i, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), body))
+	}
+	importText(t, ws, strings.Join(lines, "\n"))
+	st := openChecked(t, ws)
+	var steps []string
+	st.trace = func(step string) { steps = append(steps, step) }
+	in := SearchInput{Query: "gt furuse", Limit: 10}
+	in.validate()
+	got, want := searchBoth(t, st, in)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(refs(got), []string{"comment:1200", "comment:600", "comment:30"}) {
+		t.Fatalf("%v, LIKE %v", refs(got), refs(want))
+	}
+	want0 := "stream comments_fts: stopped after 24; stream comments_short: stopped after 24; count comments_fts: 200; stream comments_fts: 200 read"
+	// (the steps of the all-LIKE reference come first)
+	if plan := strings.Join(steps, "; "); !strings.HasSuffix(plan, "; "+want0) {
+		t.Fatalf("plan %s\nwant %s", plan, want0)
+	}
+}
