@@ -950,6 +950,21 @@ func (p *queryPlan) sources() []indexSource {
 	return out
 }
 
+// shortAlone is src as the intersection with the trigram index reads it: the short-term
+// index's tokens of the short terms alone, without the long terms' pairs, which every comment
+// holding the long terms' trigrams holds (the same text, white space left out of both), and
+// which only lengthen its AND: gen-space's "rea ック" read the matches of "re" and "ea", in
+// 111,675 and 86,850 comments, to intersect 7,928 with those of "ック".
+func (p *queryPlan) shortAlone(src indexSource) indexSource {
+	if src.table != "comments_short" || len(p.long) == 0 {
+		return src
+	}
+	if m, ok := shortMatch(p.short); ok {
+		return indexSource{src.table, m}
+	}
+	return src
+}
+
 // chooseSource is the index source a query reads its candidates from, nil when it has none:
 // of two, the one whose candidates are sparser among the newest comments (the larger gap, the
 // trigram index on a tie: its candidates are closer to the matches), the other kept for a plan
@@ -1080,7 +1095,7 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 		table, match := cands.src.table, cands.src.match
 		if o := cands.other; o != nil {
 			// both indexes match many comments: the candidates are those of both
-			table, match = "", cands.src.intersect(*o)
+			table, match = "", p.shortAlone(cands.src).intersect(p.shortAlone(*o))
 			s.intersected.Add(1)
 		}
 		n, rids, err := s.matchUpTo(ctx, tx, table, match, rows/2)
