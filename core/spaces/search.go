@@ -756,8 +756,9 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		// the matches found among them say how many more the trigram index needs: past
 		// streamMax, the short-term index's candidates are read instead.
 		// The short-term index's first candidates are weighed the same way; when neither
-		// source's first candidates promise the answer, the index counts both (no row read), and
-		// the one with fewer candidates, up to ftsDriveMax, is read on to its end: a long term
+		// source's first candidates promise the answer, the one estimated to have fewer
+		// candidates (sparser) is counted in the index (no row read) and, with up to
+		// ftsDriveMax, read on to its end: a long term
 		// and a short one common apart and rare together (gen-longspace's "gt furuse": 199
 		// trigram candidates, 1,870 of the short-term index) read the smaller source's rows
 		// once, where the short-term stream read streamMax rows and the trigram one all its own.
