@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workers"
 )
 
 // NewServer serves every tool of r over MCP; a tool's failure is an MCP tool error (isError with
@@ -28,8 +29,8 @@ func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
 // newServer is NewServer; with bodies set, a tool's answer is left out of the result the go-sdk
 // encodes (placeholders stand in its place) and the stdio transport sharing bodies writes it.
 // With p set, a tool call runs on every core p allows, the rest of the server on one thread; with
-// w set, on one of w's workers.
-func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs, w *workers) *sdk.Server {
+// w set, on one of w's workers (workers.Pool: a kept goroutine, its stack grown already).
+func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs, w *workers.Pool) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
 	fallback := geminiSession(c)
 	for _, t := range r.List() {
@@ -40,7 +41,7 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 			InputSchema: t.Schema,
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
-			w.do(func() { res = call(ctx, t, c, fallback, req, b, p) })
+			w.Do(func() { res = call(ctx, t, c, fallback, req, b, p) })
 			return res, nil
 		})
 	}
@@ -119,8 +120,8 @@ func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Conte
 	in, owned, release := pollable(in)
 	defer release()
 	b := newBodies()
-	w := newWorkers()
-	defer w.close()
+	w := workers.New()
+	defer w.Close()
 	err := newServer(r, version, c, b, p, w).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
