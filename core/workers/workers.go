@@ -3,7 +3,10 @@
 // copies it several times per call, which a kept worker, its stack grown already, does not.
 package workers
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // kept is how many idle workers wait for the next call: more calls than that at once still each
 // get a goroutine of their own, which ends after its call instead of waiting.
@@ -16,6 +19,7 @@ type Pool struct {
 	jobs chan func()   // unbuffered: a send succeeds only when an idle worker takes it
 	quit chan struct{} // closed by Close: idle workers end, busy ones after their call
 	idle atomic.Int32  // workers waiting for a call
+	once sync.Once     // Close closes quit once
 }
 
 // New returns a pool with no worker yet; Close ends its workers.
@@ -77,9 +81,9 @@ func (p *Pool) work(job func()) {
 func (p *Pool) Idle() int { return int(p.idle.Load()) }
 
 // Close ends the idle workers, and each busy one when its call returns; a call after Close
-// still runs, on a goroutine that ends with it.
+// still runs, on a goroutine that ends with it. Closing again does nothing.
 func (p *Pool) Close() {
 	if p != nil {
-		close(p.quit)
+		p.once.Do(func() { close(p.quit) })
 	}
 }

@@ -49,6 +49,7 @@ func TestKeepAndClose(t *testing.T) {
 		t.Fatalf("ran %d calls, want 2", ran)
 	}
 	p.Close()
+	p.Close() // again: nothing
 	eventually(t, func() bool { return p.Idle() == 0 }, "no worker after Close")
 	p.Do(func() { ran++ }) // a call after the end still runs
 	if ran != 3 {
