@@ -129,7 +129,7 @@ func TestServerLeavesAnswersOut(t *testing.T) {
 	ctx := context.Background()
 	b := newBodies()
 	serverT, clientT := sdk.NewInMemoryTransports()
-	if _, err := newServer(tools.New(), "test", newContext(t), b, nil).Connect(ctx, serverT, nil); err != nil {
+	if _, err := newServer(tools.New(), "test", newContext(t), b, nil, nil).Connect(ctx, serverT, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, clientT, nil)

@@ -17,18 +17,20 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workers"
 )
 
 // NewServer serves every tool of r over MCP; a tool's failure is an MCP tool error (isError with
 // the error body as text), never a protocol error, so the model sees it and the server lives on.
 func NewServer(r *tools.Registry, version string, c tools.Context) *sdk.Server {
-	return newServer(r, version, c, nil, nil)
+	return newServer(r, version, c, nil, nil, nil)
 }
 
 // newServer is NewServer; with bodies set, a tool's answer is left out of the result the go-sdk
 // encodes (placeholders stand in its place) and the stdio transport sharing bodies writes it.
-// With p set, a tool call runs on every core p allows, the rest of the server on one thread.
-func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs) *sdk.Server {
+// With p set, a tool call runs on every core p allows, the rest of the server on one thread; with
+// w set, on one of w's workers (workers.Pool: a kept goroutine, its stack grown already).
+func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p *procs, w *workers.Pool) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cairn", Version: version}, nil)
 	fallback := geminiSession(c)
 	for _, t := range r.List() {
@@ -38,43 +40,50 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 			Description: t.Description,
 			InputSchema: t.Schema,
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
-		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			var args json.RawMessage
-			cc := c
-			if req.Params != nil {
-				args = req.Params.Arguments
-				if id := callerSession(req.Params.GetMeta(), fallback); id != "" && c.Session == "" {
-					cc.ClaudeSession = id // the session the call names wins over the one the server was started in
-				}
-				tagged, id, err := sessionTag(args)
-				if err != nil {
-					return errorResult(err), nil
-				}
-				if args = tagged; id != "" && c.Session == "" {
-					cc.ClaudeSession = id // OpenCode's session, named by cairn's plugin
-				}
-			}
-			done := func() {}
-			if t.Parallel {
-				done = p.call()
-			}
-			out, err := t.Call(ctx, cc, args)
-			done()
-			if err != nil {
-				return errorResult(err), nil
-			}
-			body, err := answerJSON(out)
-			if err != nil {
-				return errorResult(err), nil
-			}
-			if b != nil {
-				text, structured := b.put(body)
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: structured}, nil
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}, nil
+		}, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+			w.Do(func() { res = call(ctx, t, c, fallback, req, b, p) })
+			return res, nil
 		})
 	}
 	return s
+}
+
+// call runs one call of t and returns its result: the answer, or the tool's error as an MCP tool
+// error.
+func call(ctx context.Context, t *tools.Tool, c tools.Context, fallback func() string, req *sdk.CallToolRequest, b *bodies, p *procs) *sdk.CallToolResult {
+	var args json.RawMessage
+	cc := c
+	if req.Params != nil {
+		args = req.Params.Arguments
+		if id := callerSession(req.Params.GetMeta(), fallback); id != "" && c.Session == "" {
+			cc.ClaudeSession = id // the session the call names wins over the one the server was started in
+		}
+		tagged, id, err := sessionTag(args)
+		if err != nil {
+			return errorResult(err)
+		}
+		if args = tagged; id != "" && c.Session == "" {
+			cc.ClaudeSession = id // OpenCode's session, named by cairn's plugin
+		}
+	}
+	done := func() {}
+	if t.Parallel {
+		done = p.call()
+	}
+	out, err := t.Call(ctx, cc, args)
+	done()
+	if err != nil {
+		return errorResult(err)
+	}
+	body, err := answerJSON(out)
+	if err != nil {
+		return errorResult(err)
+	}
+	if b != nil {
+		text, structured := b.put(body)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: structured}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}
 }
 
 // answerJSON is the answer's JSON: made already for an answer the cache keeps (tools.Encoded).
@@ -111,7 +120,9 @@ func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Conte
 	in, owned, release := pollable(in)
 	defer release()
 	b := newBodies()
-	err := newServer(r, version, c, b, p).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
+	w := workers.New()
+	defer w.Close()
+	err := newServer(r, version, c, b, p, w).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
 	}

@@ -129,7 +129,7 @@ func TestServerGivesCoresToParallelTools(t *testing.T) {
 	p := &procs{n: 2}
 	defer runtime.SetDefaultGOMAXPROCS()
 	serverT, clientT := sdk.NewInMemoryTransports()
-	if _, err := newServer(tools.New(), "test", newContext(t), nil, p).Connect(ctx, serverT, nil); err != nil {
+	if _, err := newServer(tools.New(), "test", newContext(t), nil, p, nil).Connect(ctx, serverT, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, clientT, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cairn-dev/cairn/core/jsonscan"
 	"github.com/cairn-dev/cairn/core/tools"
 )
 
@@ -280,10 +281,13 @@ func validID(raw json.RawMessage) bool {
 // one checks one JSON-RPC message and returns it as the server should get it, or nil: made here
 // from the parts checked, so the go-sdk decodes no message again.
 func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil {
-		g.reject(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
-		return nil
+	m, ok := members(msg)
+	if !ok {
+		m = nil
+		if json.Unmarshal(msg, &m) != nil {
+			g.reject(nil, codeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
+			return nil
+		}
 	}
 	rawID, hasID := m["id"]
 	var replyID json.RawMessage
@@ -293,7 +297,9 @@ func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
 		rawID, replyID = buf.Bytes(), buf.Bytes()
 	}
 	var version string
-	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+	if raw := m["jsonrpc"]; bytes.Equal(raw, []byte(`"2.0"`)) {
+		version = "2.0"
+	} else if json.Unmarshal(raw, &version) != nil || version != "2.0" {
 		g.reject(replyID, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 		return nil
 	}
@@ -321,8 +327,8 @@ func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
 		}
 		return out
 	}
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil || method == "" {
+	method, ok := plainString(rawMethod)
+	if !ok && json.Unmarshal(rawMethod, &method) != nil || method == "" {
 		g.reject(replyID, codeInvalidRequest, `Invalid Request: "method" must be a non-empty string`)
 		return nil
 	}
@@ -409,10 +415,112 @@ func checkParams(method string, params json.RawMessage) string {
 		}
 		return ""
 	}
+	if method == "tools/call" && plainCall(params) {
+		return ""
+	}
 	if err := json.Unmarshal(params, mk()); err != nil {
 		return tools.DecodeProblem(err)
 	}
 	return ""
+}
+
+// members is what json.Unmarshal into a map[string]json.RawMessage makes of msg (valid JSON), for
+// the usual message, in one scan and without the decoder's reflection: an object whose keys are
+// plain (ASCII without escapes, so the raw key is the key) and each given once. ok is false for any other
+// message; then json.Unmarshal says what it is.
+func members(msg json.RawMessage) (m map[string]json.RawMessage, ok bool) {
+	if len(msg) == 0 || msg[0] != '{' {
+		return nil, false
+	}
+	m = make(map[string]json.RawMessage, 4)
+	n := jsonscan.Object(msg, func(key, rest []byte) int {
+		for _, c := range key {
+			if c == '\\' || c >= 0x80 {
+				return -1
+			}
+		}
+		if _, dup := m[string(key)]; dup {
+			return -1
+		}
+		end := jsonscan.ValueEnd(rest, 0)
+		if end > 0 {
+			m[string(key)] = json.RawMessage(rest[:end])
+		}
+		return end
+	})
+	return m, n == len(msg)
+}
+
+// plainString is the string the JSON string raw holds when it needs no decoding: no escapes and
+// only ASCII (so json.Unmarshal would give the same bytes); ok is false otherwise.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
+// plainCall reports whether the params of a tools/call (valid JSON) are sure to decode into the
+// go-sdk's CallToolParamsRaw, found in one scan: an object of name (a string), arguments (any
+// value: it is kept raw) and _meta (an object), each at most once and spelled exactly, with no
+// number in _meta that a float64 cannot hold (decoding it into an any would fail). Anything else
+// is left to json.Unmarshal, which says what does not fit.
+func plainCall(params json.RawMessage) bool {
+	if len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	var seen [3]bool
+	n := jsonscan.Object(params, func(key, rest []byte) int {
+		end := jsonscan.ValueEnd(rest, 0)
+		if end <= 0 {
+			return -1
+		}
+		k := -1
+		switch string(key) {
+		case "name":
+			if k = 0; rest[0] != '"' {
+				return -1
+			}
+		case "arguments":
+			k = 1
+		case "_meta":
+			if k = 2; rest[0] != '{' || !smallNumbers(rest[:end]) {
+				return -1
+			}
+		}
+		if k < 0 || seen[k] {
+			return -1
+		}
+		seen[k] = true
+		return end
+	})
+	return n == len(params)
+}
+
+// smallNumbers reports whether every number in the JSON value v (valid JSON) is written without
+// an exponent in at most 300 digits, which a float64 always holds.
+func smallNumbers(v []byte) bool {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			i = jsonscan.StringEnd(v, i) - 1
+			if i < 0 {
+				return false
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			end := jsonscan.ValueEnd(v, i)
+			if end < 0 || end-i > 300 || bytes.IndexAny(v[i:end], "eE") >= 0 {
+				return false
+			}
+			i = end - 1
+		}
+	}
+	return true
 }
 
 // outbound turns one line from the server (without its newline) into the line the client gets: an answer goes back

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-dev/cairn/core/board"
 	"github.com/cairn-dev/cairn/core/errs"
 	"github.com/cairn-dev/cairn/core/tools"
+	"github.com/cairn-dev/cairn/core/workers"
 	"github.com/cairn-dev/cairn/core/workspace"
 )
 
@@ -65,6 +66,9 @@ type Handler struct {
 	kept   *tools.Kept   // the stores every action reads, when the handler keeps them itself
 	cpu    chan struct{} // one slot per processor for searches
 	bufs   sync.Pool     // *bytes.Buffer for answers, reused so each is not grown again
+	// calls runs each action on a kept goroutine: a request on a new connection comes on a
+	// fresh one, whose stack a space search grew and copied (workers.Pool).
+	calls *workers.Pool
 }
 
 // New builds the handler around an already loaded board.
@@ -92,7 +96,7 @@ func New(opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{tc: tc, reg: reg, token: []byte(opts.Token), log: log.New(out, "cairn serve: ", 0), static: static, addr: opts.Addr,
-		cpu: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		cpu: make(chan struct{}, runtime.GOMAXPROCS(0)), calls: workers.New()}
 	if h.tc.Stores == nil {
 		// Every board action and flowly_search answer from the index in memory, narrowed in
 		// the background so no request waits for it; spaces.db and session logs stay open too.
@@ -116,9 +120,10 @@ func (h *Handler) Reloads() int64 {
 	return h.kept.Reloads()
 }
 
-// Close releases the stores the handler keeps (none when the caller gave them), once the
-// server has stopped.
+// Close releases the stores the handler keeps (none when the caller gave them) and its workers,
+// once the server has stopped.
 func (h *Handler) Close() {
+	h.calls.Close()
 	if h.kept != nil {
 		h.kept.Close()
 	}
@@ -297,7 +302,10 @@ func (h *Handler) dispatch(ctx context.Context, req *request) (any, error) {
 	if string(input) == "null" {
 		input = nil // a missing input is {}
 	}
-	return op.Call(ctx, h.tc, input)
+	var out any
+	var err error
+	h.calls.Do(func() { out, err = op.Call(ctx, h.tc, input) })
+	return out, err
 }
 
 // queue waits for one of the processors' slots, so under load searches take turns in arrival
