@@ -113,6 +113,8 @@ var hostile = []struct {
 	{"han phrase", "国 "},
 	{"base45", "base45 2ECJ$D3.D/$E7+8 "},
 	{"short random", "K9qKs5jsW5g "},
+	{"wrapped hex", "a1b2c3d4e5f6a7b8 "},
+	{"wrapped hex of text", "70617373776f7264 "},
 }
 
 func repeatTo(unit string, n int) string {

@@ -466,6 +466,7 @@ func isB64Any(c byte) bool { return isWordByte(c) || c == '-' || c == '+' || c =
 // that hold key material, a macaroon, or text with a secret in it.
 func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 	work := len(s)
+	joinedTo := 0 // the end of the last wrapped block read joined: its lines are not read again
 	for i := 0; i < len(s); {
 		if !isB64Any(s[i]) || i > 0 && (isB64Any(s[i-1]) || s[i-1] == '.') {
 			i++
@@ -480,6 +481,22 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 			end++
 		}
 		next := max(j, i+1)
+		if i >= joinedTo && j-i >= minDecodeRun && end == j {
+			if b, joined, short, before := wrappedBlock(s, i, j); b > end {
+				joinedTo = b
+				work += len(joined)
+				if wrappedSecret(joined, depth, &work) {
+					add(i, b)
+					i = b
+					continue
+				}
+				if short > 0 && len(joined)-short > j-i && wrappedSecret(joined[:len(joined)-short], depth, &work) {
+					add(i, before)
+					i = b
+					continue
+				}
+			}
+		}
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
@@ -518,6 +535,66 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		i = next
 	}
 	return work
+}
+
+// wrappedBlock reads the lines that follow the encoded run s[i:j] when it was wrapped at a line
+// width (base64 at 64 or 76, hex at 32 or 60, as encoders and dumps write them): lines of its
+// width, then a shorter or padded last one, each a line break (a blank, in collapsed text) after
+// the one before, in the first line's alphabet (hex stays hex). It returns where the block ends,
+// its lines joined, and the length of the last line when it is shorter (a word after the block
+// may look like one) with where the line before it ends; j and "" when no line follows.
+func wrappedBlock(s string, i, j int) (end int, joined string, short, before int) {
+	width := j - i
+	hexOnly := isHexString(s[i:j])
+	e := j
+	var b strings.Builder
+	for {
+		p := lineBreakAt(s, e, true)
+		if p < 0 {
+			break
+		}
+		q := p
+		for q < len(s) && isB64Any(s[q]) && (!hexOnly || isHexString(s[q:q+1])) {
+			q++
+		}
+		n := q - p
+		for q < len(s) && q-p-n < 2 && s[q] == '=' {
+			q++
+		}
+		if n == 0 || q-p > width || q < len(s) && (isB64Any(s[q]) || s[q] == '.') {
+			break
+		}
+		if b.Len() == 0 {
+			b.WriteString(s[i:j])
+		}
+		b.WriteString(s[p:q])
+		before, e = e, q
+		if q-p < width || n < q-p {
+			short = q - p
+			break
+		}
+	}
+	return e, b.String(), short, before
+}
+
+// wrappedSecret reports whether the lines of a wrapped block, joined, decode (hex, base64 or
+// base32) to text the Redactor finds a secret in, or that reads as a password on its own: a
+// secret file encoded and wrapped, whose lines alone each decode to a piece of it or to nothing.
+func wrappedSecret(joined string, depth int, work *int) bool {
+	dec, ok := decodeHexText(joined)
+	if !ok {
+		if dec, ok = decodeBase32Text(joined); !ok {
+			if dec, ok = decodeBase64Token(strings.TrimRight(joined, "=")); ok {
+				dec = fromUTF16LE(dec)
+			}
+		}
+	}
+	if !ok || !printableText(dec) {
+		return false
+	}
+	spans, w := lookInside(string(dec), depth)
+	*work += w
+	return len(spans) > 0 || decodedSecret(string(dec))
 }
 
 // decodeBase64Token decodes t as base64 or base64url, padded or not; a run with characters of
