@@ -558,12 +558,17 @@ func scanInvisible(s string, add func(start, end int), depth int) int {
 	return 2*len(s) + work
 }
 
-// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits
-// or as hex pairs (hexdump of the pw: 4d 6f 73 …), and hides a run whose text the Redactor finds
-// a secret in, read after the words before it.
+// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits,
+// as hex pairs (hexdump of the pw: 4d 6f 73 …; 4D-6F-73, as .NET's BitConverter writes them) or
+// as decimal numbers (112 97 115 …), and hides a run whose text the Redactor finds a secret in,
+// read after the words before it. Decimal numbers are more often a table's than a text's, so
+// they count only when that text, read with the words before it, holds a secret.
 func scanByteGroups(s string, add func(start, end int), depth int) int {
 	work := len(s)
-	group := func(i int) (byte, int) {
+	// group reads one byte at i in a run of kind (0 at its start): its value, its kind (8 bits,
+	// 2 a hex pair, 3 a decimal number) and its length. Two digits are a hex pair unless the run
+	// is of decimal numbers.
+	group := func(i, kind int) (byte, int, int) {
 		j := i
 		for j < len(s) && (s[j] == '0' || s[j] == '1') && j-i < 8 {
 			j++
@@ -573,33 +578,43 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 			for k := i; k < j; k++ {
 				v = v<<1 | (s[k] - '0')
 			}
-			return v, 8
+			return v, 8, 8
 		}
-		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2]) && (s[i+2] != ':' || i+3 < len(s) && isHexString(s[i+3:min(i+5, len(s))]))) {
-			return unhex(s[i])<<4 | unhex(s[i+1]), 2
+		j, v := i, 0
+		for j < len(s) && j-i < 4 && '0' <= s[j] && s[j] <= '9' {
+			v = v*10 + int(s[j]-'0')
+			j++
 		}
-		return 0, 0
+		if (j-i == 3 || j-i == 2 && kind == 3) && v >= ' ' && v <= '~' && (j == len(s) || !isWordByte(s[j])) {
+			return byte(v), 3, j - i
+		}
+		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2]) && (s[i+2] != ':' && s[i+2] != '-' || i+3 < len(s) && isHexString(s[i+3:min(i+5, len(s))]))) {
+			return unhex(s[i])<<4 | unhex(s[i+1]), 2, 2
+		}
+		return 0, 0, 0
 	}
 	for i := 0; i < len(s); i++ {
 		if i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
 		var dec []byte
-		j, width := i, 0
+		j, kind, end := i, 0, i
+		sep := byte(0)
 		for j < len(s) {
-			v, n := group(j)
-			if n == 0 || width != 0 && n != width {
+			v, k, n := group(j, kind)
+			if k == 0 || kind != 0 && k != kind {
 				break
 			}
-			width = n
+			kind = k
 			dec = append(dec, v)
 			j += n
-			if j+1 >= len(s) || s[j] != ' ' && !(s[j] == ':' && width == 2) {
+			end = j
+			if j+1 >= len(s) || s[j] != ' ' && !((s[j] == ':' || s[j] == '-') && kind == 2) || sep != 0 && s[j] != sep {
 				break
 			}
+			sep = s[j]
 			j++
 		}
-		end := i + len(dec)*(width+1) - 1
 		if len(dec) < minSpaced || !printableText(append([]byte("            "), dec...)) {
 			continue
 		}
@@ -609,7 +624,7 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if decodedSecret(string(dec)) {
+		if kind != 3 && decodedSecret(string(dec)) {
 			add(i, end)
 		}
 		for _, sp := range spans {

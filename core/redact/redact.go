@@ -69,7 +69,7 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
-	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits between blanks or
+	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits (or 3 digits) between blanks or
 	// dashes: bytes written as hex pairs or bits, recovery keys of digits (decoders.go).
 	needsByteRun
 	// needsSplitRun: two runs of six token characters or more of two classes (letters and
@@ -1470,7 +1470,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	dashes := 0        // dashes between letters or digits
 	// the letters and digits of the current group, and groups of four in a row between blanks
 	glen, groups, groupRun := 0, 0, false
-	byteGroups, byteRun := 0, false // bytes as hex pairs or bits between blanks
+	byteGroups, byteRun := 0, false // bytes as hex pairs, bits or decimal numbers between blanks
+	gdigits := false                // the current group is of digits alone
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1523,7 +1524,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 4 && groups >= 3 {
 				groupRun = true
 			}
-			if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
+			if (glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits) && byteGroups >= minSpaced-1 {
 				byteRun = true
 			}
 			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
@@ -1547,6 +1548,10 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			han = 0
 		}
 		if k&scAlnum != 0 {
+			if glen == 0 {
+				gdigits = true
+			}
+			gdigits = gdigits && '0' <= c && c <= '9'
 			glen++
 		} else {
 			if glen == 4 {
@@ -1555,7 +1560,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			} else if glen != 0 {
 				groups = 0
 			}
-			if glen == 2 || glen == 5 || glen == 6 || glen == 8 {
+			if glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits {
 				byteGroups++
 				byteRun = byteRun || byteGroups >= minSpaced
 				if c != ' ' && c != '-' && c != ':' {
@@ -1627,7 +1632,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
-	if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
+	if (glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits) && byteGroups >= minSpaced-1 {
 		byteRun = true
 	}
 	if glen == 4 && groups >= 3 {

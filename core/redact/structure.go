@@ -107,6 +107,9 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_char_list", Hints: charListHints, scan: func(s string, add func(start, end int)) int {
 			return scanCharLists(s, add, depth)
 		}},
+		{Name: "decode_char_calls", Hints: charCallHints, scan: func(s string, add func(start, end int)) int {
+			return scanCharCalls(s, add, depth)
+		}},
 		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
 			return scanSpoken(s, add, depth)
 		}},
@@ -259,7 +262,7 @@ func isDecoderRule(name string) bool {
 
 // escapeHints: every URL escape of a printable character starts with %2 to %7; the backslash
 // escapes that hide a secret's quotes or letters.
-var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
+var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\0`, `\1`, `\2`, `\3`, `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
 
 // nested[d] is the Redactor run on text decoded d levels deep: the whole rule table, its
 // decoders looking one level deeper, none at maxDecodeDepth.
@@ -426,6 +429,13 @@ func decodeEscapes(s string) (dec string, at []int, changed bool) {
 				i += 2
 				changed = true
 				continue
+			case '0', '1', '2', '3':
+				if i+3 < len(s) && isOctal(s[i+2]) && isOctal(s[i+3]) { // \160, as printf and C write a byte
+					emit(i, (e-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+					i += 4
+					changed = true
+					continue
+				}
 			case 'x':
 				if i+3 < len(s) && isHexString(s[i+2:i+4]) {
 					emit(i, unhex(s[i+2])<<4|unhex(s[i+3]))
@@ -500,7 +510,9 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
-			if hx, isHex := decodeHexText(s[i:j]); isHex {
+			if bits, isBits := decodeBitsText(s[i:j]); isBits {
+				dec, ok = bits, true // bits of text, eight a byte, written without blanks
+			} else if hx, isHex := decodeHexText(strings.TrimPrefix(strings.TrimPrefix(s[i:j], "0x"), "0X")); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
 			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
 				dec, ok, end = b32, true, base32End(s, j) // base32 of text
@@ -982,10 +994,25 @@ func decodeHexText(t string) ([]byte, bool) {
 		return nil, false
 	}
 	b, err := hex.DecodeString(t)
-	if err != nil || !printableText(b) {
+	if err != nil {
+		return nil, false
+	}
+	if b = fromUTF16LE(b); !printableText(b) { // UTF-16 text as Windows dumps it (7000 6100 …)
 		return nil, false
 	}
 	return b, true
+}
+
+// decodeBitsText decodes t, six bytes or more written as bits without blanks, when it is text.
+func decodeBitsText(t string) ([]byte, bool) {
+	if len(t) < 48 || len(t)%8 != 0 || strings.Trim(t, "01") != "" {
+		return nil, false
+	}
+	b := make([]byte, len(t)/8)
+	for k := range t {
+		b[k/8] = b[k/8]<<1 | (t[k] - '0')
+	}
+	return b, printableText(b)
 }
 
 // fromUTF16LE returns b as UTF-8 when it is UTF-16LE text of ASCII (every second byte zero, as

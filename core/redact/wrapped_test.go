@@ -3,11 +3,19 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // The generic rules of session 10: secrets nobody frames, wrapped, dumped or encoded.
+
+func init() {
+	ruleCases = append(ruleCases,
+		struct{ rule, positive, secret, negative string }{"decode_char_calls", "$p = [char]68+[char]78+[char]120+[char]114+[char]105+[char]108+[char]51+[char]82+[char]97+[char]118+[char]71+[char]68+[char]53+[char]77+[char]33", "[char]120", "SELECT CHAR(65) + CHAR(66) + CHAR(67) + CHAR(68) + CHAR(69) + CHAR(70) AS letters"},
+	)
+}
 
 // TestWrappedEncodings: a secret file encoded and wrapped at a line width (hex at 32, base64 at
 // 20), whose lines alone decode to pieces, is hidden whole once its lines are read joined; a
@@ -36,5 +44,51 @@ func TestWrappedEncodings(t *testing.T) {
 	text := "see\n" + prose[:20] + "\n" + prose[20:40] + "\n" + prose[40:]
 	if got := r.Text(text); got != text {
 		t.Errorf("Text(%q) = %q, want it unchanged", text, got)
+	}
+}
+
+// TestBytesWrittenOtherwise: text written as decimal numbers, bits without blanks, hex with 0x or
+// dashes, UTF-16 hex, octal escapes or character calls is decoded and a secret in it hidden;
+// numbers and names of the same shape stay.
+func TestBytesWrittenOtherwise(t *testing.T) {
+	r := New()
+	file := "password=DNxril3RavGD5M!"
+	var dec, bits, dashed, octal, calls []string
+	for _, c := range []byte(file) {
+		dec = append(dec, strconv.Itoa(int(c)))
+		bits = append(bits, fmt.Sprintf("%08b", c))
+		dashed = append(dashed, fmt.Sprintf("%02X", c))
+		octal = append(octal, fmt.Sprintf("\\%03o", c))
+	}
+	for _, c := range []byte("DNxril3RavGD5M!") {
+		calls = append(calls, fmt.Sprintf("chr(%d)", c))
+	}
+	utf16 := ""
+	for _, c := range []byte(file) {
+		utf16 += fmt.Sprintf("%02x00", c)
+	}
+	for _, text := range []string{
+		"bytes: " + strings.Join(dec, " "),
+		"bits " + strings.Join(bits, ""),
+		"blob 0x" + hex.EncodeToString([]byte(file)),
+		"utf16 " + utf16,
+		"x " + strings.Join(dashed, "-"),
+		`printf "` + strings.Join(octal, "") + `"`,
+		"p = " + strings.Join(calls, "+"),
+	} {
+		if got := r.Text(text); strings.Contains(got, "ril3Rav") || strings.Contains(got, "72-69-6C") || strings.Contains(got, "chr(114)") || !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the password hidden", text, got)
+		}
+	}
+	for _, s := range []string{
+		"scores: 112 97 115 115 119 111 114 100 61 68",
+		"mask 0b0100010001001110 and 0x0123456789abcdef0123456789abcdef",
+		"MAC 00-1A-2B-3C-4D-5E-6F-70",
+		`printf "\\033[1;32m ok \\033[0m"`,
+		"SELECT CHAR(65) + CHAR(66) + CHAR(67) + CHAR(68) + CHAR(69) + CHAR(70) AS letters",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
 	}
 }
