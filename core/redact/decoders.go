@@ -195,6 +195,9 @@ func scanSpaced(s string, add func(start, end int), depth int) int {
 			spans, w := lookInside(text, depth)
 			work += w
 			at = append(at, j)
+			if charDump(s[from:i]) && (decodedSecret(string(joined)) || dumpedLetters(string(joined))) {
+				add(i, j) // a dumped file that is one token: a key file's content
+			}
 			for _, sp := range spans {
 				if sp.end <= lead {
 					continue // the lead's own secrets are the outer pass's
@@ -209,6 +212,24 @@ func scanSpaced(s string, add func(start, end int), depth int) int {
 		i = j + 1
 	}
 	return work
+}
+
+// charDump reports whether lead, the words before a spaced-out run, open od's character dump
+// (od -c FILE, od -An -c, and its offsets).
+func charDump(lead string) bool {
+	lower := strings.ToLower(lead)
+	return strings.Contains(lower, "od -") && (strings.Contains(lower, "c") || strings.Contains(lower, "a"))
+}
+
+// dumpedLetters reports whether t, a dumped file's characters joined, is ten to 64 letters of
+// both cases that change case as random letters do and read as few words: a token without
+// digits (uFLMmgqZCxXyuL), not a name or a sentence (HelloWorld, ThisisaREADME).
+func dumpedLetters(t string) bool {
+	st := statsOf(t)
+	if len(t) < 10 || len(t) > 64 || st.lower+st.upper != len(t) || st.lower < 3 || st.upper < 3 {
+		return false
+	}
+	return wordiness(t) <= 0.5 && switchRate(t) >= 0.3 && !camelHumps(t)
 }
 
 // spacedAt reports whether a character that stands alone starts at i: at the text's start or

@@ -659,3 +659,29 @@ func scanCharCalls(s string, add func(start, end int), depth int) int {
 	}
 	return work
 }
+
+// emphasisHints are a key word's colon next to Markdown's emphasis or code marks: **password**:,
+// *pw:*, __token__:, `key`:.
+var emphasisHints = []string{"*:", ":*", "_:", ":_", "`:"}
+
+// scanEmphasis drops Markdown's emphasis and code marks (* and `, and _ at a word's edge, not
+// inside a name such as api_key) and hides, mapped back to s, what the Redactor finds in what is
+// left: a key word in bold names the value after it as it does written plain.
+func scanEmphasis(s string, add func(start, end int), depth int) int {
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '*' || c == '`' || c == '_' && !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1])) {
+			continue
+		}
+		b.WriteByte(c)
+		at = append(at, i)
+	}
+	at = append(at, len(s))
+	spans, work := lookInside(b.String(), depth)
+	for _, sp := range spans {
+		add(at[sp.start], at[sp.end])
+	}
+	return 2*len(s) + work
+}

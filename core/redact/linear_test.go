@@ -121,6 +121,9 @@ var hostile = []struct {
 	{"octal escapes", `\160\141`},
 	{"char calls", "chr(112)+"},
 	{"char calls unclosed", "[char]112+chr("},
+	{"emphasis", "**pw:** `a"},
+	{"emphasis marks", "*:_"},
+	{"od letters", "od -c a b C d "},
 }
 
 func repeatTo(unit string, n int) string {

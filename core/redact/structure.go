@@ -110,6 +110,9 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_char_calls", Hints: charCallHints, scan: func(s string, add func(start, end int)) int {
 			return scanCharCalls(s, add, depth)
 		}},
+		{Name: "decode_emphasis", Hints: emphasisHints, scan: func(s string, add func(start, end int)) int {
+			return scanEmphasis(s, add, depth)
+		}},
 		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
 			return scanSpoken(s, add, depth)
 		}},

@@ -14,6 +14,7 @@ import (
 func init() {
 	ruleCases = append(ruleCases,
 		struct{ rule, positive, secret, negative string }{"decode_char_calls", "$p = [char]68+[char]78+[char]120+[char]114+[char]105+[char]108+[char]51+[char]82+[char]97+[char]118+[char]71+[char]68+[char]53+[char]77+[char]33", "[char]120", "SELECT CHAR(65) + CHAR(66) + CHAR(67) + CHAR(68) + CHAR(69) + CHAR(70) AS letters"},
+		struct{ rule, positive, secret, negative string }{"decode_emphasis", "**pw:** `jxyxXRhtorVwpI`", "jxyxXRhtorVwpI", "**Note:** the api_key field is required; see `config`: below"},
 	)
 }
 
@@ -86,6 +87,25 @@ func TestBytesWrittenOtherwise(t *testing.T) {
 		"MAC 00-1A-2B-3C-4D-5E-6F-70",
 		`printf "\\033[1;32m ok \\033[0m"`,
 		"SELECT CHAR(65) + CHAR(66) + CHAR(67) + CHAR(68) + CHAR(69) + CHAR(70) AS letters",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// TestDumpedLetters: od's character dump of a file that is one token of letters alone is hidden;
+// a dump of a name or a sentence stays.
+func TestDumpedLetters(t *testing.T) {
+	r := New()
+	text := "od -c token.txt 0000000 u F L M m g q Z C x X y u L" // as the store collapses it
+	if got := r.Text(text); strings.Contains(got, "q Z C") {
+		t.Errorf("Text(%q) = %q, want the letters hidden", text, got)
+	}
+	for _, s := range []string{
+		"od -c names.txt 0000000 H e l l o W o r l d F o o B a r",
+		"od -c x 0000000 T h e Q u i c k B r o w n F o x",
+		"od -c x 0000000 A B C D E F G H I J K L M N O P",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
