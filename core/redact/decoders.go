@@ -819,7 +819,8 @@ func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 // widenToToken extends a secret's range [start, end) over the parts of its token glued to it
 // that would still give something away: a run of letters, digits and : % . - _ + of 8 bytes or
 // more with a digit in it (the id before a key's secret, 319b…2691:[REDACTED]; the user and
-// expiry of a cookie, editor%7C1716000000%[REDACTED]). Words and names glued to it stay.
+// expiry of a cookie, editor%7C1716000000%[REDACTED]), or such a run with a dash before a slash
+// (a key's prefix, configcat-sdk-1/[REDACTED]). Words and names glued to it stay.
 func widenToToken(s string, start, end int) (int, int) {
 	glued := func(c byte) bool { return isWordByte(c) || strings.IndexByte(":%.-_+", c) >= 0 }
 	giveaway := func(part string) bool {
@@ -831,6 +832,14 @@ func widenToToken(s string, start, end int) (int, int) {
 	}
 	if a < start && giveaway(s[a:start]) {
 		start = a
+	} else if a == start && a > 1 && s[a-1] == '/' {
+		// a key's prefix before a slash (vendor-sdk-1/…), as a key of several slashed parts
+		// starts; a path's directory comes after another slash or a host's dot
+		for a--; a > 0 && glued(s[a-1]); a-- {
+		}
+		if p := s[a : start-1]; giveaway(p) && strings.Contains(p, "-") && !strings.Contains(p, ".") && (a == 0 || s[a-1] != '/' && s[a-1] != '.') {
+			start = a
+		}
 	}
 	b := end
 	for b < len(s) && glued(s[b]) {

@@ -319,7 +319,7 @@ func New() *Redactor {
 		// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH
 		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
 		// before the pattern runs, so "pass the login page" costs nothing
-		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth "}, scan: scanProtocolPassword},
+		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth ", "gfzc3dvcmq6"}, scan: scanProtocolPassword},
 		// a Stellar secret seed (S and 55 base32 capitals); a Solana keypair file's 64 bytes as
 		// a JSON list
 		{Name: "stellar_seed", scan: scanStellarSeeds, needs: needsTokenRun},
@@ -1238,13 +1238,15 @@ const maxHostPortReach = 128
 var protocolPassword = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
 		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
-		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`)
+		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)` +
+		// AUTH LOGIN's prompt for the password, "Password:" in base64, then the client's answer
+		`|\b334[ \t]+(?-i:[UC]GFzc3dvcmQ6)\s+(?:C:[ \t]*)?([a-z0-9+/]+={0,2})`)
 })
 
 // scanProtocolPassword runs protocolPassword on a text holding a protocol word in capitals or an
 // FTP prompt.
 func scanProtocolPassword(s string, add func(start, end int)) int {
-	if !strings.Contains(s, "PASS ") && !strings.Contains(s, "LOGIN ") && !strings.Contains(s, "AUTH ") && !strings.Contains(strings.ToLower(s), "ftp>") {
+	if !strings.Contains(s, "PASS ") && !strings.Contains(s, "LOGIN ") && !strings.Contains(s, "AUTH ") && !strings.Contains(s, "GFzc3dvcmQ6") && !strings.Contains(strings.ToLower(s), "ftp>") {
 		return len(s)
 	}
 	return len(s) + scanArguments(protocolPassword())(s, add)

@@ -112,3 +112,27 @@ func TestDumpedLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysInPlace: the answer to AUTH LOGIN's password prompt, a hex key as a URL's first path
+// segment after its host, and a key's slashed prefix are hidden; a commit's id in a repository's
+// URL and a path's directories stay.
+func TestKeysInPlace(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"C: AUTH LOGIN S: 334 VXNlcm5hbWU6 C: bm9yZXBseUBleGFtcGxlLnRlc3Q= S: 334 UGFzc3dvcmQ6 C: SzlxUDJ4IQ== S: 235 ok", "SzlxUDJ4IQ=="},
+		{"RPC_URL=https://withered-silent-meadow.quiknode.pro/ed5a92f7125a5a45fc2119ab753d583da254f064/", "ed5a92f7125a"},
+		{"export CONFIGCAT_SDK_KEY=configcat-sdk-1/VJV-49lOyvshk5-0TlUSYQ/B2pydW779xgEglPbeTAchS", "configcat-sdk-1"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{
+		"see https://github.com/golang/go/commit/ed5a92f7125a5a45fc2119ab753d583da254f064 for the fix",
+		"https://raw.githubusercontent.com/org/repo/ed5a92f7125a5a45fc2119ab753d583da254f064/README.md",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
