@@ -429,9 +429,13 @@ func domainName(s string) bool {
 
 // expression reports whether t is operands joined by arithmetic and bit operators, each a
 // number or a name as code writes names (info.Lines+1, m&fs.ModeDir, seed^0x9e37,
-// k.Mods&^int64): not a password, whose letters change case at random (HtPUFxCvwR&pgND).
+// k.Mods&^int64): not a password, whose letters change case at random (HtPUFxCvwR&pgND) and
+// fall in no word.
 func expression(t string) bool {
 	const ops = "+*&^%-~"
+	if st := statsOf(t); st.lower > 0 && st.upper > 0 && st.digit > 0 && st.lower+st.upper >= 10 && !strings.Contains(t, ".") && wordiness(t) == 0 {
+		return false // ten letters of both cases and a digit, no word, no selector: random (fnstz+YICuwFXU3)
+	}
 	operands := 0
 	for i := 0; i < len(t); {
 		j := i

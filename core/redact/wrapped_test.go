@@ -136,3 +136,19 @@ func TestKeysInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomExpression: a password with a plus in it, said alone in a chat line, is no
+// expression when its letters mix cases, hold a digit and read as no word; code's expressions
+// stay.
+func TestRandomExpression(t *testing.T) {
+	r := New()
+	text := "[20:16] Bram: fnstz+YICuwFXU3"
+	if got := r.Text(text); strings.Contains(got, "YICuwFXU3") {
+		t.Errorf("Text(%q) = %q, want the password hidden", text, got)
+	}
+	for _, s := range []string{"if r.Flags&UseXHTML == 0 {", "n := info.Lines+1", "x := seed^0x9e37 + k.Mods&^int64"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
