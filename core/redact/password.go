@@ -562,6 +562,9 @@ func urlEscaped(t string) bool {
 	return false
 }
 
+// formatVerbs are the letters of printf's conversions and Go's verbs.
+const formatVerbs = "diouxXfFeEgGaAcspnvTtbqUw"
+
 // formatVerb reports whether t holds a printf verb with flags (%#02x, %-8s).
 func formatVerb(t string) bool {
 	for i := 0; i+1 < len(t); i++ {
@@ -575,8 +578,12 @@ func formatVerb(t string) bool {
 			}
 			j++
 		}
-		// a verb's width and precision are a few digits (%-8s, %08.3f); %1633B is a password's
-		if j > i+1 && j < len(t) && isLetter(t[j]) && digits <= 3 {
+		for k := j; k < len(t) && k < j+2 && strings.IndexByte("hlLqjz", t[k]) >= 0; k++ {
+			j = k + 1 // a length modifier (%ld, %llu, %zu)
+		}
+		// a verb's width and precision are a few digits (%-8s, %08.3f), and its letter one of
+		// printf's or Go's verbs; %1633B and %0VQ are a password's
+		if j > i+1 && j < len(t) && strings.IndexByte(formatVerbs, t[j]) >= 0 && digits <= 3 {
 			return true
 		}
 	}

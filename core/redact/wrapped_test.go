@@ -152,3 +152,22 @@ func TestRandomExpression(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentNotAVerb: a % before digits and a letter no printf or Go verb has (%0VQ, %1SO) is a
+// password's, wherever it is said; format strings stay.
+func TestPercentNotAVerb(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ text, secret string }{
+		{"account deploy-bot [RRfzka5309%0VQ]", "RRfzka5309"},
+		{"パスワードPfubfz4024%1SOだよ", "Pfubfz4024"},
+	} {
+		if got := r.Text(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("Text(%q) = %q, want %q hidden", c.text, got, c.secret)
+		}
+	}
+	for _, s := range []string{`fmt.Printf("%-8s %08.3f %ld\n", name, v, n)`, `printf("%llu items, %zu bytes", a, b)`} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
