@@ -171,3 +171,17 @@ func TestPercentNotAVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestGluedToCJKKeyWord: CJK writes no blank between words, so a value right after a CJK key
+// word is named by it; a name after one (API, MD5) stays.
+func TestGluedToCJKKeyWord(t *testing.T) {
+	r := New()
+	if got := r.Text("ぱすわーど0313775868078だよ〜"); strings.Contains(got, "0313775868078") {
+		t.Errorf("got %q, want the digits hidden", got)
+	}
+	for _, s := range []string{"パスワードAPIの設定", "密码MD5加密", "トークンAPIを使う"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
