@@ -185,3 +185,20 @@ func TestGluedToCJKKeyWord(t *testing.T) {
 		}
 	}
 }
+
+// TestUnspacedScripts: Thai, like CJK, writes no blank between words: a key word runs on into a
+// copula or qualifiers and a copula ("รหัสผ่านเซิร์ฟเวอร์ทดสอบคือ X"); a sentence about passwords
+// stays.
+func TestUnspacedScripts(t *testing.T) {
+	r := New()
+	for _, text := range []string{"รหัสผ่านคือ zephyrotter-violet-71", "รหัสผ่านเซิร์ฟเวอร์ทดสอบคือ zephyrotter-violet-71", "パスワード本番は abc12345XY"} {
+		if got := r.Text(text); !strings.Contains(got, Placeholder) {
+			t.Errorf("Text(%q) = %q, want the value hidden", text, got)
+		}
+	}
+	for _, s := range []string{"รหัสผ่านต้องมีอย่างน้อย 8 ตัวอักษร", "กรุณาเปลี่ยนรหัสผ่านของคุณ", "密码学是一门科学 RSA2048"} {
+		if got := r.Text(s); got != s {
+			t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
