@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -665,23 +666,66 @@ func scanCharCalls(s string, add func(start, end int), depth int) int {
 var emphasisHints = []string{"*:", ":*", "_:", ":_", "`:"}
 
 // scanEmphasis drops Markdown's emphasis and code marks (* and `, and _ at a word's edge, not
-// inside a name such as api_key) and hides, mapped back to s, what the Redactor finds in what is
-// left: a key word in bold names the value after it as it does written plain.
+// inside a name such as api_key) around each colon that follows a key word so marked, and hides,
+// mapped back to s, what the Redactor finds in what is left: a key word in bold names the value
+// after it as it does written plain. Only the window after such a key word is read again.
 func scanEmphasis(s string, add func(start, end int), depth int) int {
-	var b strings.Builder
-	at := make([]int, 0, len(s)+1)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '*' || c == '`' || c == '_' && !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1])) {
+	work := len(s)
+	marks := func(c byte) bool { return c == '*' || c == '`' || c == '_' }
+	done := 0
+	for k := 0; k < len(s); k++ {
+		if s[k] != ':' || !(k > 0 && marks(s[k-1]) || k+1 < len(s) && marks(s[k+1])) {
 			continue
 		}
-		b.WriteByte(c)
-		at = append(at, i)
+		w := k
+		for w > 0 && marks(s[w-1]) {
+			w--
+		}
+		e := w
+		for w > 0 && (isWordByte(s[w-1]) || s[w-1] == '-') && e-w < 32 {
+			w--
+		}
+		if w == e || !contextWordSet()[strings.ToLower(strings.Trim(s[w:e], "_"))] {
+			continue
+		}
+		from, to := max(w-maxSpacedLead, done), min(len(s), k+maxCodecWindow) // the words before too (API key)
+		for from < w && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		for to < len(s) && !utf8.RuneStart(s[to]) {
+			to++
+		}
+		done = to
+		var b strings.Builder
+		at := make([]int, 0, to-from+1)
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c == '*' || c == '`' || c == '_' && !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1])) {
+				continue
+			}
+			b.WriteByte(c)
+			at = append(at, i)
+		}
+		at = append(at, to)
+		spans, w2 := lookInside(b.String(), depth)
+		work += to - from + w2
+		for _, sp := range spans {
+			add(at[sp.start], at[sp.end])
+		}
+		k = to - 1
 	}
-	at = append(at, len(s))
-	spans, work := lookInside(b.String(), depth)
-	for _, sp := range spans {
-		add(at[sp.start], at[sp.end])
-	}
-	return 2*len(s) + work
+	return work
 }
+
+// contextWordSet is the set of contextWords, each lowered, and of their last words.
+var contextWordSet = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
+	for _, w := range contextWords {
+		w = strings.ToLower(w)
+		set[w] = true
+		if i := strings.LastIndexByte(w, ' '); i >= 0 {
+			set[w[i+1:]] = true
+		}
+	}
+	return set
+})
