@@ -332,6 +332,39 @@ func joinedHead(s string, start int) int {
 	return start
 }
 
+// builderJoins are the calls that append a literal to a string being built: Java's and C#'s
+// StringBuilder, Go's strings.Builder and bytes.Buffer, JavaScript's arrays and strings.
+var builderJoins = []string{".append(", ".Append(", ".WriteString(", ".write(", ".push(", ".concat("}
+
+// builderJoin reads, at p just after a literal's closing quote, the end of one append call and
+// the start of the next on the same builder ("); sb.append("), or an appending assignment
+// (; s += "), and returns where the next literal's quote should be, or -1.
+func builderJoin(s string, p int) int {
+	if p < len(s) && s[p] == ')' {
+		p = skipBlanks(s, p+1)
+	}
+	if p >= len(s) || s[p] != ';' {
+		return -1
+	}
+	p = skipBlanks(s, p+1)
+	n := p
+	for n < len(s) && n-p < 64 && (isWordByte(s[n]) || s[n] == '.' && n+1 < len(s) && isWordByte(s[n+1]) && !hasAnyPrefix(s[n:], builderJoins)) {
+		n++
+	}
+	if n == p {
+		return -1
+	}
+	for _, b := range builderJoins {
+		if strings.HasPrefix(s[n:], b) {
+			return skipBlanks(s, n+len(b))
+		}
+	}
+	if a := skipBlanks(s, n); strings.HasPrefix(s[a:], "+=") || strings.HasPrefix(s[a:], ".=") {
+		return skipBlanks(s, a+2)
+	}
+	return -1
+}
+
 // joinedTail is where a secret that ends at end, at the closing quote of a literal, really
 // ends when the literal is joined to more literals: the end of the last of them (before its
 // closing quote), or end.
@@ -349,10 +382,11 @@ func joinedTail(s string, end int) int {
 				break
 			}
 		}
-		if op == "" {
+		if op != "" {
+			p = skipBlanks(s, p+len(op))
+		} else if p = builderJoin(s, p); p < 0 {
 			return end
 		}
-		p = skipBlanks(s, p+len(op))
 		if p >= len(s) || s[p] != q {
 			return end
 		}

@@ -124,6 +124,7 @@ var hostile = []struct {
 	{"emphasis", "**pw:** `a"},
 	{"emphasis marks", "*:_"},
 	{"od letters", "od -c a b C d "},
+	{"builder appends", `sb.append("Xk29fjQlPz08"); `},
 }
 
 func repeatTo(unit string, n int) string {

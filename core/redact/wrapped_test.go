@@ -202,3 +202,17 @@ func TestUnspacedScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderJoins: a secret built by appending literals (StringBuilder.append, +=) is hidden
+// whole once one of its pieces is; appended words stay.
+func TestBuilderJoins(t *testing.T) {
+	r := New()
+	text := `sb.append("Xk29fjQlPz"); sb.append("CgjFXIRoCQzN"); sb.append("Lmq82jdPQz01"); // db password`
+	if got := r.Text(text); strings.Contains(got, "CgjFXIRo") {
+		t.Errorf("Text(%q) = %q, want every piece hidden", text, got)
+	}
+	s := `sb.append("hello"); sb.append("world"); out.WriteString("done");`
+	if got := r.Text(s); got != s {
+		t.Errorf("Text(%q) = %q, want it unchanged", s, got)
+	}
+}
