@@ -177,7 +177,13 @@ func isCJK(r rune) bool {
 // wordLetter reports whether r can continue a word, so a key word inside a longer word
 // ("compassword", "pinned", "tokenizer") is no key word.
 func wordLetter(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) && !isCJK(r) || unicode.IsDigit(r)
+	return r == '_' || unicode.IsLetter(r) && !unspaced(r) || unicode.IsDigit(r)
+}
+
+// unspaced reports whether r is of a script written without blanks between words (CJK, Thai,
+// Lao, Khmer, Myanmar), where a key word runs on into the next word.
+func unspaced(r rune) bool {
+	return isCJK(r) || r >= 0x0E00 && unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // scanContext finds a value after a key word and a separator: the word, optional qualifiers
@@ -294,6 +300,12 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	sepEnd := separatorAt(s, q)
 	if sepEnd < 0 {
 		sepEnd = separatorIn(s, q, directSeparators)
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s[:p]); sepEnd < 0 && q == p && p < len(s) && isCJK(r) && isWordByte(s[p]) {
+		sepEnd = p // CJK writes no blank between words: パスワード0313775868078だよ
+	}
+	if r, _ := utf8.DecodeRuneInString(s[p:]); sepEnd < 0 && q == p && p < len(s) && unspaced(r) {
+		sepEnd = unspacedCopula(s, p) // รหัสผ่านเซิร์ฟเวอร์ทดสอบคือ X: qualifiers and a copula, unspaced
 	}
 	if sepEnd < 0 {
 		// qualifiers: a few plain words (for the prod DB, от сервера) before a copula or a
@@ -426,6 +438,32 @@ func skipBlanks(s string, p int) int {
 // letters must stand alone ("is", not "island").
 func separatorAt(s string, p int) int {
 	return separatorIn(s, p, contextSeparators)
+}
+
+// maxUnspacedQualifier bounds the bytes of unspaced words read between a key word and its copula.
+const maxUnspacedQualifier = 120
+
+// unspacedCopula reads the words of an unspaced script that follow a key word at p, up to a
+// blank or other script, and returns where the value may start when they end with a copula
+// ("คือ", "は"), or -1.
+func unspacedCopula(s string, p int) int {
+	e := p
+	for e < len(s) && e-p < maxUnspacedQualifier {
+		r, size := utf8.DecodeRuneInString(s[e:])
+		if !unspaced(r) && !unicode.Is(unicode.Mn, r) {
+			break
+		}
+		e += size
+	}
+	for _, sep := range contextSeparators {
+		if last, _ := utf8.DecodeLastRuneInString(sep); unspaced(last) && e-p > len(sep) && strings.HasSuffix(s[p:e], sep) {
+			if e < len(s) && s[e] == ':' {
+				e++
+			}
+			return e
+		}
+	}
+	return -1
 }
 
 // directSeparators open a value only right after the key word ("password (X)", "| password | X

@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -559,3 +560,172 @@ func randomLetters(t string) bool {
 	}
 	return wordiness(t) <= 0.3 && switchRate(t) >= 0.3
 }
+
+// charCallHints are the calls that turn a number into a character, as code joins them to hide a
+// string: chr(112) in Python, Perl and PHP, CHAR(112) in SQL, [char]112 in PowerShell, Chr(112)
+// in Visual Basic.
+var charCallHints = []string{"chr(", "char(", "[char]"}
+
+// scanCharCalls reads every chain of six or more character calls joined by an operator (+ || .
+// & or a comma) as the text they spell, and hides the chain when the Redactor finds a secret in
+// that text read after the words before it, or the text reads as a password on its own.
+func scanCharCalls(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	lower := strings.ToLower(s)
+	// call reads one call at i: the character's value and where the call ends, or -1
+	call := func(i int) (byte, int) {
+		var p int
+		switch {
+		case strings.HasPrefix(lower[i:], "[char]"):
+			p = i + 6
+		case strings.HasPrefix(lower[i:], "chr("):
+			p = i + 4
+		case strings.HasPrefix(lower[i:], "char("):
+			p = i + 5
+		default:
+			return 0, -1
+		}
+		if v, q, ok := byteValue(s, p); ok && v >= ' ' && v <= '~' {
+			if lower[p-1] != '(' {
+				return v, q
+			}
+			if q < len(s) && s[q] == ')' {
+				return v, q + 1
+			}
+		}
+		return 0, -1
+	}
+	done := 0
+	for from := 0; ; {
+		k := -1
+		for _, h := range charCallHints {
+			if x := strings.Index(lower[from:], h); x >= 0 && (k < 0 || from+x < k) {
+				k = from + x
+			}
+		}
+		if k < 0 {
+			break
+		}
+		from = k + 1
+		if k < done {
+			continue
+		}
+		var dec []byte
+		end := k
+		for p := k; ; {
+			v, q := call(p)
+			if q < 0 {
+				break
+			}
+			dec = append(dec, v)
+			end = q
+			for q < len(s) && s[q] == ' ' {
+				q++
+			}
+			switch {
+			case strings.HasPrefix(s[q:], "||"):
+				q += 2
+			case q < len(s) && strings.IndexByte("+.&,", s[q]) >= 0:
+				q++
+			default:
+				q = -1
+			}
+			if q < 0 {
+				break
+			}
+			for q < len(s) && s[q] == ' ' {
+				q++
+			}
+			p = q
+		}
+		done = max(done, end)
+		work += end - k
+		if len(dec) < minSpaced {
+			continue
+		}
+		lead := max(0, k-maxSpacedLead)
+		for lead < k && !utf8.RuneStart(s[lead]) {
+			lead++
+		}
+		spans, w := lookInside(s[lead:k]+string(dec), depth)
+		work += w
+		hidden := decodedSecret(string(dec))
+		for _, sp := range spans {
+			hidden = hidden || sp.end > k-lead
+		}
+		if hidden {
+			add(k, end)
+		}
+		from = max(from, end)
+	}
+	return work
+}
+
+// emphasisHints are a key word's colon next to Markdown's emphasis or code marks: **password**:,
+// *pw:*, __token__:, `key`:.
+var emphasisHints = []string{"*:", ":*", "_:", ":_", "`:"}
+
+// scanEmphasis drops Markdown's emphasis and code marks (* and `, and _ at a word's edge, not
+// inside a name such as api_key) around each colon that follows a key word so marked, and hides,
+// mapped back to s, what the Redactor finds in what is left: a key word in bold names the value
+// after it as it does written plain. Only the window after such a key word is read again.
+func scanEmphasis(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	marks := func(c byte) bool { return c == '*' || c == '`' || c == '_' }
+	done := 0
+	for k := 0; k < len(s); k++ {
+		if s[k] != ':' || !(k > 0 && marks(s[k-1]) || k+1 < len(s) && marks(s[k+1])) {
+			continue
+		}
+		w := k
+		for w > 0 && marks(s[w-1]) {
+			w--
+		}
+		e := w
+		for w > 0 && (isWordByte(s[w-1]) || s[w-1] == '-') && e-w < 32 {
+			w--
+		}
+		if w == e || !contextWordSet()[strings.ToLower(strings.Trim(s[w:e], "_"))] {
+			continue
+		}
+		from, to := max(w-maxSpacedLead, done), min(len(s), k+maxCodecWindow) // the words before too (API key)
+		for from < w && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		for to < len(s) && !utf8.RuneStart(s[to]) {
+			to++
+		}
+		done = to
+		var b strings.Builder
+		at := make([]int, 0, to-from+1)
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c == '*' || c == '`' || c == '_' && !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1])) {
+				continue
+			}
+			b.WriteByte(c)
+			at = append(at, i)
+		}
+		at = append(at, to)
+		spans, w2 := lookInside(b.String(), depth)
+		work += to - from + w2
+		for _, sp := range spans {
+			add(at[sp.start], at[sp.end])
+		}
+		k = to - 1
+	}
+	return work
+}
+
+// contextWordSet is the set of contextWords, each lowered, and of their last words.
+var contextWordSet = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
+	for _, w := range contextWords {
+		w = strings.ToLower(w)
+		set[w] = true
+		if i := strings.LastIndexByte(w, ' '); i >= 0 {
+			set[w[i+1:]] = true
+		}
+	}
+	return set
+})
