@@ -1,11 +1,11 @@
 #include "textflag.h"
 
-// func indexPair(p *byte, n, k1, k2 int, b1, m1, b2, m2 byte) int
+// func indexPairSSE2(p *byte, n, k1, k2 int, b1, m1, b2, m2 byte) int
 //
 // The first i in [0, n&^15) with p[i+k1]|m1 == b1 and p[i+k2]|m2 == b2, or -1: sixteen offsets
 // at a time with SSE2 (every amd64 has it). The caller guarantees that p[i+k1+15] and
 // p[i+k2+15] can be read for every i < n&^15.
-TEXT ·indexPair(SB), NOSPLIT, $0-48
+TEXT ·indexPairSSE2(SB), NOSPLIT, $0-48
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ k1+16(FP), R8
@@ -60,12 +60,12 @@ none:
 	MOVQ $-1, ret+40(FP)
 	RET
 
-// func indexLeads(p *byte, n int, r *[6]byte, k int, b1, b2 byte) int
+// func indexLeadsSSE2(p *byte, n int, r *[6]byte, k int, b1, b2 byte) int
 //
 // The first i in [0, n&^15) where p[i]-r[2j] <= r[2j+1] (unsigned) for some j < 3, or p[i+k] ==
 // b1 and p[i+k+1] == b2; -1 when there is none. The caller guarantees that p[i+k+16] can be
 // read for every i < n&^15.
-TEXT ·indexLeads(SB), NOSPLIT, $0-48
+TEXT ·indexLeadsSSE2(SB), NOSPLIT, $0-48
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ r+16(FP), DX
@@ -140,5 +140,103 @@ lfound:
 	MOVQ AX, ret+40(FP)
 	RET
 lnone:
+	MOVQ $-1, ret+40(FP)
+	RET
+
+// func indexPairAVX2(p *byte, n, k1, k2 int, b1, m1, b2, m2 byte) int
+//
+// indexPairSSE2 thirty-two offsets at a time, over [0, n&^31).
+TEXT ·indexPairAVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ k1+16(FP), R8
+	MOVQ k2+24(FP), R9
+	ADDQ SI, R8
+	ADDQ SI, R9
+	ANDQ $-32, CX
+	VPBROADCASTB b1+32(FP), Y3
+	VPBROADCASTB m1+33(FP), Y2
+	VPBROADCASTB b2+34(FP), Y5
+	VPBROADCASTB m2+35(FP), Y4
+	XORQ DI, DI
+aloop:
+	CMPQ DI, CX
+	JAE anone
+	VMOVDQU (R8)(DI*1), Y0
+	VMOVDQU (R9)(DI*1), Y1
+	VPOR Y2, Y0, Y0
+	VPOR Y4, Y1, Y1
+	VPCMPEQB Y3, Y0, Y0
+	VPCMPEQB Y5, Y1, Y1
+	VPAND Y1, Y0, Y0
+	VPMOVMSKB Y0, AX
+	TESTL AX, AX
+	JNZ afound
+	ADDQ $32, DI
+	JMP aloop
+afound:
+	VZEROUPPER
+	BSFL AX, AX
+	ADDQ DI, AX
+	MOVQ AX, ret+40(FP)
+	RET
+anone:
+	VZEROUPPER
+	MOVQ $-1, ret+40(FP)
+	RET
+
+// func indexLeadsAVX2(p *byte, n int, r *[6]byte, k int, b1, b2 byte) int
+//
+// indexLeadsSSE2 thirty-two offsets at a time, over [0, n&^31).
+TEXT ·indexLeadsAVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DX
+	MOVQ k+24(FP), R8
+	ADDQ SI, R8
+	ANDQ $-32, CX
+	VPBROADCASTB 0(DX), Y8
+	VPBROADCASTB 1(DX), Y9
+	VPBROADCASTB 2(DX), Y10
+	VPBROADCASTB 3(DX), Y11
+	VPBROADCASTB 4(DX), Y12
+	VPBROADCASTB 5(DX), Y13
+	VPBROADCASTB b1+32(FP), Y14
+	VPBROADCASTB b2+33(FP), Y15
+	XORQ DI, DI
+bloop:
+	CMPQ DI, CX
+	JAE bnone
+	VMOVDQU (SI)(DI*1), Y0
+	VPSUBB Y8, Y0, Y1
+	VPMINUB Y9, Y1, Y2
+	VPCMPEQB Y1, Y2, Y2
+	VPSUBB Y10, Y0, Y1
+	VPMINUB Y11, Y1, Y3
+	VPCMPEQB Y1, Y3, Y3
+	VPOR Y3, Y2, Y2
+	VPSUBB Y12, Y0, Y1
+	VPMINUB Y13, Y1, Y3
+	VPCMPEQB Y1, Y3, Y3
+	VPOR Y3, Y2, Y2
+	VMOVDQU (R8)(DI*1), Y4
+	VMOVDQU 1(R8)(DI*1), Y5
+	VPCMPEQB Y14, Y4, Y4
+	VPCMPEQB Y15, Y5, Y5
+	VPAND Y5, Y4, Y4
+	VPOR Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL AX, AX
+	JNZ bfound
+	ADDQ $32, DI
+	JMP bloop
+bfound:
+	VZEROUPPER
+	BSFL AX, AX
+	ADDQ DI, AX
+	MOVQ AX, ret+40(FP)
+	RET
+bnone:
+	VZEROUPPER
 	MOVQ $-1, ret+40(FP)
 	RET

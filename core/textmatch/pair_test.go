@@ -11,9 +11,16 @@ func TestIndexPair(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []byte{'a', 'A', 'b', 0x80, 0xE3, 0xFF, ' ', 'a' | 0x80}
 	for iter := 0; iter < 20000; iter++ {
-		s := make([]byte, rng.Intn(100))
+		s := make([]byte, rng.Intn(300))
 		for i := range s {
 			s[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		if rng.Intn(2) == 0 { // mostly one byte, so that hits come late (the AVX2 part)
+			for i := range s {
+				if rng.Intn(60) != 0 {
+					s[i] = 'b'
+				}
+			}
 		}
 		k1, k2 := rng.Intn(6), rng.Intn(6)
 		hi := max(k1, k2)
@@ -53,9 +60,16 @@ func TestIndexLeads(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	alphabet := []byte{'a', 0x80, 0xC3, 0xC5, 0xC7, 0xE1, 0xE2, 0xE3, 0xEF, 0xFF, 0x00}
 	for iter := 0; iter < 20000; iter++ {
-		s := make([]byte, rng.Intn(100))
+		s := make([]byte, rng.Intn(300))
 		for i := range s {
 			s[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		if rng.Intn(2) == 0 { // mostly one byte, so that hits come late (the AVX2 part)
+			for i := range s {
+				if rng.Intn(40) != 0 {
+					s[i] = 'a'
+				}
+			}
 		}
 		k := rng.Intn(3)
 		if len(s) < k+17 {
@@ -87,4 +101,15 @@ func TestIndexLeads(t *testing.T) {
 			t.Fatalf("indexLeadsGeneric = %d, want %d", got, want)
 		}
 	}
+}
+
+// TestIndexKernelsBothWidths runs the tests above without AVX2 too, where the machine has it.
+func TestIndexKernelsBothWidths(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2: the tests above ran the SSE2 kernels")
+	}
+	hasAVX2 = false
+	defer func() { hasAVX2 = true }()
+	TestIndexPair(t)
+	TestIndexLeads(t)
 }
