@@ -3,6 +3,9 @@
 package memory
 
 import (
+	"encoding/binary"
+	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -13,12 +16,15 @@ import (
 // calls per search, measured with strace -c). A read that does wait on a disk only holds its
 // worker's processor a little longer.
 
-func rawOpenat(dirfd int, name string, flags int) (int, error) {
-	p, err := syscall.BytePtrFromString(name)
-	if err != nil {
-		return -1, err
+// rawOpenat opens name in dirfd; path is the caller's buffer for the NUL-terminated name, reused
+// from file to file (syscall.BytePtrFromString allocates one per call).
+func rawOpenat(dirfd int, name string, flags int, path *[]byte) (int, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return -1, syscall.EINVAL
 	}
-	r, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	p := append(append((*path)[:0], name...), 0)
+	*path = p
+	r, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&p[0])), uintptr(flags), 0, 0, 0)
 	if e != 0 {
 		return -1, e
 	}
@@ -50,11 +56,15 @@ func rawFstat(fd int, st *syscall.Stat_t) error {
 // through the workspace's os.Root. It is what os.Root does for a single path component
 // (openat with O_NOFOLLOW), without the *os.File bookkeeping that dominates scanning thousands
 // of small files. A symlink (ELOOP) is left to the caller's os.Root path.
-func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
+//
+// regular says the directory listing gave the file as a regular file: then the fstat that tells
+// the types apart is left out (a file replaced since the listing by a FIFO reads as empty or
+// not at all, O_NONBLOCK; by a directory, EISDIR), and a file over the limit is found by reading.
+func readAt(dirfd int, name string, buf []byte, path *[]byte, regular bool) ([]byte, readStatus) {
 	var fd int
 	var err error
 	for {
-		fd, err = rawOpenat(dirfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK)
+		fd, err = rawOpenat(dirfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, path)
 		if err != syscall.EINTR {
 			break
 		}
@@ -69,21 +79,24 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 		return nil, readUnreadable
 	}
 	defer rawClose(fd)
-	// One fstat: a FIFO, device or socket is skipped (O_NONBLOCK kept the open from waiting on
-	// it), and a file already over the limit is not read at all.
-	var st syscall.Stat_t
-	if rawFstat(fd, &st) != nil {
-		return buf, readUnreadable
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-	case syscall.S_IFDIR:
-		return buf, readMissing
-	default:
-		return buf, readSpecial
-	}
-	if st.Size > MaxSearchFileSize {
-		return buf, readTooBig
+	// One fstat, unless the listing said regular: a FIFO, device or socket is skipped
+	// (O_NONBLOCK kept the open from waiting on it), and a file already over the limit is not
+	// read at all.
+	if !regular {
+		var st syscall.Stat_t
+		if rawFstat(fd, &st) != nil {
+			return buf, readUnreadable
+		}
+		switch st.Mode & syscall.S_IFMT {
+		case syscall.S_IFREG:
+		case syscall.S_IFDIR:
+			return buf, readMissing
+		default:
+			return buf, readSpecial
+		}
+		if st.Size > MaxSearchFileSize {
+			return buf, readTooBig
+		}
 	}
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)
@@ -115,4 +128,40 @@ func readAt(dirfd int, name string, buf []byte) ([]byte, readStatus) {
 		return buf, readTooBig
 	}
 	return buf, readOK
+}
+
+// listDir lists the names in the directory d with whether each is a regular file, from the
+// types getdents64 gives (os.File.ReadDir on a directory opened through os.Root costs an lstat
+// per entry, Readdirnames drops the types).
+func listDir(d *os.File) ([]dirName, error) {
+	fd := int(d.Fd())
+	buf := make([]byte, 64<<10)
+	var out []dirName
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: d_ino, d_off (8 bytes each), d_reclen (2), d_type (1), d_name
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return nil, syscall.EIO
+			}
+			name := b[19:reclen]
+			if i := strings.IndexByte(string(name), 0); i >= 0 {
+				name = name[:i]
+			}
+			if string(name) != "." && string(name) != ".." {
+				out = append(out, dirName{name: string(name), regular: b[18] == syscall.DT_REG})
+			}
+			b = b[reclen:]
+		}
+	}
 }

@@ -145,8 +145,16 @@ func KnowledgeSearch(ctx context.Context, ws *workspace.Workspace, in KnowledgeS
 // candidate is one file in a search's scope: a file name in its kind's directory. Paths and
 // slugs are derived on demand, so listing ten thousand files allocates nothing per file.
 type candidate struct {
-	kind Kind
-	name string
+	kind    Kind
+	name    string
+	regular bool // the listing gave it as a regular file
+}
+
+// dirName is a name in a directory listing and whether the listing gave it as a regular file
+// (false when it did not say).
+type dirName struct {
+	name    string
+	regular bool
 }
 
 // rel is the candidate's path relative to the workspace.
@@ -353,9 +361,9 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, map[string]string, e
 			skipped[dir+"/"] = "the folder cannot be read"
 			continue
 		}
-		// Names only: a ReadDir through os.Root costs an lstat per entry. File types are learnt
-		// when each file is opened (see scanner.read).
-		names, err := d.Readdirnames(-1)
+		// Names, and where the system gives them, which are regular files (listDir); other types
+		// are learnt when each file is opened (see scanner.read).
+		names, err := listDir(d)
 		d.Close()
 		if err != nil {
 			if st, serr := root.Stat(dir); serr == nil && !st.IsDir() {
@@ -363,9 +371,10 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, map[string]string, e
 			}
 			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 		}
-		slices.Sort(names)
+		slices.SortFunc(names, func(a, b dirName) int { return strings.Compare(a.name, b.name) })
 		g := group{prefix: dir + "/", files: make([]candidate, 0, len(names))}
-		for _, name := range names {
+		for _, dn := range names {
+			name := dn.name
 			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 				continue
 			}
@@ -373,7 +382,7 @@ func listCandidates(root *os.Root, ks []Kind) ([]candidate, map[string]string, e
 				skipped[dir+"/"+name] = "not an entry name: " + err.Error()
 				continue
 			}
-			g.files = append(g.files, candidate{kind: k, name: name})
+			g.files = append(g.files, candidate{kind: k, name: name, regular: dn.regular})
 		}
 		groups = append(groups, g)
 	}
@@ -403,6 +412,7 @@ type scanner struct {
 	p       params
 	folder  *textmatch.Folder
 	buf     []byte
+	path    []byte // readAt's buffer for the name
 	matches []int
 }
 
@@ -477,7 +487,7 @@ func (st readStatus) skipReason() string {
 // read returns the content of c, or why there is none.
 func (s *scanner) read(c *candidate) ([]byte, readStatus) {
 	if fd, ok := s.dirs[c.kind.dir()]; ok && c.kind != KindSummary {
-		buf, st := readAt(fd, c.name, s.buf)
+		buf, st := readAt(fd, c.name, s.buf, &s.path, c.regular)
 		s.buf = buf[:0]
 		if st != readFallback {
 			return buf, st

@@ -204,12 +204,15 @@ type Needle struct {
 	// kpos lists where the anchor character sits in folded when it is ASCII and the whole needle
 	// is ASCII: a one-byte anchor occurrence can then be checked in place (see verifyASCII).
 	kpos []int
+	// plan matches over the raw text when every character's preimages are known; nil otherwise.
+	plan *windowPlan
 }
 
 // NewNeedle folds query for matching; the query is taken literally (not split into words).
 func NewNeedle(query string) Needle {
 	n := Needle{folded: []byte(Fold(query))}
 	n.anchors = anchorsFor(string(n.folded))
+	n.plan = newWindowPlan(n.folded)
 	ascii := true
 	for _, b := range n.folded {
 		ascii = ascii && b < utf8.RuneSelf
@@ -388,6 +391,9 @@ func (n Needle) MayMatch(text []byte) bool {
 func (n Needle) MatchingLines(f *Folder, text []byte, dst []int) []int {
 	if len(n.folded) == 0 || bytes.IndexByte(n.folded, '\n') >= 0 {
 		return dst
+	}
+	if n.plan != nil {
+		return n.plan.matchingLines(n, f, text, dst)
 	}
 	if n.anchors == nil {
 		return n.matchFolded(f.Fold(text), dst)
