@@ -287,7 +287,7 @@ type b6prov struct {
 }
 
 // b6provTexts are the chat comments, transcripts and files a provider token is pasted in; each
-// kind takes three of them and its own texts.
+// kind takes three of them and its own texts, or four.
 var b6provTexts = []string{
 	"@here rotating the {SVC} creds tonight, new value is {S} — the old one stops working at 22:00 UTC",
 	"● Bash(export {ENV}={S} && npm run smoke)\n  ⎿  smoke: 14 passed, 0 failed",
@@ -310,8 +310,9 @@ var b6provTexts = []string{
 func b6provKind(p b6prov) b3Kind {
 	start := b6hashPick(p.name, len(b6provTexts))
 	lc := strings.ToLower(strings.NewReplacer(" ", "_", ".", "_", "-", "_").Replace(p.svc))
+	// three settings and the kind's own texts, or four settings for a kind with none of its own
 	var texts []string
-	for i := range 3 {
+	for i := range 4 - min(len(p.extra), 1) {
 		texts = append(texts, b6provTexts[(start+5*i)%len(b6provTexts)])
 	}
 	texts = append(texts, p.extra...)
@@ -422,11 +423,9 @@ func b6Providers() []b3Kind {
 			[]string{"[Credentials]\ngs_access_key_id = GOOG1EJQ7X4M2VZK9P3LWTRB5N6C8YHD0AFESUG1QOI7JKLMNPX2RV34T5\ngs_secret_access_key = {S}"}},
 		{"huawei-cloud-secret-key", "Huawei Cloud", "HUAWEICLOUD_SDK_SK", "obs.cn-north-4.myhuaweicloud.com", s(alnum, 40),
 			[]string{"HUAWEICLOUD_SDK_AK=QTWAOYTTINDUT2QVKYUC\nHUAWEICLOUD_SDK_SK={S}"}},
-		{"baidu-bce-secret-key", "Baidu AI Cloud", "BCE_SECRET_ACCESS_KEY", "bcc.bj.baidubce.com", s(hexlc, 32), nil},
 		{"viber-bot-auth-token", "Viber", "VIBER_AUTH_TOKEN", "chatapi.viber.com", func(g *gen) string {
 			return g.s(hexlc, 16) + "-" + g.s(hexlc, 16) + "-" + g.s(hexlc, 16)
 		}, []string{"curl -X POST https://chatapi.viber.com/pa/set_webhook -H \"X-Viber-Auth-Token: {S}\" -d '{\"url\":\"https://bot.acme.test/viber\"}'"}},
-		{"strava-access-token", "Strava", "STRAVA_ACCESS_TOKEN", "www.strava.com", s(hexlc, 40), nil},
 		{"nomad-acl-secret-id", "Nomad", "NOMAD_TOKEN", "nomad.acme.test:4646", b6uuid,
 			[]string{"Accessor ID  = 1f0e2d3c-4b5a-4697-8877-665544332211\nSecret ID    = {S}\nName         = Bootstrap Token\nType         = management"}},
 		{"teleport-node-join-token", "Teleport", "TELEPORT_JOIN_TOKEN", "teleport.acme.test:443", s(hexlc, 32),
@@ -438,12 +437,10 @@ func b6Providers() []b3Kind {
 			return "tskey-client-" + g.s(alnum, 12) + "CNTRL-" + g.s(alnum, 32)
 		}, nil},
 		{"cloudinary-api-secret-bare", "Cloudinary", "CLOUDINARY_API_SECRET", "api.cloudinary.com", s(b64url, 27), nil},
-		{"imgur-client-secret", "Imgur", "IMGUR_CLIENT_SECRET", "api.imgur.com", s(hexlc, 40), nil},
 		{"shopify-partner-api-token", "Shopify Partners", "SHOPIFY_PARTNER_TOKEN", "partners.shopify.com", pre("prtapi_", hexlc, 32), nil},
 		{"shopify-custom-app-shpca", "Shopify", "SHOPIFY_CUSTOM_APP_TOKEN", "acme.myshopify.com", pre("shpca_", hexlc, 32),
 			[]string{"curl -H \"X-Shopify-Access-Token: {S}\" https://acme.myshopify.com/admin/api/2024-10/orders.json"}},
 		{"discord-oauth-client-secret", "Discord", "DISCORD_CLIENT_SECRET", "discord.com", s(b64url, 32), nil},
-		{"zoom-s2s-client-secret", "Zoom", "ZOOM_CLIENT_SECRET", "zoom.us", s(alnum, 32), nil},
 		{"dropbox-app-secret", "Dropbox", "DROPBOX_APP_SECRET", "api.dropboxapi.com", s(b6LoD, 15), nil},
 		{"contentful-cda-token", "Contentful", "CONTENTFUL_DELIVERY_TOKEN", "cdn.contentful.com", s(b64url, 43),
 			[]string{"https://cdn.contentful.com/spaces/q9z0wr8bk3x1/environments/master/entries?access_token={S}"}},
@@ -466,17 +463,12 @@ func b6Providers() []b3Kind {
 			[]string{"{\"apikey\": \"pk1_\" , \"secretapikey\": \"{S}\"}"}},
 		{"duckdns-update-token", "DuckDNS", "DUCKDNS_TOKEN", "www.duckdns.org", b6uuid,
 			[]string{"*/5 * * * * curl -s \"https://www.duckdns.org/update?domains=acmehome&token={S}&ip=\" >/dev/null"}},
-		{"wasabi-secret-key", "Wasabi", "WASABI_SECRET_KEY", "s3.eu-central-1.wasabisys.com", s(b6UpD, 40), nil},
 		{"bamboohr-api-key", "BambooHR", "BAMBOOHR_API_KEY", "api.bamboohr.com", s(hexlc, 40),
 			[]string{"curl -u \"{S}:x\" https://api.bamboohr.com/api/gateway.php/acme/v1/employees/directory"}},
-		{"greenhouse-harvest-api-key", "Greenhouse", "GREENHOUSE_API_KEY", "harvest.greenhouse.io", s(hexlc, 32), nil},
 		{"dub-co-api-key", "Dub", "DUB_API_KEY", "api.dub.co", pre("dub_", alnum, 24), nil},
 		{"hygraph-permanent-token", "Hygraph", "HYGRAPH_TOKEN", "api-eu-central-1.hygraph.com", b6jwt("RS256", func(g *gen) string {
 			return fmt.Sprintf(`{"version":3,"iat":%d,"aud":["https://api-eu-central-1.hygraph.com/v2/%s/master"],"iss":"https://management.hygraph.com/","sub":"%s","jti":"%s"}`, 1720000000+g.rng.IntN(9e6), g.s(b6LoD, 25), b6uuid(g), g.s(b6LoD, 25))
 		}), nil},
-		{"expo-robot-access-token", "Expo", "EXPO_TOKEN", "api.expo.dev", s(b64url, 40), nil},
-		{"sentry-relay-public-key", "Sentry Relay", "RELAY_SECRET_KEY", "relay.acme.test", s(b64url, 43),
-			[]string{"---\nsecret_key: {S}\npublic_key: pZcNw3hCqTfK0l6dJ2yR8vUe9aGm1xQbS5oH7iL4jWt\nid: 3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c"}},
 	}
 	var out []b3Kind
 	for _, p := range ps {
@@ -521,7 +513,6 @@ func b6CLI() []b3Kind {
 		b6cli("mysqlsh-uri-password", "MySQL Shell", pw, "mysqlsh --uri root:{S}@db-primary:3306 --sql -e 'SHOW DATABASES'", "mysqlsh --js --uri admin:{S}@10.1.4.7:33060"),
 		b6cli("usql-dsn-password", "usql", pw, "usql postgres://report:{S}@pg.acme.test/analytics -c 'select 1'", "usql sqlserver://sa:{S}@mssql01/master"),
 		b6cli("pgcli-uri-password", "pgcli", pw, "pgcli postgresql://app_rw:{S}@10.0.3.21:5432/orders"),
-		b6cli("mycli-password-flag", "mycli", pw, "mycli -h db.acme.test -u shop --password {S} shop_prod", "mycli mysql://shop:{S}@db.acme.test/shop_prod"),
 		b6cli("duckdb-create-secret-s3", "DuckDB", b6s(b64std, 40), "duckdb -c \"CREATE SECRET (TYPE s3, KEY_ID 'AKIAQ4W2ZP7LMXK3RT5B', SECRET '{S}', REGION 'eu-west-1')\""),
 		b6cli("beeline-p-password", "Hive beeline", pw, "beeline -u jdbc:hive2://hive.acme.test:10000/default -n etl -p {S} -e 'show tables'"),
 		b6cli("arangosh-server-password", "arangosh", pw, "arangosh --server.endpoint tcp://127.0.0.1:8529 --server.username root --server.password {S}"),
@@ -532,10 +523,7 @@ func b6CLI() []b3Kind {
 		b6cli("nomad-job-token-flag", "Nomad", b6uuid, "nomad job run -token={S} -address=https://nomad.acme.test:4646 api.nomad.hcl"),
 		b6cli("argocd-login-password", "Argo CD CLI", pw, "argocd login argocd.acme.test --username admin --password {S} --grpc-web"),
 		b6cli("flux-create-secret-git-password", "Flux CLI", tok, "flux create secret git infra-auth --url=https://git.acme.test/ops/infra --username=flux --password={S}"),
-		b6cli("helm-registry-login-p", "Helm", tok, "helm registry login harbor.acme.test -u robot$ci -p {S}"),
 		b6cli("skopeo-dest-creds", "skopeo", pw, "skopeo copy docker://docker.io/library/nginx:1.27 docker://registry.acme.test/mirror/nginx:1.27 --dest-creds mirror:{S}"),
-		b6cli("crane-auth-login", "crane", tok, "crane auth login registry.acme.test -u ci -p {S}"),
-		b6cli("podman-login-p", "Podman", pw, "podman login quay.acme.test -u deployer -p {S}"),
 		b6cli("buildah-push-creds", "Buildah", pw, "buildah push --creds ci-bot:{S} localhost/app:latest docker://registry.acme.test/app:2.1.0"),
 		b6cli("oras-login-password", "ORAS", tok, "oras login acmecr.azurecr.io --username 00000000-0000-0000-0000-000000000000 --password {S}"),
 		b6cli("az-keyvault-secret-set-value", "Azure CLI", b6strong, "az keyvault secret set --vault-name acme-kv --name sql-admin --value {S}"),
@@ -551,16 +539,12 @@ func b6CLI() []b3Kind {
 		b6cli("mutt-e-imap-pass", "mutt", pw, "mutt -e 'set imap_user=me@acme.test' -e 'set imap_pass={S}' -f imaps://imap.acme.test/INBOX"),
 		b6cli("imapsync-password1", "imapsync", pw, "imapsync --host1 mail.old.test --user1 anna --password1 {S} --host2 imap.acme.test --user2 anna@acme.test --passfile2 /root/p2"),
 		b6cli("sendemail-xp", "sendEmail", pw, "sendEmail -f alerts@acme.test -t oncall@acme.test -u 'disk full' -m 'see grafana' -s smtp.acme.test:587 -xu alerts@acme.test -xp {S} -o tls=yes"),
-		b6cli("pscp-pw", "pscp", pw, "pscp -pw {S} backup.tar.gz admin@10.20.0.5:/srv/backups/"),
 		b6cli("winscp-open-url", "WinSCP", pw, "winscp.com /command \"open sftp://deploy:{S}@files.acme.test/ -hostkey=*\" \"put site.zip /var/www/\" \"exit\""),
 		b6cli("curlftpfs-mount", "curlftpfs", pw, "curlftpfs ftpuser:{S}@ftp.acme.test /mnt/ftp -o allow_other"),
 		b6cli("sshfs-password-stdin-echo", "sshfs", pw, "echo {S} | sshfs media@nas.local:/volume1/video /mnt/video -o password_stdin"),
-		b6cli("duplicity-passphrase-env", "duplicity", pw, "PASSPHRASE={S} duplicity /home sftp://backup@vault.acme.test//backups/home"),
 		b6cli("kopia-repository-password", "Kopia", pw, "kopia repository connect s3 --bucket=acme-kopia --access-key=AKIAX3T7Q2WPL9ZKM4RB --secret-access-key=(env) --password={S}"),
 		b6cli("certutil-importpfx-p", "certutil", pw, "certutil -f -p {S} -importpfx C:\\certs\\wildcard.pfx"),
 		b6cli("dsmod-user-pwd", "dsmod", pw, "dsmod user \"CN=svc-sql,OU=Service,DC=acme,DC=test\" -pwd {S} -mustchpwd no"),
-		b6cli("ldapwhoami-w", "ldapwhoami", pw, "ldapwhoami -x -H ldaps://ldap.acme.test -D uid=jenkins,ou=svc,dc=acme,dc=test -w {S}"),
-		b6cli("rpcclient-u-percent", "rpcclient", pw, "rpcclient -U 'ACME\\helpdesk%{S}' 10.0.0.10 -c enumdomusers"),
 		b6cli("mongoexport-password", "mongoexport", pw, "mongoexport --host rs0/mongo1:27017 --username reporter --password {S} --authenticationDatabase admin --db shop --collection orders --out orders.json"),
 		b6cli("wp-cli-user-pass", "WP-CLI", pw, "wp user update 1 --user_pass={S} --skip-email --path=/var/www/html"),
 		b6cli("drush-user-password", "Drush", pw, "drush user:password admin {S}"),
@@ -577,17 +561,14 @@ func b6CLI() []b3Kind {
 		b6cli("wrangler-secret-put-echo", "Wrangler", tok, "echo {S} | npx wrangler secret put UPSTREAM_TOKEN --env production"),
 		b6cli("supabase-secrets-set", "Supabase CLI", tok, "supabase secrets set RESEND_KEY={S} --project-ref abcdefghijklmnopqrst"),
 		b6cli("oc-login-p", "OpenShift CLI", pw, "oc login https://api.ocp.acme.test:6443 -u kubeadmin -p {S} --insecure-skip-tls-verify"),
-		b6cli("docker-exec-e-mysql-pwd", "docker exec", pw, "docker exec -e MYSQL_PWD={S} -it db mysql -uroot shop"),
 		b6cli("pdftk-user-pw", "pdftk", pw, "pdftk payslips.pdf output payslips-locked.pdf user_pw {S}"),
 		b6cli("qpdf-encrypt-user", "qpdf", pw, "qpdf --encrypt {S} owner-pass-not-shared 256 -- contract.pdf contract-enc.pdf"),
-		b6cli("unzip-p-password", "unzip", pw, "unzip -P {S} export-2026-11.zip -d /tmp/export"),
 		b6cli("aescrypt-p", "AES Crypt", pw, "aescrypt -e -p {S} customers.csv"),
 		b6cli("racadm-remote-p", "racadm", pw, "racadm -r 10.0.10.21 -u root -p {S} serveraction powercycle"),
 		b6cli("ilorest-login-p", "iLOrest", pw, "ilorest login 10.0.10.31 -u Administrator -p {S}"),
 		b6cli("govc-password-env", "govc", pw, "GOVC_URL=vcenter.acme.test GOVC_USERNAME=administrator@vsphere.local GOVC_PASSWORD={S} govc ls /dc1/vm"),
 		b6cli("connect-viserver-password", "PowerCLI", pw, "Connect-VIServer -Server vcenter.acme.test -User administrator@vsphere.local -Password {S}"),
 		b6cli("ncat-proxy-auth", "ncat", pw, "ncat --proxy proxy.acme.test:3128 --proxy-type http --proxy-auth jdoe:{S} internal.acme.test 22"),
-		b6cli("wget-proxy-password", "wget", pw, "wget -e use_proxy=yes -e https_proxy=proxy.acme.test:8080 --proxy-user=jdoe --proxy-password={S} https://downloads.acme.test/tool.tgz"),
 		b6cli("twine-upload-p", "twine", b6cat(b6lit("pypi-AgEIcHlwaS5vcmc"), b6s(b64url, 60)), "twine upload -u __token__ -p {S} dist/*"),
 		b6cli("poetry-config-http-basic", "Poetry", pw, "poetry config http-basic.acme-nexus ci-reader {S}"),
 		b6cli("cargo-login-token", "Cargo", b6pre("cio", alnum, 32), "cargo login {S}", "cargo login --registry acme {S}"),
@@ -602,7 +583,6 @@ func b6CLI() []b3Kind {
 		b6cli("db2-connect-using", "Db2 CLP", pw, "db2 connect to SAMPLE user db2inst1 using {S}"),
 		b6cli("firebird-isql-password", "Firebird isql", pw, "isql-fb -user SYSDBA -password {S} /var/lib/firebird/data/acme.fdb"),
 		b6cli("hana-hdbsql-p", "SAP HANA hdbsql", pw, "hdbsql -n hana01:30015 -u SYSTEM -p {S} \"SELECT * FROM M_DATABASES\""),
-		b6cli("mariabackup-password", "Mariabackup", pw, "mariabackup --backup --target-dir=/backup/full --user=backup --password={S}"),
 		b6cli("nmap-script-args-password", "nmap", pw, "nmap -p 3306 --script mysql-databases --script-args mysqluser=root,mysqlpass={S} 10.0.5.12"),
 		b6cli("msf-set-password", "Metasploit", pw, "msfconsole -q -x \"use auxiliary/scanner/smb/smb_login; set RHOSTS 10.0.0.0/24; set SMBUser svc-backup; set SMBPass {S}; run\""),
 		b6cli("bloodhound-python-p", "bloodhound-python", pw, "bloodhound-python -d acme.test -u j.doe -p {S} -ns 10.0.0.10 -c All"),
@@ -699,12 +679,12 @@ func b6KeyMat() []b3Kind {
 				"# install-cert.ps1\n$pfxB64 = @'\n" + p + "\n'@",
 			}[i], p
 		}),
-		k("jks-echo-base64-decode", "an Android keystore (JKS, magic /u3+7Q) echoed through base64 -d in a CI step (text written here)", 3, func(g *gen, i int) (string, string) {
-			p := b6b64body(g, "/u3+7QAAAAIAAAABAAAAAQAHcmVsZWFzZQAAAY", 700)
+		k("jceks-echo-base64-decode", "a JCEKS keystore (magic zs7Ozg) echoed through base64 -d in a CI step (text written here)", 3, func(g *gen, i int) (string, string) {
+			p := b6b64body(g, "zs7OzgAAAAIAAAABAAAAAwAHc2lnbmluZwAAAY", 700)
 			return []string{
-				"- name: Decode keystore\n  run: echo '" + p + "' | base64 -d > app/release.jks",
-				"+ echo " + p + "\n+ base64 --decode\n+ ls -la release.jks",
-				"printf '%s' '" + p + "' | base64 -D -o upload-keystore.jks",
+				"- name: Decode keystore\n  run: echo '" + p + "' | base64 -d > app/signing.jceks",
+				"+ echo " + p + "\n+ base64 --decode\n+ ls -la signing.jceks",
+				"printf '%s' '" + p + "' | base64 -D -o upload-keystore.jceks",
 			}[i], p
 		}),
 		k("wireguard-k8s-secret-wg0-conf", "a WireGuard private key in a Kubernetes Secret's stringData wg0.conf (text written here)", 3, func(g *gen, i int) (string, string) {
@@ -786,7 +766,7 @@ func b6KeyMat() []b3Kind {
 			kind := []string{"PRIVATE KEY", "RSA PRIVATE KEY", "PRIVATE KEY"}[i]
 			return []string{
 				"--BEGIN " + kind + "--\n" + body + "\n--END " + kind + "--",
-				"—BEGIN " + kind + "—\n" + body + "\n—END " + kind + "—",
+				"---BEGIN " + kind + "---\n" + body + "\n---END " + kind + "---",
 				"-- BEGIN " + kind + " --\n" + body + "\n-- END " + kind + " --",
 			}[i], body
 		}),
@@ -974,7 +954,7 @@ func b6KeyMat() []b3Kind {
 			return []string{
 				"services.nix-serve.secretKeyFile = pkgs.writeText \"cache-key\" \"cache.acme.test-1:" + seed + "\";",
 				"{\"signing\": {\"alg\": \"Ed25519\", \"seed\": \"" + seed + "\"}}",
-				"SIGNING_SEED_B64=" + seed,
+				"[signer]\nalgorithm = \"ed25519\"\nseed = \"" + seed + "\"",
 			}[i], seed
 		}),
 	}
@@ -1087,18 +1067,10 @@ func b6Encoded() []b3Kind {
 			"\"Smtp\": { \"User\": \"mailer\", \"PasswordUtf16B64\": \"{S}\" }",
 			"$pw = [Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('{S}'))",
 			"<add key=\"SqlPwdEncoded\" value=\"{S}\" /> <!-- Encoding.Unicode -->"),
-		e("printf-x-escapes-pipe-login", "a password written as \\x escapes in a shell printf piped to a login (text written here)", pw, func(_ *gen, s string) string { return b6bytesJoin(s, "\\x%02x", "") },
-			"printf '{S}' | docker login registry.acme.test -u ci --password-stdin",
-			"printf \"{S}\\n\" | sudo -S systemctl restart api",
-			"$ printf '{S}' | kinit svc_etl@ACME.TEST"),
-		e("rust-u8-array-hex-key", "a key as a Rust [u8; N] array of hex literals (text written here)", func(g *gen) string { return string(g.s(alnum, 16)) }, func(_ *gen, s string) string { return b6bytesJoin(s, "0x%02x", ", ") },
-			"const API_KEY: [u8; 16] = [{S}];",
-			"static SEED: &[u8] = &[{S}];",
-			"let secret: [u8; 16] = [\n    {S}\n];"),
-		e("go-byte-slice-hex-key", "a secret as a Go []byte of hex literals (text written here)", pw, func(_ *gen, s string) string { return b6bytesJoin(s, "0x%02x", ", ") },
-			"var hmacKey = []byte{{S}}",
-			"key := []byte{\n\t{S},\n}",
-			"	// TODO: load from env\n	secret = [...]byte{{S}}"),
+		e("iis-percent-u-encoding", "a password in %u00XX encoding (IIS, JavaScript escape() style) in a request (text written here)", pw, func(_ *gen, s string) string { return b6bytesJoin(s, "%%u%04X", "") },
+			"GET /legacy/login.asp?user=jdoe&pass={S} HTTP/1.1",
+			"POST /api/auth body: u=svc&p={S}",
+			"unescape('{S}')"),
 		e("kotlin-bytearrayof-hex", "a password as Kotlin byteArrayOf(0x..) (text written here)", pw, func(_ *gen, s string) string { return b6bytesJoin(s, "0x%02X", ", ") },
 			"private val storePass = String(byteArrayOf({S}))",
 			"val pw = byteArrayOf({S}).decodeToString()",
@@ -1218,36 +1190,46 @@ func b6Encoded() []b3Kind {
 			"ENV_FILE_B64: |\n{S}",
 			"$ base64 -w 64 .env.production\n{S}",
 			"cat <<'EOF' | base64 -d > .env\n{S}\nEOF"),
-		e("base64-crlf-mime-76-env", "an env file base64-encoded in a MIME part, CRLF every 76 characters (text written here)", env, func(_ *gen, s string) string {
-			return strings.Join(b6lines(base64.StdEncoding.EncodeToString([]byte(s)), 76), "\r\n")
-		},
-			"Content-Type: text/plain; name=\"prod.env\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{S}\r\n--b1_9f8e--",
-			"--=_part\r\nContent-Disposition: attachment; filename=\".env\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{S}",
-			"attachment body:\r\n{S}"),
-		e("hex-dash-separated-bytes", "a key as dash-separated hex bytes, as a MAC-address style dump (text written here)", func(g *gen) string { return g.s(alnum, 16) }, func(_ *gen, s string) string { return strings.ToUpper(b6bytesJoin(s, "%02x", "-")) },
-			"PSK bytes: {S}",
-			"shared-secret = {S}",
-			"key (hex) {S}"),
+		e("xxencoded-credentials", "a credential line in xxencode (uuencode with the +-0-9A-Za-z alphabet) (text written here)", func(g *gen) string { return "svc_backup:" + b6pw(g) }, func(_ *gen, s string) string { return b6xxencode(s) },
+			"begin 644 creds.txt\n{S}\n+\nend",
+			"xxencoded (old mailer):\nbegin 600 login\n{S}\n+\nend",
+			"{S}  <- xxdecode this"),
 		e("xml-base64-attr-password", "a password base64-encoded in an XML element marked encoding=\"base64\" (text written here)", pw, b64,
 			"<datasource name=\"erp\"><user>erp_ro</user><password encoding=\"base64\">{S}</password></datasource>",
 			"<credential type=\"basic\" user=\"svc\" encoded=\"b64\">{S}</credential>",
 			"<Setting Name=\"ProxyPass\" Encoding=\"Base64\" Value=\"{S}\"/>"),
-		e("ascii-decimal-space-list", "a password as space-separated ASCII decimal codes in chat (text written here)", pw, func(_ *gen, s string) string { return b6bytesJoin(s, "%d", " ") },
-			"ascii: {S}",
-			"decode these: {S}",
-			"{S} (decimal, obviously)"),
-		e("base64-of-userpass-in-yaml-auth", "base64 of user:password in a YAML auth field of a registry or proxy config (text written here)", func(g *gen) string { return "ci-bot:" + b6pw(g) }, b64,
-			"registries:\n  harbor.acme.test:\n    auth: {S}",
-			"proxy:\n  upstream: http://squid:3128\n  basicAuth: {S}",
-			"mirrors:\n  \"docker.io\":\n    endpoint: [\"https://mirror.acme.test\"]\nconfigs:\n  \"mirror.acme.test\":\n    auth:\n      auth: {S}"),
-		e("base64-nopad-url-in-query", "a password as URL-safe base64 without padding in a query parameter (text written here)", pw, func(_ *gen, s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) },
-			"https://sso.acme.test/legacy/login?u=jdoe&p={S}",
-			"GET /api/v1/connect?cred={S}&mode=ro HTTP/1.1",
-			"wss://stream.acme.test/feed?auth={S}"),
-		e("hex-upper-no-separator-said", "a password read out as uppercase hex in chat (text written here)", pw, func(_ *gen, s string) string { return strings.ToUpper(hex.EncodeToString([]byte(s))) },
-			"password in hex because discord eats symbols: {S}",
-			"hex → {S}",
-			"xxd -r -p <<< {S}"),
+		e("hex-of-base64-password", "a password base64-encoded, then written as hex (text written here)", pw, func(_ *gen, s string) string {
+			return hex.EncodeToString([]byte(base64.StdEncoding.EncodeToString([]byte(s))))
+		},
+			"DB_PASS_ENC={S}  # hex(base64(pw))",
+			"echo {S} | xxd -r -p | base64 -d",
+			"\"secret\": \"{S}\", \"encoding\": \"hex+b64\""),
+		e("atbash-password", "a password under the Atbash substitution (a↔z, A↔Z) as a joke cipher (text written here)", func(g *gen) string { return g.s(b6Lo+b6Up, 8) + g.s(b6Dig, 4) }, func(_ *gen, s string) string {
+			b := []byte(s)
+			for i, c := range b {
+				switch {
+				case c >= 'a' && c <= 'z':
+					b[i] = 'z' - (c - 'a')
+				case c >= 'A' && c <= 'Z':
+					b[i] = 'Z' - (c - 'A')
+				}
+			}
+			return string(b)
+		},
+			"atbash'd so the scanner skips it: {S}",
+			"pw (atbash): {S}",
+			"{S} — you know the trick, reverse the alphabet"),
+		e("base64-grouped-by-4", "a base64 token written in groups of four for reading aloud (text written here)", func(g *gen) string { return g.s(alnum, 18) }, func(_ *gen, s string) string {
+			b := base64.StdEncoding.EncodeToString([]byte(s))
+			var gs []string
+			for i := 0; i < len(b); i += 4 {
+				gs = append(gs, b[i:min(i+4, len(b))])
+			}
+			return strings.Join(gs, " ")
+		},
+			"read it back to me: {S}",
+			"key (base64, spaces added for reading): {S}",
+			"{S} — join the groups and decode"),
 	}
 }
 
@@ -1592,10 +1574,10 @@ func b6Agent() []b3Kind {
 			"⏺ Search(pattern: \"password\", path: \"src\")\n  ⎿  Found 3 matches\n     src/db.js:4:const password = '{S}';\n     src/db.js:9:  password,\n     README.md:12:Set the password in .env",
 			"rg -n 'secret' legacy/\nlegacy/sync.py:88:    SECRET = \"{S}\"",
 			"Grep results:\n- scripts/deploy.sh:14: sshpass -p '{S}' ssh root@10.0.0.9"),
-		a("printenv-tool-output", "a printenv or env run by an agent, its output in the transcript (text written here)", tok,
-			"⏺ Bash(env | sort | head -20)\n  ⎿  HOME=/home/runner\n     HF_TOKEN={S}\n     LANG=C.UTF-8\n     PATH=/usr/local/bin:/usr/bin",
-			"exec: printenv\nCI=true\nNPM_TOKEN={S}\nSHELL=/bin/bash",
-			"$ env\n...\nDATADOG_API_KEY={S}\n..."),
+		a("export-p-declare-x-output", "bash's export -p output (declare -x NAME=\"value\") shown in a transcript (text written here)", tok,
+			"⏺ Bash(export -p | grep -i key)\n  ⎿  declare -x ALGOLIA_ADMIN_KEY=\"{S}\"\n     declare -x KEYTIMEOUT=\"1\"",
+			"$ export -p\ndeclare -x HOME=\"/root\"\ndeclare -x RESEND_KEY=\"{S}\"",
+			"declare -x SLACK_SIGNING_SECRET=\"{S}\""),
 		a("mcp-json-server-env", "a key in an MCP server config's env (.mcp.json, claude_desktop_config.json) (text written here)", tok,
 			"{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@acme/mcp-github\"],\n      \"env\": { \"GITHUB_TOKEN\": \"{S}\" }\n    }\n  }\n}",
 			"\"postgres\": { \"command\": \"mcp-postgres\", \"args\": [\"postgresql://app:{S}@localhost/app\"] }",
@@ -1628,10 +1610,10 @@ func b6Agent() []b3Kind {
 			"Task(Audit legacy scripts) ⎿ Done\n  Found a hard-coded FTP password in legacy/upload.sh line 12: {S}",
 			"Agent report: the Jenkins job `nightly` passes --password {S} on the command line; recommend moving it to credentials.",
 			"Findings:\n1. config/old.ini has smtp_pass = {S}"),
-		a("kubectl-secret-decoded-tool-call", "an agent decoding a Kubernetes secret, the plaintext in the tool result (text written here)", pw,
-			"⏺ Bash(kubectl get secret db-creds -n prod -o jsonpath='{.data.password}' | base64 -d)\n  ⎿  {S}",
-			"$ kubectl -n app get secret smtp -o json | jq -r '.data.pass | @base64d'\n{S}",
-			"tool: kubectl view-secret redis-auth password\nresult: {S}"),
+		a("browser-tool-type-password-field", "a browser-automation tool call typing a password into a login form (text written here)", pw,
+			"⏺ playwright - browser_type (MCP)(element: \"Password textbox\", ref: \"e23\", text: \"{S}\", submit: true)\n  ⎿  Typed into Password textbox",
+			"{\"action\":\"type\",\"selector\":\"#password\",\"text\":\"{S}\"}",
+			"page.fill('input[name=\"password\"]', '{S}')  # step 4 of the login flow"),
 		a("terraform-output-raw-tool-result", "an agent reading a sensitive Terraform output raw (text written here)", pw,
 			"⏺ Bash(terraform output -raw db_admin_password)\n  ⎿  {S}",
 			"$ tofu output -json | jq -r .redis_auth.value\n{S}",
@@ -1664,18 +1646,18 @@ func b6Agent() []b3Kind {
 			"⏺ NotebookEdit(analysis.ipynb, cell 3)\n  ⎿  Out[3]: 'sk-proj-{S}'",
 			"Cell 5 output:\n>>> os.environ['MAPBOX_TOKEN']\n'{S}'",
 			"[cell 2] print(settings.api_key)\n{S}"),
-		a("git-remote-v-tool-output", "a token in a git remote -v run by an agent (text written here)", ghp,
-			"⏺ Bash(git remote -v)\n  ⎿  origin  https://{S}@github.com/acme/api.git (fetch)\n     origin  https://x@github.com/acme/api.git (push)",
-			"$ git config --get remote.origin.url\nhttps://acme-bot:{S}@github.com/acme/site.git",
-			"remote: https://oauth2:{S}@gitlab.acme.test/acme/infra.git"),
-		a("docker-inspect-tool-env-json", "a secret in docker inspect's Env array shown to an agent (text written here)", pw,
-			"⏺ Bash(docker inspect api --format '{{json .Config.Env}}')\n  ⎿  [\"PATH=/usr/local/bin\",\"POSTGRES_PASSWORD={S}\",\"TZ=UTC\"]",
-			"\"Env\": [\n    \"MINIO_ROOT_USER=admin\",\n    \"MINIO_ROOT_PASSWORD={S}\"\n]",
-			"$ podman inspect db | grep -i pass\n                \"MARIADB_ROOT_PASSWORD={S}\","),
-		a("ps-tool-output-cmdline", "a password on a process command line in ps output shown to an agent (text written here)", pw,
-			"⏺ Bash(ps aux | grep sync)\n  ⎿  app  2211  0.3  1.2 java -jar sync.jar --db.password={S} --mode=full",
-			"$ pgrep -a rsync\n4410 rsync --password-file=/dev/fd/3 backup@nas::vol  # RSYNC_PASSWORD={S}",
-			"PID 901: /usr/bin/ruby worker.rb -p {S}"),
+		a("gh-auth-status-show-token", "gh auth status --show-token output in a transcript (text written here)", ghp,
+			"⏺ Bash(gh auth status --show-token)\n  ⎿  github.com\n       ✓ Logged in to github.com account octo-dev (keyring)\n       - Active account: true\n       - Token: {S}",
+			"$ gh auth token\n{S}",
+			"  ✓ Token: {S}\n  - Token scopes: 'gist', 'read:org', 'repo'"),
+		a("systemctl-show-environment", "a unit's Environment= shown by systemctl show or status to an agent (text written here)", pw,
+			"⏺ Bash(systemctl show api.service -p Environment)\n  ⎿  Environment=PORT=8080 DB_PASS={S} LOG_LEVEL=info",
+			"$ systemctl show-environment\nLANG=C.UTF-8\nBACKUP_PASSPHRASE={S}",
+			"systemctl cat worker | grep Environment\nEnvironment=\"AMQP_PASS={S}\""),
+		a("journalctl-config-dump-line", "a service's startup log, read with journalctl, that prints its config (text written here)", pw,
+			"⏺ Bash(journalctl -u api -n 20 --no-pager)\n  ⎿  Nov 29 10:12:44 web1 api[2211]: config loaded: {redis: {host: cache, password: {S}}}",
+			"Nov 29 10:12:44 web1 worker[901]: starting with smtp_user=noreply smtp_pass={S}",
+			"-- Boot 3f2a --\nNov 29 03:00:01 nas backup.sh[771]: using repo password {S}"),
 		a("plan-mode-proposal-with-credential", "an agent's plan that spells out a credential it will use (text written here)", pw,
 			"Plan:\n1. SSH to 10.0.0.9 as root (password {S})\n2. Restart nginx\n3. Verify with curl",
 			"Here is what I'll do: log in to the Grafana admin with admin/{S}, add the Loki datasource, save.",
@@ -1978,18 +1960,6 @@ func b6NoKeyword() []b3Kind {
 			"the zip opens with {S}",
 			"{S} unlocks the laptop in the meeting room",
 			"the pdf needs {S}"),
-		n("same-as-x-plus", "a secret given as the one for several systems (text written here)", st,
-			"both the NAS and the router: {S}",
-			"it's {S} everywhere on the lab network",
-			"{S} for jenkins, grafana and the wiki"),
-		n("after-username-newline", "a username then the secret on the next line, no keyword (text written here)", st,
-			"deploy@build-01\n{S}",
-			"user: j.smith\n{S}",
-			"ana.r@acme.test\n{S}\nthen the 2FA code"),
-		n("emoji-lock-only", "a secret after a lock emoji alone (text written here)", st,
-			"🔒 {S}",
-			"🗝️ {S}",
-			"🔐→ {S}"),
 		n("sms-style-login-info", "an SMS-style message with a code and no keyword (text written here)", b6s(b6UpD, 10),
 			"Acme: use {S} to sign in. Don't share it.",
 			"{S} is your Acme sign-in code.",
@@ -2002,6 +1972,18 @@ func b6NoKeyword() []b3Kind {
 			"I typed \"{S}\" and it still says invalid",
 			"it accepted '{S}' the second time",
 			"enter «{S}» on the first screen"),
+		n("email-body-only-secret", "a mail whose body is only the secret between greeting and sign-off (text written here)", st,
+			"Hi Sam,\n\n{S}\n\nCheers,\nDana",
+			"Hallo Jonas,\n\n{S}\n\nGruß\nEva",
+			"Subject: as discussed\n\n{S}\n\n-- \nsent from my phone"),
+		n("pastebin-bare-block", "a secret alone in a paste between paste markers (text written here)", st,
+			"--- paste 4f2a (expires in 1h) ---\n{S}\n--- end ---",
+			"-----8<-----\n{S}\n-----8<-----",
+			"[paste]\n{S}\n[/paste]"),
+		b6f("nokeyword", "typed-twice-to-confirm", "a secret typed twice, as into a confirm field, in a chat (text written here)", 3, func(g *gen, i int) (string, string) {
+			s := st(g)
+			return []string{s + "\n" + s, s + " / " + s + " (typed twice to be sure)", "new: " + s + "\nconfirm: " + s}[i], s
+		}),
 		b6f("nokeyword", "typed-at-shell-prompt", "a secret typed at a shell prompt by mistake, echoed back by the shell's error (text written here)", 3, func(g *gen, i int) (string, string) {
 			s := st(g)
 			return []string{
@@ -2287,4 +2269,31 @@ func blind6Negatives() []string {
 		out[i] = strings.ReplaceAll(out[i], "\n", " ")
 	}
 	return out
+}
+
+// b6xxencode is xxencode of s: lines of up to 45 bytes, each led by its length, in the
+// +-0-9A-Za-z alphabet.
+func b6xxencode(s string) string {
+	const a = "+-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	var lines []string
+	b := []byte(s)
+	for len(b) > 0 {
+		n := min(45, len(b))
+		chunk := append([]byte(nil), b[:n]...)
+		b = b[n:]
+		var l strings.Builder
+		l.WriteByte(a[n])
+		for len(chunk)%3 != 0 {
+			chunk = append(chunk, 0)
+		}
+		for i := 0; i < len(chunk); i += 3 {
+			v := uint(chunk[i])<<16 | uint(chunk[i+1])<<8 | uint(chunk[i+2])
+			l.WriteByte(a[v>>18&63])
+			l.WriteByte(a[v>>12&63])
+			l.WriteByte(a[v>>6&63])
+			l.WriteByte(a[v&63])
+		}
+		lines = append(lines, l.String())
+	}
+	return strings.Join(lines, "\n")
 }
