@@ -15,24 +15,42 @@ import (
 )
 
 // The sixth blind corpus (core/redact/testdata/public/blind6.jsonl): a ninth held-out corpus, of
-// kinds that are in none of the earlier corpus files nor their generators, written by a helper
-// session that had not read core/redact (not its code, tests or testdata) nor docs/redaction.md,
-// that read of this program only how a corpus is wired and the earlier generators' kind names and
-// bodies (to keep clear of them), and that never ran the detector on it. Its goal is the issue's:
-// a secret of a kind nobody listed, said in a chat comment or an agent transcript, is still hidden.
-// Its groups are: key material without its usual frame or in a container no earlier corpus used
-// (`keymat`); secrets under an encoding a careful reader could undo — base58, Z85, uuencode, yEnc,
-// wrapped base64, separated hex, byte-array literals of several languages, UTF-16LE base64, HTML
-// and Unicode escapes, JSON in JSON (`encoded`); secrets inside the containers people paste —
-// HAR entries, API-client collections, notebooks, manifests, package-manager and tool configs,
-// CI blocks, tables, diffs, SQL rows, CSV, structured logs (`wrapped`); what an coding agent's
-// transcript shows — tool calls, tool results, file reads, plans and summaries (`agent`); chat
-// messages in twenty-odd languages in situations the earlier corpora did not write (`chat`);
-// passwords and tokens said with no key word at all (`nokeyword`); tokens of services no earlier
-// corpus named, by a shape written here after the services' (`provider`); and credentials as
-// command-line arguments of tools not covered before (`cli`). Every body is random from a fixed
-// source; no text is third-party. blind6-negatives.txt, written by the same run, holds ordinary
-// lines that look risky and hold no secret.
+// 400 kinds that are in none of the earlier corpus files nor their generators, written blind: by a
+// helper session that had not read core/redact (not its code, tests or testdata) nor
+// docs/redaction.md nor the redaction figures of docs/benchmarks.md, that read of this program
+// only how a corpus is wired and the earlier generators' kind names and bodies (to keep clear of
+// them), and that never ran the detector on it. Its goal is the issue's: a secret of a kind nobody
+// listed, said in a chat comment or an agent transcript, is still hidden. Its groups are:
+//
+//   - keymat: key material without its usual frame or in a container no earlier corpus used —
+//     XML RSAKeyValue, JWKs in ConfigMaps and escaped env JSON, PFX in PowerShell, JCEKS through
+//     base64 -d, Tor ADD_ONION, keys quoted with '> ', line-numbered, CRLF, spaced by four, with
+//     mangled or missing armor lines, in .properties continuations, HCL heredocs, fastlane JSON,
+//     EncryptionConfiguration, openssl -text colon hex, dm-crypt tables, NT hashes, kirbi
+//     tickets, wallets of chains no earlier corpus named;
+//   - encoded: secrets under an encoding a careful reader could undo — yEnc, xxencode, base32hex,
+//     Crockford base32, UTF-7, UTF-16LE (base64 and REG_BINARY hex), %uXXXX, base64 wrapped at 64
+//     or grouped by four, hex of base64, byte literals of Kotlin, C#, Elixir, Lua, Ruby and Perl,
+//     SQL hex literals, CSS and \u{..} escapes, markdown escapes, Morse, Atbash, JSON three deep;
+//   - wrapped: secrets inside the containers people paste — HAR cookies, API-client exports,
+//     notebook magics, workflow and CI files, compose healthchecks, tool configs and CLI token
+//     files, build files, query output tables, review suggestions, audit and CEF logs, errors
+//     that print their request config, chat exports;
+//   - agent: what a coding agent's transcript shows — file reads, shell and tool results, tool
+//     call arguments (JSON in JSON), edits, searches, plans, reasoning, todo lists, memory files,
+//     MCP configs, session records, summaries that repeat a key;
+//   - chat: messages in some thirty languages and scripts in situations the earlier corpora did
+//     not write (family accounts, government and school portals, voice-note transcripts,
+//     corrections, edited, forwarded and quoted replies, code-switching);
+//   - nokeyword: passwords and tokens said with no key word at all;
+//   - provider: tokens of services no earlier corpus named, by a shape written here after the
+//     service's documented one, in chat comments, transcripts, configs, logs and code;
+//   - cli: credentials as command-line arguments of tools no earlier corpus covered.
+//
+// Every body is random from a fixed source; no text is third-party. Each sample's secret is the
+// exact string in its text (for encoded kinds, the encoded form). blind6-negatives.txt, written by
+// the same run and checked to share no line with the earlier negatives files, holds ordinary lines
+// that look risky and hold no secret.
 
 // blind6Seed is the second word of every blind6 kind's random source (the first is the FNV-1a
 // 64-bit hash of the kind's name), other than those of the other generators.
@@ -1545,127 +1563,158 @@ func b6Agent() []b3Kind {
 		a("read-tool-env-file-numbered", "an agent's file-read tool result of an env file, lines numbered with arrows (text written here)", tok,
 			"⏺ Read(.env.local)\n  ⎿  Read 6 lines\n     1→NODE_ENV=development\n     2→PORT=3000\n     3→MAPS_API_KEY={S}\n     4→LOG_LEVEL=debug",
 			"Read file: config/.env\n   1\tAPP_NAME=acme\n   2\tSECRET_TOKEN={S}\n   3\tDEBUG=false",
-			"<file path=\"backend/.env\">\n1: DATABASE_URL=postgres://localhost/dev\n2: PAYMENT_API_KEY={S}\n</file>"),
+			"<file path=\"backend/.env\">\n1: DATABASE_URL=postgres://localhost/dev\n2: PAYMENT_API_KEY={S}\n</file>",
+			"Reading `services/billing/.env`…\n```\n1  STRIPE_WEBHOOK_SECRET=whsec_test_only\n2  BILLING_API_TOKEN={S}\n```"),
 		a("bash-cat-database-yml-result", "an agent's shell tool result of a config file with a password (text written here)", pw,
 			"⏺ Bash(cat config/database.yml)\n  ⎿  production:\n       adapter: postgresql\n       username: shop\n       password: {S}\n       host: db.internal",
 			"$ cat appsettings.Production.json\n{\n  \"ConnectionStrings\": {\n    \"Default\": \"Server=sql01;Database=erp;User Id=erp_app;Password={S};\"\n  }\n}",
-			"Output:\n[mysqld]\nuser=mysql\n[client]\nuser=root\npassword={S}"),
+			"Output:\n[mysqld]\nuser=mysql\n[client]\nuser=root\npassword={S}",
+			"⏺ Bash(sed -n '1,12p' /etc/odoo/odoo.conf)\n  ⎿  [options]\n     admin_passwd = {S}\n     db_host = db\n     db_user = odoo"),
 		a("tool-result-json-escaped-content", "a secret inside a tool_result's JSON-escaped content string (text written here)", tok,
 			"{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_01Hx7Qb2\",\"content\":\"export API_TOKEN=\\\"{S}\\\"\\nexport REGION=eu\"}",
 			"{\"role\":\"tool\",\"tool_call_id\":\"call_8fK2\",\"content\":\"{\\\"token\\\": \\\"{S}\\\", \\\"expires_in\\\": 3600}\"}",
-			"{\"output\":\"HTTP/1.1 200 OK\\r\\nSet-Cookie: session={S}; HttpOnly\\r\\n\"}"),
+			"{\"output\":\"HTTP/1.1 200 OK\\r\\nSet-Cookie: session={S}; HttpOnly\\r\\n\"}",
+			"{\"tool\":\"read_file\",\"result\":\"[smtp]\\nhost = mail.acme.test\\npassword = {S}\\n\"}"),
 		a("function-call-arguments-string", "a secret in a function call's arguments, a JSON string inside JSON (text written here)", pw,
 			"{\"type\":\"function_call\",\"name\":\"run_sql\",\"arguments\":\"{\\\"dsn\\\":\\\"postgres://admin:{S}@db:5432/app\\\",\\\"query\\\":\\\"select 1\\\"}\"}",
 			"\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"ssh\",\"arguments\":\"{\\\"host\\\":\\\"10.0.0.7\\\",\\\"user\\\":\\\"root\\\",\\\"password\\\":\\\"{S}\\\"}\"}}]",
-			"arguments: {\"smtp_password\": \"{S}\", \"to\": \"ops@acme.test\"}"),
+			"arguments: {\"smtp_password\": \"{S}\", \"to\": \"ops@acme.test\"}",
+			"<function_calls><invoke name=\"http_request\"><parameter name=\"headers\">{\"Authorization\": \"Token {S}\"}</parameter></invoke></function_calls>"),
 		a("assistant-summary-mentions-key", "an assistant's summary that repeats the key it configured (text written here)", stripe,
 			"Done! I've updated `.env` with `STRIPE_SECRET_KEY={S}` and restarted the dev server. Checkout now works in test mode.",
 			"Summary of changes:\n- Added the Stripe key (`{S}`) to `config/payments.ts`\n- Wrote a test for the webhook handler",
-			"I used the key you gave me ({S}) in the integration test; you may want to rotate it since it is now in the chat history."),
+			"I used the key you gave me ({S}) in the integration test; you may want to rotate it since it is now in the chat history.",
+			"All set — the webhook now verifies signatures with the secret `{S}` you pasted earlier; the tests pass."),
 		a("user-pastes-key-in-prompt", "a user pasting a key in a prompt to the agent (text written here)", ghp,
 			"> here's my token {S} — clone the private repo and fix the failing test",
 			"User: use this PAT for the release script: {S}",
-			"Human: my github token is {S}, can you push the branch for me?"),
+			"Human: my github token is {S}, can you push the branch for me?",
+			"> can you debug why `curl -H 'Authorization: token {S}' https://api.github.com/user` gives 401?"),
 		a("edit-tool-diff-added-secret", "an agent's edit tool diff adding a hard-coded secret (text written here)", tok,
 			"⏺ Update(src/config.ts)\n  ⎿  Updated src/config.ts with 1 addition\n       10    export const config = {\n       11 +    apiKey: '{S}',\n       12      timeout: 5000,",
 			"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: settings.py\n@@\n-API_KEY = os.environ[\"API_KEY\"]\n+API_KEY = \"{S}\"\n*** End Patch\nEOF",
-			"Edit: lib/client.rb\n+  TOKEN = \"{S}\".freeze"),
+			"Edit: lib/client.rb\n+  TOKEN = \"{S}\".freeze",
+			"⏺ Write(docker-compose.override.yml)\n  ⎿  Wrote 6 lines to docker-compose.override.yml\n     services:\n       api:\n         environment:\n           GITHUB_TOKEN: {S}"),
 		a("grep-tool-results-hardcoded", "an agent's search results showing a hard-coded credential (text written here)", pw,
 			"⏺ Search(pattern: \"password\", path: \"src\")\n  ⎿  Found 3 matches\n     src/db.js:4:const password = '{S}';\n     src/db.js:9:  password,\n     README.md:12:Set the password in .env",
 			"rg -n 'secret' legacy/\nlegacy/sync.py:88:    SECRET = \"{S}\"",
-			"Grep results:\n- scripts/deploy.sh:14: sshpass -p '{S}' ssh root@10.0.0.9"),
+			"Grep results:\n- scripts/deploy.sh:14: sshpass -p '{S}' ssh root@10.0.0.9",
+			"Found in 2 files:\nansible/group_vars/prod.yml:17:  db_password: {S}\nansible/roles/db/defaults/main.yml:3:db_password: \"\""),
 		a("export-p-declare-x-output", "bash's export -p output (declare -x NAME=\"value\") shown in a transcript (text written here)", tok,
 			"⏺ Bash(export -p | grep -i key)\n  ⎿  declare -x ALGOLIA_ADMIN_KEY=\"{S}\"\n     declare -x KEYTIMEOUT=\"1\"",
 			"$ export -p\ndeclare -x HOME=\"/root\"\ndeclare -x RESEND_KEY=\"{S}\"",
-			"declare -x SLACK_SIGNING_SECRET=\"{S}\""),
+			"declare -x SLACK_SIGNING_SECRET=\"{S}\"",
+			"typeset -x TWILIO_AUTH_TOKEN={S}\ntypeset -x TERM=xterm-256color"),
 		a("mcp-json-server-env", "a key in an MCP server config's env (.mcp.json, claude_desktop_config.json) (text written here)", tok,
 			"{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@acme/mcp-github\"],\n      \"env\": { \"GITHUB_TOKEN\": \"{S}\" }\n    }\n  }\n}",
 			"\"postgres\": { \"command\": \"mcp-postgres\", \"args\": [\"postgresql://app:{S}@localhost/app\"] }",
-			"claude mcp add linear -e LINEAR_API_KEY={S} -- npx -y @acme/linear-mcp"),
+			"claude mcp add linear -e LINEAR_API_KEY={S} -- npx -y @acme/linear-mcp",
+			"[mcp_servers.sentry]\ncommand = \"npx\"\nargs = [\"-y\", \"@acme/sentry-mcp\"]\nenv = { SENTRY_TOKEN = \"{S}\" }"),
 		a("codex-exec-log-line", "a secret in a terminal agent's exec log line (text written here)", tok,
 			"exec bash -lc 'curl -s -H \"Authorization: Bearer {S}\" https://api.acme.test/v1/me' in /workspace/app\n bash -lc ... succeeded in 412ms:\n{\"id\":42}",
 			"[exec] /bin/sh -c \"export SENTRY_AUTH_TOKEN={S}; sentry-cli releases finalize 2.4.1\"",
-			"running: git push https://x-access-token:{S}@github.com/acme/app.git HEAD:fix/ci"),
+			"running: git push https://x-access-token:{S}@github.com/acme/app.git HEAD:fix/ci",
+			"› Ran curl -fsS -u admin:{S} http://localhost:15672/api/overview\n  └ {\"rabbitmq_version\":\"3.13.1\"}"),
 		a("aider-chat-history-md", "a key in an aider-style .aider.chat.history.md (text written here)", tok,
 			"#### use the key {S} for the weather api\n\nI'll add it to `weather.py`.",
 			"> /run export OPENWEATHER_KEY={S}\n> Add the output to the chat? (Y)es/(N)o [Yes]: n",
-			"#### the test needs SENDGRID_KEY={S}"),
+			"#### the test needs SENDGRID_KEY={S}",
+			"#### /add .env\n> Added .env to the chat\n\nThe file sets `MAILGUN_KEY={S}`; I'll read it from the environment instead."),
 		a("thinking-block-restates-password", "an agent's reasoning block that restates a password it saw (text written here)", pw,
 			"<thinking>The user's staging DB password is {S}; I'll put it in the connection string for the migration and remind them to rotate it.</thinking>",
 			"∴ Thinking…\n  The config file shows the admin password {S}. I should not print it again, but I need it for the login step.",
-			"[reasoning] Found credentials in docker-compose.yml (postgres / {S}); using them to run the seed script."),
+			"[reasoning] Found credentials in docker-compose.yml (postgres / {S}); using them to run the seed script.",
+			"(thinking) the seed script expects ADMIN_PASSWORD; the user said earlier it is {S}, so I'll pass that."),
 		a("todo-list-item-with-key", "a secret in an agent's todo list (text written here)", tok,
 			"⏺ Update Todos\n  ⎿  ☒ Reproduce the 401\n     ☐ Rotate leaked key {S}\n     ☐ Add secret scanning to CI",
 			"- [ ] revoke {S} (found in logs)\n- [x] patch the logger",
-			"TODO(agent): replace hard-coded token {S} with env lookup"),
+			"TODO(agent): replace hard-coded token {S} with env lookup",
+			"## Progress\n- [x] found the leaked key in build logs: {S}\n- [ ] open a ticket to revoke it"),
 		a("test-failure-expected-received", "a token in a failing test's expected/received output (text written here)", jwt6(),
 			"  ● auth › signs the request\n\n    expect(received).toBe(expected)\n\n    Expected: \"Bearer {S}\"\n    Received: \"Bearer undefined\"",
 			"AssertionError: assert 'Bearer abc' == 'Bearer {S}'",
-			"--- FAIL: TestClient (0.01s)\n    client_test.go:42: header = \"\", want \"Bearer {S}\""),
+			"--- FAIL: TestClient (0.01s)\n    client_test.go:42: header = \"\", want \"Bearer {S}\"",
+			"E       AssertionError: expected call not found.\nE       Expected: post('https://api.acme.test/token', data={'client_secret': '{S}'})\nE       Actual: not called."),
 		a("webfetch-url-with-key", "an agent fetching a URL that carries a key (text written here)", tok,
 			"⏺ Fetch(https://api.acme.test/v1/forecast?lat=52.5&lon=13.4&appid={S})\n  ⎿  Received 2.1KB (200 OK)",
 			"web_fetch({\"url\": \"https://maps.acme.test/geocode/json?address=Berlin&key={S}\"})",
-			"GET https://hooks.acme.test/trigger/{S} → 202"),
+			"GET https://hooks.acme.test/trigger/{S} → 202",
+			"Fetching https://api.acme.test/v1/export.csv?access_token={S} … 200 OK (48 KB)"),
 		a("subagent-report-found-credential", "a sub-agent's report quoting a credential it found (text written here)", pw,
 			"Task(Audit legacy scripts) ⎿ Done\n  Found a hard-coded FTP password in legacy/upload.sh line 12: {S}",
 			"Agent report: the Jenkins job `nightly` passes --password {S} on the command line; recommend moving it to credentials.",
-			"Findings:\n1. config/old.ini has smtp_pass = {S}"),
+			"Findings:\n1. config/old.ini has smtp_pass = {S}",
+			"## Security review (sub-agent)\n| File | Line | Finding |\n|---|---|---|\n| deploy/old.sh | 31 | plaintext password `{S}` |"),
 		a("browser-tool-type-password-field", "a browser-automation tool call typing a password into a login form (text written here)", pw,
 			"⏺ playwright - browser_type (MCP)(element: \"Password textbox\", ref: \"e23\", text: \"{S}\", submit: true)\n  ⎿  Typed into Password textbox",
 			"{\"action\":\"type\",\"selector\":\"#password\",\"text\":\"{S}\"}",
-			"page.fill('input[name=\"password\"]', '{S}')  # step 4 of the login flow"),
+			"page.fill('input[name=\"password\"]', '{S}')  # step 4 of the login flow",
+			"computer.type(\"{S}\")  # focused: Password input on https://admin.acme.test/login"),
 		a("terraform-output-raw-tool-result", "an agent reading a sensitive Terraform output raw (text written here)", pw,
 			"⏺ Bash(terraform output -raw db_admin_password)\n  ⎿  {S}",
 			"$ tofu output -json | jq -r .redis_auth.value\n{S}",
-			"terraform output admin_password\n\"{S}\""),
+			"terraform output admin_password\n\"{S}\"",
+			"⏺ Bash(pulumi stack output dbPassword --show-secrets)\n  ⎿  {S}"),
 		a("vault-read-tool-result", "an agent reading a Vault or cloud secret, the value in the transcript (text written here)", tok,
 			"⏺ Bash(vault kv get -field=api_key secret/payments)\n  ⎿  {S}",
 			"$ aws secretsmanager get-secret-value --secret-id prod/api --query SecretString --output text\n{S}",
-			"$ gcloud secrets versions access latest --secret=openai-key\n{S}"),
+			"$ gcloud secrets versions access latest --secret=openai-key\n{S}",
+			"$ az keyvault secret show --vault-name acme-kv -n sql-admin --query value -o tsv\n{S}"),
 		a("screenshot-ocr-description", "an agent describing a screenshot that shows a password (text written here)", pw,
 			"The screenshot shows the router admin page: user `admin`, password field filled with `{S}` (visible because 'show password' is ticked).",
 			"From the image: a sticky note on the monitor reads \"VPN: {S}\".",
-			"OCR of attached image:\nWi-Fi: ACME-Guest\nKey: {S}"),
+			"OCR of attached image:\nWi-Fi: ACME-Guest\nKey: {S}",
+			"Image description: terminal window; the last command reads `mysql -u root -p{S} shop` and the prompt shows mysql>."),
 		a("agents-md-memory-notes", "credentials written into an agent memory or instructions file (CLAUDE.md, AGENTS.md) (text written here)", pw,
 			"## Environment\n- Staging DB: `postgres://app:{S}@staging-db.acme.test/app`\n- Run `make seed` before tests",
 			"# AGENTS.md\nWhen deploying, log in with `deploy` / `{S}` (ask Dana if it fails).",
-			"# Memory\n- The QA admin account is qa-admin@acme.test, password {S}"),
+			"# Memory\n- The QA admin account is qa-admin@acme.test, password {S}",
+			"<!-- .cursorrules -->\nUse the test Stripe account; its restricted key is {S}."),
 		a("session-jsonl-tool-use-record", "a secret in a recorded agent session JSONL tool_use input (text written here)", tok,
 			"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\",\"input\":{\"command\":\"export RENDER_API_KEY={S} && render deploys list\"}}]}}",
 			"{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"content\":\"CLOUDFLARE_API_TOKEN={S}\"}]},\"timestamp\":\"2026-11-29T10:11:12Z\"}",
-			"{\"event\":\"tool_call\",\"tool\":\"shell\",\"input\":\"docker login -u ci -p {S} ghcr.io\"}"),
+			"{\"event\":\"tool_call\",\"tool\":\"shell\",\"input\":\"docker login -u ci -p {S} ghcr.io\"}",
+			"{\"ts\":\"2026-11-29T10:11:14Z\",\"role\":\"tool\",\"name\":\"exec\",\"stdout\":\"token: {S}\\n\"}"),
 		a("copilot-chat-export-md", "a key in an IDE chat export in markdown (text written here)", tok,
 			"**User:** why does `client = Api(key=\"{S}\")` return 403?\n\n**Copilot:** The key may lack the `read` scope…",
 			"## Chat\n> **you**: set AZURE_KEY to {S} in launch.json\n> **assistant**: Added to `.vscode/launch.json`.",
-			"**You**: here's the curl that works: `curl -H 'X-Api-Key: {S}' https://api.acme.test/v1`"),
+			"**You**: here's the curl that works: `curl -H 'X-Api-Key: {S}' https://api.acme.test/v1`",
+			"### Conversation\n**user**: I set `ANTHROPIC_API_KEY={S}` but the SDK still says it's missing\n**assistant**: Check that the variable is exported…"),
 		a("hook-output-json-env", "a secret echoed by an agent hook's JSON output (text written here)", tok,
 			"PreToolUse hook output: {\"decision\":\"approve\",\"env\":{\"DEPLOY_TOKEN\":\"{S}\"}}",
 			"[hook:session-start] loaded .env: OPENAI_API_KEY={S}",
-			"hook stderr: warning: token {S} expires in 2 days"),
+			"hook stderr: warning: token {S} expires in 2 days",
+			"{\"hookSpecificOutput\":{\"additionalContext\":\"staging creds: deploy / {S}\"}}"),
 		a("notebook-tool-cell-output", "a secret in a notebook cell output an agent ran (text written here)", tok,
 			"⏺ NotebookEdit(analysis.ipynb, cell 3)\n  ⎿  Out[3]: 'sk-proj-{S}'",
 			"Cell 5 output:\n>>> os.environ['MAPBOX_TOKEN']\n'{S}'",
-			"[cell 2] print(settings.api_key)\n{S}"),
+			"[cell 2] print(settings.api_key)\n{S}",
+			"[execute_cell] id=7 → stdout: 'Connected with key {S}'"),
 		a("gh-auth-status-show-token", "gh auth status --show-token output in a transcript (text written here)", ghp,
 			"⏺ Bash(gh auth status --show-token)\n  ⎿  github.com\n       ✓ Logged in to github.com account octo-dev (keyring)\n       - Active account: true\n       - Token: {S}",
 			"$ gh auth token\n{S}",
-			"  ✓ Token: {S}\n  - Token scopes: 'gist', 'read:org', 'repo'"),
+			"  ✓ Token: {S}\n  - Token scopes: 'gist', 'read:org', 'repo'",
+			"$ glab auth status -t\ngitlab.com\n  ✓ Logged in to gitlab.com as jdoe\n  ✓ Token: {S}"),
 		a("systemctl-show-environment", "a unit's Environment= shown by systemctl show or status to an agent (text written here)", pw,
 			"⏺ Bash(systemctl show api.service -p Environment)\n  ⎿  Environment=PORT=8080 DB_PASS={S} LOG_LEVEL=info",
 			"$ systemctl show-environment\nLANG=C.UTF-8\nBACKUP_PASSPHRASE={S}",
-			"systemctl cat worker | grep Environment\nEnvironment=\"AMQP_PASS={S}\""),
+			"systemctl cat worker | grep Environment\nEnvironment=\"AMQP_PASS={S}\"",
+			"$ launchctl getenv SYNC_PASSWORD\n{S}"),
 		a("journalctl-config-dump-line", "a service's startup log, read with journalctl, that prints its config (text written here)", pw,
 			"⏺ Bash(journalctl -u api -n 20 --no-pager)\n  ⎿  Nov 29 10:12:44 web1 api[2211]: config loaded: {redis: {host: cache, password: {S}}}",
 			"Nov 29 10:12:44 web1 worker[901]: starting with smtp_user=noreply smtp_pass={S}",
-			"-- Boot 3f2a --\nNov 29 03:00:01 nas backup.sh[771]: using repo password {S}"),
+			"-- Boot 3f2a --\nNov 29 03:00:01 nas backup.sh[771]: using repo password {S}",
+			"kubectl logs deploy/api | head\n2026-11-29T10:12:44Z INFO settings: DATABASE_PASSWORD={S} POOL=10"),
 		a("plan-mode-proposal-with-credential", "an agent's plan that spells out a credential it will use (text written here)", pw,
 			"Plan:\n1. SSH to 10.0.0.9 as root (password {S})\n2. Restart nginx\n3. Verify with curl",
 			"Here is what I'll do: log in to the Grafana admin with admin/{S}, add the Loki datasource, save.",
-			"Proposed steps — connect to RabbitMQ at mq.acme.test with guest2 / {S} and purge the dead-letter queue."),
+			"Proposed steps — connect to RabbitMQ at mq.acme.test with guest2 / {S} and purge the dead-letter queue.",
+			"Next I'll run the migration as `migrator` with password {S}, then drop the temporary role."),
 		a("agent-asks-to-confirm-password", "an agent asking the user to confirm a password back (text written here)", pw,
 			"Just to confirm: the new SFTP password should be `{S}`? I'll set it on both servers.",
 			"Is `{S}` the right admin password? The login returned 401.",
-			"Before I continue — should I use {S} for the Redis AUTH, as in your earlier message?"),
+			"Before I continue — should I use {S} for the Redis AUTH, as in your earlier message?",
+			"Quick check: your earlier message had two passwords — I'll use the second one, {S}, for the FTP upload. OK?"),
 	}
 }
 
@@ -1765,7 +1814,7 @@ func b6Chat() []b3Kind {
 			"uusi salasana tietokantaan: {S}",
 			"API-avain: {S} (vanha on poistettu)"),
 		// Danish / Norwegian
-		c("da-mitid-familie-kode", "Danish family messages about a login (text written here)", pw,
+		c("da-eboks-aula-familie-kode", "Danish family messages about a login (text written here)", pw,
 			"Mor, koden til e-Boks er {S}",
 			"adgangskoden til Aula er {S}",
 			"jeg har skiftet koden på den fælles computer til {S}"),
@@ -1805,7 +1854,7 @@ func b6Chat() []b3Kind {
 			"توکن جدید ساختم: {S}",
 			"این رو بذار توی secrets: {S}"),
 		// Bengali
-		c("bn-bkash-nogod-pin-mixed", "Bengali messages about an app password, in Bengali script and Banglish (text written here)", pw,
+		c("bn-laptop-server-password-mixed", "Bengali messages about an app password, in Bengali script and Banglish (text written here)", pw,
 			"আম্মু, অফিসের ল্যাপটপের পাসওয়ার্ড {S}",
 			"server er password change korsi, notun ta {S}",
 			"পোর্টালের পাসওয়ার্ড: {S}"),
@@ -1819,7 +1868,7 @@ func b6Chat() []b3Kind {
 			"server password maathiten, pudhu password {S}",
 			"கடவுச்சொல்: {S}"),
 		// Swahili
-		c("sw-nenosiri-mpesa-familia", "Swahili messages sharing a password (text written here)", pw,
+		c("sw-nenosiri-benki-familia", "Swahili messages sharing a password (text written here)", pw,
 			"Mama, nenosiri la akaunti ya benki ni {S}",
 			"nimebadilisha nenosiri la kompyuta: {S}",
 			"nenosiri la seva ya majaribio: {S}"),
@@ -1828,7 +1877,7 @@ func b6Chat() []b3Kind {
 			"tokeni mpya: {S}",
 			"weka hii kwenye secrets za CI: {S}"),
 		// Tagalog
-		c("tl-password-gcash-pamilya", "Taglish family messages sharing a password (text written here)", pw,
+		c("tl-password-netflix-pamilya", "Taglish family messages sharing a password (text written here)", pw,
 			"Ma, yung password sa Netflix ay {S}",
 			"pinalitan ko yung password ng laptop, {S} na ngayon",
 			"ito yung password ng portal ni bunso: {S}"),
