@@ -353,7 +353,8 @@ func b6Providers() []b3Kind {
 		{"openai-service-account-key", "OpenAI", "OPENAI_API_KEY", "api.openai.com", cat(lit("sk-svcacct-"), s(b64url, 74), lit("T3BlbkFJ"), s(b64url, 74)), nil},
 		{"huggingface-org-api-token", "Hugging Face", "HF_ORG_TOKEN", "huggingface.co", pre("api_org_", b6Lo+b6Up, 34),
 			[]string{"huggingface-cli upload acme/model ./out --token {S}"}},
-		{"stability-ai-sk-key", "Stability AI", "STABILITY_API_KEY", "api.stability.ai", pre("sk-", alnum, 48), nil},
+		{"zuplo-api-key", "Zuplo", "ZUPLO_API_KEY", "acme-main-1a2b3c.zuplo.app", cat(lit("zpka_"), s(hexlc, 32), lit("_"), s(hexlc, 8)),
+			[]string{"curl https://acme-main-1a2b3c.zuplo.app/v1/todos -H \"Authorization: Bearer {S}\""}},
 		{"github-oauth-gho-token", "GitHub", "GH_OAUTH_TOKEN", "api.github.com", pre("gho_", alnum, 36),
 			[]string{"https://oauth:{S}@github.com/acme/infra.git"}},
 		{"github-refresh-ghr-token", "GitHub", "GITHUB_REFRESH_TOKEN", "github.com", pre("ghr_", alnum, 76),
@@ -1943,7 +1944,14 @@ func b6NoKeyword() []b3Kind {
 	n := func(name, source string, body func(*gen) string, texts ...string) b3Kind {
 		return b6t("nokeyword", name, source, body, texts...)
 	}
-	st, tok := b6strong, b6token
+	// half the bodies are what a manager makes, half what a person picks
+	st := func(g *gen) string {
+		if g.rng.IntN(2) == 0 {
+			return b6strong(g)
+		}
+		return b6pw(g)
+	}
+	tok := b6token
 	return []b3Kind{
 		n("typed-into-wrong-window", "a password typed into a chat by mistake, then disowned (text written here)", st,
 			"{S}\nignore that, wrong window 🤦",
