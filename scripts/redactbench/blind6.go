@@ -649,9 +649,8 @@ const (
 // four spaces, as openssl's -text output prints a big number.
 func b6hexColons(g *gen, n int) string {
 	var parts []string
-	for i := range n {
+	for range n {
 		parts = append(parts, g.s(hexlc, 2))
-		_ = i
 	}
 	var lines []string
 	for i := 0; i < len(parts); i += 15 {
