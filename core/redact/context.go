@@ -295,6 +295,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	if sepEnd < 0 {
 		sepEnd = separatorIn(s, q, directSeparators)
 	}
+	if r, _ := utf8.DecodeLastRuneInString(s[:p]); sepEnd < 0 && q == p && p < len(s) && isCJK(r) && isWordByte(s[p]) {
+		sepEnd = p // CJK writes no blank between words: パスワード0313775868078だよ
+	}
 	if sepEnd < 0 {
 		// qualifiers: a few plain words (for the prod DB, от сервера) before a copula or a
 		// separator; a word with other punctuation (code, markup, JSON) ends the phrase

@@ -195,6 +195,9 @@ func scanSpaced(s string, add func(start, end int), depth int) int {
 			spans, w := lookInside(text, depth)
 			work += w
 			at = append(at, j)
+			if charDump(s[from:i]) && (decodedSecret(string(joined)) || dumpedLetters(string(joined))) {
+				add(i, j) // a dumped file that is one token: a key file's content
+			}
 			for _, sp := range spans {
 				if sp.end <= lead {
 					continue // the lead's own secrets are the outer pass's
@@ -209,6 +212,24 @@ func scanSpaced(s string, add func(start, end int), depth int) int {
 		i = j + 1
 	}
 	return work
+}
+
+// charDump reports whether lead, the words before a spaced-out run, open od's character dump
+// (od -c FILE, od -An -c, and its offsets).
+func charDump(lead string) bool {
+	lower := strings.ToLower(lead)
+	return strings.Contains(lower, "od -") && (strings.Contains(lower, "c") || strings.Contains(lower, "a"))
+}
+
+// dumpedLetters reports whether t, a dumped file's characters joined, is ten to 64 letters of
+// both cases that change case as random letters do and read as few words: a token without
+// digits (uFLMmgqZCxXyuL), not a name or a sentence (HelloWorld, ThisisaREADME).
+func dumpedLetters(t string) bool {
+	st := statsOf(t)
+	if len(t) < 10 || len(t) > 64 || st.lower+st.upper != len(t) || st.lower < 3 || st.upper < 3 {
+		return false
+	}
+	return wordiness(t) <= 0.5 && switchRate(t) >= 0.3 && !camelHumps(t)
 }
 
 // spacedAt reports whether a character that stands alone starts at i: at the text's start or
@@ -558,12 +579,17 @@ func scanInvisible(s string, add func(start, end int), depth int) int {
 	return 2*len(s) + work
 }
 
-// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits
-// or as hex pairs (hexdump of the pw: 4d 6f 73 …), and hides a run whose text the Redactor finds
-// a secret in, read after the words before it.
+// scanByteGroups decodes runs of six or more bytes written one a group between blanks, as bits,
+// as hex pairs (hexdump of the pw: 4d 6f 73 …; 4D-6F-73, as .NET's BitConverter writes them) or
+// as decimal numbers (112 97 115 …), and hides a run whose text the Redactor finds a secret in,
+// read after the words before it. Decimal numbers are more often a table's than a text's, so
+// they count only when that text, read with the words before it, holds a secret.
 func scanByteGroups(s string, add func(start, end int), depth int) int {
 	work := len(s)
-	group := func(i int) (byte, int) {
+	// group reads one byte at i in a run of kind (0 at its start): its value, its kind (8 bits,
+	// 2 a hex pair, 3 a decimal number) and its length. Two digits are a hex pair unless the run
+	// is of decimal numbers.
+	group := func(i, kind int) (byte, int, int) {
 		j := i
 		for j < len(s) && (s[j] == '0' || s[j] == '1') && j-i < 8 {
 			j++
@@ -573,33 +599,43 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 			for k := i; k < j; k++ {
 				v = v<<1 | (s[k] - '0')
 			}
-			return v, 8
+			return v, 8, 8
 		}
-		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2]) && (s[i+2] != ':' || i+3 < len(s) && isHexString(s[i+3:min(i+5, len(s))]))) {
-			return unhex(s[i])<<4 | unhex(s[i+1]), 2
+		j, v := i, 0
+		for j < len(s) && j-i < 4 && '0' <= s[j] && s[j] <= '9' {
+			v = v*10 + int(s[j]-'0')
+			j++
 		}
-		return 0, 0
+		if (j-i == 3 || j-i == 2 && kind == 3) && v >= ' ' && v <= '~' && (j == len(s) || !isWordByte(s[j])) {
+			return byte(v), 3, j - i
+		}
+		if i+2 <= len(s) && isHexString(s[i:i+2]) && (i+2 == len(s) || !isWordByte(s[i+2]) && (s[i+2] != ':' && s[i+2] != '-' || i+3 < len(s) && isHexString(s[i+3:min(i+5, len(s))]))) {
+			return unhex(s[i])<<4 | unhex(s[i+1]), 2, 2
+		}
+		return 0, 0, 0
 	}
 	for i := 0; i < len(s); i++ {
 		if i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
 		var dec []byte
-		j, width := i, 0
+		j, kind, end := i, 0, i
+		sep := byte(0)
 		for j < len(s) {
-			v, n := group(j)
-			if n == 0 || width != 0 && n != width {
+			v, k, n := group(j, kind)
+			if k == 0 || kind != 0 && k != kind {
 				break
 			}
-			width = n
+			kind = k
 			dec = append(dec, v)
 			j += n
-			if j+1 >= len(s) || s[j] != ' ' && !(s[j] == ':' && width == 2) {
+			end = j
+			if j+1 >= len(s) || s[j] != ' ' && !((s[j] == ':' || s[j] == '-') && kind == 2) || sep != 0 && s[j] != sep {
 				break
 			}
+			sep = s[j]
 			j++
 		}
-		end := i + len(dec)*(width+1) - 1
 		if len(dec) < minSpaced || !printableText(append([]byte("            "), dec...)) {
 			continue
 		}
@@ -609,7 +645,7 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if decodedSecret(string(dec)) {
+		if kind != 3 && decodedSecret(string(dec)) {
 			add(i, end)
 		}
 		for _, sp := range spans {
@@ -783,7 +819,8 @@ func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 // widenToToken extends a secret's range [start, end) over the parts of its token glued to it
 // that would still give something away: a run of letters, digits and : % . - _ + of 8 bytes or
 // more with a digit in it (the id before a key's secret, 319b…2691:[REDACTED]; the user and
-// expiry of a cookie, editor%7C1716000000%[REDACTED]). Words and names glued to it stay.
+// expiry of a cookie, editor%7C1716000000%[REDACTED]), or such a run with a dash before a slash
+// (a key's prefix, configcat-sdk-1/[REDACTED]). Words and names glued to it stay.
 func widenToToken(s string, start, end int) (int, int) {
 	glued := func(c byte) bool { return isWordByte(c) || strings.IndexByte(":%.-_+", c) >= 0 }
 	giveaway := func(part string) bool {
@@ -795,6 +832,14 @@ func widenToToken(s string, start, end int) (int, int) {
 	}
 	if a < start && giveaway(s[a:start]) {
 		start = a
+	} else if a == start && a > 1 && s[a-1] == '/' {
+		// a key's prefix before a slash (vendor-sdk-1/…), as a key of several slashed parts
+		// starts; a path's directory comes after another slash or a host's dot
+		for a--; a > 0 && glued(s[a-1]); a-- {
+		}
+		if p := s[a : start-1]; giveaway(p) && strings.Contains(p, "-") && !strings.Contains(p, ".") && (a == 0 || s[a-1] != '/' && s[a-1] != '.') {
+			start = a
+		}
 	}
 	b := end
 	for b < len(s) && glued(s[b]) {

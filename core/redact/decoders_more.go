@@ -559,3 +559,129 @@ func randomLetters(t string) bool {
 	}
 	return wordiness(t) <= 0.3 && switchRate(t) >= 0.3
 }
+
+// charCallHints are the calls that turn a number into a character, as code joins them to hide a
+// string: chr(112) in Python, Perl and PHP, CHAR(112) in SQL, [char]112 in PowerShell, Chr(112)
+// in Visual Basic.
+var charCallHints = []string{"chr(", "char(", "[char]"}
+
+// scanCharCalls reads every chain of six or more character calls joined by an operator (+ || .
+// & or a comma) as the text they spell, and hides the chain when the Redactor finds a secret in
+// that text read after the words before it, or the text reads as a password on its own.
+func scanCharCalls(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	lower := strings.ToLower(s)
+	// call reads one call at i: the character's value and where the call ends, or -1
+	call := func(i int) (byte, int) {
+		var p int
+		switch {
+		case strings.HasPrefix(lower[i:], "[char]"):
+			p = i + 6
+		case strings.HasPrefix(lower[i:], "chr("):
+			p = i + 4
+		case strings.HasPrefix(lower[i:], "char("):
+			p = i + 5
+		default:
+			return 0, -1
+		}
+		if v, q, ok := byteValue(s, p); ok && v >= ' ' && v <= '~' {
+			if lower[p-1] != '(' {
+				return v, q
+			}
+			if q < len(s) && s[q] == ')' {
+				return v, q + 1
+			}
+		}
+		return 0, -1
+	}
+	done := 0
+	for from := 0; ; {
+		k := -1
+		for _, h := range charCallHints {
+			if x := strings.Index(lower[from:], h); x >= 0 && (k < 0 || from+x < k) {
+				k = from + x
+			}
+		}
+		if k < 0 {
+			break
+		}
+		from = k + 1
+		if k < done {
+			continue
+		}
+		var dec []byte
+		end := k
+		for p := k; ; {
+			v, q := call(p)
+			if q < 0 {
+				break
+			}
+			dec = append(dec, v)
+			end = q
+			for q < len(s) && s[q] == ' ' {
+				q++
+			}
+			switch {
+			case strings.HasPrefix(s[q:], "||"):
+				q += 2
+			case q < len(s) && strings.IndexByte("+.&,", s[q]) >= 0:
+				q++
+			default:
+				q = -1
+			}
+			if q < 0 {
+				break
+			}
+			for q < len(s) && s[q] == ' ' {
+				q++
+			}
+			p = q
+		}
+		done = max(done, end)
+		work += end - k
+		if len(dec) < minSpaced {
+			continue
+		}
+		lead := max(0, k-maxSpacedLead)
+		for lead < k && !utf8.RuneStart(s[lead]) {
+			lead++
+		}
+		spans, w := lookInside(s[lead:k]+string(dec), depth)
+		work += w
+		hidden := decodedSecret(string(dec))
+		for _, sp := range spans {
+			hidden = hidden || sp.end > k-lead
+		}
+		if hidden {
+			add(k, end)
+		}
+		from = max(from, end)
+	}
+	return work
+}
+
+// emphasisHints are a key word's colon next to Markdown's emphasis or code marks: **password**:,
+// *pw:*, __token__:, `key`:.
+var emphasisHints = []string{"*:", ":*", "_:", ":_", "`:"}
+
+// scanEmphasis drops Markdown's emphasis and code marks (* and `, and _ at a word's edge, not
+// inside a name such as api_key) and hides, mapped back to s, what the Redactor finds in what is
+// left: a key word in bold names the value after it as it does written plain.
+func scanEmphasis(s string, add func(start, end int), depth int) int {
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '*' || c == '`' || c == '_' && !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1])) {
+			continue
+		}
+		b.WriteByte(c)
+		at = append(at, i)
+	}
+	at = append(at, len(s))
+	spans, work := lookInside(b.String(), depth)
+	for _, sp := range spans {
+		add(at[sp.start], at[sp.end])
+	}
+	return 2*len(s) + work
+}

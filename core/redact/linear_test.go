@@ -113,6 +113,17 @@ var hostile = []struct {
 	{"han phrase", "国 "},
 	{"base45", "base45 2ECJ$D3.D/$E7+8 "},
 	{"short random", "K9qKs5jsW5g "},
+	{"wrapped hex", "a1b2c3d4e5f6a7b8 "},
+	{"wrapped hex of text", "70617373776f7264 "},
+	{"bits run", "0111000001100001 "},
+	{"decimal bytes", "112 97 115 "},
+	{"dashed hex bytes", "70-61-73-"},
+	{"octal escapes", `\160\141`},
+	{"char calls", "chr(112)+"},
+	{"char calls unclosed", "[char]112+chr("},
+	{"emphasis", "**pw:** `a"},
+	{"emphasis marks", "*:_"},
+	{"od letters", "od -c a b C d "},
 }
 
 func repeatTo(unit string, n int) string {

@@ -429,9 +429,13 @@ func domainName(s string) bool {
 
 // expression reports whether t is operands joined by arithmetic and bit operators, each a
 // number or a name as code writes names (info.Lines+1, m&fs.ModeDir, seed^0x9e37,
-// k.Mods&^int64): not a password, whose letters change case at random (HtPUFxCvwR&pgND).
+// k.Mods&^int64): not a password, whose letters change case at random (HtPUFxCvwR&pgND) and
+// fall in no word.
 func expression(t string) bool {
 	const ops = "+*&^%-~"
+	if st := statsOf(t); st.lower > 0 && st.upper > 0 && st.digit > 0 && st.lower+st.upper >= 10 && !strings.Contains(t, ".") && wordiness(t) == 0 {
+		return false // ten letters of both cases and a digit, no word, no selector: random (fnstz+YICuwFXU3)
+	}
 	operands := 0
 	for i := 0; i < len(t); {
 		j := i
@@ -558,6 +562,9 @@ func urlEscaped(t string) bool {
 	return false
 }
 
+// formatVerbs are the letters of printf's conversions and Go's verbs.
+const formatVerbs = "diouxXfFeEgGaAcspnvTtbqUw"
+
 // formatVerb reports whether t holds a printf verb with flags (%#02x, %-8s).
 func formatVerb(t string) bool {
 	for i := 0; i+1 < len(t); i++ {
@@ -571,8 +578,12 @@ func formatVerb(t string) bool {
 			}
 			j++
 		}
-		// a verb's width and precision are a few digits (%-8s, %08.3f); %1633B is a password's
-		if j > i+1 && j < len(t) && isLetter(t[j]) && digits <= 3 {
+		for k := j; k < len(t) && k < j+2 && strings.IndexByte("hlLqjz", t[k]) >= 0; k++ {
+			j = k + 1 // a length modifier (%ld, %llu, %zu)
+		}
+		// a verb's width and precision are a few digits (%-8s, %08.3f), and its letter one of
+		// printf's or Go's verbs; %1633B and %0VQ are a password's
+		if j > i+1 && j < len(t) && strings.IndexByte(formatVerbs, t[j]) >= 0 && digits <= 3 {
 			return true
 		}
 	}

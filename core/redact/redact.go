@@ -69,7 +69,7 @@ const (
 	needsInnerDashes
 	// needsGroupRun: four groups of four letters or digits in a row, between single blanks.
 	needsGroupRun
-	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits between blanks or
+	// needsByteRun: six groups in a row of 2, 5, 6 or 8 letters or digits (or 3 digits) between blanks or
 	// dashes: bytes written as hex pairs or bits, recovery keys of digits (decoders.go).
 	needsByteRun
 	// needsSplitRun: two runs of six token characters or more of two classes (letters and
@@ -319,7 +319,7 @@ func New() *Redactor {
 		// an FTP session's PASS after its prompt or USER, an IMAP LOGIN user X, a redis AUTH
 		// [user] X after its prompt: protocol words in capitals, looked for case-sensitively
 		// before the pattern runs, so "pass the login page" costs nothing
-		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth "}, scan: scanProtocolPassword},
+		{Name: "protocol_password", Hints: []string{"ftp>", "pass ", "login ", "auth ", "gfzc3dvcmq6"}, scan: scanProtocolPassword},
 		// a Stellar secret seed (S and 55 base32 capitals); a Solana keypair file's 64 bytes as
 		// a JSON list
 		{Name: "stellar_seed", scan: scanStellarSeeds, needs: needsTokenRun},
@@ -1238,13 +1238,15 @@ const maxHostPortReach = 128
 var protocolPassword = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)` + `ftp>[ \t]*pass[ \t]+(\S+)|\b(?-i:USER)[ \t]+\S+[^\n]*?(?-i:PASS)[ \t]+(\S+)` +
 		`|(?:^|[\s])(?:[a-z0-9]{1,8}|\?|\*)[ \t]+(?-i:LOGIN)[ \t]+(?:"[^"\n]*"|\S+)[ \t]+(?:"([^"\n]+)"|(\S+))` +
-		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)`)
+		`|(?:>|\bredis-cli\b[^\n]*?)[ \t]*(?-i:AUTH)[ \t]+(?:\S+[ \t]+)?(\S+)` +
+		// AUTH LOGIN's prompt for the password, "Password:" in base64, then the client's answer
+		`|\b334[ \t]+(?-i:[UC]GFzc3dvcmQ6)\s+(?:C:[ \t]*)?([a-z0-9+/]+={0,2})`)
 })
 
 // scanProtocolPassword runs protocolPassword on a text holding a protocol word in capitals or an
 // FTP prompt.
 func scanProtocolPassword(s string, add func(start, end int)) int {
-	if !strings.Contains(s, "PASS ") && !strings.Contains(s, "LOGIN ") && !strings.Contains(s, "AUTH ") && !strings.Contains(strings.ToLower(s), "ftp>") {
+	if !strings.Contains(s, "PASS ") && !strings.Contains(s, "LOGIN ") && !strings.Contains(s, "AUTH ") && !strings.Contains(s, "GFzc3dvcmQ6") && !strings.Contains(strings.ToLower(s), "ftp>") {
 		return len(s)
 	}
 	return len(s) + scanArguments(protocolPassword())(s, add)
@@ -1470,7 +1472,8 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 	dashes := 0        // dashes between letters or digits
 	// the letters and digits of the current group, and groups of four in a row between blanks
 	glen, groups, groupRun := 0, 0, false
-	byteGroups, byteRun := 0, false // bytes as hex pairs or bits between blanks
+	byteGroups, byteRun := 0, false // bytes as hex pairs, bits or decimal numbers between blanks
+	gdigits := false                // the current group is of digits alone
 	// words of 3 to 8 letters in a row between blanks, and the letters of the current one (-1:
 	// not a word)
 	words, wordLen, wordRun := 0, 0, false
@@ -1523,7 +1526,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			if glen == 4 && groups >= 3 {
 				groupRun = true
 			}
-			if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
+			if (glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits) && byteGroups >= minSpaced-1 {
 				byteRun = true
 			}
 			run, trun, prun, psym, pclass, glen, groups, byteGroups = 0, 0, 0, false, 0, 0, 0, 0
@@ -1547,6 +1550,10 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			han = 0
 		}
 		if k&scAlnum != 0 {
+			if glen == 0 {
+				gdigits = true
+			}
+			gdigits = gdigits && '0' <= c && c <= '9'
 			glen++
 		} else {
 			if glen == 4 {
@@ -1555,7 +1562,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			} else if glen != 0 {
 				groups = 0
 			}
-			if glen == 2 || glen == 5 || glen == 6 || glen == 8 {
+			if glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits {
 				byteGroups++
 				byteRun = byteRun || byteGroups >= minSpaced
 				if c != ' ' && c != '-' && c != ':' {
@@ -1627,7 +1634,7 @@ func (r *Redactor) screen(s string) (rules ruleSet, ok bool) {
 			}
 		}
 	}
-	if (glen == 2 || glen == 5 || glen == 6 || glen == 8) && byteGroups >= minSpaced-1 {
+	if (glen == 2 || glen == 5 || glen == 6 || glen == 8 || glen == 3 && gdigits) && byteGroups >= minSpaced-1 {
 		byteRun = true
 	}
 	if glen == 4 && groups >= 3 {

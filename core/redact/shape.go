@@ -637,6 +637,9 @@ func isHexString(s string) bool {
 // the context layer). A hex key of those lengths stands anywhere else: a sentence, a flag,
 // a value.
 func digestContext(s string, a, b int) bool {
+	if a > 0 && s[a-1] == '/' && hostPathSegment(s, a, b) {
+		return false
+	}
 	if a > 0 && strings.IndexByte("/@#", s[a-1]) >= 0 || a > 1 && s[a-2:a] == "-g" {
 		return true
 	}
@@ -672,6 +675,22 @@ func digestContext(s string, a, b int) bool {
 		}
 	}
 	return false
+}
+
+// hostPathSegment reports whether s[a:b] is a URL's whole first path segment, right after its
+// host (https://name.example.pro/<hex>/): where an endpoint's key stands, not a repository's
+// object id, which comes after an owner, a repository and a word (…/commit/<hex>). A gist's
+// id stands there too, and a gist is public.
+func hostPathSegment(s string, a, b int) bool {
+	if b < len(s) && strings.IndexByte("/?# \t\n\"'`)>", s[b]) < 0 {
+		return false
+	}
+	h := a - 1
+	for h > 0 && (isWordByte(s[h-1]) || s[h-1] == '.' || s[h-1] == '-' || s[h-1] == ':') {
+		h--
+	}
+	host := s[h : a-1]
+	return h >= 2 && s[h-2:h] == "//" && strings.Contains(host, ".") && !strings.HasPrefix(host, "gist.")
 }
 
 // asciiLower is s with its ASCII capitals lowered, byte for byte (the positions stay those of s).

@@ -107,6 +107,12 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_char_list", Hints: charListHints, scan: func(s string, add func(start, end int)) int {
 			return scanCharLists(s, add, depth)
 		}},
+		{Name: "decode_char_calls", Hints: charCallHints, scan: func(s string, add func(start, end int)) int {
+			return scanCharCalls(s, add, depth)
+		}},
+		{Name: "decode_emphasis", Hints: emphasisHints, scan: func(s string, add func(start, end int)) int {
+			return scanEmphasis(s, add, depth)
+		}},
 		{Name: "decode_spoken", Hints: spokenHints, scan: func(s string, add func(start, end int)) int {
 			return scanSpoken(s, add, depth)
 		}},
@@ -259,7 +265,7 @@ func isDecoderRule(name string) bool {
 
 // escapeHints: every URL escape of a printable character starts with %2 to %7; the backslash
 // escapes that hide a secret's quotes or letters.
-var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
+var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\0`, `\1`, `\2`, `\3`, `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
 
 // nested[d] is the Redactor run on text decoded d levels deep: the whole rule table, its
 // decoders looking one level deeper, none at maxDecodeDepth.
@@ -426,6 +432,13 @@ func decodeEscapes(s string) (dec string, at []int, changed bool) {
 				i += 2
 				changed = true
 				continue
+			case '0', '1', '2', '3':
+				if i+3 < len(s) && isOctal(s[i+2]) && isOctal(s[i+3]) { // \160, as printf and C write a byte
+					emit(i, (e-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+					i += 4
+					changed = true
+					continue
+				}
 			case 'x':
 				if i+3 < len(s) && isHexString(s[i+2:i+4]) {
 					emit(i, unhex(s[i+2])<<4|unhex(s[i+3]))
@@ -466,6 +479,7 @@ func isB64Any(c byte) bool { return isWordByte(c) || c == '-' || c == '+' || c =
 // that hold key material, a macaroon, or text with a secret in it.
 func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 	work := len(s)
+	joinedTo := 0 // the end of the last wrapped block read joined: its lines are not read again
 	for i := 0; i < len(s); {
 		if !isB64Any(s[i]) || i > 0 && (isB64Any(s[i-1]) || s[i-1] == '.') {
 			i++
@@ -480,10 +494,28 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 			end++
 		}
 		next := max(j, i+1)
+		if i >= joinedTo && j-i >= minDecodeRun && end == j {
+			if b, joined, short, before := wrappedBlock(s, i, j); b > end {
+				joinedTo = b
+				work += len(joined)
+				if wrappedSecret(joined, depth, &work) {
+					add(i, b)
+					i = b
+					continue
+				}
+				if short > 0 && len(joined)-short > j-i && wrappedSecret(joined[:len(joined)-short], depth, &work) {
+					add(i, before)
+					i = b
+					continue
+				}
+			}
+		}
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
-			if hx, isHex := decodeHexText(s[i:j]); isHex {
+			if bits, isBits := decodeBitsText(s[i:j]); isBits {
+				dec, ok = bits, true // bits of text, eight a byte, written without blanks
+			} else if hx, isHex := decodeHexText(strings.TrimPrefix(strings.TrimPrefix(s[i:j], "0x"), "0X")); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
 			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
 				dec, ok, end = b32, true, base32End(s, j) // base32 of text
@@ -518,6 +550,66 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		i = next
 	}
 	return work
+}
+
+// wrappedBlock reads the lines that follow the encoded run s[i:j] when it was wrapped at a line
+// width (base64 at 64 or 76, hex at 32 or 60, as encoders and dumps write them): lines of its
+// width, then a shorter or padded last one, each a line break (a blank, in collapsed text) after
+// the one before, in the first line's alphabet (hex stays hex). It returns where the block ends,
+// its lines joined, and the length of the last line when it is shorter (a word after the block
+// may look like one) with where the line before it ends; j and "" when no line follows.
+func wrappedBlock(s string, i, j int) (end int, joined string, short, before int) {
+	width := j - i
+	hexOnly := isHexString(s[i:j])
+	e := j
+	var b strings.Builder
+	for {
+		p := lineBreakAt(s, e, true)
+		if p < 0 {
+			break
+		}
+		q := p
+		for q < len(s) && isB64Any(s[q]) && (!hexOnly || isHexString(s[q:q+1])) {
+			q++
+		}
+		n := q - p
+		for q < len(s) && q-p-n < 2 && s[q] == '=' {
+			q++
+		}
+		if n == 0 || q-p > width || q < len(s) && (isB64Any(s[q]) || s[q] == '.') {
+			break
+		}
+		if b.Len() == 0 {
+			b.WriteString(s[i:j])
+		}
+		b.WriteString(s[p:q])
+		before, e = e, q
+		if q-p < width || n < q-p {
+			short = q - p
+			break
+		}
+	}
+	return e, b.String(), short, before
+}
+
+// wrappedSecret reports whether the lines of a wrapped block, joined, decode (hex, base64 or
+// base32) to text the Redactor finds a secret in, or that reads as a password on its own: a
+// secret file encoded and wrapped, whose lines alone each decode to a piece of it or to nothing.
+func wrappedSecret(joined string, depth int, work *int) bool {
+	dec, ok := decodeHexText(joined)
+	if !ok {
+		if dec, ok = decodeBase32Text(joined); !ok {
+			if dec, ok = decodeBase64Token(strings.TrimRight(joined, "=")); ok {
+				dec = fromUTF16LE(dec)
+			}
+		}
+	}
+	if !ok || !printableText(dec) {
+		return false
+	}
+	spans, w := lookInside(string(dec), depth)
+	*work += w
+	return len(spans) > 0 || decodedSecret(string(dec))
 }
 
 // decodeBase64Token decodes t as base64 or base64url, padded or not; a run with characters of
@@ -905,10 +997,25 @@ func decodeHexText(t string) ([]byte, bool) {
 		return nil, false
 	}
 	b, err := hex.DecodeString(t)
-	if err != nil || !printableText(b) {
+	if err != nil {
+		return nil, false
+	}
+	if b = fromUTF16LE(b); !printableText(b) { // UTF-16 text as Windows dumps it (7000 6100 …)
 		return nil, false
 	}
 	return b, true
+}
+
+// decodeBitsText decodes t, six bytes or more written as bits without blanks, when it is text.
+func decodeBitsText(t string) ([]byte, bool) {
+	if len(t) < 48 || len(t)%8 != 0 || strings.Trim(t, "01") != "" {
+		return nil, false
+	}
+	b := make([]byte, len(t)/8)
+	for k := range t {
+		b[k/8] = b[k/8]<<1 | (t[k] - '0')
+	}
+	return b, printableText(b)
 }
 
 // fromUTF16LE returns b as UTF-8 when it is UTF-16LE text of ASCII (every second byte zero, as

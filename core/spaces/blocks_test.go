@@ -373,3 +373,33 @@ func TestMigration13RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// TestMigration14RedactsAgain: a password after a key word in Markdown bold and one written in
+// PowerShell's character calls, which the detector before session 10's rules stored as they
+// were, are neither found nor shown after migration 14.
+func TestMigration14RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	body := "**password**: jxyxXRhtorVwpI and $p = [char]68+[char]78+[char]120+[char]114+[char]105+[char]108+[char]51+[char]82+[char]97+[char]118+[char]71+[char]68 for the staging box"
+	writeAtVersion(t, ws, 13, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
+	st := openChecked(t, ws)
+	for _, q := range []string{"jxyxxrhtorvwpi", "[char]120"} {
+		in := SearchInput{Query: q}
+		in.validate()
+		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
+			t.Errorf("%s after migration: %v %v", q, refs(a), err)
+		}
+	}
+	in := SearchInput{Query: "staging box"}
+	in.validate()
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("staging box after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "jxyxX") || strings.Contains(ex, "[char]120") || !strings.Contains(ex, "[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}
