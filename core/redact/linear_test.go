@@ -124,6 +124,14 @@ var hostile = []struct {
 	{"emphasis", "**pw:** `a"},
 	{"emphasis marks", "*:_"},
 	{"od letters", "od -c a b C d "},
+	{"colon hex key", "priv: 0a:1b:"},
+	{"colon hex block", "0a:\n    "},
+	{"interleaved", "a.1."},
+	{"css escapes", `\38 `},
+	{"brace escapes", `\u{75}`},
+	{"subcommand password", "a b:password c "},
+	{"creds flag", "--dest-creds a:"},
+	{"grouped base64", "MIIC eAIB "},
 }
 
 func repeatTo(unit string, n int) string {
