@@ -14,6 +14,9 @@ func init() {
 		struct{ rule, positive, secret, negative string }{"subcommand_password", "$ drush user:password admin 9vQ#rk2Lm=Tx", "9vQ#rk2Lm=Tx", "the user password reset link was sent to v2.1 users"},
 		struct{ rule, positive, secret, negative string }{"creds_flag_password", "skopeo copy a b --src-creds bot:Wq8,+zLp4+Rk", "Wq8,+zLp4+Rk", "skopeo copy --src-creds \"$CREDS\" a b"},
 		struct{ rule, positive, secret, negative string }{"decode_grouped_base64", "key, read out: MC4C AQAw BQYD K2Vw BCIE IL/z BrXR H941 c3UI dVN2 cTJZ pPgB syoR zR9K Saj6 9f32", "BrXR H941 c3UI", "a DER key starts MIIC eAIB ADAN in base64"},
+		struct{ rule, positive, secret, negative string }{"decode_morse", "pw in morse: --.- --... -..- -- ..--- -.- .--. ----. ...- .-..", "--.- --... -..- -- ..---", "SOS is ... --- ... and a rule is --- --- --- --- --- --- --- ---"},
+		struct{ rule, positive, secret, negative string }{"signin_code", "Your Globex verification code: Q7X2K9M4TR (expires in 5 min)", "Q7X2K9M4TR", "Sign in with SSO; see ticket JIRA1234 and ISO8601 dates"},
+		struct{ rule, positive, secret, negative string }{"slashed_credentials", "then sign in to Jenkins with ops/harbor-quartz-velvet-41 and run the job", "harbor-quartz-velvet-41", "log in, then build it with cmd/cairn-server-2026/main.go and docs/getting-started"},
 		struct{ rule, positive, secret, negative string }{"colon_hex_key", "Private-Key: (256 bit)\npriv:\n    1d:9a:44:e0:7c:3b:52:aa:08:f1:6e:29:b4:c7:05:\n    d3:88:2f:61:9e:0b:47:fa:33:c8:14:5d:a6:e2:70:\n    be:19\npub:\n    04:aa:...", "1d:9a:44:e0:7c", "SHA256 Fingerprint=1D:9A:44:E0:7C:3B:52:AA:08:F1:6E:29:B4:C7:05:D3:88:2F:61:9E"},
 	)
 }
@@ -56,6 +59,8 @@ func TestBlind6Secrets(t *testing.T) {
 		{"> **Acme** — ak2_4e9b1d07c3f85a26e0d9b4c71a3f5e8209c6d2b7a14e3f90 >", "4e9b1d07c3f8"},
 		{"export DEPLOY_TOKEN := 7KQ2ZP4XW9RM3TNV8LCD", "7KQ2ZP4XW9RM"},
 		{"acceso al banco: Heron-7731-qWzaT", "Heron-7731-qWzaT"},
+		{"Far, koden til banken er 7qa3@4R8xmbvwTZ", "7qa3@4R8xmbvwTZ"},
+		{"sha256sum a.iso: ok; vault operator unseal --unseal-key 9c0b7e2a4d6f81359e0a2c4b6d8f0123a5c7e9b1d3f5072846a8c0e2b4d6f819", "9c0b7e2a4d6f8135"},
 		{`{"log":"{\"msg\":\"{\\\"password\\\":\\\"vB2q\\\\\\\"Lm8\\\\\\\\xK4p\\\"}\"}"}`, "xK4p"},
 	} {
 		if got := r.Text(c.text); strings.Contains(got, c.secret) {

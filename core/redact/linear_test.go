@@ -132,6 +132,12 @@ var hostile = []struct {
 	{"subcommand password", "a b:password c "},
 	{"creds flag", "--dest-creds a:"},
 	{"grouped base64", "MIIC eAIB "},
+	{"morse", "...-- -. "},
+	{"morse run", "......."},
+	{"key flag", " --certificate-key "},
+	{"sign in", "login "},
+	{"slashed credentials", "with a/"},
+	{"sign in code", "sign in Q7X2K9M4 "},
 }
 
 func repeatTo(unit string, n int) string {

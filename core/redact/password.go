@@ -697,6 +697,9 @@ func versionLike(s string) bool {
 	if s == "" || !('0' <= s[0] && s[0] <= '9') {
 		return false
 	}
+	if n := len(s) - len(strings.TrimLeft(s, "0123456789")); n < len(s) && strings.IndexByte(".-+x", s[n]) < 0 && len(s)-n > 3 {
+		return false // 2Y1iqivrCE after an @ is a password's tail, not a version (1.2.3, 18-beta, 2x)
+	}
 	for i := 0; i < len(s); i++ {
 		if !(isWordByte(s[i]) || strings.IndexByte(".-+", s[i]) >= 0) {
 			return false

@@ -329,3 +329,162 @@ func wordNumberTail(t string) bool {
 	st := statsOf(tail)
 	return st.lower > 0 && st.upper > 0 && !(isUpper(tail[0]) && st.upper == 1)
 }
+
+// keyFlagBefore reports whether the token at a is the value of a command-line flag whose name
+// ends in key, secret or token (--certificate-key X, --encryption-key=X, -master-key X).
+func keyFlagBefore(s string, a int) bool {
+	p := a
+	if p > 0 && (s[p-1] == '=' || s[p-1] == ' ') {
+		p--
+	} else {
+		return false
+	}
+	e := p
+	for p > 0 && (isAlnum(s[p-1]) || s[p-1] == '-' || s[p-1] == '_') {
+		p--
+	}
+	if p == e || s[p] != '-' || p > 0 && !isSpace(s[p-1]) {
+		return false
+	}
+	name := asciiLower(s[p:e])
+	if strings.Contains(name, "pub") {
+		return false // --public-key, --pubkey: a public key, which a digest's line may print
+	}
+	for _, w := range []string{"-key", "-secret", "-token", "_key", "_secret", "_token"} {
+		if strings.HasSuffix(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// morseCode maps the International Morse Code of letters and digits to them.
+var morseCode = map[string]byte{
+	".-": 'a', "-...": 'b', "-.-.": 'c', "-..": 'd', ".": 'e', "..-.": 'f', "--.": 'g', "....": 'h', "..": 'i', ".---": 'j',
+	"-.-": 'k', ".-..": 'l', "--": 'm', "-.": 'n', "---": 'o', ".--.": 'p', "--.-": 'q', ".-.": 'r', "...": 's', "-": 't',
+	"..-": 'u', "...-": 'v', ".--": 'w', "-..-": 'x', "-.--": 'y', "--..": 'z',
+	"-----": '0', ".----": '1', "..---": '2', "...--": '3', "....-": '4', ".....": '5', "-....": '6', "--...": '7', "---..": '8', "----.": '9',
+}
+
+// minMorse is the fewest characters a Morse run must spell to be judged.
+const minMorse = 8
+
+// scanMorse hides a run of Morse code (letters and digits of dots and dashes, one blank between
+// them, a slash or three blanks between words) that spells a password or a random token: a
+// secret spelled so that a scanner would not read it. The run must hold a dot, so rules of
+// dashes (--- ---) spell nothing, and what it spells is judged as decoded text is.
+func scanMorse(s string, add func(start, end int)) int {
+	for i := 0; i < len(s); {
+		if (s[i] != '.' && s[i] != '-') || i > 0 && !isSpace(s[i-1]) {
+			i++
+			continue
+		}
+		var out []byte
+		j, end := i, i
+		for j < len(s) {
+			k := j
+			for k < len(s) && k-j <= 6 && (s[k] == '.' || s[k] == '-') {
+				k++
+			}
+			c, ok := morseCode[s[j:k]]
+			if !ok || k < len(s) && !isSpace(s[k]) && s[k] != '/' {
+				break
+			}
+			out = append(out, c)
+			end = k
+			j = k
+			for j < len(s) && (s[j] == ' ' || s[j] == '/') && j-k < 4 {
+				j++
+			}
+			if j == k {
+				break
+			}
+		}
+		if len(out) >= minMorse && strings.Contains(s[i:end], ".") && decodedSecret(string(out)) {
+			add(i, end)
+		}
+		i = max(end, i+1)
+	}
+	return len(s)
+}
+
+// signInHints are the words of a message that gives a code to sign in with (an SMS, a mail):
+// the code stands in the same sentence, with no key word before it.
+var signInHints = []string{"sign in", "sign-in", "signin", "log in", "log-in", "login", "logon", "verification", "one-time", "passcode", "security code"}
+
+// signInReach is how far, either side of such a word and within its sentence, the code may stand.
+const signInReach = 48
+
+// scanSignInCodes hides a code of letters of one case and digits mixed at random (six to twelve, two
+// digits and two letters at least, changing class three times or more) in the sentence of a word
+// for signing in: "use M4M6K7L350 to sign in", "LFVBNP9UQ1 is your sign-in code".
+func scanSignInCodes(s string, add func(start, end int)) int {
+	lower := asciiLower(s)
+	work := len(s)
+	done := 0 // where the last window ended: no byte is judged twice
+	for _, h := range signInHints {
+		for off := 0; off < len(lower); {
+			k := strings.Index(lower[off:], h)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(h)
+			a, b := max(0, k-signInReach), min(len(s), off+signInReach)
+			// the sentence around the word
+			if p := strings.LastIndexAny(s[a:k], ".!?\n"); p >= 0 && (a+p+1 >= len(s) || isSpace(s[a+p+1])) {
+				a += p + 1
+			}
+			if p := strings.IndexAny(s[off:b], "!?\n"); p >= 0 {
+				b = off + p
+			}
+			a = max(a, min(done, k))
+			work += b - a
+			for i := a; i < b; {
+				if !isAlnum(s[i]) || i > 0 && isWordByte(s[i-1]) {
+					i++
+					continue
+				}
+				j := i
+				for j < len(s) && isAlnum(s[j]) {
+					j++
+				}
+				if signInCode(s[i:j]) && (i == 0 || strings.IndexByte("-./_#@", s[i-1]) < 0) && (j == len(s) || !isWordByte(s[j]) && strings.IndexByte("-/_@", s[j]) < 0) {
+					add(i, j)
+				}
+				i = j
+			}
+			done = max(done, b)
+		}
+	}
+	return work
+}
+
+// signInCode reports whether t is a code of letters of one case (capitals as sent, small ones
+// in folded text) and digits, mixed at random.
+func signInCode(t string) bool {
+	if len(t) < 6 || len(t) > 12 {
+		return false
+	}
+	st := statsOf(t)
+	if st.lowerHex || st.upperHex {
+		return false // a commit's short id, a UUID's group: hex
+	}
+	return (st.lower == 0) != (st.upper == 0) && st.lower+st.upper >= 2 && st.digit >= 2 && switchRate(t)*float64(len(t)-1) >= 3
+}
+
+// slashedCredentials finds user/password written as one word after a word that gives
+// credentials (log in … with admin/X, creds: deploy/X, login root/X): the part after the slash.
+var slashedCredentials = regexp.MustCompile(`(?i)(?:\b(?:log|sign)[ -]?(?:in|on)\b[^.\n]{0,60}?[ \t]with|\b(?:creds?|credentials|login)[ \t]*:?)[ \t]+[a-z][a-z0-9_-]{1,15}/([^\s/,;'"` + "`" + `()<>]{6,64})(?:[\s,;'"` + "`" + `()<>]|$)`)
+
+// scanSlashedCredentials reports the passwords slashedCredentials finds that read as one on
+// their own (a path's file name does not: with docs/getting-started).
+func scanSlashedCredentials(s string, add func(start, end int)) int {
+	for _, loc := range slashedCredentials.FindAllStringSubmatchIndex(s, -1) {
+		v := strings.TrimRight(s[loc[2]:loc[3]], ".:!?")
+		if v != "" && !strings.Contains(v, ".") && (passwordPiece(v, true) || decodedSecret(v)) {
+			add(loc[2], loc[2]+len(v))
+		}
+	}
+	return len(s)
+}

@@ -349,6 +349,8 @@ func New() *Redactor {
 		})},
 		// INSERT INTO users (email, password) VALUES ('a@b.c', 'X'): the value of a column that
 		// names a secret
+		{Name: "signin_code", Hints: signInHints, scan: scanSignInCodes},
+		{Name: "slashed_credentials", Hints: []string{"cred", "login", "log in", "log-in", "logon", "sign in", "sign-in", "signin", "log on"}, scan: scanSlashedCredentials},
 		{Name: "subcommand_password", Hints: []string{":password ", "_password ", "-password ", ":passwd ", "_passwd ", "-passwd "}, scan: scanSubcommandPasswords},
 		{Name: "sql_column_secret", Hints: []string{"insert into"}, scan: scanInsertedSecrets},
 		// user:X@host without a scheme (impacket's domain/user:X@host)

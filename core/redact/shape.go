@@ -466,6 +466,9 @@ func harmlessShape(s string, a, b int) bool {
 	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) && !randomPart(t[36:]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) && !randomPart(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
+	if keyFlagBefore(s, a) {
+		return false // --certificate-key <hex>: a key given to its flag, whatever the line says of hashes
+	}
 	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
 		return true // a SHA-1, SHA-256 or SHA-512 digest, or a git object id, where the text says so
 	}

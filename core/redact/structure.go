@@ -84,6 +84,7 @@ func structureRules(depth int) []Rule {
 			"k1.", "k2.", "k3.", "k4."),
 		// a Fernet token: version 0x80 and a time stamp whose high bytes are zero, in base64url
 		rx("fernet", `\bgaaaaa[0-9a-z_-]{70,}={0,2}`, "gaaaaa"),
+		Rule{Name: "decode_morse", Hints: []string{".-", "-."}, scan: scanMorse},
 		Rule{Name: "decode_interleaved", scan: scanInterleaved, needs: needsPasswordRun},
 		Rule{Name: "decode_grouped_base64", scan: scanGroupedBase64, needs: needsGroupRun},
 		Rule{Name: "colon_hex_key", Hints: colonHexHints, scan: scanColonHexKeys, needs: needsOperator},
