@@ -316,6 +316,9 @@ func contextValueAt(s string, p int) (start, end, work int) {
 		}
 		for range maxQualifierWords {
 			if v, e := bareValue(s, w); v >= 0 {
+				if placeAfterIn(s, w, v, e) {
+					return -1, -1, e - p // "the password in 1Password": where it is kept
+				}
 				return v, e, e - p // "пароль от базы X": the value after the qualifiers, unseparated
 			}
 			e := w
@@ -528,6 +531,7 @@ var proseWords = map[string]bool{
 	"undefined": true, "configured": true, "available": true, "enabled": true, "disabled": true, "accepted": true,
 	"rejected": true, "what": true, "which": true, "your": true, "my": true, "our": true, "their": true,
 	"see": true, "siehe": true, "voir": true, "vedi": true, "zie": true, "ver": true, "fingerprint": true,
+	"raise": true, "return": true, "throw": true,
 }
 
 // contextValue reports whether v, after key word w, is worth hiding: not a placeholder or a word
@@ -794,4 +798,29 @@ func phraseEnd(s string, e int) (end, words int) {
 		e, words = q, words+1
 	}
 	return e, words
+}
+
+// placeAfterIn reports whether the bare value s[v:e], read at w, follows the word in, into or
+// inside and holds letters and digits only: the name of where a secret is kept (a password
+// manager, a vault), not the secret.
+func placeAfterIn(s string, w, v, e int) bool {
+	b := w
+	for b > 0 && (s[b-1] == ' ' || s[b-1] == '\t') {
+		b--
+	}
+	a := b
+	for a > 0 && isLetter(s[a-1]) {
+		a--
+	}
+	switch strings.ToLower(s[a:b]) {
+	case "in", "into", "inside":
+	default:
+		return false
+	}
+	for i := v; i < e; i++ {
+		if !isWordByte(s[i]) || s[i] == '_' {
+			return false
+		}
+	}
+	return true
 }

@@ -125,6 +125,20 @@ var hostile = []struct {
 	{"emphasis marks", "*:_"},
 	{"od letters", "od -c a b C d "},
 	{"builder appends", `sb.append("Xk29fjQlPz08"); `},
+	{"colon hex key", "priv: 0a:1b:"},
+	{"colon hex block", "0a:\n    "},
+	{"interleaved", "a.1."},
+	{"css escapes", `\38 `},
+	{"brace escapes", `\u{75}`},
+	{"subcommand password", "a b:password c "},
+	{"creds flag", "--dest-creds a:"},
+	{"grouped base64", "MIIC eAIB "},
+	{"morse", "...-- -. "},
+	{"morse run", "......."},
+	{"key flag", " --certificate-key "},
+	{"sign in", "login "},
+	{"slashed credentials", "with a/"},
+	{"sign in code", "sign in Q7X2K9M4 "},
 }
 
 func repeatTo(unit string, n int) string {

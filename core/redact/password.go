@@ -205,8 +205,8 @@ func passwordRun(s string, a, b int, add func(start, end int)) {
 // passwordPiece reports whether t reads as a made-up password; alone says t is not part of a
 // longer token, so it may be judged as random without a symbol.
 func passwordPiece(t string, alone bool) bool {
-	if t[0] == '-' || strings.Contains(t, "://") {
-		return false // a flag, a URL
+	if t[0] == '-' || strings.Contains(t, "://") || phcHash(t) {
+		return false // a flag, a URL, a password's hash
 	}
 	var lower, upper, digit, sym, switches, longest, piece int
 	last := byte(0)
@@ -253,7 +253,7 @@ func passwordPiece(t string, alone bool) bool {
 		return alone && shortRandom(t, lower, upper, digit, switches) && !harmlessPiece(t) // only the strict short tier
 	}
 	if sym == 0 {
-		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t) || wordsAndNumber(t)) && !harmlessPiece(t)
+		return alone && (shortRandom(t, lower, upper, digit, switches) || humanPassphrase(t) || taggedPhrase(t) || gluedDiceware(t) || wordsAndNumber(t) || wordNumberTail(t)) && !harmlessPiece(t)
 	}
 	if lower+upper < 2 || longest <= 2 {
 		return false
@@ -697,6 +697,9 @@ func versionLike(s string) bool {
 	if s == "" || !('0' <= s[0] && s[0] <= '9') {
 		return false
 	}
+	if n := len(s) - len(strings.TrimLeft(s, "0123456789")); n < len(s) && strings.IndexByte(".-+x", s[n]) < 0 && len(s)-n > 3 {
+		return false // 2Y1iqivrCE after an @ is a password's tail, not a version (1.2.3, 18-beta, 2x)
+	}
 	for i := 0; i < len(s); i++ {
 		if !(isWordByte(s[i]) || strings.IndexByte(".-+", s[i]) >= 0) {
 			return false
@@ -883,6 +886,10 @@ func scanGroupedSecrets(s string, add func(start, end int)) int {
 				continue
 			}
 			break
+		}
+		if fewSymbols(s[i:j]) {
+			i = j // DE00 0000 0000 0000: a placeholder's groups
+			continue
 		}
 		if digitsOnly < n && allHexGroups(s[i:j]) && strings.Contains(asciiLower(s[max(0, i-80):i]), "fingerprint") {
 			i = j // Key fingerprint = 2CEE 94F4 …: a public key's fingerprint, printed for all to compare

@@ -349,6 +349,9 @@ func New() *Redactor {
 		})},
 		// INSERT INTO users (email, password) VALUES ('a@b.c', 'X'): the value of a column that
 		// names a secret
+		{Name: "signin_code", Hints: signInHints, scan: scanSignInCodes},
+		{Name: "slashed_credentials", Hints: []string{"cred", "login", "log in", "log-in", "logon", "sign in", "sign-in", "signin", "log on"}, scan: scanSlashedCredentials},
+		{Name: "subcommand_password", Hints: []string{":password ", "_password ", "-password ", ":passwd ", "_passwd ", "-passwd "}, scan: scanSubcommandPasswords},
 		{Name: "sql_column_secret", Hints: []string{"insert into"}, scan: scanInsertedSecrets},
 		// user:X@host without a scheme (impacket's domain/user:X@host)
 		{Name: "user_password_at_host", needs: needsOperator, scan: gated(scanArguments(regexp.MustCompile(`(?i)(?:^|[\s'"/])[a-z0-9_.-]+:([^\s/@:'"]{6,})@[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+`)), func(s string) bool {
@@ -758,6 +761,9 @@ func scanAssignments(s string, add func(start, end int)) int {
 			}
 		} else if c := s[p]; c == '"' || c == '\'' {
 			q := strings.IndexByte(s[p+1:], c)
+			if c == '"' {
+				q = closingQuote(s, p+1, q)
+			}
 			if q >= 0 {
 				work += q
 				start, end = p+1, p+1+q
@@ -767,11 +773,11 @@ func scanAssignments(s string, add func(start, end int)) int {
 				end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
 			}
 		} else {
-			if k.op == ":=" {
-				return // code assigning an expression (token := r.Header.Get(...)), not a literal
-			}
 			start = p
 			end = unquotedEnd(s, start, &uqStart, &uqEnd, &work)
+			if k.op == ":=" && !bareLiteral(s[start:end]) {
+				return // code assigning an expression (token := r.Header.Get(...)), not a literal
+			}
 		}
 		if end > start && secretValue(k.key, s[start:end]) {
 			add(start, end)
@@ -942,6 +948,9 @@ var argumentRules = []struct {
 }{
 	// docker login -p X, and the other registry and cloud logins
 	{"login_password", `\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az|oc|cf)[ \t]+login\b[^\n]*?[ \t]-p[ \t]+` + argument, []string{" -p", "\t-p"}},
+	// skopeo --dest-creds user:X, --src-creds, --creds, --registry-credentials: a flag naming
+	// credentials given as user:password
+	{"creds_flag_password", `--(?:[a-z0-9]+-)*(?:creds|credentials)(?:=|[ \t]+)["']?[^\s:"'=-][^\s:"']*:([^\s"']+)`, []string{"creds", "credentials"}},
 	// redis-cli -a X; requirepass X and masterauth X in redis.conf
 	{"redis_password", `\bredis-cli\b[^\n]*?[ \t]-a[ \t]+` + argument + `|\b(?:requirepass|masterauth)[ \t]+` + argument, []string{"redis-cli", "requirepass", "masterauth"}},
 	// sqlcmd -P X; sqlplus user/X; jdbc:oracle:thin:user/X@host
@@ -1100,7 +1109,7 @@ func scanQuotedGroups(pattern *regexp.Regexp) func(s string, add func(start, end
 		for _, loc := range pattern.FindAllStringSubmatchIndex(s, -1) {
 			for g := 1; 2*g < len(loc); g++ {
 				if start, end := loc[2*g], loc[2*g+1]; start >= 0 {
-					if !placeholderValue().MatchString(s[start:end]) && !strings.Contains(s[start:end], Placeholder) {
+					if v := strings.Trim(s[start:end], `"'`); !placeholderValue().MatchString(s[start:end]) && !placeholderValue().MatchString(v) && !strings.Contains(s[start:end], Placeholder) {
 						add(start, end)
 					}
 					break
@@ -1812,14 +1821,16 @@ func notAValue(v string) bool {
 		return true // c.password = p
 	case strings.Contains(v, "=./") || strings.Contains(v, "=~/") || strings.Contains(v, "=/"):
 		eq := strings.IndexByte(v, '=')
-		return isIdent(v[:eq]) && notAValue(v[eq+1:]) // --from-file=password=./password.txt
+		return isIdent(v[:eq]) && (notAValue(v[eq+1:]) || fileKey(v[:eq])) // --from-file=password=./password.txt, file=/etc/restic/password
 	case proseWords[strings.ToLower(v)] || strings.EqualFold(v, "all"):
 		return true // passwd: all authentication tokens updated
 	case strings.HasPrefix(v, "-"):
 		f := strings.TrimLeft(v, "-")
 		return f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyz-") == "" // --oneline, -query
-	case strings.HasPrefix(v, "!") && len(v) > 1 && allLetters(v[1:]):
-		return true
+	case strings.HasPrefix(v, "!") && len(v) > 1 && allLetters(strings.ReplaceAll(v[1:], "-", "")):
+		return true // !vault-encrypted, !secret: a YAML tag, not a value
+	case pathValue(v):
+		return true // uploads/2026/11/<uuid>.jpg: a file's path
 	case strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../"):
 		return strings.IndexByte(v[strings.LastIndexByte(v, '/'):], '.') > 0 // ./password.txt
 	case strings.HasPrefix(v, "/"):
@@ -1953,6 +1964,9 @@ func knownPlaceholder(v string) bool {
 	}
 	if distinct := distinctBytes(l); len(l) >= 8 && distinct <= 2 {
 		return true // 0000000000, xxxxxxxx
+	}
+	if n := len(l); n >= 16 && strings.IndexByte("x*.#", l[n-1]) >= 0 && strings.Count(l[n-12:], l[n-1:]) == 12 && len(strings.TrimRight(l, l[n-1:])) <= 6 {
+		return true // AKIAXXXXXXXXXXXXXXXX: a provider's prefix and filler
 	}
 	if k := strings.LastIndexAny(l, "-_"); k > 0 && k <= 12 && len(l)-k-1 >= 8 && distinctBytes(l[k+1:]) == 1 && strings.IndexByte("x*0.#", l[k+1]) >= 0 {
 		return true // sk-xxxxxxxxxxxx, ghp_************: a prefix and filler, the shape of a key shown

@@ -196,6 +196,9 @@ func statsOf(t string) tokenStats {
 // randomToken reports whether t has the shape of a random token: long, of mixed classes, with its
 // characters spread over its alphabet and not made of words.
 func randomToken(t string) bool {
+	if h, ok := separatedHex(t); ok {
+		return randomToken(h) // sk1_<hex>, api-<HEX>, <hex>-<hex>-<hex>: judged as the hex it holds
+	}
 	st := statsOf(t)
 	letters := st.lower + st.upper
 	alnum := letters + st.digit
@@ -463,6 +466,9 @@ func harmlessShape(s string, a, b int) bool {
 	if isUUID(t) || len(t) > 36 && isUUID(t[:36]) && !isWordByte(t[36]) && !randomPart(t[36:]) || len(t) > 37 && isUUID(t[len(t)-36:]) && !isHexString(t[len(t)-37:len(t)-36]) && !secretPrefix(t[:len(t)-36]) && !randomPart(t[:len(t)-36]) {
 		return true // an identifier, prefixed or not (msg_<uuid>), not a credential: a UUID key is found by its key
 	}
+	if keyFlagBefore(s, a) {
+		return false // --certificate-key <hex>: a key given to its flag, whatever the line says of hashes
+	}
 	if st := statsOf(t); (st.lowerHex || st.upperHex) && (len(t) == 40 || len(t) == 64 || len(t) == 128) && digestContext(s, a, b) {
 		return true // a SHA-1, SHA-256 or SHA-512 digest, or a git object id, where the text says so
 	}
@@ -490,7 +496,7 @@ func harmlessShape(s string, a, b int) bool {
 	if dec, ok := decodeBase64Token(t); ok && (printableText(dec) || mediaMagic(dec)) && !keyMaterial(dec) {
 		return true
 	}
-	return false
+	return publicShape(t) || mediaNamed(s, a)
 }
 
 // randomPart reports whether p, glued to a UUID, holds a random token of its own between its
@@ -554,7 +560,7 @@ var contentHashPrefixes = []string{"sha1-", "sha256-", "sha384-", "sha512-", "md
 
 // hashWords, just before a token, say it is a hash or an object id: commit abc…, sha256:…,
 // go.sum's h1:…, /commit/… in a URL, Merge:, tree, parent, a digest or checksum.
-var hashWords = []string{"trace_id", "span_id", "traceid", "spanid", "trace id", "request_id", "request-id", "requestid", "correlation", "commit", "sha", "md5", "hash", "digest", "checksum", "h1:", "tree ", "parent ", "object ", "revision", "rev ", "rev:", "etag", "fingerprint", "integrity", "merge:", "blob/", "oid ", "git-sha", "sum:", "sha256", "blake"}
+var hashWords = []string{"trace_id", "trace-id", "ulid", "span_id", "traceid", "spanid", "trace id", "request_id", "request-id", "requestid", "correlation", "commit", "sha", "md5", "hash", "digest", "checksum", "h1:", "tree ", "parent ", "object ", "revision", "rev ", "rev:", "etag", "fingerprint", "integrity", "merge:", "blob/", "oid ", "git-sha", "sum:", "sha256", "blake"}
 
 // hashNamed reports whether the text just before a (at most 24 bytes, on the same line) names
 // a hash or a git object.

@@ -84,6 +84,10 @@ func structureRules(depth int) []Rule {
 			"k1.", "k2.", "k3.", "k4."),
 		// a Fernet token: version 0x80 and a time stamp whose high bytes are zero, in base64url
 		rx("fernet", `\bgaaaaa[0-9a-z_-]{70,}={0,2}`, "gaaaaa"),
+		Rule{Name: "decode_morse", Hints: []string{".-", "-."}, scan: scanMorse},
+		Rule{Name: "decode_interleaved", scan: scanInterleaved, needs: needsPasswordRun},
+		Rule{Name: "decode_grouped_base64", scan: scanGroupedBase64, needs: needsGroupRun},
+		Rule{Name: "colon_hex_key", Hints: colonHexHints, scan: scanColonHexKeys, needs: needsOperator},
 		Rule{Name: "seed_phrase", scan: scanSeedPhrase, needs: needsWordRun},
 		Rule{Name: "foreign_seed_phrase", Hints: seedWords, scan: scanForeignSeedPhrases},
 	)
@@ -265,7 +269,7 @@ func isDecoderRule(name string) bool {
 
 // escapeHints: every URL escape of a printable character starts with %2 to %7; the backslash
 // escapes that hide a secret's quotes or letters.
-var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\0`, `\1`, `\2`, `\3`, `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
+var escapeHints = []string{"%2", "%3", "%4", "%5", "%6", "%7", `\0`, `\1`, `\2`, `\3`, `\4`, `\5`, `\6`, `\7`, `\"`, `\\`, `\/`, `\'`, `\u`, `\x`, "&#", "&quot;", "&apos;", "=3d"}
 
 // nested[d] is the Redactor run on text decoded d levels deep: the whole rule table, its
 // decoders looking one level deeper, none at maxDecodeDepth.
@@ -340,19 +344,29 @@ func scanEscaped(s string, add func(start, end int), depth int) int {
 		return len(s)
 	}
 	work := 0
+	var spans []span
 	for range 2 { // escaped again and again (%25253D): decoded until nothing changes, thrice at most
 		again, at2, more := decodeEscapes(dec)
 		if !more {
 			break
 		}
-		work += len(dec)
+		// each level is looked into as well: JSON in JSON in a log holds at one level a value
+		// whose escaped quote the next decoding makes a closing one
+		inner, w := lookInside(dec, depth)
+		work += len(dec) + w
+		for _, sp := range inner {
+			spans = append(spans, span{at[sp.start], at[sp.end]})
+		}
 		for i, p := range at2 {
 			at2[i] = at[p]
 		}
 		dec, at = again, at2
 	}
-	spans, w := lookInside(dec, depth)
+	last, w := lookInside(dec, depth)
 	work += w
+	for _, sp := range last {
+		spans = append(spans, span{at[sp.start], at[sp.end]})
+	}
 	// a query value whose symbols were escaped reads as a password once decoded
 	// (p=8b14Gl%232oG%40Upfp%2F%2B729)
 	for i := 0; i < len(s); {
@@ -368,14 +382,14 @@ func scanEscaped(s string, add func(start, end int), depth int) int {
 		i = j + 1
 	}
 	for _, sp := range spans {
-		end := at[sp.end]
+		end := sp.end
 		for end+2 < len(s) && s[end] == '%' && isHexString(s[end+1:end+3]) {
 			end++ // the escapes glued to the value's end are of it (%25252F%25253D)
 			for end < len(s) && isHexString(s[end:end+1]) {
 				end++
 			}
 		}
-		add(at[sp.start], end)
+		add(sp.start, end)
 	}
 	return 2*len(s) + work
 }
@@ -447,6 +461,12 @@ func decodeEscapes(s string) (dec string, at []int, changed bool) {
 					continue
 				}
 			case 'u':
+				if r, n := braceEscape(s[i:]); n > 0 { // ES2015's \u{75}
+					emit(i, utf8.AppendRune(nil, r)...)
+					i += n
+					changed = true
+					continue
+				}
 				if i+5 < len(s) && isHexString(s[i+2:i+6]) {
 					r := rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5]))
 					emit(i, utf8.AppendRune(nil, r)...)
@@ -454,6 +474,14 @@ func decodeEscapes(s string) (dec string, at []int, changed bool) {
 					changed = true
 					continue
 				}
+			}
+		}
+		if c == '\\' {
+			if r, n := cssEscape(s[i:]); n > 0 { // CSS's \38 \79: a code point in hex, a blank after
+				emit(i, utf8.AppendRune(nil, r)...)
+				i += n
+				changed = true
+				continue
 			}
 		}
 		emit(i, c)
@@ -515,7 +543,7 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 			dec, ok := decodeBase64Token(s[i:j])
 			if bits, isBits := decodeBitsText(s[i:j]); isBits {
 				dec, ok = bits, true // bits of text, eight a byte, written without blanks
-			} else if hx, isHex := decodeHexText(strings.TrimPrefix(strings.TrimPrefix(s[i:j], "0x"), "0X")); isHex {
+			} else if hx, isHex := decodeHexText(hexBody(s, i, j)); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
 			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
 				dec, ok, end = b32, true, base32End(s, j) // base32 of text

@@ -16,6 +16,8 @@
 //	go run ./scripts/redactbench -gen-blind4     rewrite the fourth blind corpus file and its negatives
 //	go run ./scripts/redactbench -split blind5   recall on the fifth blind corpus (written without reading the detector): figures only
 //	go run ./scripts/redactbench -gen-blind5     rewrite the fifth blind corpus file and its negatives
+//	go run ./scripts/redactbench -split blind6   recall on the sixth blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind6     rewrite the sixth blind corpus file and its negatives
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -27,9 +29,9 @@
 // is given, which people tuning the detector must not do. The fresh corpus (fresh.jsonl, kinds of
 // neither split, written by generators that were made without reading the detector) is held out
 // the same way, and so are the blind corpora (blind.jsonl, blind2.jsonl, blind3.jsonl, blind4.jsonl,
-// blind5.jsonl), written by people who had not read the detector; blind3's halves are -split
-// blind3-tune and blind3-held, blind4's -split blind4-tune and blind4-held, blind5's -split
-// blind5-tune and blind5-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
+// blind5.jsonl, blind6.jsonl), written by people who had not read the detector; blind3's halves are
+// -split blind3-tune and blind3-held, blind4's -split blind4-tune and blind4-held, blind5's -split
+// blind5-tune and blind5-held, blind6's -split blind6-tune and blind6-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
 // spans cover each hidden secret, and how many secrets each layer would hide alone.
 package main
 
@@ -49,7 +51,7 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
@@ -58,6 +60,7 @@ func main() {
 	genBlind3 := flag.Bool("gen-blind3", false, "rewrite blind3.jsonl and blind3-negatives.txt from the third blind generators")
 	genBlind4 := flag.Bool("gen-blind4", false, "rewrite blind4.jsonl and blind4-negatives.txt from the fourth blind generators")
 	genBlind5 := flag.Bool("gen-blind5", false, "rewrite blind5.jsonl and blind5-negatives.txt from the fifth blind generators")
+	genBlind6 := flag.Bool("gen-blind6", false, "rewrite blind6.jsonl and blind6-negatives.txt from the sixth blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -107,6 +110,12 @@ func main() {
 		}
 		return
 	}
+	if *genBlind6 {
+		if err := writeBlind6(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	header()
 	if *fp {
 		if err := falsePositives(*fpWords, *examples); err != nil {
@@ -121,7 +130,7 @@ func main() {
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
-	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune" || *split == "blind4-tune" || *split == "blind5-tune", *examples)
+	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune" || *split == "blind4-tune" || *split == "blind5-tune" || *split == "blind6-tune", *examples)
 }
 
 func fatal(err error) {
@@ -251,6 +260,22 @@ func writeBlind5(dir string) error {
 		append(kindNames(kinds(), freshKinds(), blindKinds(), blind2Kinds()), b3KindNames(append(blind3Kinds(), blind4Kinds()...))...), generateBlind5(), blind5Negatives())
 }
 
+// writeBlind6 writes the sixth blind generators' samples into blind6.jsonl and their negatives
+// into blind6-negatives.txt, checked like blind2's against every earlier corpus (and the negatives
+// against the earlier negatives files), then prints each group's kinds and samples.
+func writeBlind6(dir string) error {
+	samples, negatives := generateBlind6(), blind6Negatives()
+	if err := b6CheckNegatives(dir, negatives); err != nil {
+		return err
+	}
+	if err := writeBlindCorpus(dir, "blind6", []string{"tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5"},
+		append(kindNames(kinds(), freshKinds(), blindKinds(), blind2Kinds()), b3KindNames(append(append(blind3Kinds(), blind4Kinds()...), blind5Kinds()...))...), samples, negatives); err != nil {
+		return err
+	}
+	b6Summary(samples)
+	return nil
+}
+
 // writeBlindCorpus writes a blind corpus NAME.jsonl (and NAME-negatives.txt when there are
 // negatives) after checking that none of its kinds is a kind of the earlier corpus files or
 // their generators: a blind corpus holds only kinds nobody tuned for.
@@ -304,7 +329,7 @@ func kindNames(groups ...[]kindGen) []string {
 	return out
 }
 
-// b3KindNames are the group/name of the third, fourth and fifth blind generators' kinds.
+// b3KindNames are the group/name of the third, fourth, fifth and sixth blind generators' kinds.
 func b3KindNames(ks []b3Kind) []string {
 	out := make([]string, len(ks))
 	for i, k := range ks {
@@ -319,10 +344,10 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5":
-	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held", "blind4-tune", "blind4-held", "blind5-tune", "blind5-held":
+	case "tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "blind6":
+	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held", "blind4-tune", "blind4-held", "blind5-tune", "blind5-held", "blind6-tune", "blind6-held":
 		// the second blind corpus halved the same way, once its whole figure was read (84.8 %);
-		// the third, fourth and fifth are halved by the same rule
+		// the third, fourth, fifth and sixth are halved by the same rule
 		corpus := strings.SplitN(split, "-", 2)[0]
 		s, err := readSamples(filepath.Join(dir, corpus+".jsonl"))
 		if err != nil {
@@ -350,7 +375,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		}
 		return out, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -361,7 +386,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" && split != "blind4" && split != "blind5" {
+	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" && split != "blind4" && split != "blind5" && split != "blind6" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
