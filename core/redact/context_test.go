@@ -69,6 +69,8 @@ func TestContextKeepsProse(t *testing.T) {
 		"Das Passwort ist abgelaufen",
 		"пароль неверный",
 		"ClientSecret: c.ClientSecret",
+		"var hasAVX2 = cpu.X86.HasAVX2",
+		"fd := os.Stdout.Fd()",
 		"password: string",
 		"Password: cfg.Password",
 		"apiKey := os.Getenv(\"API_KEY\")",

@@ -388,6 +388,9 @@ func harmlessPiece(t string) bool {
 	if last := t[len(t)-1]; strings.IndexByte("+*&?!", last) >= 0 && numberOrName(t[:len(t)-1]) && (strings.IndexByte(t, '.') >= 0 || !strings.ContainsAny(t, "0123456789")) {
 		return true // s.config.Path+, TrusteeValueFrom*: code broken across lines
 	}
+	if goSelector(t) {
+		return true // cpu.X86.HasAVX2: a package's exported names, as Go code writes them
+	}
 	if base64Body(t) {
 		return true // base64: the shape layer judges it, and decodes it
 	}
@@ -459,6 +462,22 @@ func expression(t string) bool {
 		i = k
 	}
 	return operands >= 2
+}
+
+// goSelector reports whether t is a chain of two selectors or more from a lower-case package or
+// receiver name to exported names (cpu.X86.HasAVX2, os.Stdout.Fd): code, whose pieces are names,
+// where a password joined by dots mixes its cases at random.
+func goSelector(t string) bool {
+	parts := strings.Split(t, ".")
+	if len(parts) < 3 || parts[0] == "" || strings.ToLower(parts[0]) != parts[0] || !allLetters(parts[0]) {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if p == "" || !isUpper(p[0]) {
+			return false
+		}
+	}
+	return numberOrName(t) && !humanPassphrase(t) && !wordsAndNumber(t)
 }
 
 // numberOrName reports whether t is a number (12, 0x9e37, 1.5, 1e9) or a name or selector of
