@@ -467,17 +467,15 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 	return res, nil
 }
 
-// shortTerms answers a query with a short term (gramKeys) that the probe did not. With no
-// term of three or more characters it walks the short-term index newest bucket first
-// (bucketWalk). With one, the query is answered from whichever of the two indexes selects few
-// comments, each asked for at most fewMax of them and the comments it selects tested: pg_trgm's
-// index of the long terms alone (a rare long term: "148715 ン" reads its few comments, never
-// the walk's every comment holding ン, 1, 4... in one bucket), else the short-term index's
-// keys over every bucket (a common long term with a rare short one: "73 ter" reads the 52
-// comments holding 73's, te's and er's tokens, not the 50,336 holding ter); when both select
-// more, the walk, which stops at the limit. The trigram index never takes the short terms:
-// they have no trigram, so the index would test every comment of the long terms (the recheck
-// of "73 ter" was 50,284 rows of 50,336).
+// shortTerms answers a query with a short term (gramKeys) that the probe did not, by walking
+// the short-term index newest bucket first with every term's keys (bucketWalk). A query with a
+// term of three or more characters first takes the plans of long terms that fit it: found among
+// the probe's comments at all, the newest windowMax comments; its long terms in at most fewLong
+// comments, those comments, read from pg_trgm's index (a rare long term: "148715 ン" tests its
+// few comments, never the walk's every comment holding ン, 14, 48... in a bucket). Never the
+// trigram index for the short terms: they have no trigram, so the index would test every
+// comment of the long terms (the recheck of "73 ter" at 200,000 comments was 50,284 rows of
+// 50,336; the walk tests the 79 holding 73's, te's and er's tokens).
 func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, probed, want int) ([]hitRow, error) {
 	var lo, hi *int64
 	if err := tx.QueryRow(ctx, `SELECT min(at_ns) >> `+strconv.Itoa(gramBucketShift)+`, max(at_ns) >> `+strconv.Itoa(gramBucketShift)+`
@@ -487,14 +485,11 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 	if lo == nil || hi == nil {
 		return nil, nil
 	}
-	// the long terms' LIKEs as the plan has them ($3 is its first term's), and alone
-	var long, longAlone []string
-	countArgs := []any{string(sc.space)}
+	// the long terms' LIKEs as the plan has them ($3 is its first term's)
+	var long []string
 	for i, t := range p.terms {
 		if utf8.RuneCountInString(t) > 2 {
 			long = append(long, `c.itext LIKE $`+strconv.Itoa(3+i))
-			countArgs = append(countArgs, likePattern(t))
-			longAlone = append(longAlone, `c.itext LIKE $`+strconv.Itoa(len(countArgs)))
 		}
 	}
 	if len(long) > 0 {
@@ -506,8 +501,7 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 				return found, err
 			}
 		}
-		found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"},
-			`c.space = $1 AND `+strings.Join(longAlone, " AND "), countArgs, `c.space = $1 AND `+strings.Join(long, " AND "), p.args)
+		found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"}, `c.space = $1 AND `+strings.Join(long, " AND "))
 		if err != nil || complete {
 			s.count("mixed-trgm")
 			return found, err
@@ -521,32 +515,28 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 	return s.bucketWalk(ctx, tx, p, keys, *lo, *hi, want)
 }
 
-// fewCandidates reads the hits among the comments cand (a condition on comments c, its
-// parameters in args, the plan's and more) selects, when it selects at most fewMax of them: a
-// count of up to fewMax+1 first (countCand, the same condition on its own parameters
-// countArgs), then, when they are few, a statement testing each and sorting the hits newest
-// first. complete is false (and the hits nil) when cand selects more. Both statements
-// run with the planner's methods off turned off (runPlanned), so cand is read from its index.
-func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, countCand string, countArgs []any, cand string, args []any) (hits []hitRow, complete bool, err error) {
-	few := s.fewLong
-	var b pgx.Batch
-	for _, m := range off {
-		b.Queue(`SET LOCAL ` + m + ` = off`)
+// fewCandidates reads the hits among the comments cand (a condition on comments c, in the
+// plan's parameters) selects, when it selects at most fewLong of them, in one statement: up to
+// fewLong+1 of them taken from cand's index and counted, then, when they are few, each tested
+// and the hits sorted newest first; a last row (s = 1) always carries the count. complete is
+// false (and the hits nil) when cand selects more. The planner's methods off are turned off for
+// the statement (runPlanned), so cand is read from its index.
+func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string) (hits []hitRow, complete bool, err error) {
+	few := strconv.Itoa(s.fewLong)
+	q := `WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE ` + cand + ` LIMIT ` + few + `+1),
+		k AS (SELECT count(*) AS n FROM g)
+		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`) + `) h WHERE k.n <= ` + few + `
+			UNION ALL SELECT 1, k.n, '', '', ''::bytea, ''::bytea, '', '', 0, '', ''::bytea FROM k) u
+		ORDER BY s, at_ns DESC, idkey DESC`
+	var last, n int64
+	found, err := s.runPlanned(ctx, tx, p, off, q, p.args, &last, &n)
+	if err != nil {
+		return nil, false, err
 	}
-	var n int64
-	b.Queue(`SELECT count(*) FROM (SELECT 1 FROM comments c WHERE `+countCand+` LIMIT `+strconv.Itoa(few+1)+`) x`, countArgs...).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
-	for _, m := range off {
-		b.Queue(`SET LOCAL ` + m + ` = on`)
-	}
-	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-		return nil, false, s.dbErr(ctx, err, "search")
-	}
-	if n > int64(few) {
+	if len(found) == 0 || n > int64(s.fewLong) {
 		return nil, false, nil
 	}
-	q := p.sql(`WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE `+cand+`) `, `g JOIN comments c ON c.rid = g.rid`)
-	hits, err = s.runPlanned(ctx, tx, p, off, q, args)
-	return hits, err == nil, err
+	return found[:len(found)-1], true, nil
 }
 
 // gramConds are the plan's parameters with one more for each key (its tokens, set by the
