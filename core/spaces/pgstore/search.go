@@ -570,7 +570,14 @@ func bucketTokens(key string, from, to int64) []string {
 func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, keys []string, lo, hi int64, want int) ([]hitRow, error) {
 	args, conds := p.gramConds(keys)
 	first := len(p.args)
-	q := p.sql(`WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE `+conds+`) `,
+	// the terms are tested in the scan of the short-term index that finds the comments, on
+	// (itext || ''), which pg_trgm's index cannot serve: the comments of a common long term
+	// are never read whole for a bucket's few; only the hits are read again, joined
+	var like []string
+	for i := range p.terms {
+		like = append(like, `(c.itext || '') LIKE $`+strconv.Itoa(3+i))
+	}
+	q := p.sql(`WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE `+conds+` AND c.space = $1 AND `+strings.Join(like, " AND ")+`) `,
 		`g JOIN comments c ON c.rid = g.rid`)
 	var found []hitRow
 	span := int64(1)
