@@ -261,21 +261,23 @@ func TestEquivalence(t *testing.T) {
 	// window of the newest comments, or walked (more matches than fewMax), or neither answered
 	// from the newest comments
 	defaultPlans := st.plans
+	// a query of long and short terms read from its long terms' comments (pg_trgm), or walked
+	// through the short-term index with every term's keys
 	for _, v := range []struct {
-		probe, window, few int
-		want               string
-	}{{20, 300, 2, "window"}, {0, 0, 2, "walk"}} {
-		st.plans, st.probeWindow, st.windowMax, st.fewMax = map[string]int{}, v.probe, v.window, v.few
+		probe, window, few, fewLong int
+		want                        string
+	}{{20, 300, 2, defaultFewLong, "window"}, {0, 0, 2, defaultFewLong, "walk"}, {0, 0, 2, 0, "mixed-walk"}, {0, 0, 2, 3000, "mixed-trgm"}} {
+		st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong = map[string]int{}, v.probe, v.window, v.few, v.fewLong
 		for i, c := range cases {
 			got, gerr := st.Search(ctx, c.caller, c.in)
 			compare(i, c, got, gerr)
 		}
 		if st.plans[v.want] < 30 {
-			t.Errorf("probe %d, window %d, few %d: the %s plan was taken %d times: %v", v.probe, v.window, v.few, v.want, st.plans[v.want], st.plans)
+			t.Errorf("probe %d, window %d, few %d, few long %d: the %s plan was taken %d times: %v", v.probe, v.window, v.few, v.fewLong, v.want, st.plans[v.want], st.plans)
 		}
-		t.Logf("probe %d, window %d, few %d: PostgreSQL plans %v", v.probe, v.window, v.few, st.plans)
+		t.Logf("probe %d, window %d, few %d, few long %d: PostgreSQL plans %v", v.probe, v.window, v.few, v.fewLong, st.plans)
 	}
-	st.plans = defaultPlans
+	st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong = defaultPlans, defaultProbeWindow, defaultWindowMax, defaultFewMax, defaultFewLong
 	t.Logf("%d searches, %d hits, %d truncated, identical; PostgreSQL plans %v; search time sqlite %s, pg %s", len(cases), hits, truncated, st.plans, liteTime, pgTime)
 	if len(cases) < 200 || hits < 500 || truncated < 20 {
 		t.Errorf("the corpus tests too little: %d searches, %d hits, %d truncated", len(cases), hits, truncated)

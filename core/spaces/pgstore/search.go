@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,11 @@ const defaultWindowMax = 2000
 // pg_trgm's index and sorts them (as spaces.db sorts up to 2,000 matches of its index); with
 // more, it walks the space newest first, finding its hits within a few thousand comments.
 const defaultFewMax = 2000
+
+// defaultFewLong is the most comments of a query's long terms alone for which a query of long
+// and short terms tests every one of them (shortTerms): each costs a LIKE on its index text,
+// where the short-term index's walk tests only the comments holding every key.
+const defaultFewLong = 100
 
 // maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
 const maxBucketsPerStatement = 1024
@@ -190,24 +196,53 @@ func newPlan(sc scope, in spaces.SearchInput, terms []string) *plan {
 	return p
 }
 
-// shortDriver is the term whose short-term index tokens drive the query: with no term of three
-// or more characters, the first of two characters, else the first of one; false when a term
-// is long (pg_trgm serves it) or none can drive.
-func (p *plan) shortDriver() (string, bool) {
-	best := ""
+// gramKeys are the short-term index's keys (without their bucket) that a query of at least
+// one short term (one or two characters, no space) drives its walk with: every short term
+// itself, and every pair of neighbouring characters of its longer terms (a comment holding a
+// term holds each of its pairs, in the comment's own bucket), each at most once. Every key must
+// be in a comment's tokens of one bucket, so the index intersects them: a query of a common
+// short term and a rare one, or of a short term and a long term, reads the few comments holding
+// all of them, never the common term's every comment (two short terms "ew 67" at 200,000
+// comments: 50,300 comments rechecked for 39 hits before, as many as hold both pairs' tokens
+// now). false when no term is short (pg_trgm serves the query) or none can drive.
+func (p *plan) gramKeys() ([]string, bool) {
+	var keys []string
+	short := false
 	for _, t := range p.terms {
-		n := utf8.RuneCountInString(t)
-		if n > 2 {
-			return "", false
+		if n := utf8.RuneCountInString(t); n <= 2 && !strings.ContainsRune(t, ' ') {
+			short = true
+			if n == 1 {
+				keys = append(keys, t)
+				continue
+			}
 		}
-		if strings.ContainsRune(t, ' ') {
+		keys = append(keys, termPairs(t)...)
+	}
+	if !short || len(keys) == 0 {
+		return nil, false
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), true
+}
+
+// termPairs are the pairs of neighbouring characters of a term, those holding a space left out,
+// as gramBuffer.tokens takes them from the index text.
+func termPairs(t string) []string {
+	var out []string
+	for i, c := range t {
+		n := i + utf8.RuneLen(c)
+		if c == utf8.RuneError {
+			_, w := utf8.DecodeRuneInString(t[i:])
+			n = i + w
+		}
+		if c == ' ' || n >= len(t) {
 			continue
 		}
-		if best == "" || n == 2 && utf8.RuneCountInString(best) == 1 {
-			best = t
+		if next, w := utf8.DecodeRuneInString(t[n:]); next != ' ' {
+			out = append(out, t[i:n+w])
 		}
 	}
-	return best, best != ""
+	return out
 }
 
 // hitColumns are what a hit is made of, from c, a comment, and t, its task.
@@ -390,9 +425,8 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 		}
 	}
 	if !answered {
-		if gram, ok := p.shortDriver(); ok {
-			found, err = s.bucketWalk(ctx, tx, p, sc, gram, in.Limit+1)
-			s.count("short")
+		if keys, ok := p.gramKeys(); ok {
+			found, err = s.shortTerms(ctx, tx, p, sc, keys, probed, in.Limit+1)
 		} else if in.TaskID != "" {
 			// a task's comments: its index
 			found, err = s.run(ctx, tx, p, p.sql("", `comments c`), p.args)
@@ -433,12 +467,16 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 	return res, nil
 }
 
-// bucketWalk finds a query of short terms through the short-term index: the comments holding
-// gram, bucket by bucket of their time, newest bucket first (one bucket, then two, four...), each
-// lookup's rows tested and ordered, until want hits are found or the space's oldest bucket was
-// read. Every hit of a bucket is newer than every comment of an older one, so the hits are the
-// newest of all.
-func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, sc scope, gram string, want int) ([]hitRow, error) {
+// shortTerms answers a query with a short term (gramKeys) that the probe did not, by walking
+// the short-term index newest bucket first with every term's keys (bucketWalk). A query with a
+// term of three or more characters first takes the plans of long terms that fit it: found among
+// the probe's comments at all, the newest windowMax comments; its long terms in at most fewLong
+// comments, those comments, read from pg_trgm's index (a rare long term: "148715 ン" tests its
+// few comments, never the walk's every comment holding ン, 14, 48... in a bucket). Never the
+// trigram index for the short terms: they have no trigram, so the index would test every
+// comment of the long terms (the recheck of "73 ter" at 200,000 comments was 50,284 rows of
+// 50,336; the walk tests the 79 holding 73's, te's and er's tokens).
+func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, probed, want int) ([]hitRow, error) {
 	var lo, hi *int64
 	if err := tx.QueryRow(ctx, `SELECT min(at_ns) >> `+strconv.Itoa(gramBucketShift)+`, max(at_ns) >> `+strconv.Itoa(gramBucketShift)+`
 		FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
@@ -447,31 +485,121 @@ func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, sc scope, gr
 	if lo == nil || hi == nil {
 		return nil, nil
 	}
-	args := append(append([]any(nil), p.args...), nil)
-	tokens := "$" + strconv.Itoa(len(args))
-	q := p.sql(`WITH g AS MATERIALIZED (SELECT rid FROM comments WHERE grams && `+tokens+`::text[]) `,
+	// the long terms' LIKEs as the plan has them ($3 is its first term's)
+	var long []string
+	for i, t := range p.terms {
+		if utf8.RuneCountInString(t) > 2 {
+			long = append(long, `c.itext LIKE $`+strconv.Itoa(3+i))
+		}
+	}
+	if len(long) > 0 {
+		if probed > 0 && s.windowMax > s.probeWindow {
+			// found among the newest comments at all: likely common enough for a window
+			found, err := s.newest(ctx, tx, p, s.windowMax)
+			if err != nil || len(found) >= want {
+				s.count("window")
+				return found, err
+			}
+		}
+		found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"}, `c.space = $1 AND `+strings.Join(long, " AND "))
+		if err != nil || complete {
+			s.count("mixed-trgm")
+			return found, err
+		}
+	}
+	if len(long) > 0 {
+		s.count("mixed-walk")
+	} else {
+		s.count("short")
+	}
+	return s.bucketWalk(ctx, tx, p, keys, *lo, *hi, want)
+}
+
+// fewCandidates reads the hits among the comments cand (a condition on comments c, in the
+// plan's parameters) selects, when it selects at most fewLong of them, in one statement: up to
+// fewLong+1 of them taken from cand's index and counted, then, when they are few, each tested
+// and the hits sorted newest first; a last row (s = 1) always carries the count. complete is
+// false (and the hits nil) when cand selects more. The planner's methods off are turned off for
+// the statement (runPlanned), so cand is read from its index.
+func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string) (hits []hitRow, complete bool, err error) {
+	few := strconv.Itoa(s.fewLong)
+	q := `WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE ` + cand + ` LIMIT ` + few + `+1),
+		k AS (SELECT count(*) AS n FROM g)
+		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`) + `) h WHERE k.n <= ` + few + `
+			UNION ALL SELECT 1, k.n, '', '', ''::bytea, ''::bytea, '', '', 0, '', ''::bytea FROM k) u
+		ORDER BY s, at_ns DESC, idkey DESC`
+	var last, n int64
+	found, err := s.runPlanned(ctx, tx, p, off, q, p.args, &last, &n)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(found) == 0 || n > int64(s.fewLong) {
+		return nil, false, nil
+	}
+	return found[:len(found)-1], true, nil
+}
+
+// gramConds are the plan's parameters with one more for each key (its tokens, set by the
+// caller) and the condition on grams each is: every key in a comment's tokens.
+func (p *plan) gramConds(keys []string) ([]any, string) {
+	args := append([]any(nil), p.args...)
+	conds := make([]string, len(keys))
+	for i := range keys {
+		args = append(args, nil)
+		conds[i] = `c.grams && $` + strconv.Itoa(len(args)) + `::text[]`
+	}
+	return args, strings.Join(conds, " AND ")
+}
+
+// bucketTokens are a key's tokens in the buckets from to to.
+func bucketTokens(key string, from, to int64) []string {
+	toks := make([]string, 0, to-from+1)
+	for x := from; x <= to; x++ {
+		toks = append(toks, fmt.Sprintf("%x:%s", uint64(x), key))
+	}
+	return toks
+}
+
+// bucketWalk finds a query of short terms through the short-term index: the comments holding
+// every key (gramKeys) in their bucket's tokens, bucket by bucket of their time, newest bucket
+// first (one bucket, then two, four...), each lookup's rows tested and ordered, until want hits
+// are found or the space's oldest bucket was read. Every hit of a bucket is newer than every
+// comment of an older one, so the hits are the newest of all. The keys are one condition each
+// on the one index, so its scan intersects their posting lists (skipping through a common
+// key's by the rarer ones') before a row is read.
+func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, keys []string, lo, hi int64, want int) ([]hitRow, error) {
+	args, conds := p.gramConds(keys)
+	first := len(p.args)
+	// the terms are tested in the scan of the short-term index that finds the comments, on
+	// (itext || ''), which pg_trgm's index cannot serve: the comments of a common long term
+	// are never read whole for a bucket's few; only the hits are read again, joined
+	var like []string
+	for i := range p.terms {
+		like = append(like, `(c.itext || '') LIKE $`+strconv.Itoa(3+i))
+	}
+	q := p.sql(`WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE `+conds+` AND c.space = $1 AND `+strings.Join(like, " AND ")+`) `,
 		`g JOIN comments c ON c.rid = g.rid`)
 	var found []hitRow
 	span := int64(1)
-	for b := *hi; b >= *lo && len(found) < want; {
+	for b := hi; b >= lo && len(found) < want; {
 		if err := errs.Stopped(ctx, "space search"); err != nil {
 			return nil, err
 		}
 		from := b - span + 1
-		if from < *lo || from > b {
-			from = *lo
+		if from < lo || from > b {
+			from = lo
 		}
-		toks := make([]string, 0, b-from+1)
-		for x := from; x <= b; x++ {
-			toks = append(toks, fmt.Sprintf("%x:%s", uint64(x), gram))
+		for i, k := range keys {
+			args[first+i] = bucketTokens(k, from, b)
 		}
-		args[len(args)-1] = toks
-		rows, err := s.run(ctx, tx, p, q, args)
+		// never a sequential scan: testing grams && on every row detoasts every comment's
+		// tokens (4 s at 200,000 comments, where the index takes milliseconds)
+		rows, err := s.runPlanned(ctx, tx, p, []string{"enable_seqscan"}, q, args)
 		if err != nil {
 			return nil, err
 		}
 		found = append(found, rows...)
-		if from == *lo {
+		if from == lo {
 			break
 		}
 		b = from - 1

@@ -57,6 +57,9 @@ type Store struct {
 	// fewMax is the most matches a query of long terms sorts (fewMatches); with more it walks
 	// the space newest first (tests change it).
 	fewMax int
+	// fewLong is the most comments of its long terms alone a query of long and short terms
+	// reads from pg_trgm's index (shortTerms; tests change it).
+	fewLong int
 	// windowMax is how many newest comments a query of long terms tests when the probe found
 	// some of its hits (tests change it).
 	windowMax int
@@ -100,7 +103,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
 	}
-	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, windowMax: defaultWindowMax}
+	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, fewLong: defaultFewLong, windowMax: defaultWindowMax}
 	// the first contact waits, within the wait, for a database that is starting or restarting
 	if err := s.retry(ctx, func() error { return s.checkLocale(ctx) }); err != nil {
 		pool.Close()
