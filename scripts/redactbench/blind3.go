@@ -273,24 +273,29 @@ func b3pwHG(g *gen) string {
 
 // generateBlind3 writes every blind3 kind's samples with its fixed random source; it panics if a
 // secret is not in its text, is shorter than 8 characters, or if two kinds share a name.
-func generateBlind3() []Sample {
-	ks := blind3Kinds()
+func generateBlind3() []Sample { return generateB3Kinds("blind3", blind3Kinds(), blind3Seed) }
+
+// generateB3Kinds writes every kind's samples, in the order of their names, each kind with its
+// own random source (the FNV-1a 64-bit hash of its name and seed); it panics if a secret is not
+// in its text, is shorter than 8 characters, or if two kinds share a name. label names the corpus
+// in the panic.
+func generateB3Kinds(label string, ks []b3Kind, seed uint64) []Sample {
 	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
 	var out []Sample
 	seen := map[string]bool{}
 	for _, k := range ks {
 		kind := k.group + "/" + k.name
 		if seen[kind] {
-			panic("blind3: two kinds named " + kind)
+			panic(label + ": two kinds named " + kind)
 		}
 		seen[kind] = true
 		h := fnv.New64a()
 		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blind3Seed))}
+		g := &gen{rand.New(rand.NewPCG(h.Sum64(), seed))}
 		for i := range k.n {
 			text, secret := k.make(g, i)
 			if !strings.Contains(text, secret) || utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind3: %s sample %d: secret %q not in its text or too short", kind, i, secret))
+				panic(fmt.Sprintf("%s: %s sample %d: secret %q not in its text or too short", label, kind, i, secret))
 			}
 			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
 				Source: "generated:" + k.source, Licence: "generated here (no third-party text)"})

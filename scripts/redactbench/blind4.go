@@ -19,9 +19,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net/url"
-	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // The fourth blind corpus (core/redact/testdata/public/blind4.jsonl): a seventh held-out corpus, of
@@ -57,31 +55,7 @@ func b4f(group, name, source string, n int, f func(g *gen, i int) (string, strin
 
 // generateBlind4 writes every blind4 kind's samples with its fixed random source; it panics if a
 // secret is not in its text, is shorter than 8 characters, or if two kinds share a name.
-func generateBlind4() []Sample {
-	ks := blind4Kinds()
-	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
-	var out []Sample
-	seen := map[string]bool{}
-	for _, k := range ks {
-		kind := k.group + "/" + k.name
-		if seen[kind] {
-			panic("blind4: two kinds named " + kind)
-		}
-		seen[kind] = true
-		h := fnv.New64a()
-		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blind4Seed))}
-		for i := range k.n {
-			text, secret := k.make(g, i)
-			if !strings.Contains(text, secret) || utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind4: %s sample %d: secret %q not in its text or too short", kind, i, secret))
-			}
-			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
-				Source: "generated:" + k.source, Licence: "generated here (no third-party text)"})
-		}
-	}
-	return out
-}
+func generateBlind4() []Sample { return generateB3Kinds("blind4", blind4Kinds(), blind4Seed) }
 
 func blind4Kinds() []b3Kind {
 	var ks []b3Kind

@@ -7,9 +7,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net/url"
-	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // The fifth blind corpus (core/redact/testdata/public/blind5.jsonl): an eighth held-out corpus, of
@@ -34,9 +32,15 @@ const blind5Seed = 5318008
 
 // b5t is a kind whose sample i is texts[i] with a fresh body where {S} is.
 func b5t(group, name, source string, body func(*gen) string, texts ...string) b3Kind {
+	return templateKind("blind5", group, name, source, body, texts...)
+}
+
+// templateKind is a kind whose sample i is texts[i] with a fresh body where {S} is; label names
+// the corpus in the panic of a text without one {S}.
+func templateKind(label, group, name, source string, body func(*gen) string, texts ...string) b3Kind {
 	return b3Kind{group, name, source, len(texts), func(g *gen, i int) (string, string) {
 		if strings.Count(texts[i], "{S}") != 1 {
-			panic("blind5: " + group + "/" + name + ": a text without one {S}")
+			panic(label + ": " + group + "/" + name + ": a text without one {S}")
 		}
 		s := body(g)
 		return strings.Replace(texts[i], "{S}", s, 1), s
@@ -56,31 +60,7 @@ func b5f(group, name, source string, n int, f func(g *gen, i int) (string, strin
 
 // generateBlind5 writes every blind5 kind's samples with its fixed random source; it panics if a
 // secret is not in its text, is shorter than 8 characters, or if two kinds share a name.
-func generateBlind5() []Sample {
-	ks := blind5Kinds()
-	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
-	var out []Sample
-	seen := map[string]bool{}
-	for _, k := range ks {
-		kind := k.group + "/" + k.name
-		if seen[kind] {
-			panic("blind5: two kinds named " + kind)
-		}
-		seen[kind] = true
-		h := fnv.New64a()
-		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blind5Seed))}
-		for i := range k.n {
-			text, secret := k.make(g, i)
-			if !strings.Contains(text, secret) || utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind5: %s sample %d: secret %q not in its text or too short", kind, i, secret))
-			}
-			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
-				Source: "generated:" + k.source, Licence: "generated here (no third-party text)"})
-		}
-	}
-	return out
-}
+func generateBlind5() []Sample { return generateB3Kinds("blind5", blind5Kinds(), blind5Seed) }
 
 func blind5Kinds() []b3Kind {
 	var ks []b3Kind

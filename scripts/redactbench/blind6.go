@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // The sixth blind corpus (core/redact/testdata/public/blind6.jsonl): a ninth held-out corpus, of
@@ -58,13 +57,7 @@ const blind6Seed = 6022140
 
 // b6t is a kind whose sample i is texts[i] with a fresh body where {S} is.
 func b6t(group, name, source string, body func(*gen) string, texts ...string) b3Kind {
-	return b3Kind{group, name, source, len(texts), func(g *gen, i int) (string, string) {
-		if strings.Count(texts[i], "{S}") != 1 {
-			panic("blind6: " + group + "/" + name + ": a text without one {S}")
-		}
-		s := body(g)
-		return strings.Replace(texts[i], "{S}", s, 1), s
-	}}
+	return templateKind("blind6", group, name, source, body, texts...)
 }
 
 // b6e is a kind whose secret is enc of a fresh plain body: the text holds the encoded form only,
@@ -80,31 +73,7 @@ func b6f(group, name, source string, n int, f func(g *gen, i int) (string, strin
 
 // generateBlind6 writes every blind6 kind's samples with its fixed random source; it panics if a
 // secret is not in its text, is shorter than 8 characters, or if two kinds share a name.
-func generateBlind6() []Sample {
-	ks := blind6Kinds()
-	sort.Slice(ks, func(i, j int) bool { return ks[i].group+"/"+ks[i].name < ks[j].group+"/"+ks[j].name })
-	var out []Sample
-	seen := map[string]bool{}
-	for _, k := range ks {
-		kind := k.group + "/" + k.name
-		if seen[kind] {
-			panic("blind6: two kinds named " + kind)
-		}
-		seen[kind] = true
-		h := fnv.New64a()
-		h.Write([]byte(kind))
-		g := &gen{rand.New(rand.NewPCG(h.Sum64(), blind6Seed))}
-		for i := range k.n {
-			text, secret := k.make(g, i)
-			if !strings.Contains(text, secret) || utf8.RuneCountInString(secret) < 8 {
-				panic(fmt.Sprintf("blind6: %s sample %d: secret %q not in its text or too short", kind, i, secret))
-			}
-			out = append(out, Sample{Kind: kind, Group: k.group, Text: text, Secret: secret,
-				Source: "generated:" + k.source, Licence: "generated here (no third-party text)"})
-		}
-	}
-	return out
-}
+func generateBlind6() []Sample { return generateB3Kinds("blind6", blind6Kinds(), blind6Seed) }
 
 func blind6Kinds() []b3Kind {
 	var ks []b3Kind
