@@ -40,9 +40,10 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 			Description: t.Description,
 			InputSchema: t.Schema,
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)},
-		}, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var res *sdk.CallToolResult
 			w.Do(func() { res = call(ctx, t, c, fallback, req, b, p) })
-			return res, nil
+			return res, nil // a tool's failure is in res, as an MCP tool error
 		})
 	}
 	return s

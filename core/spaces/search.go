@@ -1128,10 +1128,9 @@ func promising(st *stream, want, max int) bool {
 }
 
 // sparser is which of two streams' sources is estimated to have the fewer candidates, and how
-// many, from
-// how far below the first candidate each stream's reads reached (a source's candidates are
-// about as dense below as among those read), and -1 when neither is estimated to have at most
-// max, or a stream has read none or reached the end of its source.
+// many, from how far below the first candidate each stream's reads reached (a source's
+// candidates are about as dense below as among those read), and -1 when neither is estimated to
+// have at most max, or a stream has read none or reached the end of its source.
 func sparser(streams []stream, max int) (int, float64) {
 	best, fewest := -1, float64(max)
 	for i := range streams {
