@@ -866,6 +866,8 @@ func widenToToken(s string, start, end int) (int, int) {
 	}
 	if a < start && giveaway(s[a:start]) {
 		start = a
+	} else if a+8 <= start && s[start-1] == ':' && labelHead(s, a, start) {
+		start = a // a key file's label glued to its key (privkey:…, token-fnpfy:…): eight bytes of it are a fragment
 	} else if a == start && a > 1 && s[a-1] == '/' {
 		// a key's prefix before a slash (vendor-sdk-1/…), as a key of several slashed parts
 		// starts; a path's directory comes after another slash or a host's dot
@@ -883,6 +885,29 @@ func widenToToken(s string, start, end int) (int, int) {
 		end = b
 	}
 	return start, end
+}
+
+// labelHead reports whether s[a:start] is one label glued to the secret at start, a key file's
+// or a key pair's first part: letters, digits and dashes then the colon, after a blank, a quote
+// or an equals sign (not a URL's user, not a path's or a host's part).
+func labelHead(s string, a, start int) bool {
+	if a > 0 && strings.IndexByte(" \t\n\"'`=(", s[a-1]) < 0 {
+		return false
+	}
+	for i := a; i < start-1; i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	// a field's name stays (password:X, db_secret:X, api-key:X): it says what was hidden
+	label := strings.ToLower(s[a : start-1])
+	for _, w := range []string{"password", "passwd", "pass", "pwd", "secret", "token", "_key", "-key", "apikey", "credentials", "creds"} {
+		if strings.HasSuffix(label, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodedSecret reports whether decoded text, one piece without blanks, reads as a password on

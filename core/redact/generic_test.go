@@ -329,3 +329,24 @@ func TestKeyInLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestGluedLabelHidden: a key file's label glued to its key (privkey:…, token-xxxxx:…) goes with
+// the key, eight bytes of it being a fragment of the secret; a field's name (password:, db_secret:)
+// and a URL's user stay, saying what was hidden.
+func TestGluedLabelHidden(t *testing.T) {
+	f := newFaker(23)
+	r := New()
+	key := f.s(hexlc, 64)
+	for _, c := range []struct{ text, want string }{
+		{"cat noise_private.key privkey:" + key, "cat noise_private.key [REDACTED]"},
+		{"creds are token-fnpfy:" + f.s(lalnum, 54) + " now", "creds are [REDACTED] now"},
+		{"NOISE=privkey:" + key, "NOISE=[REDACTED]"},
+		{"password:" + key, "password:[REDACTED]"},
+		{"db_secret:" + key, "db_secret:[REDACTED]"},
+		{"https://deploy:" + key + "@git.example.com/x", "https://deploy:[REDACTED]@git.example.com/x"},
+	} {
+		if got := r.Text(c.text); got != c.want {
+			t.Errorf("Text(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

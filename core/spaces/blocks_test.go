@@ -535,3 +535,33 @@ func TestMigration15RedactsAgain(t *testing.T) {
 		t.Errorf("excerpt %q", ex)
 	}
 }
+
+// TestMigration16RedactsAgain: a space file of schema 15 holding a key with its file's label
+// glued to it (which session 11's rules left as "privkey:[REDACTED]") is redacted again on
+// opening: neither the label's fragment nor the key is found or shown.
+func TestMigration16RedactsAgain(t *testing.T) {
+	ws := newWorkspace(t)
+	body := "NOISE=privkey:84c54c6298cbd2438a65e81452a2ba25f56b51df176e9018fe3dc09705c873fd for the headscale box"
+	writeAtVersion(t, ws, 15, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
+			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
+		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
+		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
+	st := openChecked(t, ws)
+	for _, q := range []string{"privkey:", "84c54c6298"} {
+		in := SearchInput{Query: q}
+		in.validate()
+		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
+			t.Errorf("%s after migration: %v %v", q, refs(a), err)
+		}
+	}
+	in := SearchInput{Query: "headscale box"}
+	in.validate()
+	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
+		t.Fatalf("headscale box after migration: %v %v", refs(a), err)
+	}
+	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "privkey") || strings.Contains(ex, "84c54c62") || !strings.Contains(ex, "NOISE=[REDACTED]") {
+		t.Errorf("excerpt %q", ex)
+	}
+}

@@ -198,6 +198,9 @@ var migrations = []string{
 	// 15: the texts redacted again with the generic rules of session 10 (key bodies, encodings
 	// and wrapped secrets with no key word near them): redactedAgainAt.
 	`SELECT 1;`,
+	// 16: the texts redacted again with the rules of session 12 (a key file's label glued to
+	// its key, the seventh blind corpus's shapes): redactedAgainAt.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -235,6 +238,9 @@ var redactedAgainAt = map[int]bool{
 	// 15: again, for session 10's generic rules: an unframed key body, an encoded or wrapped
 	// secret with no key word near it is neither found nor shown after the upgrade.
 	15: true,
+	// 16: again, for session 12's rules: a key with its file's label glued to it (privkey:…)
+	// is neither found nor shown, label and all, after the upgrade.
+	16: true,
 }
 
 // execer is what both *sql.Tx and *sql.Conn offer.
