@@ -39,7 +39,9 @@ type caller struct {
 	// result under protocol 2026-07-28
 	info    []byte
 	version atomic.Pointer[string] // the protocol version the go-sdk's session holds, once it has one
-	calls   sync.WaitGroup         // the calls running: Serve returns after them
+	// run is the call itself (run in server.go), another one in tests
+	run   func(ctx context.Context, t *tools.Tool, args json.RawMessage, meta map[string]any) (body []byte, isError bool)
+	calls sync.WaitGroup // the calls running: Serve returns after them
 }
 
 // newCaller is the direct path for server s, serving the tools of r as newServer does.
@@ -49,6 +51,9 @@ func newCaller(s *sdk.Server, r *tools.Registry, version string, c tools.Context
 		k.tools[t.Name] = t
 	}
 	impl, _ := json.Marshal(&sdk.Implementation{Name: "cairn", Version: version}) // as the result's _meta is marshaled: HTML escaped
+	k.run = func(ctx context.Context, t *tools.Tool, args json.RawMessage, meta map[string]any) ([]byte, bool) {
+		return run(ctx, t, k.c, k.fallback, true, args, meta, k.p)
+	}
 	k.info = append(append([]byte(`"_meta":{"`+metaServerInfo+`":`), impl...), "},"...)
 	return k
 }
@@ -145,7 +150,7 @@ func (g *gate) direct(rawID, nameRaw, args, meta json.RawMessage) (started bool,
 	k.calls.Add(1)
 	k.w.Go(func() {
 		defer k.calls.Done()
-		body, isError := run(ctx, t, k.c, k.fallback, true, args, metaMap, k.p)
+		body, isError := k.run(ctx, t, args, metaMap)
 		g.finish(id, k.line(rawID, body, isError, newProto, complete))
 	})
 	return true, nil
