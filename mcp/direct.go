@@ -136,8 +136,20 @@ func (g *gate) direct(rawID, nameRaw, args, meta json.RawMessage) (started bool,
 				newProto = true
 			}
 		}
-		if json.Unmarshal(meta, &metaMap) != nil {
-			return false, nil
+		// callerSession reads these keys of a call's _meta and no other: decoding the whole
+		// _meta (a client's capabilities and info, with every call of protocol 2026-07-28)
+		// was a tenth of the gate's work on a call
+		for _, key := range [...]string{"sessionId", "x-codex-turn-metadata"} {
+			if raw, ok := m[key]; ok {
+				var v any
+				if json.Unmarshal(raw, &v) != nil {
+					return false, nil
+				}
+				if metaMap == nil {
+					metaMap = map[string]any{}
+				}
+				metaMap[key] = v
+			}
 		}
 	}
 	version, ok := k.sessionVersion()
