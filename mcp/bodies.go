@@ -50,12 +50,28 @@ func (b *bodies) put(body []byte) (text string, structured json.RawMessage) {
 		return b.prefix + strconv.FormatUint(b.next, 10) + `"`
 	}
 	textKey, structuredKey := key(), key()
+	b.m[textKey] = b.quoted(body)
+	b.m[structuredKey] = body
+	return textKey[1 : len(textKey)-1], json.RawMessage(structuredKey)
+}
+
+// text is the answer body quoted as the text of a text block, as put makes it: the gate's direct
+// path writes it itself. A nil b quotes it anew.
+func (b *bodies) text(body []byte) []byte {
+	if b == nil {
+		return jsonscan.AppendString(nil, string(body))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.quoted(body)
+}
+
+// quoted is body quoted, the last one kept for the next time it comes; b.mu is held.
+func (b *bodies) quoted(body []byte) []byte {
 	if len(body) == 0 || len(body) != len(b.lastBody) || &body[0] != &b.lastBody[0] {
 		b.lastBody, b.lastText = body, jsonscan.AppendString(nil, string(body))
 	}
-	b.m[textKey] = b.lastText
-	b.m[structuredKey] = body
-	return textKey[1 : len(textKey)-1], json.RawMessage(structuredKey)
+	return b.lastText
 }
 
 // splice returns line, with a newline, each placeholder in it replaced by what it stands for. A

@@ -52,13 +52,45 @@ func FuzzGateFastPaths(f *testing.F) {
 				t.Fatalf("plainCall passed %s, json.Unmarshal fails: %v", msg, err)
 			}
 		}
+		checkParts(t, msg)
 		var m map[string]json.RawMessage
 		if json.Unmarshal(msg, &m) == nil && plainCall(m["params"]) {
 			if err := json.Unmarshal(m["params"], new(sdk.CallToolParamsRaw)); err != nil {
 				t.Fatalf("plainCall passed %s, json.Unmarshal fails: %v", m["params"], err)
 			}
 		}
+		if json.Unmarshal(msg, &m) == nil {
+			checkParts(t, m["params"])
+		}
 	})
+}
+
+// checkParts holds callParts to what json.Unmarshal makes of params: the raw arguments, the name
+// (when plainString reads it) and the _meta the direct path runs a call with.
+func checkParts(t *testing.T, params json.RawMessage) {
+	t.Helper()
+	name, args, meta, ok := callParts(params)
+	if !ok {
+		return
+	}
+	var want sdk.CallToolParamsRaw
+	if err := json.Unmarshal(params, &want); err != nil {
+		t.Fatalf("callParts read %s, json.Unmarshal fails: %v", params, err)
+	}
+	if string(args) != string(want.Arguments) {
+		t.Fatalf("callParts read the arguments of %s as %s, json.Unmarshal as %s", params, args, want.Arguments)
+	}
+	if s, ok := plainString(name); ok && s != want.Name {
+		t.Fatalf("callParts read the name of %s as %q, json.Unmarshal as %q", params, s, want.Name)
+	}
+	if meta != nil {
+		var m map[string]any
+		if err := json.Unmarshal(meta, &m); err != nil || !reflect.DeepEqual(m, map[string]any(want.Meta)) {
+			t.Fatalf("callParts read the _meta of %s as %v, json.Unmarshal as %v (%v)", params, m, want.Meta, err)
+		}
+	} else if want.Meta != nil {
+		t.Fatalf("callParts found no _meta in %s, json.Unmarshal %v", params, want.Meta)
+	}
 }
 
 // The usual messages take the fast paths.

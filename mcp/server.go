@@ -53,15 +53,33 @@ func newServer(r *tools.Registry, version string, c tools.Context, b *bodies, p 
 // error.
 func call(ctx context.Context, t *tools.Tool, c tools.Context, fallback func() string, req *sdk.CallToolRequest, b *bodies, p *procs) *sdk.CallToolResult {
 	var args json.RawMessage
-	cc := c
+	var meta map[string]any
 	if req.Params != nil {
-		args = req.Params.Arguments
-		if id := callerSession(req.Params.GetMeta(), fallback); id != "" && c.Session == "" {
+		args, meta = req.Params.Arguments, req.Params.GetMeta()
+	}
+	body, isError := run(ctx, t, c, fallback, req.Params != nil, args, meta, p)
+	if isError {
+		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+	}
+	if b != nil {
+		text, structured := b.put(body)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: structured}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}
+}
+
+// run runs one call of t with the arguments and _meta a tools/call gave (hasParams: it gave
+// params at all) and returns the answer's JSON, or with isError the body of the tool's error: the
+// work of a call, whichever way it came (the go-sdk's handler, or the gate's direct path).
+func run(ctx context.Context, t *tools.Tool, c tools.Context, fallback func() string, hasParams bool, args json.RawMessage, meta map[string]any, p *procs) (body []byte, isError bool) {
+	cc := c
+	if hasParams {
+		if id := callerSession(meta, fallback); id != "" && c.Session == "" {
 			cc.ClaudeSession = id // the session the call names wins over the one the server was started in
 		}
 		tagged, id, err := sessionTag(args)
 		if err != nil {
-			return errorResult(err)
+			return errorBody(err), true
 		}
 		if args = tagged; id != "" && c.Session == "" {
 			cc.ClaudeSession = id // OpenCode's session, named by cairn's plugin
@@ -74,17 +92,13 @@ func call(ctx context.Context, t *tools.Tool, c tools.Context, fallback func() s
 	out, err := t.Call(ctx, cc, args)
 	done()
 	if err != nil {
-		return errorResult(err)
+		return errorBody(err), true
 	}
-	body, err := answerJSON(out)
+	body, err = answerJSON(out)
 	if err != nil {
-		return errorResult(err)
+		return errorBody(err), true
 	}
-	if b != nil {
-		text, structured := b.put(body)
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: structured}
-	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}, StructuredContent: json.RawMessage(body)}
+	return body, false
 }
 
 // answerJSON is the answer's JSON: made already for an answer the cache keeps (tools.Encoded).
@@ -107,9 +121,10 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-func errorResult(err error) *sdk.CallToolResult {
+// errorBody is the body of the MCP tool error err becomes.
+func errorBody(err error) []byte {
 	body, _ := marshal(tools.ErrorOf(err))
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+	return body
 }
 
 // Serve runs the tools of r over MCP on in and out until the client's input ends or ctx is done;
@@ -123,11 +138,24 @@ func Serve(ctx context.Context, r *tools.Registry, version string, c tools.Conte
 	b := newBodies()
 	w := workers.New()
 	defer w.Close()
-	err := newServer(r, version, c, b, p, w).Run(ctx, newStdioTransport(ctx, in, out, b, owned))
+	err := serve(ctx, r, version, c, in, out, owned, b, p, w, true)
 	if err != nil && ctx.Err() == nil && !isClosed(err) {
 		return fmt.Errorf("mcp server: %w", err)
 	}
 	return nil
+}
+
+// serve runs the server of Serve on its transport; direct sets the gate's direct path for plain
+// tool calls (caller), which returns after the calls it started.
+func serve(ctx context.Context, r *tools.Registry, version string, c tools.Context, in io.Reader, out io.Writer, owned bool, b *bodies, p *procs, w *workers.Pool, direct bool) error {
+	s := newServer(r, version, c, b, p, w)
+	t := newStdioTransport(ctx, in, out, b, owned).(stdioTransport)
+	if direct {
+		k := newCaller(s, r, version, c, b, p, w)
+		t.c.g.calls = k
+		defer k.calls.Wait()
+	}
+	return s.Run(ctx, t)
 }
 
 // isClosed recognises the end of the client's input, the normal way an stdio session ends.

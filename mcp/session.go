@@ -16,6 +16,7 @@ import (
 // serves each Codex session's own task list, before and after a /clear. Claude Code sends none;
 // its server has CLAUDE_CODE_SESSION_ID in its environment instead. Gemini CLI sends none and
 // sets none: fallback (geminiSession) finds it. "" when nothing names one.
+// It reads no other key of meta: the gate's direct path decodes only these.
 func callerSession(meta map[string]any, fallback func() string) string {
 	if id, ok := meta["sessionId"].(string); ok && id != "" {
 		return id

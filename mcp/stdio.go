@@ -86,6 +86,10 @@ type inflight struct {
 	raw       json.RawMessage // the id as the client wrote it
 	method    string
 	cancelled bool // the client cancelled it: no answer is due (MCP), but one may still come
+	// meta is the _meta of a tools/call of protocol 2026-07-28 passed to the go-sdk: accepted
+	// (gate.accept) when it answers with a result
+	meta json.RawMessage
+	stop context.CancelFunc // a call on the direct path: ends its context
 }
 
 // gate holds the requests in flight by the id the server knows them by.
@@ -99,6 +103,8 @@ type gate struct {
 	lastWrite time.Time
 	closed    bool    // the connection is closed: nothing waits for answers any more
 	bodies    *bodies // nil: the server writes its answers whole
+	calls     *caller // the direct path; nil: every message goes to the go-sdk
+	metas     []json.RawMessage
 
 	wmu sync.Mutex // one line at a time on out
 	out io.Writer
@@ -147,30 +153,41 @@ func (g *gate) wait() {
 
 // register gives a request its server-side id.
 func (g *gate) register(raw json.RawMessage, method string) int64 {
+	return g.registerWith(&inflight{raw: raw, method: method})
+}
+
+// registerCall registers a tools/call: meta to accept once the go-sdk answers it, or stop for
+// one the gate runs itself.
+func (g *gate) registerCall(raw, meta json.RawMessage, stop context.CancelFunc) int64 {
+	return g.registerWith(&inflight{raw: raw, method: "tools/call", meta: meta, stop: stop})
+}
+
+func (g *gate) registerWith(c *inflight) int64 {
+	raw := c.raw
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.pending == nil {
 		g.pending, g.byRaw = map[int64]*inflight{}, map[string]int64{}
 	}
 	g.next++
-	g.pending[g.next] = &inflight{raw: raw, method: method}
+	g.pending[g.next] = c
 	g.byRaw[string(raw)] = g.next
 	g.cond.Broadcast()
 	return g.next
 }
 
 // cancel marks the newest request sent with the client's id raw as cancelled and returns its
-// server-side id.
-func (g *gate) cancel(raw json.RawMessage) (int64, bool) {
+// server-side id, and for a call on the direct path what ends its context.
+func (g *gate) cancel(raw json.RawMessage) (int64, context.CancelFunc, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	id, ok := g.byRaw[string(raw)]
 	if c := g.pending[id]; ok && c != nil {
 		c.cancelled = true
 		g.cond.Broadcast()
-		return id, true
+		return id, c.stop, true
 	}
-	return 0, false
+	return 0, nil, false
 }
 
 // answered forgets the request the server answered under id.
@@ -352,9 +369,13 @@ func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
 			}
 			var buf bytes.Buffer
 			json.Compact(&buf, p.RequestID)
-			id, ok := g.cancel(buf.Bytes())
+			id, stop, ok := g.cancel(buf.Bytes())
 			if !ok {
 				return nil // nothing of that id is in flight
+			}
+			if stop != nil {
+				stop() // a call the gate runs itself: the go-sdk never saw it
+				return nil
 			}
 			var rest map[string]json.RawMessage
 			json.Unmarshal(params, &rest)
@@ -362,6 +383,16 @@ func (g *gate) one(msg json.RawMessage) jsonrpc.Message {
 			params, _ = json.Marshal(rest)
 		}
 		return &jsonrpc.Request{Method: method, Params: params}
+	}
+	if method == "tools/call" && g.calls != nil {
+		if name, args, meta, ok := callParts(params); ok {
+			started, pending := g.direct(rawID, name, args, meta)
+			if started {
+				return nil
+			}
+			id := g.registerCall(rawID, pending, nil)
+			return &jsonrpc.Request{ID: serverID(id), Method: method, Params: params}
+		}
 	}
 	if problem := checkParams(method, params); problem != "" {
 		g.reject(replyID, codeInvalidParams, "Invalid params: "+problem)
@@ -471,10 +502,18 @@ func plainString(raw json.RawMessage) (string, bool) {
 // number in _meta that a float64 cannot hold (decoding it into an any would fail). Anything else
 // is left to json.Unmarshal, which says what does not fit.
 func plainCall(params json.RawMessage) bool {
+	_, _, _, ok := callParts(params)
+	return ok
+}
+
+// callParts is plainCall, with the raw values of the params' name, arguments and _meta (nil
+// when not given) when ok.
+func callParts(params json.RawMessage) (name, args, meta json.RawMessage, ok bool) {
 	if len(params) == 0 || params[0] != '{' {
-		return false
+		return nil, nil, nil, false
 	}
 	var seen [3]bool
+	var parts [3]json.RawMessage
 	n := jsonscan.Object(params, func(key, rest []byte) int {
 		end := jsonscan.ValueEnd(rest, 0)
 		if end <= 0 {
@@ -497,9 +536,13 @@ func plainCall(params json.RawMessage) bool {
 			return -1
 		}
 		seen[k] = true
+		parts[k] = json.RawMessage(rest[:end])
 		return end
 	})
-	return n == len(params)
+	if n != len(params) {
+		return nil, nil, nil, false
+	}
+	return parts[0], parts[1], parts[2], true
 }
 
 // smallNumbers reports whether every number in the JSON value v (valid JSON) is written without
@@ -551,6 +594,9 @@ func (g *gate) outbound(line []byte) []byte {
 	c, ok := g.answered(id)
 	if !ok {
 		return line
+	}
+	if c.meta != nil && m.Error == nil {
+		g.accept(c.meta)
 	}
 	if c.cancelled {
 		return nil
@@ -642,6 +688,9 @@ func (g *gate) resultLine(line []byte) (out []byte, ok bool) {
 	c, ok := g.answered(id)
 	if !ok {
 		return line, true
+	}
+	if c.meta != nil {
+		g.accept(c.meta)
 	}
 	if c.cancelled {
 		return nil, true
@@ -836,6 +885,11 @@ func (c *stdioConn) Close() error {
 		close(c.closed)
 		c.g.mu.Lock()
 		c.g.closed = true
+		for _, p := range c.g.pending {
+			if p.stop != nil {
+				p.stop() // the go-sdk ends its own calls when the connection closes
+			}
+		}
 		c.g.cond.Broadcast()
 		c.g.mu.Unlock()
 		if c.deadline != nil {

@@ -58,6 +58,20 @@ func (p *Pool) Do(f func()) {
 	}
 }
 
+// Go runs f on a worker without waiting for it: cairn mcp's gate starts a tool call this way and
+// reads on while it runs. A panic in f is not recovered. A nil *Pool runs f on a new goroutine.
+func (p *Pool) Go(f func()) {
+	if p == nil {
+		go f()
+		return
+	}
+	select {
+	case p.jobs <- f:
+	default:
+		go p.work(f)
+	}
+}
+
 // work runs job, then the calls handed to it while it waits, until the pool is closed or more
 // than kept workers wait already.
 func (p *Pool) work(job func()) {

@@ -91,3 +91,25 @@ func eventually(t *testing.T, ok func() bool, what string) {
 		}
 	}
 }
+
+// Go hands a call to an idle worker and returns at once; on a nil pool it runs on a goroutine.
+func TestGo(t *testing.T) {
+	p := New()
+	defer p.Close()
+	p.Do(func() {})
+	eventually(t, func() bool { return p.Idle() == 1 }, "one idle worker")
+	release := make(chan struct{})
+	ran := make(chan struct{}, 2)
+	p.Go(func() { <-release; ran <- struct{}{} })
+	var none *Pool
+	none.Go(func() { <-release; ran <- struct{}{} })
+	close(release)
+	for range 2 {
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a call handed to Go did not run")
+		}
+	}
+	eventually(t, func() bool { return p.Idle() == 1 }, "the worker idle again")
+}
