@@ -785,7 +785,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 				// intersection of both sources reads no row (gen-space's "rea ック": 648 rows
 				// read for no match, where the intersection is empty), and its candidates, when
 				// few, are read sorted.
-				done, err := s.intersectFew(ctx, tx, p, srcs, run)
+				done, err := s.intersectFew(ctx, tx, p, srcs, streams[:], run)
 				if err != nil {
 					return nil, err
 				}
@@ -1316,9 +1316,32 @@ func (in SearchInput) String() string {
 
 // intersectFew reads the rowids both index sources match (the short-term one for the short terms
 // alone: shortAlone), in the index, and, when there are at most ftsDriveMax, the plan's rows
-// from them, sorted (run, drivenFrom); false when there are more, and nothing was run.
-func (s *Store) intersectFew(ctx context.Context, tx querier, p *queryPlan, srcs []indexSource, run func(from source, extra ...string) error) (bool, error) {
-	n, rids, err := s.matchUpTo(ctx, tx, "", p.shortAlone(srcs[0]).intersect(p.shortAlone(srcs[1])), s.ftsDriveMax)
+// from them, sorted (run, drivenFrom); false when there are more, or when the intersection is
+// estimated to hold more (nothing read then but the short terms' newest candidates). The
+// estimate is the trigram index's candidates (sparser's, from its first stream) times the
+// short terms' density among the newest comments, as if they were independent: a common
+// single character ("e norsh", "t nfi": over half of the newest comments) makes it large, where
+// the intersection would read a doclist of most of the space to count past ftsDriveMax
+// (about 1 ms more in each of 20 terms of gen-space's and gen-longspace's term files, when
+// the intersection was read whenever it could answer).
+func (s *Store) intersectFew(ctx context.Context, tx querier, p *queryPlan, srcs []indexSource, streams []stream, run func(from source, extra ...string) error) (bool, error) {
+	alone := p.shortAlone(srcs[1])
+	nc, err := s.newestCandidates(ctx, tx, alone, 10)
+	if err != nil {
+		return false, err
+	}
+	st := &streams[0]
+	est := float64(st.read) * float64(st.top) / float64(st.top-st.below+1)
+	if nc.all {
+		est = min(est, float64(nc.n))
+	} else {
+		est *= float64(nc.n) / float64(nc.gap+1)
+	}
+	s.note("both estimated: %.0f", est)
+	if est > float64(s.ftsDriveMax) {
+		return false, nil
+	}
+	n, rids, err := s.matchUpTo(ctx, tx, "", p.shortAlone(srcs[0]).intersect(alone), s.ftsDriveMax)
 	if err != nil {
 		return false, err
 	}
