@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -330,5 +331,98 @@ func TestProbeOnlyDense(t *testing.T) {
 		if got, want := searchBoth(t, st, SearchInput{Query: tc.q, Limit: 10}); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %v, LIKE %v", tc.q, refs(got), refs(want))
 		}
+	}
+}
+
+// Terms common apart and rare together (a long term and a short one whose first candidates in
+// both indexes hold no match) are answered from the intersection of both indexes (intersectFew):
+// its rows are the all-LIKE reference's, newest first with ties on the date broken alike, with
+// matches only among the newest rows or only among the oldest, and none from the current task,
+// another space, a private region, a kind never indexed or a comment's text before it changed.
+func TestIntersectFewEqualsLike(t *testing.T) {
+	for _, layout := range []string{"newest", "oldest", "spread"} {
+		t.Run(layout, func(t *testing.T) {
+			ws := newWorkspace(t)
+			rng := rand.New(rand.NewSource(int64(len(layout))))
+			lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`,
+				`{"type":"task","id":2,"space":"s","title":"other"}`, `{"type":"task","id":3,"space":"s","title":"third"}`,
+				`{"type":"space","id":"z","owner":"o"}`, `{"type":"task","id":9,"space":"z","title":"elsewhere"}`}
+			const n = 1500
+			id := 0
+			add := func(task int, kind, at, body string) {
+				id++
+				lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":%q,"author":"a","created_at":%q,"body":%q}`, id, task, kind, at, body))
+			}
+			var changed []int
+			for i := 0; i < n; i++ {
+				at := fmt.Sprintf("2026-01-%02dT%02d:%02d:00Z", 1+i/90, (i/3)%24, i%60)
+				match := false
+				switch layout {
+				case "newest":
+					match = i >= n-90 && i < n-64 && i%4 == 1
+				case "oldest":
+					match = i < 30 && i%3 == 0
+				default:
+					match = i%97 == 5
+				}
+				switch {
+				case match:
+					// a few share one date: the tie is broken by the comment's key
+					if i%2 == 1 {
+						at = fmt.Sprintf("2026-01-%02dT00:00:00Z", 1+i/90)
+					}
+					add(2+rng.Intn(2), "result", at, "the reader saw バックアップ done")
+				case i >= n-64 && i%8 == 0, i < n-64 && i%10 == 0:
+					add(2, "result", at, "reader only "+strconv.Itoa(i))
+				case i >= n-64 && i%8 == 4, i < n-64 && i%10 == 1:
+					// the short-term index's candidate (ック, re, ea) that is no match
+					add(3, "request", at, "ック re ea")
+				case i < n-64 && i%10 == 2:
+					add(2, "result", at, "reader <private>バックアップ</private>")
+				case i%150 == 3:
+					add(1, "result", at, "reader バックアップ in the current task")
+				case i%150 == 4:
+					add(9, "result", at, "reader バックアップ in another space")
+					add(2, "comment", at, "reader バックアップ never indexed")
+					add(3, "result", at, "reader バックアップ before it changed")
+					changed = append(changed, id)
+				default:
+					add(2, "result", at, "filler "+strconv.Itoa(i))
+				}
+			}
+			importText(t, ws, strings.Join(lines, "\n"))
+			var edits []string
+			for _, c := range changed {
+				edits = append(edits, fmt.Sprintf(`{"type":"comment","id":%d,"task":3,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"reader alone now"}`, c))
+			}
+			importText(t, ws, strings.Join(append(lines[:6:6], edits...), "\n"))
+			st, err := OpenRead(context.Background(), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			took := 0
+			st.trace = func(step string) {
+				if strings.HasPrefix(step, "both: ") {
+					took++
+				}
+			}
+			for round := 0; round < 40; round++ {
+				st.ftsDriveMax = []int{defaultFTSDriveMax, 40, 40 + rng.Intn(60)}[rng.Intn(3)]
+				st.firstStreamMax = 1 + rng.Intn(8)
+				st.streamMax = st.firstStreamMax + 1 + rng.Intn(40)
+				st.probeWindow = []int{defaultProbeWindow, 0}[rng.Intn(2)]
+				for _, in := range []SearchInput{{Query: "rea ック", Limit: 1 + rng.Intn(12)}, {Query: "ック reader", Limit: MaxLimit}, {Query: "rea ック", Limit: 3, Author: "a"}} {
+					if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%+v (drive max %d, stream %d, first %d): %v, LIKE %v", in, st.ftsDriveMax, st.streamMax, st.firstStreamMax, refs(got), refs(want))
+					} else if len(refs(want)) == 0 {
+						t.Fatalf("%+v: no hit; the space does not exercise the plan", in)
+					}
+				}
+			}
+			if took == 0 {
+				t.Error("no search read the intersection of both indexes")
+			}
+		})
 	}
 }
