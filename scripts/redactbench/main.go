@@ -18,6 +18,8 @@
 //	go run ./scripts/redactbench -gen-blind5     rewrite the fifth blind corpus file and its negatives
 //	go run ./scripts/redactbench -split blind6   recall on the sixth blind corpus (written without reading the detector): figures only
 //	go run ./scripts/redactbench -gen-blind6     rewrite the sixth blind corpus file and its negatives
+//	go run ./scripts/redactbench -split blind7   recall on the seventh blind corpus (written without reading the detector): figures only
+//	go run ./scripts/redactbench -gen-blind7     rewrite the seventh blind corpus file and its negatives
 //
 // Each sample's text is stored as the space import stores a comment (spaces.Texts with the
 // default redactor: white space collapsed, secrets redacted, then folded for the index), and the
@@ -29,9 +31,9 @@
 // is given, which people tuning the detector must not do. The fresh corpus (fresh.jsonl, kinds of
 // neither split, written by generators that were made without reading the detector) is held out
 // the same way, and so are the blind corpora (blind.jsonl, blind2.jsonl, blind3.jsonl, blind4.jsonl,
-// blind5.jsonl, blind6.jsonl), written by people who had not read the detector; blind3's halves are
+// blind5.jsonl, blind6.jsonl, blind7.jsonl), written by people who had not read the detector; blind3's halves are
 // -split blind3-tune and blind3-held, blind4's -split blind4-tune and blind4-held, blind5's -split
-// blind5-tune and blind5-held, blind6's -split blind6-tune and blind6-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
+// blind5-tune and blind5-held, blind6's -split blind6-tune and blind6-held, blind7's -split blind7-tune and blind7-held. Every split's figures include a per-layer table (Redactor.Spans): which layers'
 // spans cover each hidden secret, and how many secrets each layer would hide alone.
 package main
 
@@ -51,7 +53,7 @@ import (
 )
 
 func main() {
-	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held or all (tune and heldout)")
+	split := flag.String("split", "tune", "tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held, blind7, blind7-tune, blind7-held or all (tune and heldout)")
 	fp := flag.Bool("fp", false, "measure false positives on ordinary text instead of recall")
 	genFiles := flag.Bool("gen", false, "rewrite tune.jsonl and heldout.jsonl from the generator")
 	genFresh := flag.Bool("gen-fresh", false, "rewrite fresh.jsonl from the fresh generators")
@@ -61,6 +63,7 @@ func main() {
 	genBlind4 := flag.Bool("gen-blind4", false, "rewrite blind4.jsonl and blind4-negatives.txt from the fourth blind generators")
 	genBlind5 := flag.Bool("gen-blind5", false, "rewrite blind5.jsonl and blind5-negatives.txt from the fifth blind generators")
 	genBlind6 := flag.Bool("gen-blind6", false, "rewrite blind6.jsonl and blind6-negatives.txt from the sixth blind generators")
+	genBlind7 := flag.Bool("gen-blind7", false, "rewrite blind7.jsonl and blind7-negatives.txt from the seventh blind generators")
 	data := flag.String("data", "core/redact/testdata/public", "folder of tune.jsonl, heldout.jsonl and fresh.jsonl")
 	mirrors := flag.String("mirrors", "/work/.mirror", "folder of fetched repositories (owner+name/repo git directories) to read external samples from; empty for none")
 	fpWords := flag.Int("fpwords", 3_000_000, "words of the module cache to read for -fp (this repository is read whole)")
@@ -116,6 +119,12 @@ func main() {
 		}
 		return
 	}
+	if *genBlind7 {
+		if err := writeBlind7(*data); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	header()
 	if *fp {
 		if err := falsePositives(*fpWords, *examples); err != nil {
@@ -130,7 +139,7 @@ func main() {
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
-	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune" || *split == "blind4-tune" || *split == "blind5-tune" || *split == "blind6-tune", *examples)
+	recall(samples, *split, *reveal || *split == "tune" || *split == "blind-tune" || *split == "blind2-tune" || *split == "blind3-tune" || *split == "blind4-tune" || *split == "blind5-tune" || *split == "blind6-tune" || *split == "blind7-tune", *examples)
 }
 
 func fatal(err error) {
@@ -344,8 +353,8 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 	switch split {
 	case "all":
 		names = []string{"tune", "heldout"}
-	case "tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "blind6":
-	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held", "blind4-tune", "blind4-held", "blind5-tune", "blind5-held", "blind6-tune", "blind6-held":
+	case "tune", "heldout", "fresh", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7":
+	case "blind2-tune", "blind2-held", "blind3-tune", "blind3-held", "blind4-tune", "blind4-held", "blind5-tune", "blind5-held", "blind6-tune", "blind6-held", "blind7-tune", "blind7-held":
 		// the second blind corpus halved the same way, once its whole figure was read (84.8 %);
 		// the third, fourth, fifth and sixth are halved by the same rule
 		corpus := strings.SplitN(split, "-", 2)[0]
@@ -375,7 +384,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		}
 		return out, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held or all", split)
+		return nil, nil, fmt.Errorf("-split %q: want tune, heldout, fresh, blind, blind-tune, blind-held, blind2, blind2-tune, blind2-held, blind3, blind3-tune, blind3-held, blind4, blind4-tune, blind4-held, blind5, blind5-tune, blind5-held, blind6, blind6-tune, blind6-held, blind7, blind7-tune, blind7-held or all", split)
 	}
 	var out []Sample
 	for _, n := range names {
@@ -386,7 +395,7 @@ func load(dir, mirrors, split string) ([]Sample, []string, error) {
 		out = append(out, s...)
 	}
 	var notes []string
-	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" && split != "blind4" && split != "blind5" && split != "blind6" {
+	if mirrors != "" && split != "fresh" && split != "blind" && split != "blind2" && split != "blind3" && split != "blind4" && split != "blind5" && split != "blind6" && split != "blind7" {
 		for _, s := range external(mirrors, func(n string) { notes = append(notes, n) }) {
 			if split == "all" || splitOf(s.Kind) == split {
 				out = append(out, s)
