@@ -53,7 +53,8 @@ var contextWords = []string{
 	// Polish
 	"hasło", "hasla", "hasła", "tajny klucz", "klucz api",
 	// Turkish
-	"şifre", "şifresi", "sifre", "parola", "gizli anahtar", "api anahtarı",
+	"şifre", "şifresi", "sifre", "parola", "gizli anahtar", "api anahtarı", "parolası", "parolasi", "parolanız",
+	"şifreniz", "şifren", "parolan",
 	// Vietnamese
 	"mật khẩu", "mat khau", "mã bí mật", "khóa api",
 	// Indonesian and Malay
@@ -66,7 +67,7 @@ var contextWords = []string{
 	"секретний ключ", "ключ api",
 	// Greek, Hebrew, Persian, Thai, Czech and Slovak, Nordic, Finnish, Hungarian, Romanian,
 	// Bulgarian, Serbian and Croatian, Swahili, Bengali, Tamil, Urdu
-	"κωδικός", "κωδικός πρόσβασης", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "haslo", "wachtwoord", "ww", "recovery phrase", "master password", "ọ̀rọ̀ aṣínà", "oro asina", "ọrọ aṣina", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
+	"κωδικός", "κωδικός πρόσβασης", "κωδικό", "κωδικού", "συνθηματικό", "סיסמה", "סיסמא", "رمز عبور", "รหัสผ่าน", "heslo", "hesla", "lösenord", "passord", "haslo", "wachtwoord", "ww", "recovery phrase", "master password", "ọ̀rọ̀ aṣínà", "oro asina", "ọrọ aṣina", "wagwoord", "parole", "രഹസ്യവാക്ക്", "הסיסמה", "וסיסמה", "וכלמת המרור", "وكلمة المرور", "وكلمة السر", "كلمة السر",
 	"adgangskode", "salasana", "jelszó", "jelszo", "parolă", "parola", "парола", "лозинка", "lozinka", "nenosiri",
 	"পাসওয়ার্ড", "கடவுச்சொல்", "پاس ورڈ",
 	// codes people share that work as passwords
@@ -85,7 +86,7 @@ var contextWords = []string{
 	// Uzbek, Georgian, Armenian
 	"parool", "salasõna", "şifrə", "şifrəsi", "contrasinal", "contrasenya", "pasahitza", "pasfhocal",
 	"cyfrinair", "lykilorð", "slaptažodis", "geslo", "šifra", "šifru", "iphasiwedi", "kalmar sirri",
-	"kalmar sirrin", "የይለፍ ቃል", "పాస్‌వర్డ్", "పాస్వర్డ్", "ಪಾಸ್‌ವರ್ಡ್", "ಪಾಸ್ವರ್ಡ್", "പാസ്‌വേഡ്",
+	"kalmar sirrin", "የይለፍ ቃል", "የይለፍ ቃሉ", "የይለፍ ቃሉን", "የይለፍ ቃሌ", "የይለፍ ቃልህ", "የይለፍ ቃልሽ", "పాస్‌వర్డ్", "పాస్వర్డ్", "ಪಾಸ್‌ವರ್ಡ್", "ಪಾಸ್ವರ್ಡ್", "പാസ്‌വേഡ്",
 	"ਪਾਸਵਰਡ", "پاسورڈ", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "нууц үг", "මුරපදය", "құпия сөз",
 	"პაროლი", "գաղտնաբառ", "գաղտնաբառն",
 	// codes that open something: Wi-Fi keys, door, gate, safe and alarm codes, combinations
@@ -107,12 +108,12 @@ var contextWords = []string{
 // blanks: punctuation of every width (folding has made ：＝ into : =), and the copulas of each
 // language ("is", "は", "是", "est", "ist", "es", "é", "это", "는"). Longest first.
 var contextSeparators = []string{
-	"は、", "は:", "は", "が", "を", "：", ":", "=>", "=", "->", "→", "—", "–",
+	"は、", "は:", "は", "が", "を", "：", ":", "፦", "፡", "=>", "=", "->", "→", "—", "–",
 	"改成了", "改成", "改为", "改為", "设为", "設為", "设置为", "設置為", "换成了", "换成", "変更後は",
 	"是", "为", "為", "은", "는", "이", "가",
 	"is now", "is", "was", "are", "est", "ist jetzt", "ist", "lautet", "c'est", "es ahora", "es", "é agora", "é", "è", "era", "это", "такой",
 	"це", "là", "adalah", "هي", "คือ", "เป็น", "হলো", "হল", "है", "ہے", "係", "ແມ່ນ", "է՝", "է", "आहे", "ਹੈ",
-	"היא", "הוא", "ir", "yra", "on", "je", "jest", "är", "er", "ni", "ni:", "ndi", "dir", "dır", "shi", "iko",
+	"היא", "הוא", "είναι", "ειναι", "ay", "ir", "yra", "on", "je", "jest", "är", "er", "ni", "ni:", "ndi", "dir", "dır", "shi", "iko",
 }
 
 // contextIndex finds the key words without a regular expression: by the first byte of each
@@ -204,7 +205,7 @@ func scanContext(s string, add func(start, end int)) int {
 		if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && wordLetter(r) && !isCJK(last) {
 			return false // a longer word: passwords, tokenizer, pinned
 		}
-		v0, v1, n := contextValueAt(s, end)
+		v0, v1, n := contextValueAt(s, end, !contextWordsOfCode[strings.ToLower(word)])
 		work += n
 		if v0 >= 0 && contextValue(strings.ToLower(word), s[v0:v1]) {
 			add(v0, v1)
@@ -291,8 +292,9 @@ var notSecretQualifiers = map[string]bool{"fingerprint": true, "id": true, "name
 const maxQualifierWords = 6
 
 // contextValueAt reads, from p (just after a key word), the separator and the value after it; it
-// returns the value's range (-1 when there is none) and how many bytes it examined.
-func contextValueAt(s string, p int) (start, end, work int) {
+// returns the value's range (-1 when there is none) and how many bytes it examined. A comma
+// separates only when comma is set (a word for a password, not key or token: "key, value").
+func contextValueAt(s string, p int, comma bool) (start, end, work int) {
 	q := skipBlanks(s, p)
 	if after := parentheticalAt(s, q); after > q {
 		q = after // "password (base32): X", "パスワード（本番）：X": the value is after the note
@@ -306,6 +308,21 @@ func contextValueAt(s string, p int) (start, end, work int) {
 	}
 	if r, _ := utf8.DecodeRuneInString(s[p:]); sepEnd < 0 && q == p && p < len(s) && unspaced(r) {
 		sepEnd = unspacedCopula(s, p) // รหัสผ่านเซิร์ฟเวอร์ทดสอบคือ X: qualifiers and a copula, unspaced
+	}
+	if sepEnd < 0 && comma && q < len(s) && s[q] == ',' {
+		// "pinalitan ko na ang password, X na": after a comma only a value strong on its own
+		w := skipBlanks(s, q+1)
+		if v, e := bareValue(s, w); v >= 0 && !identifierLike(s[v:e]) {
+			return v, e, e - p
+		}
+		e := w
+		for e < len(s) && e-w < 64 && tokenByte[s[e]] {
+			e++
+		}
+		if e-w >= 12 && randomLetters(s[w:e]) {
+			return w, e, e - p // a random run of letters of both cases
+		}
+		return -1, -1, e - p
 	}
 	if sepEnd < 0 {
 		// qualifiers: a few plain words (for the prod DB, от сервера) before a copula or a
@@ -328,8 +345,8 @@ func contextValueAt(s string, p int) (start, end, work int) {
 				if unicode.IsSpace(r) || r == ':' || r == '=' || r == '：' {
 					break // a separator may close the last qualifier word ("от сервера: X")
 				}
-				if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '\'' {
-					plain = false
+				if !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsDigit(r) && r != '-' && r != '\'' {
+					plain = false // a vowel sign (Devanagari, Thai) is part of its word
 					break
 				}
 				e += size
@@ -457,6 +474,9 @@ func unspacedCopula(s string, p int) int {
 			break
 		}
 		e += size
+	}
+	if e > p && e < len(s) && (s[e] == ':' || strings.HasPrefix(s[e:], "：")) {
+		return separatorAt(s, e) // รหัสผ่านเซิร์ฟเวอร์: X: an unspaced qualifier, then a colon
 	}
 	for _, sep := range contextSeparators {
 		if last, _ := utf8.DecodeLastRuneInString(sep); unspaced(last) && e-p > len(sep) && strings.HasSuffix(s[p:e], sep) {
@@ -639,8 +659,8 @@ func identifierLike(v string) bool {
 	parts := strings.Split(v, ".")
 	if len(parts) >= 2 {
 		all := true
-		for _, p := range parts {
-			if p == "" || !isIdent(p) {
+		for k, p := range parts {
+			if p == "" || !isIdent(p) && (k == len(parts)-1 || !goIdent(p)) {
 				all = false
 				break
 			}
@@ -657,6 +677,17 @@ func identifierLike(v string) bool {
 var namePattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+|[a-z]*(?:[A-Z][a-z]{2,})+|[a-z]+(?:[A-Z][a-z]{2,})+)$`)
 })
+
+// goIdent reports whether p is a name as code writes a variable or a package (b7cfg, s3conf): a
+// letter, then letters, digits and underscores; the part before a field's name may hold digits.
+func goIdent(p string) bool {
+	for i, r := range p {
+		if !(unicode.IsLetter(r) || r == '_' || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return len(p) <= 16
+}
 
 // isIdent reports whether p is an identifier of letters (and underscores) only: the names in
 // code (c.ClientSecret, cfg.Password), which hold no digit a secret would.

@@ -199,3 +199,44 @@ func TestCISetVariable(t *testing.T) {
 		t.Errorf("Text(%q) = %q, want it unchanged", s, r.Text(s))
 	}
 }
+
+// The seventh corpus's sentences: a qualifier in an unspaced script or with vowel signs before
+// the colon, an Ethiopic colon, a Greek or Tagalog copula, a comma before a strong value, a
+// Turkish possessive, and the tools that take -u USER -p X.
+func TestContextSeventhShapes(t *testing.T) {
+	r := New()
+	f := newFaker(11)
+	for _, tmpl := range []string{
+		"የሰርቨሩ የይለፍ ቃል፦ %s", "የይለፍ ቃሉን ወደ %s ቀየርኩት", "ο νέος κωδικός είναι %s",
+		"मैंने पासवर्ड बदल दिया: %s", "pinalitan ko na ang password, %s na", "ang password ay %s",
+		"รหัสผ่านเซิร์ฟเวอร์: %s", "veritabanı parolası: %s", "twine upload -u __token__ -p %s dist/*",
+		"docker login -u ci -p %s registry.example.com", "vsce publish -p %s",
+		`proxy_set_header Authorization "Bearer %s";`,
+	} {
+		secret := f.s(alnum, 6) + "%" + f.s(alnum, 6)
+		text := fmt.Sprintf(tmpl, secret)
+		if got := r.Text(text); strings.Contains(got, secret[:8]) || strings.Contains(got, secret[len(secret)-8:]) {
+			t.Errorf("%q -> %q", text, got)
+		}
+	}
+	// letters of both cases at random after a comma, but never a name or a key's second argument
+	if got := r.Text("ang password, QHiVscfRCnGhiZCB na"); strings.Contains(got, "QHiVscfR") {
+		t.Errorf("random letters after a comma kept: %q", got)
+	}
+	for _, s := range []string{
+		"return rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h.Sum(nil))",
+		"fsconfigCommon(fd, FSCONFIG_SET_BINARY, key, &value[0], len(value))",
+		"the password, as before, lives in the vault",
+		"ClientSecret: b7cfg.ClientSecret, // read from the keyring at start",
+		`log.Printf("loaded LicenseKey (len=%d)", len(b7LicenseKey))`,
+		"git push -u origin -p main",
+	} {
+		if got := r.Text(s); got != s {
+			t.Errorf("%q -> %q", s, got)
+		}
+	}
+	// a password that holds what looks like a verb is still a password
+	if got := r.Text("ldapmodify -D cn=root -w 'WEzeNWZOEu%91eAu' -f add.ldif"); strings.Contains(got, "WEzeNWZO") {
+		t.Errorf("kept: %q", got)
+	}
+}

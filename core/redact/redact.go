@@ -288,7 +288,7 @@ func New() *Redactor {
 		// Splunk, DeepL-Auth-Key)
 		// a header's value is on its line: a name ending one line never takes the next line's
 		// first word (another header's name) for its credential
-		rx("authorization", `\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:[a-z][a-z0-9_-]{1,30}[ \t]+)?([a-z0-9._~+/=:-]{8,})`, 1, "authorization"),
+		rx("authorization", `\b(?:proxy-)?authorization["']?(?:[ \t]*[:=][ \t]*["']?|[ \t]+["'])(?:[a-z][a-z0-9_-]{1,30}[ \t]+)?([a-z0-9._~+/=:%!@#$^&*-]{8,})`, 1, "authorization"),
 		// a URL's password: the user may be empty (redis://:pw@host) and the password may hold a
 		// raw @, so it runs to the last @ before the path; or a key of 32 hex digits as the user
 		// (a Sentry DSN)
@@ -1022,7 +1022,10 @@ var argumentRules = []struct {
 	// change_password USER X; net user NAME X /add
 	{"user_password_args", `\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|psexec|psexec64|rabbitmqadmin|influx|clickhouse-client|cqlsh|cypher-shell|etcdctl|mysqlsh|vsql|evil-winrm|hydra|medusa|ncrack|crackmapexec|netexec|nxc|smbmap)\b[^\n]*?[ \t]-p[ \t]+` + argument +
 		`|\brabbitmqctl\b[^\n]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+` + argument +
-		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)`, []string{"mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user", "cqlsh", "cypher-shell", "etcdctl", "mysqlsh", "vsql", "evil-winrm", "hydra", "medusa", "ncrack", "crackmapexec", "netexec", "nxc", "smbmap"}},
+		`|\bnet[ \t]+user[ \t]+\S+[ \t]+([^\s/*]\S*)` +
+		// any tool's -u USER -p X (twine, docker, mysql's kin); a marketplace token (vsce, ovsx)
+		`|[ \t]-u[ \t]+[^\s-]\S*[ \t]+-p[ \t]+["']?([^\s"'-][^\s"',;&` + "`" + `]{5,})` +
+		`|\b(?:vsce|ovsx)\b[^\n]*?[ \t](?:-p|--pat)[ \t]+` + argument, []string{" -u ", "vsce", "ovsx", "mongo", "psexec", "rabbitmq", "influx", "clickhouse", "net user", "cqlsh", "cypher-shell", "etcdctl", "mysqlsh", "vsql", "evil-winrm", "hydra", "medusa", "ncrack", "crackmapexec", "netexec", "nxc", "smbmap"}},
 	// a key given to an API client as it is made (new FooClient("KEY"), railway.NewClient("KEY"));
 	// Bitwarden's bw unlock X
 	{"client_key_arg", `\b(?:new[ \t]+[\\a-z0-9_.]*client|[a-z0-9_]*\.?newclient|client)[ \t]*\([ \t]*["']([a-z0-9][a-z0-9._+-]{15,})["']` +
@@ -1819,6 +1822,8 @@ func notAValue(v string) bool {
 		return true // --secret=db-password: the name of a secret, not its value
 	case utf8.RuneCountInString(v) < 3:
 		return true // c.password = p
+	case formatPiece(v):
+		return true // log.Printf("loaded key (len=%d)"): a format, not a value
 	case strings.Contains(v, "=./") || strings.Contains(v, "=~/") || strings.Contains(v, "=/"):
 		eq := strings.IndexByte(v, '=')
 		return isIdent(v[:eq]) && (notAValue(v[eq+1:]) || fileKey(v[:eq])) // --from-file=password=./password.txt, file=/etc/restic/password
@@ -1844,6 +1849,24 @@ func notAValue(v string) bool {
 		return true // ••••••••
 	}
 	return false
+}
+
+// formatPiece reports whether v is a printf format's piece: a verb (%s, %-8d, %q) alone or after
+// a name and = or : (len=%d, id: %s).
+func formatPiece(v string) bool {
+	i := strings.LastIndexByte(v, '%')
+	if i < 0 || i == len(v)-1 || strings.IndexByte(formatVerbs, v[len(v)-1]) < 0 ||
+		strings.Trim(v[i+1:len(v)-1], "#-+ 0123456789.") != "" || len(v)-i > 6 {
+		return false
+	}
+	name := strings.TrimRight(v[:i], " ")
+	if name == "" {
+		return true
+	}
+	if c := name[len(name)-1]; c != '=' && c != ':' {
+		return false
+	}
+	return isIdent(name[:len(name)-1])
 }
 
 func allLetters(s string) bool {
