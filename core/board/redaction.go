@@ -49,8 +49,9 @@ import (
 // 5: the rules of the fifth blind corpus (HEX: keys, named digit groups, namespaced and CDATA
 // XML values, CI logging commands, letter-group app passwords); 6: the generic rules of session
 // 10 (unframed key bodies, encodings and wrapped secrets with no key word); 7: the rules of
-// session 12 (glued key-file labels, the seventh blind corpus's shapes).
-const redactionVersion = 7
+// session 12 (glued key-file labels, the seventh blind corpus's shapes); 8: the rules of session
+// 13 (the seventh blind corpus's sentences and encodings).
+const redactionVersion = 8
 
 // scrubber redacts the texts of board records with one Redactor. A nil *scrubber leaves them as
 // they are: the reader of a board whose stored texts are already redacted.

@@ -506,62 +506,61 @@ func TestStreamSparserSource(t *testing.T) {
 	}
 }
 
-// TestMigration15RedactsAgain: a password after a key word in Markdown bold and one written in
-// PowerShell's character calls, which the detector before session 10's rules stored as they
-// were, are neither found nor shown after migration 15.
-func TestMigration15RedactsAgain(t *testing.T) {
+// redactsAgainOnOpen writes body as a comment into a space file of schema version from (as that
+// build stored it: unredacted by today's rules), opens it, and checks that no query of gone
+// finds it, that the query kept still does, and that its excerpt holds want and none of shown.
+func redactsAgainOnOpen(t *testing.T, from int, body string, gone []string, kept, want string, shown ...string) {
+	t.Helper()
 	ws := newWorkspace(t)
-	body := "**password**: jxyxXRhtorVwpI and $p = [char]68+[char]78+[char]120+[char]114+[char]105+[char]108+[char]51+[char]82+[char]97+[char]118+[char]71+[char]68 for the staging box"
-	writeAtVersion(t, ws, 13, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
+	writeAtVersion(t, ws, from, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
 		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
 			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
 		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
 		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
 	st := openChecked(t, ws)
-	for _, q := range []string{"jxyxxrhtorvwpi", "[char]120"} {
+	for _, q := range gone {
 		in := SearchInput{Query: q}
 		in.validate()
 		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
 			t.Errorf("%s after migration: %v %v", q, refs(a), err)
 		}
 	}
-	in := SearchInput{Query: "staging box"}
+	in := SearchInput{Query: kept}
 	in.validate()
 	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
 	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
-		t.Fatalf("staging box after migration: %v %v", refs(a), err)
+		t.Fatalf("%s after migration: %v %v", kept, refs(a), err)
 	}
-	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "jxyxX") || strings.Contains(ex, "[char]120") || !strings.Contains(ex, "[REDACTED]") {
-		t.Errorf("excerpt %q", ex)
+	ex := a.Search.Hits[0].Excerpt
+	if !strings.Contains(ex, want) {
+		t.Errorf("excerpt %q lacks %q", ex, want)
 	}
+	for _, f := range shown {
+		if strings.Contains(ex, f) {
+			t.Errorf("excerpt %q shows %q", ex, f)
+		}
+	}
+}
+
+// TestMigration15RedactsAgain: a file of schema 13 holding a password after Markdown emphasis
+// and one spelt in [char] calls is redacted again on opening.
+func TestMigration15RedactsAgain(t *testing.T) {
+	redactsAgainOnOpen(t, 13, "**password**: jxyxXRhtorVwpI and $p = [char]68+[char]78+[char]120+[char]114+[char]105+[char]108+[char]51+[char]82+[char]97+[char]118+[char]71+[char]68 for the staging box",
+		[]string{"jxyxxrhtorvwpi", "[char]120"}, "staging box", "[REDACTED]", "jxyxX", "[char]120")
 }
 
 // TestMigration16RedactsAgain: a space file of schema 15 holding a key with its file's label
 // glued to it (which session 11's rules left as "privkey:[REDACTED]") is redacted again on
 // opening: neither the label's fragment nor the key is found or shown.
 func TestMigration16RedactsAgain(t *testing.T) {
-	ws := newWorkspace(t)
-	body := "NOISE=privkey:84c54c6298cbd2438a65e81452a2ba25f56b51df176e9018fe3dc09705c873fd for the headscale box"
-	writeAtVersion(t, ws, 15, `INSERT INTO spaces(id, owner) VALUES ('s', 'o'); INSERT INTO tasks(id, space, dtitle) VALUES ('1', 's', ''), ('2', 's', '');
-		INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES
-			('5', 'n5', '2', 's', 'request', '2026-01-01T00:00:00Z', 0, ?1, lower(?1), ?1);
-		INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
-		INSERT INTO comments_short(rowid, grams) SELECT rid, `+shortGramsFunc+`(itext) FROM comments;`+rebuildBlocks(), body)
-	st := openChecked(t, ws)
-	for _, q := range []string{"privkey:", "84c54c6298"} {
-		in := SearchInput{Query: q}
-		in.validate()
-		if a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false); err != nil || len(refs(a)) != 0 {
-			t.Errorf("%s after migration: %v %v", q, refs(a), err)
-		}
-	}
-	in := SearchInput{Query: "headscale box"}
-	in.validate()
-	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
-	if err != nil || !reflect.DeepEqual(refs(a), []string{"comment:5"}) {
-		t.Fatalf("headscale box after migration: %v %v", refs(a), err)
-	}
-	if ex := a.Search.Hits[0].Excerpt; strings.Contains(ex, "privkey") || strings.Contains(ex, "84c54c62") || !strings.Contains(ex, "NOISE=[REDACTED]") {
-		t.Errorf("excerpt %q", ex)
-	}
+	redactsAgainOnOpen(t, 15, "NOISE=privkey:84c54c6298cbd2438a65e81452a2ba25f56b51df176e9018fe3dc09705c873fd for the headscale box",
+		[]string{"privkey:", "84c54c6298"}, "headscale box", "NOISE=[REDACTED]", "privkey", "84c54c62")
+}
+
+// TestMigration17RedactsAgain: a space file of schema 16 holding passwords in the sentences of
+// session 13's rules (an Ethiopic colon, a comma before a strong value) is redacted again on
+// opening.
+func TestMigration17RedactsAgain(t *testing.T) {
+	redactsAgainOnOpen(t, 16, "የሰርቨሩ የይለፍ ቃል፦ CJ7nrdlaVCJN~o and pinalitan ko na ang password, AayPSC1kia1~FrymIc na, for the amharic box",
+		[]string{"cj7nrdlavcjn", "aaypsc1kia1"}, "amharic box", "[REDACTED]", "CJ7nrdla", "AayPSC1k")
 }

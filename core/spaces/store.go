@@ -201,6 +201,9 @@ var migrations = []string{
 	// 16: the texts redacted again with the rules of session 12 (a key file's label glued to
 	// its key, the seventh blind corpus's shapes): redactedAgainAt.
 	`SELECT 1;`,
+	// 17: the texts redacted again with the rules of session 13 (the seventh blind corpus's
+	// sentences and encodings): redactedAgainAt.
+	`SELECT 1;`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -241,6 +244,10 @@ var redactedAgainAt = map[int]bool{
 	// 16: again, for session 12's rules: a key with its file's label glued to it (privkey:…)
 	// is neither found nor shown, label and all, after the upgrade.
 	16: true,
+	// 17: again, for session 13's rules: a password in the seventh corpus's sentences (an
+	// Ethiopic colon, a comma before it, a qualifier before the colon) or encodings (byte-array
+	// literals, entities, spelt letters) is neither found nor shown after the upgrade.
+	17: true,
 }
 
 // execer is what both *sql.Tx and *sql.Conn offer.
