@@ -110,6 +110,13 @@ var migrations = []string{
 	UPDATE comments SET grams = cairn_grams(itext, at_ns) WHERE itext IS NOT NULL;
 	DROP INDEX comments_grams;
 	CREATE INDEX comments_grams ON comments USING gin (grams);`,
+	// 4: the version of the rules the stored texts were redacted with (redactAgain): a store
+	// an earlier build wrote is redacted again by the first build with newer rules to open it.
+	`CREATE TABLE redaction (
+		one     boolean PRIMARY KEY DEFAULT true CHECK (one),
+		version integer NOT NULL
+	);
+	INSERT INTO redaction(version) VALUES (0);`,
 }
 
 // SchemaVersion is the schema version this build writes and reads.

@@ -117,6 +117,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := s.redactAgain(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

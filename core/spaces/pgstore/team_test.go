@@ -370,7 +370,8 @@ func TestTeamPostgresMembers(t *testing.T) {
 
 // TestTeamPostgresMigrateFromV1: a database of schema version 1 (before the team tables) is
 // brought to the current version when a server opens it, its records kept: the short-term
-// index's tokens of its comments filled (version 3) and searched.
+// index's tokens of its comments filled (version 3) and searched, its texts redacted again
+// (version 4).
 func TestTeamPostgresMigrateFromV1(t *testing.T) {
 	ctx := context.Background()
 	st, dsn := openTest(t)
@@ -383,7 +384,7 @@ func TestTeamPostgresMigrateFromV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// schema version 1: no team tables, the short-term index an expression of cairn_grams
-	if _, err := st.pool.Exec(ctx, `DROP TABLE team_key, team_members; ALTER TABLE comments DROP COLUMN grams;
+	if _, err := st.pool.Exec(ctx, `DROP TABLE team_key, team_members, redaction; ALTER TABLE comments DROP COLUMN grams;
 		CREATE INDEX comments_grams ON comments USING gin (cairn_grams(itext, at_ns)); UPDATE schema_version SET version = 1`); err != nil {
 		t.Fatal(err)
 	}
