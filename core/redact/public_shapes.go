@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // publicShape reports whether the random-looking token t is a public or generated thing of a
@@ -269,12 +270,14 @@ func bareLiteral(v string) bool {
 // subcommandPassword finds a command whose subcommand names a password (drush user:password
 // admin X, rabbitmqctl change_password user X, app set-password user X): the word after the
 // user is the password.
-var subcommandPassword = regexp.MustCompile(`(?i)(?:^|[\s;&|$#>])[a-z][a-z0-9_.-]*[ \t]+[a-z]+[:_-](?:password|passwd)[ \t]+[^\s"'=:-][^\s"'=:]*[ \t]+["']?([^\s"',;&` + "`" + `-][^\s"',;&` + "`" + `]*)`)
+var subcommandPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[\s;&|$#>])[a-z][a-z0-9_.-]*[ \t]+[a-z]+[:_-](?:password|passwd)[ \t]+[^\s"'=:-][^\s"'=:]*[ \t]+["']?([^\s"',;&` + "`" + `-][^\s"',;&` + "`" + `]*)`)
+})
 
 // scanSubcommandPasswords reports the passwords subcommandPassword finds that hold a digit or a
 // symbol: prose (the user password reset link) names words there.
 func scanSubcommandPasswords(s string, add func(start, end int)) int {
-	for _, loc := range subcommandPassword.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range subcommandPassword().FindAllStringSubmatchIndex(s, -1) {
 		v := strings.TrimRight(s[loc[2]:loc[3]], ".,;:!?)")
 		if len(v) >= 6 && !allLetters(v) && secretValue("password", v) && (hasDigit(v) && !allDigits(v) || strings.ContainsAny(v, "!@#$%^&*()+=?~[]{}<>|.:/\\")) {
 			add(loc[2], loc[2]+len(v))
@@ -475,12 +478,14 @@ func signInCode(t string) bool {
 
 // slashedCredentials finds user/password written as one word after a word that gives
 // credentials (log in … with admin/X, creds: deploy/X, login root/X): the part after the slash.
-var slashedCredentials = regexp.MustCompile(`(?i)(?:\b(?:log|sign)[ -]?(?:in|on)\b[^.\n]{0,60}?[ \t]with|\b(?:creds?|credentials|login)[ \t]*:?)[ \t]+[a-z][a-z0-9_-]{1,15}/([^\s/,;'"` + "`" + `()<>]{6,64})(?:[\s,;'"` + "`" + `()<>]|$)`)
+var slashedCredentials = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:\b(?:log|sign)[ -]?(?:in|on)\b[^.\n]{0,60}?[ \t]with|\b(?:creds?|credentials|login)[ \t]*:?)[ \t]+[a-z][a-z0-9_-]{1,15}/([^\s/,;'"` + "`" + `()<>]{6,64})(?:[\s,;'"` + "`" + `()<>]|$)`)
+})
 
 // scanSlashedCredentials reports the passwords slashedCredentials finds that read as one on
 // their own (a path's file name does not: with docs/getting-started).
 func scanSlashedCredentials(s string, add func(start, end int)) int {
-	for _, loc := range slashedCredentials.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range slashedCredentials().FindAllStringSubmatchIndex(s, -1) {
 		v := strings.TrimRight(s[loc[2]:loc[3]], ".:!?")
 		if v != "" && !strings.Contains(v, ".") && (passwordPiece(v, true) || decodedSecret(v)) {
 			add(loc[2], loc[2]+len(v))

@@ -1879,12 +1879,14 @@ func allLetters(s string) bool {
 }
 
 // insertPattern finds an INSERT's column list and its first row of values.
-var insertPattern = regexp.MustCompile(`(?i)\binsert[ \t]+into[ \t]+[^\s(]+[ \t]*\(([^)\n]{1,400})\)[ \t]*values[ \t]*\(([^)\n]{1,1000})\)`)
+var insertPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\binsert[ \t]+into[ \t]+[^\s(]+[ \t]*\(([^)\n]{1,400})\)[ \t]*values[ \t]*\(([^)\n]{1,1000})\)`)
+})
 
 // scanInsertedSecrets reports the values an INSERT gives to columns whose names name a secret
 // (password, passwd, pwd, secret, token, api_key, …), quoted or not.
 func scanInsertedSecrets(s string, add func(start, end int)) int {
-	for _, m := range insertPattern.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range insertPattern().FindAllStringSubmatchIndex(s, -1) {
 		cols := strings.Split(s[m[2]:m[3]], ",")
 		secret := map[int]bool{}
 		for k, c := range cols {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/core/errs"
@@ -45,11 +46,13 @@ func (s *Server) Hold(ctx context.Context) (held context.Context, release func()
 }
 
 // userPattern is what a member's user name may be: it is shown in lists and logs.
-var userPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+var userPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+})
 
 // AddMember adds user with its spaces and returns its token, which is never shown again.
 func (s *Server) AddMember(ctx context.Context, user string, spaceIDs []string) (token string, m Member, err error) {
-	if !userPattern.MatchString(user) {
+	if !userPattern().MatchString(user) {
 		return "", Member{}, errs.Invalidf("user %q: a user is 1..64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit", user)
 	}
 	seen := map[string]bool{}
