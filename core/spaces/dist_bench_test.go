@@ -69,6 +69,9 @@ func TestDistCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		release()
+		if v, err := strconv.Atoi(os.Getenv("CAIRN_SPACE_DIST_ANCHOR")); err == nil {
+			st.anchorMax = v // A/B of rareAnchor in one build: 0 turns it off
+		}
 		var steps []string
 		st.trace = func(step string) { steps = append(steps, step) }
 		if _, err := r.SearchWorkspaceTasks(ctx, ws, benchCaller, in); err != nil {

@@ -412,6 +412,7 @@ func TestIntersectFewEqualsLike(t *testing.T) {
 				st.firstStreamMax = 1 + rng.Intn(8)
 				st.streamMax = st.firstStreamMax + 1 + rng.Intn(40)
 				st.probeWindow = []int{defaultProbeWindow, 0}[rng.Intn(2)]
+				st.anchorMax = []int{0, 0, defaultAnchorMax, 1 + rng.Intn(8)}[rng.Intn(4)]
 				for _, in := range []SearchInput{{Query: "rea ック", Limit: 1 + rng.Intn(12)}, {Query: "ック reader", Limit: MaxLimit}, {Query: "rea ック", Limit: 3, Author: "a"}} {
 					if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%+v (drive max %d, stream %d, first %d): %v, LIKE %v", in, st.ftsDriveMax, st.streamMax, st.firstStreamMax, refs(got), refs(want))
@@ -424,5 +425,71 @@ func TestIntersectFewEqualsLike(t *testing.T) {
 				t.Error("no search read the intersection of both indexes")
 			}
 		})
+	}
+}
+
+// TestRareAnchorEqualsLike: a query of a rare token and common ones is answered from the rare
+// token's few comments (rareAnchor) with what the LIKE walk gives — two rare tokens whose
+// comments differ answer nothing, a rare short term anchors a common long one, filters still
+// apply — and the common tokens it met are remembered, so the next query does not ask for them.
+func TestRareAnchorEqualsLike(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`,
+		`{"type":"task","id":2,"space":"s","title":"other"}`, `{"type":"space","id":"z","owner":"o"}`,
+		`{"type":"task","id":9,"space":"z","title":"elsewhere"}`}
+	for i := 1; i <= 900; i++ {
+		body := fmt.Sprintf("migrate the schema step %d", i%50)
+		switch {
+		case i%97 == 3:
+			body += " 613 tag"
+		case i%89 == 4:
+			body += " 832 other 稀"
+		}
+		task := 2
+		if i%10 == 0 {
+			task = 1 // the caller's own: never a hit
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":%d,"kind":"result","author":"a%d","created_at":"2026-01-%02dT%02d:%02d:00Z","body":%q}`,
+			i, task, i%2, 1+i/60, (i/3)%24, i%60, body))
+	}
+	lines = append(lines, `{"type":"comment","id":5000,"task":9,"kind":"result","author":"a","created_at":"2026-03-01T00:00:00Z","body":"613 migrate elsewhere"}`)
+	importText(t, ws, strings.Join(lines, "\n"))
+	st, err := OpenRead(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var steps []string
+	st.trace = func(step string) { steps = append(steps, step) }
+	for _, c := range []struct {
+		in     SearchInput
+		anchor string // the plan's anchor step
+		hits   int
+	}{
+		{SearchInput{Query: "613 migrate", Limit: 3}, "anchor: 11", 3},
+		{SearchInput{Query: "613 migra", Limit: MaxLimit}, "anchor: 11", 9},
+		{SearchInput{Query: "613 832"}, "anchor: 0", 0},
+		{SearchInput{Query: "稀 schema", Limit: MaxLimit}, "anchor: 11", 10},
+		{SearchInput{Query: "613 migrate", Limit: MaxLimit, Author: "a1"}, "anchor: 11", 5},
+	} {
+		steps = steps[:0]
+		got, want := searchBoth(t, st, c.in)
+		if !reflect.DeepEqual(got, want) || len(refs(got)) != c.hits {
+			t.Errorf("%+v: %v, LIKE %v, want %d hits", c.in, refs(got), refs(want), c.hits)
+		}
+		if !slices.Contains(steps, c.anchor) {
+			t.Errorf("%+v: plan %v, want %s", c.in, steps, c.anchor)
+		}
+	}
+	// every token of "migrate schema" is common: remembered, and not asked again
+	steps = steps[:0]
+	searchBoth(t, st, SearchInput{Query: "migrate schema"})
+	remembered := len(st.common.set)
+	if remembered < 8 {
+		t.Fatalf("%d common tokens remembered", remembered)
+	}
+	searchBoth(t, st, SearchInput{Query: "schema migrate"})
+	if len(st.common.set) != remembered {
+		t.Errorf("common tokens asked again: %d, then %d", remembered, len(st.common.set))
 	}
 }

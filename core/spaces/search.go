@@ -742,8 +742,22 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 		return err
 	}
+	if fast && len(srcs) > 0 && s.streamMax > 0 && s.anchorMax > 0 {
+		// a rare token's candidates hold every match (rareAnchor)
+		rids, n, ok, err := s.rareAnchor(ctx, tx, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s.note("anchor: %d", n)
+			if err := run(p.drivenFrom(rids)); err != nil {
+				return nil, err
+			}
+			answered = true
+		}
+	}
 	switch {
-	case !fast || len(srcs) == 0:
+	case !fast || len(srcs) == 0 || answered:
 	case len(srcs) == 1:
 		if err := streamOn(0, s.streamMax); err != nil {
 			return nil, err

@@ -68,6 +68,12 @@ type Store struct {
 	sharedStates map[string]claudeState
 	// exclude is [space] exclude for this store's imports (SetExclude); nil excludes nothing.
 	exclude *excludeState
+	// common are the tokens a search found common (rareAnchor): not asked again while the store
+	// is open. A token's comments only grow between deletions, so a stale entry costs a missed
+	// plan, never a wrong answer.
+	common tokenSet
+	// anchorMax is rareAnchor's bound (0 turns the plan off, so tests can exercise the others).
+	anchorMax int
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -358,7 +364,8 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 // newStore is a Store on db with every plan's default.
 func newStore(db *sql.DB, path string, wait time.Duration) *Store {
 	return &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow,
-		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, firstStreamMax: defaultFirstStreamMax, maxLine: defaultMaxLine}
+		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, firstStreamMax: defaultFirstStreamMax, maxLine: defaultMaxLine,
+		anchorMax: defaultAnchorMax}
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
