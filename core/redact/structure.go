@@ -23,6 +23,10 @@ import (
 //     OpenPGP secret keys), a macaroon, or text in which the Redactor finds a secret. Key
 //     material extends over the lines of the same width that follow (a key body without its
 //     frame, one line per line or as the space import collapses it, one line per word).
+//   - decode_byte_list, decode_escape_runs, decode_data_url, decode_byte_groups: a secret written
+//     as a byte array in code, a run of character references or escapes, a data: URL, hex pairs
+//     between separators is hidden whole (the constructor, the quoting, the media type too) when
+//     its decoded text is a secret (encodedSecret).
 //   - pem_any_dashes: a private key block whose dashes became em dashes, en dashes or others.
 //   - dotted_token: a token of 2 to 5 dotted parts whose first part decodes to JSON (a JWT,
 //     unsigned or with a pretty-printed header; a JWE).
@@ -104,6 +108,12 @@ func decoderRules(depth int) []Rule {
 		}, needs: needsBase64Run},
 		{Name: "decode_byte_list", Hints: byteListHints, scan: func(s string, add func(start, end int)) int {
 			return scanByteLists(s, add, depth)
+		}},
+		{Name: "decode_escape_runs", Hints: escapeRunHints, scan: func(s string, add func(start, end int)) int {
+			return scanEscapeRuns(s, add, depth)
+		}},
+		{Name: "decode_data_url", Hints: dataURLHints, scan: func(s string, add func(start, end int)) int {
+			return scanDataURLs(s, add, depth)
 		}},
 		{Name: "decode_ascii85", Hints: ascii85Hints, scan: func(s string, add func(start, end int)) int {
 			return scanAscii85(s, add, depth)
@@ -202,15 +212,15 @@ func scanByteLists(s string, add func(start, end int), depth int) int {
 			continue
 		}
 		work += p - i
-		switch {
-		case printableText(b):
-			spans, w := lookInside(string(b), depth)
+		start, end := byteLiteral(s, i, p)
+		if printableText(b) {
+			hide, w := encodedSecret(b, s, start, depth)
 			work += w
-			if len(spans) > 0 {
-				add(i+1, p)
+			if hide {
+				add(start, end)
 			}
-		case len(b) >= 16 && len(b) <= 64 && keyWordBefore(s, i):
-			add(i+1, p)
+		} else if len(b) >= 16 && len(b) <= 64 && keyWordBefore(s, i) {
+			add(start, end)
 		}
 		i = p - 1
 	}
@@ -226,17 +236,27 @@ func byteValue(s string, p int) (byte, int, bool) {
 			v = v*16 + hexDigit(s[q])
 			q++
 		}
-		return byte(v), q, q > p+2
+		ok := q > p+2
+		return byte(v), byteSuffix(s, q), ok
 	}
 	q, v := p, 0
 	for q < len(s) && q-p < 3 && '0' <= s[q] && s[q] <= '9' {
 		v = v*10 + int(s[q]-'0')
 		q++
 	}
+	q = byteSuffix(s, q)
 	if q == p || v > 255 || q < len(s) && (isWordByte(s[q]) || s[q] == '.') {
 		return 0, p, false
 	}
 	return byte(v), q, true
+}
+
+// byteSuffix is where a byte value that ends at q ends with Rust's type suffix (70u8, 0x46u8).
+func byteSuffix(s string, q int) int {
+	if q+2 <= len(s) && (s[q] == 'u' || s[q] == 'i') && s[q+1] == '8' && (q+2 == len(s) || !isWordByte(s[q+2])) {
+		return q + 2
+	}
+	return q
 }
 
 func hexDigit(c byte) int {

@@ -1,0 +1,218 @@
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+)
+
+// Decoders of encodings written without a frame of their own (a byte array in code, a run of
+// HTML character references or of backslash escapes, a data: URL), and the test they share: a
+// run of encoded bytes is hidden whole, its constructor, delimiters and all, since any part of
+// it left beside a hidden part would still be findable.
+
+// encodedSecret reports whether text decoded from a run that starts at at in s is a secret: one
+// token that reads as a password (decodedSecret) or mixes three classes of characters
+// (namedToken: nobody writes a word as byte values or entities but to hide it), or text in which
+// the Redactor finds a secret when read after the words before the run (password (encoded): …).
+// Bytes that are not text stay: code writes tables and test vectors as byte arrays.
+func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
+	if !printableText(dec) {
+		return false, 0
+	}
+	if decodedSecret(string(dec)) || namedToken(dec) {
+		return true, 0
+	}
+	from := max(0, at-maxSpacedLead)
+	for from < at && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	spans, w := lookInside(s[from:at]+string(dec), depth)
+	for _, sp := range spans {
+		if sp.end > at-from {
+			return true, w
+		}
+	}
+	return false, w
+}
+
+// byteTypeWords are the words of a byte array's constructor (new byte[]{, []byte{, [UInt8](,
+// bytes(, bytearray(, Uint8Array.of(, vec![, &[u8]): one must stand in the words read as it.
+var byteTypeWords = []string{"byte", "u8", "uint8", "int8", "char", "vec!", "buffer", "array", "bytes", "data"}
+
+// maxConstructor is how many bytes before a byte list's bracket are read as its constructor.
+const maxConstructor = 32
+
+// byteLiteral widens the byte list whose opening bracket is at open and whose last value ends at
+// p to the whole literal: the constructor before it (new byte[]{, [UInt8]([, bytes([) and the
+// closing brackets after it, each closer of an opener the constructor left open.
+func byteLiteral(s string, open, p int) (int, int) {
+	start := open
+	for start > 0 && open-start < maxConstructor {
+		c := s[start-1]
+		if isWordByte(c) || strings.IndexByte("[]()<>!&*.", c) >= 0 || c == ':' && start > 1 && s[start-2] == ':' {
+			start--
+			if c == ':' {
+				start--
+			}
+			continue
+		}
+		break
+	}
+	if start >= 4 && s[start-1] == ' ' && strings.HasSuffix(s[:start-1], "new") && (start == 4 || !isWordByte(s[start-5])) {
+		start -= 4 // Java's and C#'s new byte[]{…}
+	}
+	ctor := strings.ToLower(s[start:open])
+	known := false
+	for _, w := range byteTypeWords {
+		known = known || strings.Contains(ctor, w)
+	}
+	if !known || strings.ContainsAny(ctor, "{}") {
+		start = open // no constructor, or a block's text: the list alone
+	}
+	var openers []byte // the constructor's openers left unclosed ([UInt8]( leaves its parenthesis)
+	for i := start; i < open; i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			openers = append(openers, c)
+		case ')', ']', '}':
+			if n := len(openers); n > 0 && closerOf(openers[n-1]) == c {
+				openers = openers[:n-1]
+			}
+		}
+	}
+	closers := []byte{closerOf(s[open])}
+	for k := len(openers) - 1; k >= 0; k-- {
+		closers = append(closers, closerOf(openers[k]))
+	}
+	end := p
+	for _, c := range closers {
+		q := end
+		for q < len(s) && (s[q] == ' ' || s[q] == '\n' || s[q] == '\t' || s[q] == '\r' || s[q] == ',' && q == end) {
+			q++
+		}
+		if q >= len(s) || s[q] != c {
+			break
+		}
+		end = q + 1
+	}
+	return start, end
+}
+
+func closerOf(c byte) byte {
+	switch c {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	}
+	return '}'
+}
+
+// escapeRunHints open a character reference or a backslash escape of a byte or a character.
+var escapeRunHints = []string{"&#", `\x`, `\u`, `\0`, `\1`, `\2`, `\3`}
+
+// minEscapeRun is the fewest escapes in a row read as one encoded value.
+const minEscapeRun = 8
+
+// escapeAt decodes one escape at i: an HTML or XML numeric character reference (&#83; &#x51;),
+// a backslash escape of a byte in hex or octal (\x41, \101) or of a character (\u0041).
+func escapeAt(s string, i int) ([]byte, int) {
+	switch {
+	case s[i] == '&' && i+2 < len(s) && s[i+1] == '#':
+		if r, n := htmlEntity(s[i:]); n > 0 {
+			return utf8.AppendRune(nil, r), n
+		}
+	case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHexString(s[i+2:i+4]):
+		return []byte{unhex(s[i+2])<<4 | unhex(s[i+3])}, 4
+	case s[i] == '\\' && i+3 < len(s) && '0' <= s[i+1] && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]):
+		return []byte{(s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0')}, 4
+	case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHexString(s[i+2:i+6]):
+		r := rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5]))
+		return utf8.AppendRune(nil, r), 6
+	}
+	return nil, 0
+}
+
+// scanEscapeRuns decodes every run of minEscapeRun or more escapes with nothing between them (a
+// value written all as character references or as a shell's $'\101\102…') and hides the run
+// whole, with the $'…' quoting around it, when its bytes are a secret. decode_escapes hides what
+// the Redactor finds in the decoded text; this hides what reads as a secret only once decoded.
+func scanEscapeRuns(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '&' && s[i] != '\\' {
+			continue
+		}
+		var dec []byte
+		j, n := i, 0
+		for j < len(s) && len(dec) < 1024 {
+			b, k := escapeAt(s, j)
+			if k == 0 {
+				break
+			}
+			dec = append(dec, b...)
+			j += k
+			n++
+		}
+		if n < minEscapeRun {
+			if n > 0 {
+				i = j - 1
+			}
+			continue
+		}
+		start, end := i, j
+		if start >= 2 && s[start-2:start] == "$'" && end < len(s) && s[end] == '\'' {
+			start, end = start-2, end+1 // bash's ANSI-C quoting
+		}
+		hide, w := encodedSecret(dec, s, start, depth)
+		work += w + j - i
+		if hide {
+			add(start, end)
+		}
+		i = j - 1
+	}
+	return work
+}
+
+// dataURLHints open a data: URL whose payload is base64.
+var dataURLHints = []string{";base64,"}
+
+// scanDataURLs decodes the payload of every data: URL in base64 (data:text/plain;base64,…) and
+// hides the whole URL when the payload is a secret: its media type is part of what was written
+// to carry the secret, and would be a fragment of it left.
+func scanDataURLs(s string, add func(start, end int), depth int) int {
+	work := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], ";base64,")
+		if k < 0 {
+			return work
+		}
+		k += from
+		from = k + len(";base64,")
+		start := k
+		for start > 0 && k-start < 128 && (isWordByte(s[start-1]) || strings.IndexByte("/.+-;=:", s[start-1]) >= 0) {
+			start--
+		}
+		d := strings.Index(strings.ToLower(s[start:k]), "data:")
+		if d < 0 {
+			continue
+		}
+		start += d
+		end := from
+		for end < len(s) && (isB64Any(s[end]) || s[end] == '=') {
+			end++
+		}
+		body := strings.TrimRight(s[from:end], "=")
+		dec, err := base64.RawStdEncoding.DecodeString(strings.NewReplacer("-", "+", "_", "/").Replace(body))
+		if err != nil || len(dec) < 8 {
+			continue
+		}
+		work += end - from
+		hide, w := encodedSecret(dec, s, start, depth)
+		work += w
+		if hide {
+			add(start, end)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// Encodings of a secret written without a frame of their own, after the seventh blind corpus:
+// each must be hidden whole, its constructor, quoting and delimiters too.
+
+func init() {
+	ruleCases = append(ruleCases,
+		struct{ rule, positive, secret, negative string }{"decode_escape_runs", "raw=&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", "&#x4b;&#x64;", "copyright &#169; 2024 &#8212; all rights reserved"},
+		struct{ rule, positive, secret, negative string }{"decode_data_url", "src=data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug==", "data:text/plain;base64,S2Q4", "src=data:text/plain;base64,SGVsbG8sIFdvcmxkIQ=="},
+	)
+}
+
+// leftFragment is the first 8-byte fragment of secret still in got, or "".
+func leftFragment(got, secret string) string {
+	for i := 0; i+8 <= len(secret); i++ {
+		if strings.Contains(got, secret[i:i+8]) {
+			return secret[i : i+8]
+		}
+	}
+	return ""
+}
+
+// TestEncodedSecretsHiddenWhole: Kd8fPq2mZx7vR written in each encoding, after words that do
+// not name a secret, leaves no 8-byte fragment of the encoded form.
+func TestEncodedSecretsHiddenWhole(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ name, lead, encoded, tail string }{
+		{"go byte slice", "v := ", "[]byte{0x4b, 0x64, 0x38, 0x66, 0x50, 0x71, 0x32, 0x6d, 0x5a, 0x78, 0x37, 0x76, 0x52}", ""},
+		{"java byte array", "byte[] k = ", "new byte[]{75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82}", ";"},
+		{"rust u8 array", "let k = ", "[75u8, 100u8, 56u8, 102u8, 80u8, 113u8, 50u8, 109u8, 90u8, 120u8, 55u8, 118u8, 82u8]", ";"},
+		{"swift uint8 array", "let k = ", "[UInt8]([0x4B,0x64,0x38,0x66,0x50,0x71,0x32,0x6D,0x5A,0x78,0x37,0x76,0x52])", ""},
+		{"python bytes", "k = ", "bytes([75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82])", ""},
+		{"html decimal entities", `<input value="`, "&#75;&#100;&#56;&#102;&#80;&#113;&#50;&#109;&#90;&#120;&#55;&#118;&#82;", `">`},
+		{"html hex entities", "raw=", "&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", ""},
+		{"ansi-c octal", "export K=", `$'\113\144\070\146\120\161\062\155\132\170\067\166\122'`, ""},
+		{"hex escapes", `k = "`, `\x4b\x64\x38\x66\x50\x71\x32\x6d\x5a\x78\x37\x76\x52`, `"`},
+		{"hex colon", "raw=", "4b:64:38:66:50:71:32:6d:5a:78:37:76:52", ""},
+		{"hex spaced upper", "raw=", "4B 64 38 66 50 71 32 6D 5A 78 37 76 52", ""},
+		{"ascii85 adobe", "K=", `<~94U"o:iS7->'MuL;?~>`, ""},
+		{"data url", "K=", "data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug==", ""},
+		{"nato with niner and symbols", "read it back: ", "KILO delta eight foxtrot ! papa quebec niner two mike # zulu xray", ""},
+	} {
+		text := c.lead + c.encoded + c.tail
+		got := r.Text(text)
+		if f := leftFragment(got, c.encoded); f != "" {
+			t.Errorf("%s: Text(%q) = %q, %q left", c.name, text, got, f)
+		}
+		if !strings.HasPrefix(got, c.lead) {
+			t.Errorf("%s: Text(%q) = %q, the words before were hidden", c.name, text, got)
+		}
+	}
+}
+
+// TestEncodedLookAlikesKept: encoded text that is no secret, and text shaped like an encoding,
+// stays as it is.
+func TestEncodedLookAlikesKept(t *testing.T) {
+	r := New()
+	for _, text := range []string{
+		"sizes := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}",
+		"magic := []byte{0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a}",
+		"greeting := []byte{72, 101, 108, 108, 111, 44, 32, 119, 111, 114, 108, 100}",
+		"let ones = [1u8, 2u8, 3u8, 4u8, 5u8, 6u8, 7u8, 8u8, 9u8, 10u8];",
+		"copyright &#169; 2024 &#8212; all rights reserved",
+		"<p>&#72;&#101;&#108;&#108;&#111;&#32;&#87;&#111;&#114;&#108;&#100;</p>",
+		`printf '\x48\x65\x6c\x6c\x6f\x20\x57\x6f\x72\x6c\x64\x0a'`,
+		`echo $'\101\102\103'`,
+		"link/ether 00:1a:2b:3c:4d:5e brd ff:ff:ff:ff:ff:ff",
+		"48 65 6c 6c 6f 20 77 6f 72 6c 64 21",
+		"Mike flew to India with Victor, and the hotel in Lima was a five-star one.",
+		"the phonetic alphabet starts alfa bravo charlie and ends with zulu",
+		"favicon: data:text/plain;base64,SGVsbG8sIFdvcmxkIQ==",
+		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+		"stored as <~87cURD_*#AARTU%=)W+qA,~> in the PDF",
+	} {
+		if got := r.Text(text); got != text {
+			t.Errorf("Text(%q) = %q, want unchanged", text, got)
+		}
+	}
+}
+
+// TestByteLiteral: the literal's bounds take in its constructor and the closers it opened, and
+// nothing of the words around it. list is the opening bracket and the values, as scanByteLists
+// reads them.
+func TestByteLiteral(t *testing.T) {
+	for _, c := range []struct{ text, list, want string }{
+		{"x := []byte{1, 2, 3}, y", "{1, 2, 3", "[]byte{1, 2, 3}"},
+		{"k = new byte[]{1, 2, 3};", "{1, 2, 3", "new byte[]{1, 2, 3}"},
+		{"k = [UInt8]([0x01,0x02,0x03]) ok", "[0x01,0x02,0x03", "[UInt8]([0x01,0x02,0x03])"},
+		{"k = bytes([1, 2, 3,]) ok", "[1, 2, 3", "bytes([1, 2, 3,])"},
+		{"k = [1u8, 2u8, 3u8];", "[1u8, 2u8, 3u8", "[1u8, 2u8, 3u8]"},
+		{"f(foo)([1, 2, 3]) ok", "[1, 2, 3", "[1, 2, 3]"}, // no byte type named: the list alone
+		{"pw=[1, 2, 3", "[1, 2, 3", "[1, 2, 3"},           // cut short: what there is
+	} {
+		open := strings.Index(c.text, c.list)
+		start, end := byteLiteral(c.text, open, open+len(c.list))
+		if got := c.text[start:end]; got != c.want {
+			t.Errorf("byteLiteral(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
