@@ -112,26 +112,30 @@ func closerOf(c byte) byte {
 // escapeRunHints open a character reference or a backslash escape of a byte or a character.
 var escapeRunHints = []string{"&#", `\x`, `\u`, `\0`, `\1`, `\2`, `\3`}
 
-// minEscapeRun is the fewest escapes in a row read as one encoded value.
-const minEscapeRun = 8
+// minEscapeRun and maxEscapeValue bound the runs of escapes read as one encoded value: from
+// eight escapes to a value of 128 bytes, a password's or a token's length.
+const (
+	minEscapeRun   = 8
+	maxEscapeValue = 128
+)
 
 // escapeAt decodes one escape at i: an HTML or XML numeric character reference (&#83; &#x51;),
-// a backslash escape of a byte in hex or octal (\x41, \101) or of a character (\u0041).
-func escapeAt(s string, i int) ([]byte, int) {
+// a backslash escape of a byte in hex or octal (\x41, \101) or of a character (\u0041). It
+// returns the character or the byte (raw), and the escape's length, 0 if none is at i.
+func escapeAt(s string, i int) (r rune, raw bool, n int) {
 	switch {
 	case s[i] == '&' && i+2 < len(s) && s[i+1] == '#':
 		if r, n := htmlEntity(s[i:]); n > 0 {
-			return utf8.AppendRune(nil, r), n
+			return r, false, n
 		}
 	case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHexString(s[i+2:i+4]):
-		return []byte{unhex(s[i+2])<<4 | unhex(s[i+3])}, 4
+		return rune(unhex(s[i+2])<<4 | unhex(s[i+3])), true, 4
 	case s[i] == '\\' && i+3 < len(s) && '0' <= s[i+1] && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]):
-		return []byte{(s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0')}, 4
+		return rune((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0')), true, 4
 	case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHexString(s[i+2:i+6]):
-		r := rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5]))
-		return utf8.AppendRune(nil, r), 6
+		return rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5])), false, 6
 	}
-	return nil, 0
+	return 0, false, 0
 }
 
 // scanEscapeRuns decodes every run of minEscapeRun or more escapes with nothing between them (a
@@ -146,16 +150,23 @@ func scanEscapeRuns(s string, add func(start, end int), depth int) int {
 		}
 		var dec []byte
 		j, n := i, 0
-		for j < len(s) && len(dec) < 1024 {
-			b, k := escapeAt(s, j)
+		for j < len(s) {
+			r, raw, k := escapeAt(s, j)
 			if k == 0 {
 				break
 			}
-			dec = append(dec, b...)
+			switch {
+			case len(dec) > maxEscapeValue:
+			case raw:
+				dec = append(dec, byte(r))
+			default:
+				dec = utf8.AppendRune(dec, r)
+			}
 			j += k
 			n++
 		}
-		if n < minEscapeRun {
+		if n < minEscapeRun || len(dec) > maxEscapeValue || strings.ContainsAny(string(dec), " \t\n") {
+			// a longer run, or one of words, is text: decode_escapes reads it whole
 			if n > 0 {
 				i = j - 1
 			}
