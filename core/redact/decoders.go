@@ -690,7 +690,7 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec)) {
+		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || keyWordBefore(s, i) && encodedValue(dec)) {
 			add(i, end)
 		}
 		for _, sp := range spans {

@@ -13,14 +13,15 @@ import (
 
 // encodedSecret reports whether text decoded from a run that starts at at in s is a secret: one
 // token that reads as a password (decodedSecret) or mixes three classes of characters
-// (namedToken: nobody writes a word as byte values or entities but to hide it), or text in which
-// the Redactor finds a secret when read after the words before the run (password (encoded): …).
+// (namedToken: nobody writes a word as byte values or entities but to hide it), a value after a
+// word naming a key (encodedValue), or text in which the Redactor finds a secret when read after
+// the words before the run (password (encoded): …).
 // Bytes that are not text stay: code writes tables and test vectors as byte arrays.
 func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	if !printableText(dec) {
 		return false, 0
 	}
-	if decodedSecret(string(dec)) || namedToken(dec) {
+	if decodedSecret(string(dec)) || namedToken(dec) || keyWordBefore(s, at) && encodedValue(dec) {
 		return true, 0
 	}
 	from := max(0, at-maxSpacedLead)
@@ -34,6 +35,22 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 		}
 	}
 	return false, w
+}
+
+// encodedValue reports whether dec is one value of 10 to 64 characters without blanks that holds
+// letters and digits: what an encoded run after a word naming a key (token … raw=57 5A 41 …)
+// carries when it carries the key.
+func encodedValue(dec []byte) bool {
+	if len(dec) < 10 || len(dec) > 64 {
+		return false
+	}
+	st := statsOf(string(dec))
+	for _, c := range dec {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return st.lower+st.upper > 0 && st.digit > 0
 }
 
 // byteTypeWords are the words of a byte array's constructor (new byte[]{, []byte{, [UInt8](,

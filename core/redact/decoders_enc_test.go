@@ -103,3 +103,53 @@ func TestByteLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedValueAfterKeyWord: a value of letters and digits that reads as neither a password
+// nor a token on its own (QRTlimbar40213) is hidden when encoded after a word naming a key, and
+// kept after other words.
+func TestEncodedValueAfterKeyWord(t *testing.T) {
+	r := New()
+	for _, encoded := range []string{
+		"51 52 54 6C 69 6D 62 61 72 34 30 32 31 33",
+		"&#x51;&#x52;&#x54;&#x6c;&#x69;&#x6d;&#x62;&#x61;&#x72;&#x34;&#x30;&#x32;&#x31;&#x33;",
+	} {
+		named := "session token from the header, raw=" + encoded
+		if got := r.Text(named); leftFragment(got, encoded) != "" {
+			t.Errorf("Text(%q) = %q, want the encoded value hidden", named, got)
+		}
+		plain := "frame from the header, raw=" + encoded
+		if got := r.Text(plain); got != plain {
+			t.Errorf("Text(%q) = %q, want unchanged", plain, got)
+		}
+	}
+}
+
+// TestDisguisedKeyNames: a name that says its value was encoded still names the secret; the
+// words alone name none.
+func TestDisguisedKeyNames(t *testing.T) {
+	for k, want := range map[string]bool{
+		"password_encoded": true, "pass_enc": true, "secret_obfuscated": true, "db_token_enc": true,
+		"encoded": false, "file_encoded": false, "obfuscated": false, "content_encoding": false,
+	} {
+		if got := secretKey(k, true); got != want {
+			t.Errorf("secretKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestIdentifierLikeParenthesis: a value with a parenthesis is code when something that can be
+// called stands before it or it is closed; a password's symbols before an unclosed one are not.
+func TestIdentifierLikeParenthesis(t *testing.T) {
+	for v, want := range map[string]bool{
+		"os.Getenv(": true, "[]byte(opts.Token)": true, ").Kind(": true, "t9YGWLh05g)](https:": true, "getpass()": true,
+		"+43?4F?e(}+K|": false, "9q#Vr?2m(x": false,
+	} {
+		if got := identifierLike(v); got != want {
+			t.Errorf("identifierLike(%q) = %v, want %v", v, got, want)
+		}
+	}
+	r := New()
+	if got := r.Text("password=+43?4F?e(}+K|"); strings.Contains(got, "+43?4F?e") {
+		t.Errorf("a password with an unclosed parenthesis left: %q", got)
+	}
+}
