@@ -38,7 +38,7 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 }
 
 // encodedValue reports whether dec is one value of 10 to 64 characters without blanks that holds
-// letters and digits: what an encoded run after a word naming a key (token … raw=57 5A 41 …)
+// letters and digits or random letters: what an encoded run after a word naming a key (token … raw=57 5A 41 …)
 // carries when it carries the key.
 func encodedValue(dec []byte) bool {
 	if len(dec) < 10 || len(dec) > 64 {
@@ -50,7 +50,8 @@ func encodedValue(dec []byte) bool {
 			return false
 		}
 	}
-	return st.lower+st.upper > 0 && st.digit > 0
+	// letters and digits, or letters of both cases that change case as random letters do
+	return st.lower+st.upper > 0 && st.digit > 0 || st.lower >= 3 && st.upper >= 3 && switchRate(string(dec)) >= 0.3 && !camelHumps(string(dec))
 }
 
 // byteTypeWords are the words of a byte array's constructor (new byte[]{, []byte{, [UInt8](,
@@ -65,6 +66,9 @@ const maxConstructor = 32
 // closing brackets after it, each closer of an opener the constructor left open.
 func byteLiteral(s string, open, p int) (int, int) {
 	start := open
+	if start >= 2 && s[start-1] == ' ' && (s[start-2] == ']' || s[start-2] == ')') {
+		start-- // C#'s new byte[] { … }, one blank before the brace
+	}
 	for start > 0 && open-start < maxConstructor {
 		c := s[start-1]
 		if isWordByte(c) || strings.IndexByte("[]()<>!&*.", c) >= 0 || c == ':' && start > 1 && s[start-2] == ':' {

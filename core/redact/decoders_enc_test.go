@@ -35,6 +35,7 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"rust u8 array", "let k = ", "[75u8, 100u8, 56u8, 102u8, 80u8, 113u8, 50u8, 109u8, 90u8, 120u8, 55u8, 118u8, 82u8]", ";"},
 		{"swift uint8 array", "let k = ", "[UInt8]([0x4B,0x64,0x38,0x66,0x50,0x71,0x32,0x6D,0x5A,0x78,0x37,0x76,0x52])", ""},
 		{"python bytes", "k = ", "bytes([75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82])", ""},
+		{"c# byte array", "var k = ", "new byte[] { 0x4B, 0x64, 0x38, 0x66, 0x50, 0x71, 0x32, 0x6D, 0x5A, 0x78, 0x37, 0x76, 0x52 }", ";"},
 		{"html decimal entities", `<input value="`, "&#75;&#100;&#56;&#102;&#80;&#113;&#50;&#109;&#90;&#120;&#55;&#118;&#82;", `">`},
 		{"html hex entities", "raw=", "&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", ""},
 		{"ansi-c octal", "export K=", `$'\113\144\070\146\120\161\062\155\132\170\067\166\122'`, ""},
@@ -90,6 +91,8 @@ func TestByteLiteral(t *testing.T) {
 	for _, c := range []struct{ text, list, want string }{
 		{"x := []byte{1, 2, 3}, y", "{1, 2, 3", "[]byte{1, 2, 3}"},
 		{"k = new byte[]{1, 2, 3};", "{1, 2, 3", "new byte[]{1, 2, 3}"},
+		{"var k = new byte[] { 0x01, 0x02, 0x03 };", "{ 0x01, 0x02, 0x03", "new byte[] { 0x01, 0x02, 0x03 }"},
+		{"int x = y { 1, 2, 3 }", "{ 1, 2, 3", "{ 1, 2, 3 }"},
 		{"k = [UInt8]([0x01,0x02,0x03]) ok", "[0x01,0x02,0x03", "[UInt8]([0x01,0x02,0x03])"},
 		{"k = bytes([1, 2, 3,]) ok", "[1, 2, 3", "bytes([1, 2, 3,])"},
 		{"k = [1u8, 2u8, 3u8];", "[1u8, 2u8, 3u8", "[1u8, 2u8, 3u8]"},
@@ -111,6 +114,7 @@ func TestEncodedValueAfterKeyWord(t *testing.T) {
 	r := New()
 	for _, encoded := range []string{
 		"51 52 54 6C 69 6D 62 61 72 34 30 32 31 33",
+		"[101, 103, 108, 77, 77, 78, 77, 70, 76, 122, 115, 83, 88, 107, 107, 87, 90]", // eglMMNMFLzsSXkkWZ
 		"&#x51;&#x52;&#x54;&#x6c;&#x69;&#x6d;&#x62;&#x61;&#x72;&#x34;&#x30;&#x32;&#x31;&#x33;",
 	} {
 		named := "session token from the header, raw=" + encoded
