@@ -690,12 +690,12 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || keyWordBefore(s, i) && encodedValue(dec)) {
-			add(i, end)
+		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || keyWordWithin(s, i, maxKeyWordReach) && encodedValue(dec)) {
+			add(decodeCall(s, i, end))
 		}
 		for _, sp := range spans {
 			if sp.end > i-from {
-				add(i, end)
+				add(decodeCall(s, i, end))
 				break
 			}
 		}

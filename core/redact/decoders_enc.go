@@ -21,7 +21,7 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	if !printableText(dec) {
 		return false, 0
 	}
-	if decodedSecret(string(dec)) || namedToken(dec) || keyWordBefore(s, at) && encodedValue(dec) {
+	if decodedSecret(string(dec)) || namedToken(dec) || keyWordWithin(s, at, maxKeyWordReach) && encodedValue(dec) {
 		return true, 0
 	}
 	from := max(0, at-maxSpacedLead)
@@ -36,6 +36,10 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	}
 	return false, w
 }
+
+// maxKeyWordReach is how far before an encoded value a word naming a key is looked for: the
+// call or the literal around the value (bytes.fromhex('…'), UNHEX('…')) stands between them.
+const maxKeyWordReach = 96
 
 // encodedValue reports whether dec is one value of 10 to 64 characters without blanks that holds
 // letters and digits or random letters: what an encoded run after a word naming a key (token … raw=57 5A 41 …)
@@ -247,4 +251,37 @@ func scanDataURLs(s string, add func(start, end int), depth int) int {
 			add(start, end)
 		}
 	}
+}
+
+// decodeCallWords name the calls that decode a literal written in them (bytes.fromhex,
+// base64.b64decode, atob, Buffer.from, hex.DecodeString, UNHEX, FROM_BASE64, unhexlify).
+var decodeCallWords = []string{"hex", "base64", "b64", "atob", "decode", "from", "b32", "b85", "a85"}
+
+// maxCallTail is how many bytes after a literal its call's other arguments may take (, 'hex')).
+const maxCallTail = 24
+
+// decodeCall widens the encoded literal s[start:end] to the decoding call written around it
+// (bytes.fromhex('…'), UNHEX('…'), Buffer.from("…", "base64")): the call says what the literal
+// is, and its name left beside a hidden part would be a fragment of the secret as written.
+func decodeCall(s string, start, end int) (int, int) {
+	if start < 3 || end >= len(s) || s[start-1] != s[end] || s[end] != '\'' && s[end] != '"' || s[start-2] != '(' {
+		return start, end
+	}
+	name := start - 2
+	for name > 0 && start-2-name < maxConstructor && (isWordByte(s[name-1]) || s[name-1] == '.') {
+		name--
+	}
+	fn := strings.ToLower(s[name : start-2])
+	known := false
+	for _, w := range decodeCallWords {
+		known = known || strings.Contains(fn, w)
+	}
+	if !known {
+		return start, end
+	}
+	close := strings.IndexByte(s[end+1:min(len(s), end+1+maxCallTail)], ')')
+	if close < 0 || strings.ContainsAny(s[end+1:end+1+close], "()\n") {
+		return start, end
+	}
+	return name, end + 1 + close + 1
 }

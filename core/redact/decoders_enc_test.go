@@ -44,6 +44,12 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"hex spaced upper", "raw=", "4B 64 38 66 50 71 32 6D 5A 78 37 76 52", ""},
 		{"ascii85 adobe", "K=", `<~94U"o:iS7->'MuL;?~>`, ""},
 		{"data url", "K=", "data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug==", ""},
+		{"python fromhex", "v = ", "bytes.fromhex('4b6438665071326d5a78377652')", ""},
+		{"mysql unhex", "SELECT ", "UNHEX('4B6438665071326D5A78377652')", ";"},
+		{"sql hex literal", "raw=", "0x4B6438665071326D5A78377652", ""},
+		{"node buffer", "const k = ", `Buffer.from("4b6438665071326d5a78377652", "hex")`, ";"},
+		{"base32", "raw=", "JNSDQZSQOEZG2WTYG53FE===", ""},
+		{"hex pairs in fromhex", "v = ", "bytes.fromhex('4b 64 38 66 50 71 32 6d 5a 78 37 76 52')", ""},
 		{"nato with niner and symbols", "read it back: ", "KILO delta eight foxtrot ! papa quebec niner two mike # zulu xray", ""},
 	} {
 		text := c.lead + c.encoded + c.tail
@@ -77,6 +83,9 @@ func TestEncodedLookAlikesKept(t *testing.T) {
 		"favicon: data:text/plain;base64,SGVsbG8sIFdvcmxkIQ==",
 		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"stored as <~87cURD_*#AARTU%=)W+qA,~> in the PDF",
+		"greeting = bytes.fromhex('48656c6c6f2c20776f726c6421')",
+		"commit 3f2a9c1e5b7d4f6a8c0e2b4d6f8a0c2e4b6d8f0a",
+		`print("48656c6c6f2c20776f726c6421")`,
 	} {
 		if got := r.Text(text); got != text {
 			t.Errorf("Text(%q) = %q, want unchanged", text, got)
@@ -155,5 +164,23 @@ func TestIdentifierLikeParenthesis(t *testing.T) {
 	r := New()
 	if got := r.Text("password=+43?4F?e(}+K|"); strings.Contains(got, "+43?4F?e") {
 		t.Errorf("a password with an unclosed parenthesis left: %q", got)
+	}
+}
+
+// TestDecodeCall: a decoding call around an encoded literal is taken in with it; other calls,
+// and literals not alone in their call, are not.
+func TestDecodeCall(t *testing.T) {
+	for _, c := range []struct{ text, literal, want string }{
+		{"v = bytes.fromhex('4b64') ok", "4b64", "bytes.fromhex('4b64')"},
+		{`k = Buffer.from("S2Q4", "base64");`, "S2Q4", `Buffer.from("S2Q4", "base64")`},
+		{"x = base64.b64decode(b'S2Q4')", "S2Q4", "S2Q4"}, // b'…': the prefix is no quote of the call
+		{`print("4b64")`, "4b64", "4b64"},
+		{`atob("S2Q4" + rest(x))`, "S2Q4", "S2Q4"},
+	} {
+		i := strings.Index(c.text, c.literal)
+		start, end := decodeCall(c.text, i, i+len(c.literal))
+		if got := c.text[start:end]; got != c.want {
+			t.Errorf("decodeCall(%q) = %q, want %q", c.text, got, c.want)
+		}
 	}
 }

@@ -270,8 +270,11 @@ func hexDigit(c byte) int {
 }
 
 // keyWordBefore reports whether the 48 bytes before i, on the same line, name a key.
-func keyWordBefore(s string, i int) bool {
-	before := strings.ToLower(s[max(0, i-48):i])
+func keyWordBefore(s string, i int) bool { return keyWordWithin(s, i, 48) }
+
+// keyWordWithin reports whether the n bytes before i, on the same line, name a key.
+func keyWordWithin(s string, i, n int) bool {
+	before := strings.ToLower(s[max(0, i-n):i])
 	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
 		before = before[nl+1:]
 	}
@@ -561,13 +564,14 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
+			text := true // bits, hex or base32 of text: what decodes to text in them was written so
 			if bits, isBits := decodeBitsText(s[i:j]); isBits {
 				dec, ok = bits, true // bits of text, eight a byte, written without blanks
 			} else if hx, isHex := decodeHexText(hexBody(s, i, j)); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
 			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
 				dec, ok, end = b32, true, base32End(s, j) // base32 of text
-			} else if ok {
+			} else if text = false; ok {
 				dec = fromUTF16LE(dec) // PowerShell's -EncodedCommand
 			}
 			switch {
@@ -586,12 +590,18 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 						add(i, end) // gzip then base64 of a config with a secret in it
 					}
 				}
+			case text:
+				hide, w := encodedSecret(dec, s, i, depth)
+				work += w
+				if hide {
+					add(decodeCall(s, i, end))
+				}
 			case printableText(dec):
 				spans, w := lookInside(string(dec), depth)
 				work += w
 				// a run of letters alone (encryptedClientHello) is a name that happens to decode
 				if len(spans) > 0 || strings.ContainsAny(s[i:end], "0123456789+/=") && decodedSecret(string(dec)) {
-					add(i, end)
+					add(decodeCall(s, i, end))
 				}
 			}
 		}
