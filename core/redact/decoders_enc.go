@@ -21,7 +21,9 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	if !printableText(dec) {
 		return false, 0
 	}
-	if decodedSecret(string(dec)) || namedToken(dec) || keyWordWithin(s, at, maxKeyWordReach) && encodedValue(dec) {
+	// structured text (a JWT's header, {"alg":"HS256"}) mixes classes as a token does but is none
+	structured := strings.IndexByte("{[<", dec[0]) >= 0 || strings.Count(string(dec), `"`) >= 2
+	if decodedSecret(string(dec)) || !structured && (namedToken(dec) || keyWordWithin(s, at, maxKeyWordReach) && encodedValue(dec)) {
 		return true, 0
 	}
 	from := max(0, at-maxSpacedLead)
@@ -30,7 +32,9 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	}
 	spans, w := lookInside(s[from:at]+string(dec), depth)
 	for _, sp := range spans {
-		if sp.end > at-from {
+		// a span inside the decoded text, or over all of it: one from the words before that
+		// ends inside it is a token of theirs glued to it (=?UTF-8?B? and Hello,)
+		if sp.start >= at-from || sp.end >= at-from+len(dec) {
 			return true, w
 		}
 	}
@@ -135,7 +139,7 @@ func closerOf(c byte) byte {
 }
 
 // escapeRunHints open a character reference or a backslash escape of a byte or a character.
-var escapeRunHints = []string{"&#", `\x`, `\u`, `\0`, `\1`, `\2`, `\3`}
+var escapeRunHints = []string{"&#", `\x`, `\u`, `\0`, `\1`, `\2`, `\3`, "=2", "=3", "=4", "=5", "=6", "=7"}
 
 // minEscapeRun and maxEscapeValue bound the runs of escapes read as one encoded value: from
 // eight escapes to a value of 128 bytes, a password's or a token's length.
@@ -145,7 +149,8 @@ const (
 )
 
 // escapeAt decodes one escape at i: an HTML or XML numeric character reference (&#83; &#x51;),
-// a backslash escape of a byte in hex or octal (\x41, \101) or of a character (\u0041). It
+// a backslash escape of a byte in hex or octal (\x41, \101), a quoted-printable byte (=41) or
+// a backslash escape of a character (\u0041). It
 // returns the character or the byte (raw), and the escape's length, 0 if none is at i.
 func escapeAt(s string, i int) (r rune, raw bool, n int) {
 	switch {
@@ -157,6 +162,8 @@ func escapeAt(s string, i int) (r rune, raw bool, n int) {
 		return rune(unhex(s[i+2])<<4 | unhex(s[i+3])), true, 4
 	case s[i] == '\\' && i+3 < len(s) && '0' <= s[i+1] && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]):
 		return rune((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0')), true, 4
+	case s[i] == '=' && i+2 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]):
+		return rune(unhex(s[i+1])<<4 | unhex(s[i+2])), true, 3 // quoted-printable, as mail writes a byte
 	case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHexString(s[i+2:i+6]):
 		return rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5])), false, 6
 	}
@@ -170,7 +177,7 @@ func escapeAt(s string, i int) (r rune, raw bool, n int) {
 func scanEscapeRuns(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	for i := 0; i < len(s); i++ {
-		if s[i] != '&' && s[i] != '\\' {
+		if s[i] != '&' && s[i] != '\\' && s[i] != '=' {
 			continue
 		}
 		var dec []byte
@@ -284,4 +291,31 @@ func decodeCall(s string, start, end int) (int, int) {
 		return start, end
 	}
 	return name, end + 1 + close + 1
+}
+
+// encodedWord widens the base64 s[start:end] to the MIME encoded-word around it
+// (=?UTF-8?B?…?=, as mail headers carry text): its charset and markers are of the value.
+func encodedWord(s string, start, end int) (int, int) {
+	if start < 5 || !strings.HasSuffix(strings.ToUpper(s[:start]), "?B?") || !strings.HasPrefix(s[end:], "?=") {
+		return start, end
+	}
+	open := strings.LastIndex(s[max(0, start-48):start-3], "=?")
+	if open < 0 {
+		return start, end
+	}
+	open += max(0, start-48)
+	for i := open + 2; i < start-3; i++ {
+		if !isWordByte(s[i]) && s[i] != '-' {
+			return start, end // a charset's name: letters, digits and dashes
+		}
+	}
+	return open, end + 2
+}
+
+// encodedFrame widens an encoded literal to what frames it: a decoding call or a MIME word.
+func encodedFrame(s string, start, end int) (int, int) {
+	if a, b := encodedWord(s, start, end); a != start {
+		return a, b
+	}
+	return decodeCall(s, start, end)
 }

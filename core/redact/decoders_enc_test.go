@@ -50,6 +50,10 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"node buffer", "const k = ", `Buffer.from("4b6438665071326d5a78377652", "hex")`, ";"},
 		{"base32", "raw=", "JNSDQZSQOEZG2WTYG53FE===", ""},
 		{"hex pairs in fromhex", "v = ", "bytes.fromhex('4b 64 38 66 50 71 32 6d 5a 78 37 76 52')", ""},
+		{"quoted-printable", "raw=", "=4B=64=38=66=50=71=32=6D=5A=78=37=76=52", ""},
+		{"mime encoded-word", "X-Token: ", "=?UTF-8?B?S2Q4ZlBxMm1aeDd2Ug==?=", ""},
+		{"elixir binary", "k = ", "<<75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82>>", ""},
+		{"base64 of a token", "raw=", "S2Q4ZlBxMm1aeDd2Ug==", ""},
 		{"nato with niner and symbols", "read it back: ", "KILO delta eight foxtrot ! papa quebec niner two mike # zulu xray", ""},
 	} {
 		text := c.lead + c.encoded + c.tail
@@ -84,6 +88,11 @@ func TestEncodedLookAlikesKept(t *testing.T) {
 		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"stored as <~87cURD_*#AARTU%=)W+qA,~> in the PDF",
 		"greeting = bytes.fromhex('48656c6c6f2c20776f726c6421')",
+		"Subject: SGVsbG8sIGRlYXIgV29ybGQ=",
+		"The JWT header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 decodes to a JSON object.",
+		"body: Caf=C3=A9 au lait =3D good",
+		"<<1, 2, 3, 4, 5, 6, 7, 8, 9, 10>>",
+		"cout << 1 << 2 << 3 << 4 << 5 << 6 << 7 << 8;",
 		"commit 3f2a9c1e5b7d4f6a8c0e2b4d6f8a0c2e4b6d8f0a",
 		`print("48656c6c6f2c20776f726c6421")`,
 	} {

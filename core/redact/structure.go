@@ -164,9 +164,9 @@ func decoderRules(depth int) []Rule {
 }
 
 // byteListHints start a list of byte values: a bracket, a brace or a parenthesis and a digit or
-// a blank, or a 0x.
+// a blank, a 0x, or an Erlang binary's <<.
 var byteListHints = func() []string {
-	hints := []string{"0x"}
+	hints := []string{"0x", "<<"}
 	for _, open := range "[{(" {
 		for _, c := range "0123456789 " {
 			hints = append(hints, string(open)+string(c))
@@ -184,11 +184,15 @@ const minByteList = 8
 func scanByteLists(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '[' && c != '{' && c != '(' {
+		bits := strings.HasPrefix(s[i:], "<<") // an Erlang or Elixir binary, <<75, 100, …>>
+		if c := s[i]; c != '[' && c != '{' && c != '(' && !bits {
 			continue
 		}
 		var b []byte
 		p := i + 1
+		if bits {
+			p++
+		}
 		for len(b) <= 4096 {
 			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
 				p++
@@ -213,6 +217,12 @@ func scanByteLists(s string, add func(start, end int), depth int) int {
 		}
 		work += p - i
 		start, end := byteLiteral(s, i, p)
+		if bits {
+			start, end = i, p
+			if q := skipBlanks(s, p); strings.HasPrefix(s[q:], ">>") {
+				end = q + 2
+			}
+		}
 		if printableText(b) {
 			hide, w := encodedSecret(b, s, start, depth)
 			work += w
@@ -594,14 +604,20 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 				hide, w := encodedSecret(dec, s, i, depth)
 				work += w
 				if hide {
-					add(decodeCall(s, i, end))
+					add(encodedFrame(s, i, end))
 				}
 			case printableText(dec):
 				spans, w := lookInside(string(dec), depth)
 				work += w
 				// a run of letters alone (encryptedClientHello) is a name that happens to decode
-				if len(spans) > 0 || strings.ContainsAny(s[i:end], "0123456789+/=") && decodedSecret(string(dec)) {
-					add(decodeCall(s, i, end))
+				if len(spans) > 0 {
+					add(encodedFrame(s, i, end))
+				} else if strings.ContainsAny(s[i:end], "0123456789+/=") {
+					hide, w := encodedSecret(dec, s, i, depth)
+					work += w
+					if hide {
+						add(encodedFrame(s, i, end))
+					}
 				}
 			}
 		}
