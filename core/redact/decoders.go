@@ -628,7 +628,8 @@ func scanInvisible(s string, add func(start, end int), depth int) int {
 // as hex pairs (hexdump of the pw: 4d 6f 73 …; 4D-6F-73, as .NET's BitConverter writes them) or
 // as decimal numbers (112 97 115 …), and hides a run whose text the Redactor finds a secret in,
 // read after the words before it. Decimal numbers are more often a table's than a text's, so
-// they count only when that text, read with the words before it, holds a secret.
+// they count only when that text, read with the words before it, holds a secret, or when a
+// word naming a key stands before ten or more of them that read as a password or a token.
 func scanByteGroups(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	// group reads one byte at i in a run of kind (0 at its start): its value, its kind (8 bits,
@@ -690,7 +691,9 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || keyWordWithin(s, i, maxKeyWordReach) && encodedValue(dec)) {
+		named := keyWordWithin(s, i, maxKeyWordReach)
+		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || named && encodedValue(dec)) ||
+			kind == 3 && named && len(dec) >= 10 && (decodedSecret(string(dec)) || namedToken(dec)) {
 			add(decodeCall(s, i, end))
 		}
 		for _, sp := range spans {

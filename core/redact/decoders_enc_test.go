@@ -193,3 +193,18 @@ func TestDecodeCall(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalBytesAfterKeyWord: decimal numbers between blanks are a table's unless a word
+// naming a key stands before them and they read as a token.
+func TestDecimalBytesAfterKeyWord(t *testing.T) {
+	r := New()
+	numbers := "75 100 56 102 80 113 50 109 90 120 55 118 82"
+	named := "the db password, encoded so the bot doesn't grab it: " + numbers + " (decode it)"
+	if got := r.Text(named); leftFragment(got, numbers) != "" {
+		t.Errorf("Text(%q) = %q, want the numbers hidden", named, got)
+	}
+	table := "row counts per shard: " + numbers
+	if got := r.Text(table); got != table {
+		t.Errorf("Text(%q) = %q, want unchanged", table, got)
+	}
+}
