@@ -164,6 +164,10 @@ func escapeAt(s string, i int) (r rune, raw bool, n int) {
 		return rune((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0')), true, 4
 	case s[i] == '=' && i+2 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]):
 		return rune(unhex(s[i+1])<<4 | unhex(s[i+2])), true, 3 // quoted-printable, as mail writes a byte
+	case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'u' && s[i+2] == '{':
+		if r, n := braceEscape(s[i:]); n > 0 {
+			return r, false, n // ES2015's and Rust's \u{4b}
+		}
 	case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' && isHexString(s[i+2:i+6]):
 		return rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5])), false, 6
 	}

@@ -40,6 +40,7 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"html hex entities", "raw=", "&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", ""},
 		{"ansi-c octal", "export K=", `$'\113\144\070\146\120\161\062\155\132\170\067\166\122'`, ""},
 		{"hex escapes", `k = "`, `\x4b\x64\x38\x66\x50\x71\x32\x6d\x5a\x78\x37\x76\x52`, `"`},
+		{"brace escapes", `k = "`, `\u{4b}\u{64}\u{38}\u{66}\u{50}\u{71}\u{32}\u{6d}\u{5a}\u{78}\u{37}\u{76}\u{52}`, `"`},
 		{"hex colon", "raw=", "4b:64:38:66:50:71:32:6d:5a:78:37:76:52", ""},
 		{"hex spaced upper", "raw=", "4B 64 38 66 50 71 32 6D 5A 78 37 76 52", ""},
 		{"ascii85 adobe", "K=", `<~94U"o:iS7->'MuL;?~>`, ""},
