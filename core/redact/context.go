@@ -648,7 +648,7 @@ func wordsPassphrase(v string) bool {
 // os.Getenv("X"), c.ClientSecret), or words joined by capitals or underscores made only of
 // letters (ClientSecret, access_token).
 func identifierLike(v string) bool {
-	if strings.HasSuffix(v, "()") || strings.Contains(v, "(") {
+	if k := strings.IndexByte(v, '('); k >= 0 && (strings.IndexByte(v[k:], ')') >= 0 || callee(v[:k])) {
 		return true
 	}
 	// snake_case or camelCase words (api_key, clientSecret, API_KEY): a name, not a value; a
@@ -670,6 +670,13 @@ func identifierLike(v string) bool {
 		}
 	}
 	return false
+}
+
+// callee reports whether f, what comes before an unclosed parenthesis in a value, can be what
+// code calls or converts with (os.Getenv, []byte, t.Key().Kind): a password's symbols before it
+// (+43?4F?e(}…), with no bracket closed, call nothing.
+func callee(f string) bool {
+	return !strings.ContainsAny(f, "?+|#%^~@") || strings.ContainsAny(f, ")]")
 }
 
 // namePattern matches the names code gives variables: words of small letters joined by _ or

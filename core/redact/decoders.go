@@ -43,9 +43,9 @@ func scanAscii85(s string, add func(start, end int), depth int) int {
 		case keyMaterial(dec) || randomBytes(dec):
 			add(open, i) // a key's or a token's bytes: nothing else in a <~ … ~> block is random
 		case printableText(dec):
-			spans, w := lookInside(string(dec), depth)
+			hide, w := encodedSecret(dec, s, open, depth)
 			work += w
-			if len(spans) > 0 || decodedSecret(string(dec)) {
+			if hide {
 				add(open, i)
 			}
 		}
@@ -465,6 +465,8 @@ var spokenWords = func() map[string]string {
 	for i, w := range strings.Fields("zero one two three four five six seven eight nine") {
 		m[w] = string(rune('0' + i))
 	}
+	// the ICAO radiotelephony digits, said so that they are not misheard
+	m["niner"], m["fower"], m["fife"] = "9", "4", "5"
 	for w, c := range map[string]string{"dash": "-", "hyphen": "-", "minus": "-", "underscore": "_", "dot": ".", "period": ".", "at": "@", "hash": "#", "pound": "#", "bang": "!", "exclamation": "!", "dollar": "$", "star": "*", "asterisk": "*", "plus": "+", "slash": "/", "percent": "%", "ampersand": "&", "caret": "^", "equals": "=", "tilde": "~", "question": "?"} {
 		m[w] = c
 	}
@@ -490,6 +492,9 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 			k := j
 			for k < len(s) && (isLetter(s[k]) || s[k] == '-' && k+1 < len(s) && isLetter(s[k+1])) {
 				k++
+			}
+			if k == j && loneSymbol(s, j) {
+				k = j + 1 // a symbol written as itself between spoken words (… niner ! delta …)
 			}
 			w := strings.ToLower(s[j:k])
 			if k > j && k < len(s) && isWordByte(s[k]) {
@@ -574,6 +579,12 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 	return work
 }
 
+// loneSymbol reports whether a password's symbol stands alone at i, a blank or the text's end
+// after it, as a spelled-out password writes one between its spoken words.
+func loneSymbol(s string, i int) bool {
+	return i < len(s) && i > 0 && s[i-1] == ' ' && strings.IndexByte("!#$%&*+-=?@^_~", s[i]) >= 0 && (i+1 == len(s) || s[i+1] == ' ')
+}
+
 // invisibleHints are the characters that show nothing: a zero-width space, joiners, a word
 // joiner, a byte order mark and a soft hyphen put between a secret's letters.
 var invisibleHints = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
@@ -617,7 +628,8 @@ func scanInvisible(s string, add func(start, end int), depth int) int {
 // as hex pairs (hexdump of the pw: 4d 6f 73 …; 4D-6F-73, as .NET's BitConverter writes them) or
 // as decimal numbers (112 97 115 …), and hides a run whose text the Redactor finds a secret in,
 // read after the words before it. Decimal numbers are more often a table's than a text's, so
-// they count only when that text, read with the words before it, holds a secret.
+// they count only when that text, read with the words before it, holds a secret, or when a
+// word naming a key stands before ten or more of them that read as a password or a token.
 func scanByteGroups(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	// group reads one byte at i in a run of kind (0 at its start): its value, its kind (8 bits,
@@ -679,12 +691,14 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		spans, w := lookInside(s[from:i]+string(dec), depth)
 		work += w + end - i
-		if kind != 3 && decodedSecret(string(dec)) {
-			add(i, end)
+		named := keyWordWithin(s, i, maxKeyWordReach)
+		if kind != 3 && (decodedSecret(string(dec)) || namedToken(dec) || named && encodedValue(dec)) ||
+			kind == 3 && named && len(dec) >= 10 && (decodedSecret(string(dec)) || namedToken(dec)) {
+			add(decodeCall(s, i, end))
 		}
 		for _, sp := range spans {
 			if sp.end > i-from {
-				add(i, end)
+				add(decodeCall(s, i, end))
 				break
 			}
 		}

@@ -31,7 +31,7 @@ var contextRules = map[string]bool{
 }
 
 var structureRuleNames = map[string]bool{
-	"decode_escapes": true, "decode_base64": true, "decode_byte_list": true, "decode_ascii85": true, "decode_spaced": true, "decode_rotated": true, "decode_uuencoded": true, "decode_invisible": true, "decode_byte_groups": true, "decode_char_list": true, "decode_char_calls": true, "decode_emphasis": true, "decode_spoken": true, "decode_base85": true, "decode_reversed": true, "decode_reversed_base64": true, "decode_hex_words": true, "decode_base45": true, "han_seed_phrase": true, "pem_any_dashes": true, "dotted_token": true,
+	"decode_escapes": true, "decode_base64": true, "decode_byte_list": true, "decode_ascii85": true, "decode_spaced": true, "decode_rotated": true, "decode_uuencoded": true, "decode_invisible": true, "decode_byte_groups": true, "decode_char_list": true, "decode_char_calls": true, "decode_emphasis": true, "decode_spoken": true, "decode_base85": true, "decode_reversed": true, "decode_reversed_base64": true, "decode_hex_words": true, "decode_base45": true, "decode_escape_runs": true, "decode_data_url": true, "han_seed_phrase": true, "pem_any_dashes": true, "dotted_token": true,
 	"paseto": true, "fernet": true, "seed_phrase": true, "foreign_seed_phrase": true, "digit_groups": true, "base64_credentials": true,
 	"discord_bot_token": true, "base64_secret_file": true, "byte_array_key": true, "colon_hex_key": true, "decode_interleaved": true, "decode_morse": true, "decode_grouped_base64": true,
 }

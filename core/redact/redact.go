@@ -551,7 +551,9 @@ func isSep(c byte) bool { return c == '_' || c == '.' || c == '-' }
 // the whole identifier.
 func secretKey(k string, whole bool) bool {
 	cands := []string{k}
-	for _, suf := range []string{"base", "value", "id"} {
+	// a name that says how the value was disguised (password_encoded, PASS_ENC,
+	// secret_obfuscated) still names the secret: the disguise is undone by the decoders
+	for _, suf := range []string{"base", "value", "id", "enc", "encoded", "obfuscated"} {
 		if r, ok := strings.CutSuffix(k, suf); ok && r != "" {
 			if isSep(r[len(r)-1]) {
 				r = r[:len(r)-1]

@@ -23,6 +23,10 @@ import (
 //     OpenPGP secret keys), a macaroon, or text in which the Redactor finds a secret. Key
 //     material extends over the lines of the same width that follow (a key body without its
 //     frame, one line per line or as the space import collapses it, one line per word).
+//   - decode_byte_list, decode_escape_runs, decode_data_url, decode_byte_groups: a secret written
+//     as a byte array in code, a run of character references or escapes, a data: URL, hex pairs
+//     between separators is hidden whole (the constructor, the quoting, the media type too) when
+//     its decoded text is a secret (encodedSecret).
 //   - pem_any_dashes: a private key block whose dashes became em dashes, en dashes or others.
 //   - dotted_token: a token of 2 to 5 dotted parts whose first part decodes to JSON (a JWT,
 //     unsigned or with a pretty-printed header; a JWE).
@@ -105,6 +109,12 @@ func decoderRules(depth int) []Rule {
 		{Name: "decode_byte_list", Hints: byteListHints, scan: func(s string, add func(start, end int)) int {
 			return scanByteLists(s, add, depth)
 		}},
+		{Name: "decode_escape_runs", Hints: escapeRunHints, scan: func(s string, add func(start, end int)) int {
+			return scanEscapeRuns(s, add, depth)
+		}},
+		{Name: "decode_data_url", Hints: dataURLHints, scan: func(s string, add func(start, end int)) int {
+			return scanDataURLs(s, add, depth)
+		}},
 		{Name: "decode_ascii85", Hints: ascii85Hints, scan: func(s string, add func(start, end int)) int {
 			return scanAscii85(s, add, depth)
 		}},
@@ -154,9 +164,9 @@ func decoderRules(depth int) []Rule {
 }
 
 // byteListHints start a list of byte values: a bracket, a brace or a parenthesis and a digit or
-// a blank, or a 0x.
+// a blank, a 0x, or an Erlang binary's <<.
 var byteListHints = func() []string {
-	hints := []string{"0x"}
+	hints := []string{"0x", "<<"}
 	for _, open := range "[{(" {
 		for _, c := range "0123456789 " {
 			hints = append(hints, string(open)+string(c))
@@ -174,11 +184,15 @@ const minByteList = 8
 func scanByteLists(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '[' && c != '{' && c != '(' {
+		bits := strings.HasPrefix(s[i:], "<<") // an Erlang or Elixir binary, <<75, 100, …>>
+		if c := s[i]; c != '[' && c != '{' && c != '(' && !bits {
 			continue
 		}
 		var b []byte
 		p := i + 1
+		if bits {
+			p++
+		}
 		for len(b) <= 4096 {
 			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
 				p++
@@ -202,15 +216,21 @@ func scanByteLists(s string, add func(start, end int), depth int) int {
 			continue
 		}
 		work += p - i
-		switch {
-		case printableText(b):
-			spans, w := lookInside(string(b), depth)
-			work += w
-			if len(spans) > 0 {
-				add(i+1, p)
+		start, end := byteLiteral(s, i, p)
+		if bits {
+			start, end = i, p
+			if q := skipBlanks(s, p); strings.HasPrefix(s[q:], ">>") {
+				end = q + 2
 			}
-		case len(b) >= 16 && len(b) <= 64 && keyWordBefore(s, i):
-			add(i+1, p)
+		}
+		if printableText(b) {
+			hide, w := encodedSecret(b, s, start, depth)
+			work += w
+			if hide {
+				add(start, end)
+			}
+		} else if len(b) >= 16 && len(b) <= 64 && keyWordBefore(s, i) {
+			add(start, end)
 		}
 		i = p - 1
 	}
@@ -226,17 +246,27 @@ func byteValue(s string, p int) (byte, int, bool) {
 			v = v*16 + hexDigit(s[q])
 			q++
 		}
-		return byte(v), q, q > p+2
+		ok := q > p+2
+		return byte(v), byteSuffix(s, q), ok
 	}
 	q, v := p, 0
 	for q < len(s) && q-p < 3 && '0' <= s[q] && s[q] <= '9' {
 		v = v*10 + int(s[q]-'0')
 		q++
 	}
+	q = byteSuffix(s, q)
 	if q == p || v > 255 || q < len(s) && (isWordByte(s[q]) || s[q] == '.') {
 		return 0, p, false
 	}
 	return byte(v), q, true
+}
+
+// byteSuffix is where a byte value that ends at q ends with Rust's type suffix (70u8, 0x46u8).
+func byteSuffix(s string, q int) int {
+	if q+2 <= len(s) && (s[q] == 'u' || s[q] == 'i') && s[q+1] == '8' && (q+2 == len(s) || !isWordByte(s[q+2])) {
+		return q + 2
+	}
+	return q
 }
 
 func hexDigit(c byte) int {
@@ -250,8 +280,11 @@ func hexDigit(c byte) int {
 }
 
 // keyWordBefore reports whether the 48 bytes before i, on the same line, name a key.
-func keyWordBefore(s string, i int) bool {
-	before := strings.ToLower(s[max(0, i-48):i])
+func keyWordBefore(s string, i int) bool { return keyWordWithin(s, i, 48) }
+
+// keyWordWithin reports whether the n bytes before i, on the same line, name a key.
+func keyWordWithin(s string, i, n int) bool {
+	before := strings.ToLower(s[max(0, i-n):i])
 	if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
 		before = before[nl+1:]
 	}
@@ -541,13 +574,14 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 		if j-i >= minDecodeRun && (end == len(s) || s[end] != '.' && !isB64Any(s[end])) {
 			work += j - i
 			dec, ok := decodeBase64Token(s[i:j])
+			text := true // bits, hex or base32 of text: what decodes to text in them was written so
 			if bits, isBits := decodeBitsText(s[i:j]); isBits {
 				dec, ok = bits, true // bits of text, eight a byte, written without blanks
 			} else if hx, isHex := decodeHexText(hexBody(s, i, j)); isHex {
 				dec, ok = hx, true // hex of text: a password or a key written as hex
 			} else if b32, isB32 := decodeBase32Text(s[i:base32End(s, j)]); isB32 {
 				dec, ok, end = b32, true, base32End(s, j) // base32 of text
-			} else if ok {
+			} else if text = false; ok {
 				dec = fromUTF16LE(dec) // PowerShell's -EncodedCommand
 			}
 			switch {
@@ -566,12 +600,24 @@ func scanBase64Blobs(s string, add func(start, end int), depth int) int {
 						add(i, end) // gzip then base64 of a config with a secret in it
 					}
 				}
+			case text:
+				hide, w := encodedSecret(dec, s, i, depth)
+				work += w
+				if hide {
+					add(encodedFrame(s, i, end))
+				}
 			case printableText(dec):
 				spans, w := lookInside(string(dec), depth)
 				work += w
 				// a run of letters alone (encryptedClientHello) is a name that happens to decode
-				if len(spans) > 0 || strings.ContainsAny(s[i:end], "0123456789+/=") && decodedSecret(string(dec)) {
-					add(i, end)
+				if len(spans) > 0 {
+					add(encodedFrame(s, i, end))
+				} else if strings.ContainsAny(s[i:end], "0123456789+/=") {
+					hide, w := encodedSecret(dec, s, i, depth)
+					work += w
+					if hide {
+						add(encodedFrame(s, i, end))
+					}
 				}
 			}
 		}
