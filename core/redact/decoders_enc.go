@@ -300,7 +300,7 @@ func decodeCall(s string, start, end int) (int, int) {
 // encodedWord widens the base64 s[start:end] to the MIME encoded-word around it
 // (=?UTF-8?B?…?=, as mail headers carry text): its charset and markers are of the value.
 func encodedWord(s string, start, end int) (int, int) {
-	if start < 5 || !strings.HasSuffix(strings.ToUpper(s[:start]), "?B?") || !strings.HasPrefix(s[end:], "?=") {
+	if start < 5 || !strings.EqualFold(s[start-3:start], "?B?") || !strings.HasPrefix(s[end:], "?=") {
 		return start, end
 	}
 	open := strings.LastIndex(s[max(0, start-48):start-3], "=?")

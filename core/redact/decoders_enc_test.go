@@ -9,6 +9,19 @@ import (
 // each must be hidden whole, its constructor, quoting and delimiters too.
 
 func init() {
+	hostile = append(hostile, []struct{ name, unit string }{
+		{"entity run", "&#x41;"},
+		{"entity runs", "&#75;&#100;&#56;&#102;&#80;&#113;&#50;&#109; "},
+		{"quoted-printable runs", "=4B=64=38=66=50=71=32=6D "},
+		{"byte literals", "new byte[]{75, 100, 56, 102, 80, 113, 50, 109, 90, 120}, "},
+		{"erlang binaries", "<<75, 100, 56, 102, 80, 113, 50, 109, 90, 120>> "},
+		{"constructors", "[UInt8](["},
+		{"data urls", "data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug== "},
+		{"base64 markers", ";base64,"},
+		{"decode calls", "bytes.fromhex('4b6438665071326d5a78377652') "},
+		{"mime words", "=?UTF-8?B?S2Q4ZlBxMm1aeDd2Ug==?= "},
+		{"spoken symbols", "alfa ! bravo # "},
+	}...)
 	ruleCases = append(ruleCases,
 		struct{ rule, positive, secret, negative string }{"decode_escape_runs", "raw=&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", "&#x4b;&#x64;", "copyright &#169; 2024 &#8212; all rights reserved"},
 		struct{ rule, positive, secret, negative string }{"decode_data_url", "src=data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug==", "data:text/plain;base64,S2Q4", "src=data:text/plain;base64,SGVsbG8sIFdvcmxkIQ=="},
