@@ -490,8 +490,17 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 		j := i
 		for j < len(s) {
 			k := j
-			for k < len(s) && (isLetter(s[k]) || s[k] == '-' && k+1 < len(s) && isLetter(s[k+1])) {
+			for k < len(s) && isLetter(s[k]) {
 				k++
+			}
+			if k+1 < len(s) && s[k] == '-' && isLetter(s[k+1]) {
+				m := k + 1
+				for m < len(s) && isLetter(s[m]) {
+					m++
+				}
+				if _, ok := spokenWords[strings.ToLower(s[j:m])]; ok {
+					k = m // x-ray; other dashes join spoken words (Kilo-Delta-Eight)
+				}
 			}
 			if k == j && loneSymbol(s, j) {
 				k = j + 1 // a symbol written as itself between spoken words (… niner ! delta …)
@@ -541,7 +550,10 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 			}
 			end = k
 			j = k
-			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+			if j+1 < len(s) && s[j] == '-' && isLetter(s[j+1]) {
+				j++ // words joined by dashes
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == ',' || s[j] == '/') {
 				j++
 			}
 			if j == k {

@@ -68,6 +68,8 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"mime encoded-word", "X-Token: ", "=?UTF-8?B?S2Q4ZlBxMm1aeDd2Ug==?=", ""},
 		{"elixir binary", "k = ", "<<75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82>>", ""},
 		{"base64 of a token", "raw=", "S2Q4ZlBxMm1aeDd2Ug==", ""},
+		{"nato joined by dashes", "read it back: ", "KILO-delta-eight-foxtrot-papa-quebec-two-mike-zulu-xray", ""},
+		{"nato between slashes", "read it back: ", "kilo / delta / eight / foxtrot / papa / quebec / two / mike", ""},
 		{"nato with niner and symbols", "read it back: ", "KILO delta eight foxtrot ! papa quebec niner two mike # zulu xray", ""},
 	} {
 		text := c.lead + c.encoded + c.tail
@@ -98,6 +100,8 @@ func TestEncodedLookAlikesKept(t *testing.T) {
 		"48 65 6c 6c 6f 20 77 6f 72 6c 64 21",
 		"Mike flew to India with Victor, and the hotel in Lima was a five-star one.",
 		"the phonetic alphabet starts alfa bravo charlie and ends with zulu",
+		"a well-known one-off echo-chamber in the x-ray lab, see mike-and-oscar notes",
+		"| one | two | three | four | five | six |",
 		"favicon: data:text/plain;base64,SGVsbG8sIFdvcmxkIQ==",
 		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"stored as <~87cURD_*#AARTU%=)W+qA,~> in the PDF",
