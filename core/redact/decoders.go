@@ -678,6 +678,9 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		var dec []byte
 		j, kind, end := i, 0, i
+		if decimalAhead(s, i) {
+			kind = 3 // 80 74 77 115 …: its two-digit numbers are decimal too, not hex pairs
+		}
 		sep := byte(0)
 		for j < len(s) {
 			v, k, n := group(j, kind)
@@ -717,6 +720,27 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		i = end
 	}
 	return work
+}
+
+// decimalAhead reports whether the numbers between single blanks from i, the first 16 of them,
+// are decimal: numbers of one to three digits, one of them of three.
+func decimalAhead(s string, i int) bool {
+	for g := 0; g < 16 && i < len(s); g++ {
+		j := i
+		for j < len(s) && j-i < 4 && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		switch {
+		case j == i || j-i > 3 || j < len(s) && isWordByte(s[j]):
+			return false
+		case j-i == 3:
+			return true
+		case j+1 >= len(s) || s[j] != ' ':
+			return false
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // scanDigitGroups reports recovery keys written as six or more groups of five or six digits

@@ -232,3 +232,35 @@ func TestDecimalBytesAfterKeyWord(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalAhead: a run of numbers with one of three digits is decimal from its start, so
+// that its two-digit numbers are not read as hex pairs.
+func TestDecimalAhead(t *testing.T) {
+	for s, want := range map[string]bool{
+		"80 74 77 115 115 103": true,
+		"4d 6f 73 61 69 63":    false,
+		"12 34 56 78 90 12":    false,
+		"80 74 77 1150 115":    false,
+		"80 74 x 115":          false,
+	} {
+		if got := decimalAhead(s, 0); got != want {
+			t.Errorf("decimalAhead(%q) = %v, want %v", s, got, want)
+		}
+	}
+	r := New()
+	text := "new vpn password (encoded): 80 74 77 115 115 103 107 110 122 48 52 52 50 56"
+	if got := r.Text(text); leftFragment(got, "80 74 77 115 115 103 107 110 122 48 52 52 50 56") != "" {
+		t.Errorf("Text(%q) = %q, want the numbers hidden", text, got)
+	}
+}
+
+// TestCharCallsAfterKeyWord: a chain of character calls that spells a value after a word naming
+// a key is hidden, as the other encodings are.
+func TestCharCallsAfterKeyWord(t *testing.T) {
+	r := New()
+	chain := "[char]84+[char]79+[char]86+[char]121+[char]115+[char]98+[char]103+[char]97+[char]116+[char]56+[char]54+[char]56+[char]52+[char]48"
+	text := "the db password, encoded so the bot doesn't grab it: " + chain
+	if got := r.Text(text); leftFragment(got, chain) != "" {
+		t.Errorf("Text(%q) = %q, want the chain hidden", text, got)
+	}
+}
