@@ -490,8 +490,17 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 		j := i
 		for j < len(s) {
 			k := j
-			for k < len(s) && (isLetter(s[k]) || s[k] == '-' && k+1 < len(s) && isLetter(s[k+1])) {
+			for k < len(s) && isLetter(s[k]) {
 				k++
+			}
+			if k+1 < len(s) && s[k] == '-' && isLetter(s[k+1]) {
+				m := k + 1
+				for m < len(s) && isLetter(s[m]) {
+					m++
+				}
+				if _, ok := spokenWords[strings.ToLower(s[j:m])]; ok {
+					k = m // x-ray; other dashes join spoken words (Kilo-Delta-Eight)
+				}
 			}
 			if k == j && loneSymbol(s, j) {
 				k = j + 1 // a symbol written as itself between spoken words (… niner ! delta …)
@@ -541,7 +550,10 @@ func scanSpoken(s string, add func(start, end int), depth int) int {
 			}
 			end = k
 			j = k
-			for j < len(s) && (s[j] == ' ' || s[j] == ',') {
+			if j+1 < len(s) && s[j] == '-' && isLetter(s[j+1]) {
+				j++ // words joined by dashes
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == ',' || s[j] == '/') {
 				j++
 			}
 			if j == k {
@@ -666,6 +678,9 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		}
 		var dec []byte
 		j, kind, end := i, 0, i
+		if decimalAhead(s, i) {
+			kind = 3 // 80 74 77 115 …: its two-digit numbers are decimal too, not hex pairs
+		}
 		sep := byte(0)
 		for j < len(s) {
 			v, k, n := group(j, kind)
@@ -705,6 +720,27 @@ func scanByteGroups(s string, add func(start, end int), depth int) int {
 		i = end
 	}
 	return work
+}
+
+// decimalAhead reports whether the numbers between single blanks from i, the first 16 of them,
+// are decimal: numbers of one to three digits, one of them of three.
+func decimalAhead(s string, i int) bool {
+	for g := 0; g < 16 && i < len(s); g++ {
+		j := i
+		for j < len(s) && j-i < 4 && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		switch {
+		case j == i || j-i > 3 || j < len(s) && isWordByte(s[j]):
+			return false
+		case j-i == 3:
+			return true
+		case j+1 >= len(s) || s[j] != ' ':
+			return false
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // scanDigitGroups reports recovery keys written as six or more groups of five or six digits

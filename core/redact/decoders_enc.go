@@ -15,8 +15,8 @@ import (
 // token that reads as a password (decodedSecret) or mixes three classes of characters
 // (namedToken: nobody writes a word as byte values or entities but to hide it), a value after a
 // word naming a key (encodedValue), or text in which the Redactor finds a secret when read after
-// the words before the run (password (encoded): …).
-// Bytes that are not text stay: code writes tables and test vectors as byte arrays.
+// the words before the run (password (encoded): …). Bytes that are not text stay: code writes
+// tables and test vectors as byte arrays.
 func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 	if !printableText(dec) {
 		return false, 0
@@ -46,8 +46,8 @@ func encodedSecret(dec []byte, s string, at, depth int) (bool, int) {
 const maxKeyWordReach = 96
 
 // encodedValue reports whether dec is one value of 10 to 64 characters without blanks that holds
-// letters and digits or random letters: what an encoded run after a word naming a key (token … raw=57 5A 41 …)
-// carries when it carries the key.
+// letters and digits or random letters: what an encoded run after a word naming a key (token …
+// raw=57 5A 41 …) carries when it carries the key.
 func encodedValue(dec []byte) bool {
 	if len(dec) < 10 || len(dec) > 64 {
 		return false
@@ -138,7 +138,8 @@ func closerOf(c byte) byte {
 	return '}'
 }
 
-// escapeRunHints open a character reference or a backslash escape of a byte or a character.
+// escapeRunHints open a character reference, a backslash escape of a byte or a character, or a
+// quoted-printable byte of a printable character (=2x to =7x).
 var escapeRunHints = []string{"&#", `\x`, `\u`, `\0`, `\1`, `\2`, `\3`, "=2", "=3", "=4", "=5", "=6", "=7"}
 
 // minEscapeRun and maxEscapeValue bound the runs of escapes read as one encoded value: from
@@ -150,8 +151,8 @@ const (
 
 // escapeAt decodes one escape at i: an HTML or XML numeric character reference (&#83; &#x51;),
 // a backslash escape of a byte in hex or octal (\x41, \101), a quoted-printable byte (=41) or
-// a backslash escape of a character (\u0041). It
-// returns the character or the byte (raw), and the escape's length, 0 if none is at i.
+// a backslash escape of a character (\u0041, \u{41}). It returns the character or the byte
+// (raw), and the escape's length, 0 if none is at i.
 func escapeAt(s string, i int) (r rune, raw bool, n int) {
 	switch {
 	case s[i] == '&' && i+2 < len(s) && s[i+1] == '#':
@@ -300,7 +301,7 @@ func decodeCall(s string, start, end int) (int, int) {
 // encodedWord widens the base64 s[start:end] to the MIME encoded-word around it
 // (=?UTF-8?B?…?=, as mail headers carry text): its charset and markers are of the value.
 func encodedWord(s string, start, end int) (int, int) {
-	if start < 5 || !strings.HasSuffix(strings.ToUpper(s[:start]), "?B?") || !strings.HasPrefix(s[end:], "?=") {
+	if start < 5 || !strings.EqualFold(s[start-3:start], "?B?") || !strings.HasPrefix(s[end:], "?=") {
 		return start, end
 	}
 	open := strings.LastIndex(s[max(0, start-48):start-3], "=?")

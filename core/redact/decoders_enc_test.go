@@ -9,6 +9,19 @@ import (
 // each must be hidden whole, its constructor, quoting and delimiters too.
 
 func init() {
+	hostile = append(hostile, []struct{ name, unit string }{
+		{"entity run", "&#x41;"},
+		{"entity runs", "&#75;&#100;&#56;&#102;&#80;&#113;&#50;&#109; "},
+		{"quoted-printable runs", "=4B=64=38=66=50=71=32=6D "},
+		{"byte literals", "new byte[]{75, 100, 56, 102, 80, 113, 50, 109, 90, 120}, "},
+		{"erlang binaries", "<<75, 100, 56, 102, 80, 113, 50, 109, 90, 120>> "},
+		{"constructors", "[UInt8](["},
+		{"data urls", "data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug== "},
+		{"base64 markers", ";base64,"},
+		{"decode calls", "bytes.fromhex('4b6438665071326d5a78377652') "},
+		{"mime words", "=?UTF-8?B?S2Q4ZlBxMm1aeDd2Ug==?= "},
+		{"spoken symbols", "alfa ! bravo # "},
+	}...)
 	ruleCases = append(ruleCases,
 		struct{ rule, positive, secret, negative string }{"decode_escape_runs", "raw=&#x4b;&#x64;&#x38;&#x66;&#x50;&#x71;&#x32;&#x6d;&#x5a;&#x78;&#x37;&#x76;&#x52;", "&#x4b;&#x64;", "copyright &#169; 2024 &#8212; all rights reserved"},
 		struct{ rule, positive, secret, negative string }{"decode_data_url", "src=data:text/plain;base64,S2Q4ZlBxMm1aeDd2Ug==", "data:text/plain;base64,S2Q4", "src=data:text/plain;base64,SGVsbG8sIFdvcmxkIQ=="},
@@ -34,6 +47,8 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"java byte array", "byte[] k = ", "new byte[]{75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82}", ";"},
 		{"rust u8 array", "let k = ", "[75u8, 100u8, 56u8, 102u8, 80u8, 113u8, 50u8, 109u8, 90u8, 120u8, 55u8, 118u8, 82u8]", ";"},
 		{"swift uint8 array", "let k = ", "[UInt8]([0x4B,0x64,0x38,0x66,0x50,0x71,0x32,0x6D,0x5A,0x78,0x37,0x76,0x52])", ""},
+		{"bare hex bytes", "raw=", "0x4b,0x64,0x38,0x66,0x50,0x71,0x32,0x6d,0x5a,0x78,0x37,0x76,0x52", ""},
+		{"go string of bytes", "pw := ", "string([]byte{0x4b, 0x64, 0x38, 0x66, 0x50, 0x71, 0x32, 0x6d, 0x5a, 0x78, 0x37, 0x76, 0x52})", ""},
 		{"python bytes", "k = ", "bytes([75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82])", ""},
 		{"c# byte array", "var k = ", "new byte[] { 0x4B, 0x64, 0x38, 0x66, 0x50, 0x71, 0x32, 0x6D, 0x5A, 0x78, 0x37, 0x76, 0x52 }", ";"},
 		{"html decimal entities", `<input value="`, "&#75;&#100;&#56;&#102;&#80;&#113;&#50;&#109;&#90;&#120;&#55;&#118;&#82;", `">`},
@@ -55,6 +70,8 @@ func TestEncodedSecretsHiddenWhole(t *testing.T) {
 		{"mime encoded-word", "X-Token: ", "=?UTF-8?B?S2Q4ZlBxMm1aeDd2Ug==?=", ""},
 		{"elixir binary", "k = ", "<<75, 100, 56, 102, 80, 113, 50, 109, 90, 120, 55, 118, 82>>", ""},
 		{"base64 of a token", "raw=", "S2Q4ZlBxMm1aeDd2Ug==", ""},
+		{"nato joined by dashes", "read it back: ", "KILO-delta-eight-foxtrot-papa-quebec-two-mike-zulu-xray", ""},
+		{"nato between slashes", "read it back: ", "kilo / delta / eight / foxtrot / papa / quebec / two / mike", ""},
 		{"nato with niner and symbols", "read it back: ", "KILO delta eight foxtrot ! papa quebec niner two mike # zulu xray", ""},
 	} {
 		text := c.lead + c.encoded + c.tail
@@ -75,6 +92,8 @@ func TestEncodedLookAlikesKept(t *testing.T) {
 	for _, text := range []string{
 		"sizes := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}",
 		"magic := []byte{0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a}",
+		"    0x48, 0x65, 0x6c, 0x6c, 0x6f, 0x2c, 0x20, 0x77, 0x6f, 0x72, 0x6c, 0x64,",
+		"    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b,",
 		"greeting := []byte{72, 101, 108, 108, 111, 44, 32, 119, 111, 114, 108, 100}",
 		"let ones = [1u8, 2u8, 3u8, 4u8, 5u8, 6u8, 7u8, 8u8, 9u8, 10u8];",
 		"copyright &#169; 2024 &#8212; all rights reserved",
@@ -85,6 +104,8 @@ func TestEncodedLookAlikesKept(t *testing.T) {
 		"48 65 6c 6c 6f 20 77 6f 72 6c 64 21",
 		"Mike flew to India with Victor, and the hotel in Lima was a five-star one.",
 		"the phonetic alphabet starts alfa bravo charlie and ends with zulu",
+		"a well-known one-off echo-chamber in the x-ray lab, see mike-and-oscar notes",
+		"| one | two | three | four | five | six |",
 		"favicon: data:text/plain;base64,SGVsbG8sIFdvcmxkIQ==",
 		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"stored as <~87cURD_*#AARTU%=)W+qA,~> in the PDF",
@@ -209,5 +230,37 @@ func TestDecimalBytesAfterKeyWord(t *testing.T) {
 		if got := r.Text(table); got != table {
 			t.Errorf("Text(%q) = %q, want unchanged", table, got)
 		}
+	}
+}
+
+// TestDecimalAhead: a run of numbers with one of three digits is decimal from its start, so
+// that its two-digit numbers are not read as hex pairs.
+func TestDecimalAhead(t *testing.T) {
+	for s, want := range map[string]bool{
+		"80 74 77 115 115 103": true,
+		"4d 6f 73 61 69 63":    false,
+		"12 34 56 78 90 12":    false,
+		"80 74 77 1150 115":    false,
+		"80 74 x 115":          false,
+	} {
+		if got := decimalAhead(s, 0); got != want {
+			t.Errorf("decimalAhead(%q) = %v, want %v", s, got, want)
+		}
+	}
+	r := New()
+	text := "new vpn password (encoded): 80 74 77 115 115 103 107 110 122 48 52 52 50 56"
+	if got := r.Text(text); leftFragment(got, "80 74 77 115 115 103 107 110 122 48 52 52 50 56") != "" {
+		t.Errorf("Text(%q) = %q, want the numbers hidden", text, got)
+	}
+}
+
+// TestCharCallsAfterKeyWord: a chain of character calls that spells a value after a word naming
+// a key is hidden, as the other encodings are.
+func TestCharCallsAfterKeyWord(t *testing.T) {
+	r := New()
+	chain := "[char]84+[char]79+[char]86+[char]121+[char]115+[char]98+[char]103+[char]97+[char]116+[char]56+[char]54+[char]56+[char]52+[char]48"
+	text := "the db password, encoded so the bot doesn't grab it: " + chain
+	if got := r.Text(text); leftFragment(got, chain) != "" {
+		t.Errorf("Text(%q) = %q, want the chain hidden", text, got)
 	}
 }

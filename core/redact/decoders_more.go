@@ -653,6 +653,11 @@ func scanCharCalls(s string, add func(start, end int), depth int) int {
 		for _, sp := range spans {
 			hidden = hidden || sp.end > k-lead
 		}
+		if !hidden && len(dec) >= 10 {
+			var w int
+			hidden, w = encodedSecret(dec, s, k, depth) // a token, or a value after a key word
+			work += w
+		}
 		if hidden {
 			add(k, end)
 		}

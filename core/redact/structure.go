@@ -179,19 +179,25 @@ var byteListHints = func() []string {
 const minByteList = 8
 
 // scanByteLists decodes lists of byte values written in code (bytes([84, 111, …]), {0x64, 0xa6,
-// …}, a C or Go array) and hides a list whose bytes are text in which the Redactor finds a
-// secret, or whose 16 to 64 bytes follow a word naming a key: a secret written as numbers.
+// …}, a C or Go array, an Erlang binary, hex bytes between commas with no bracket) and hides the
+// whole literal (byteLiteral) when its bytes are text that is a secret (encodedSecret), or when
+// its 16 to 64 bytes follow a word naming a key: a secret written as numbers.
 func scanByteLists(s string, add func(start, end int), depth int) int {
 	work := len(s)
 	for i := 0; i < len(s); i++ {
 		bits := strings.HasPrefix(s[i:], "<<") // an Erlang or Elixir binary, <<75, 100, …>>
-		if c := s[i]; c != '[' && c != '{' && c != '(' && !bits {
+		// hex bytes between commas with no bracket (0x4b,0x64,…), as a dump or a line of an array
+		bare := s[i] == '0' && i+1 < len(s) && s[i+1]|0x20 == 'x' && (i == 0 || !isWordByte(s[i-1]))
+		if c := s[i]; c != '[' && c != '{' && c != '(' && !bits && !bare {
 			continue
 		}
 		var b []byte
 		p := i + 1
-		if bits {
+		switch {
+		case bits:
 			p++
+		case bare:
+			p = i
 		}
 		for len(b) <= 4096 {
 			for p < len(s) && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r') {
@@ -217,11 +223,14 @@ func scanByteLists(s string, add func(start, end int), depth int) int {
 		}
 		work += p - i
 		start, end := byteLiteral(s, i, p)
-		if bits {
+		switch {
+		case bits:
 			start, end = i, p
 			if q := skipBlanks(s, p); strings.HasPrefix(s[q:], ">>") {
 				end = q + 2
 			}
+		case bare:
+			start, end = i, p
 		}
 		if printableText(b) {
 			hide, w := encodedSecret(b, s, start, depth)
