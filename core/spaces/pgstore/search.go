@@ -38,6 +38,11 @@ const defaultFewMax = 2000
 // where the short-term index's walk tests only the comments holding every key.
 const defaultFewLong = 100
 
+// defaultSampleWindow is how many of a space's newest comments a query of long and short terms
+// counts its terms in before it chooses between its long terms' comments and the walk
+// (sampleTerms): a few milliseconds, where the wrong choice costs tens to thousands.
+const defaultSampleWindow = 2000
+
 // maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
 const maxBucketsPerStatement = 1024
 
@@ -295,14 +300,24 @@ func scanHits(rows pgx.Rows, p *plan, lead ...any) ([]hitRow, error) {
 }
 
 // runPlanned is run with the planner's methods off turned off for this one statement (SET
-// LOCAL before it, on again after it, in one round trip), lead as scanHits has it.
+// LOCAL before it, on again after it, in one round trip), lead as scanHits has it. An entry of
+// off holding "=" is a setting and its value instead ("work_mem=32MB"), set back to its default
+// after the statement.
 func (s *Store) runPlanned(ctx context.Context, tx pgx.Tx, p *plan, off []string, q string, args []any, lead ...any) ([]hitRow, error) {
 	var b pgx.Batch
 	for _, m := range off {
+		if name, v, ok := strings.Cut(m, "="); ok {
+			b.Queue(`SET LOCAL ` + name + ` = '` + v + `'`)
+			continue
+		}
 		b.Queue(`SET LOCAL ` + m + ` = off`)
 	}
 	b.Queue(q, args...)
 	for _, m := range off {
+		if name, _, ok := strings.Cut(m, "="); ok {
+			b.Queue(`SET LOCAL ` + name + ` TO DEFAULT`)
+			continue
+		}
 		b.Queue(`SET LOCAL ` + m + ` = on`)
 	}
 	br := tx.SendBatch(ctx, &b)
@@ -470,21 +485,20 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 // shortTerms answers a query with a short term (gramKeys) that the probe did not, by walking
 // the short-term index newest bucket first with every term's keys (bucketWalk). A query with a
 // term of three or more characters first takes the plans of long terms that fit it: found among
-// the probe's comments at all, the newest windowMax comments; its long terms in at most fewLong
-// comments, those comments, read from pg_trgm's index (a rare long term: "148715 ン" tests its
-// few comments, never the walk's every comment holding ン, 14, 48... in a bucket). Never the
-// trigram index for the short terms: they have no trigram, so the index would test every
-// comment of the long terms (the recheck of "73 ter" at 200,000 comments was 50,284 rows of
-// 50,336; the walk tests the 79 holding 73's, te's and er's tokens).
+// the probe's comments at all, the newest windowMax comments; then, by what a sample of the
+// space's newest comments says it costs (sampleTerms), either its long terms' comments read
+// from pg_trgm's index, each tested ("148715 ン" tests its few comments, never the walk's every
+// comment holding ン, 14, 48... in a bucket; "rea 脚" tests the 80,000 comments holding rea, where
+// the walk would read the 300,000 holding re, ea and 脚 for no hit), or the walk ("9 searc":
+// pg_trgm's bitmap of searc alone is 500,000 comments, 80 ms before a row is read, where the
+// walk finds 11 hits in its newest bucket). Never the trigram index for the short terms: they
+// have no trigram, so the index would test every comment of the long terms.
 func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, probed, want int) ([]hitRow, error) {
-	var lo, hi *int64
-	if err := tx.QueryRow(ctx, `SELECT min(at_ns) >> `+strconv.Itoa(gramBucketShift)+`, max(at_ns) >> `+strconv.Itoa(gramBucketShift)+`
-		FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
-		return nil, s.dbErr(ctx, err, "search")
+	first, last, ok, err := s.spaceTimes(ctx, tx, sc)
+	if err != nil || !ok {
+		return nil, err
 	}
-	if lo == nil || hi == nil {
-		return nil, nil
-	}
+	lo, hi := first>>gramBucketShift, last>>gramBucketShift
 	// the long terms' LIKEs as the plan has them ($3 is its first term's)
 	var long []string
 	for i, t := range p.terms {
@@ -501,10 +515,29 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 				return found, err
 			}
 		}
-		found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"}, `c.space = $1 AND `+strings.Join(long, " AND "))
-		if err != nil || complete {
-			s.count("mixed-trgm")
-			return found, err
+		// a few candidates (fewLong) are always worth reading; more only when the sample says
+		// they cost less than the walk, and never more than the walk would read
+		few := s.fewLong
+		if s.sampleWindow > 0 {
+			est, err := s.sampleTerms(ctx, tx, p, sc, keys, first, last)
+			if err != nil {
+				return nil, err
+			}
+			walk := est.walkRows(want) * s.walkWeight
+			s.count(est.choice(walk))
+			if est.long > 0 {
+				few = 0
+				if est.long < walk {
+					few = int(min(walk, maxCandidates))
+				}
+			}
+		}
+		if few > 0 {
+			found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan", "work_mem=" + candidateWorkMem}, `c.space = $1 AND `+strings.Join(long, " AND "), few)
+			if err != nil || complete {
+				s.count("mixed-trgm")
+				return found, err
+			}
 		}
 	}
 	if len(long) > 0 {
@@ -512,20 +545,121 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 	} else {
 		s.count("short")
 	}
-	return s.bucketWalk(ctx, tx, p, keys, *lo, *hi, want)
+	return s.bucketWalk(ctx, tx, p, keys, lo, hi, want)
+}
+
+// maxCandidates bounds the long terms' comments a query of long and short terms reads from
+// pg_trgm's index (shortTerms), whatever the sample said.
+const maxCandidates = 1_000_000
+
+// candidateWorkMem is the memory the bitmap of a query's candidates may take (a setting of its
+// statement alone): at PostgreSQL's default of 4 MB a bitmap of 80,000 comments turns lossy and
+// its recheck tests 325,000 rows instead of 80,000 (540 ms against 310 ms at 2,000,000 comments).
+const candidateWorkMem = "32MB"
+
+// termSample is what the newest comments of a space say of a query of long and short terms,
+// scaled to the whole space by time (the sample spans a part of the space's time; comments are
+// assumed as frequent over the rest): how many comments hold its long terms (each a trigram
+// candidate: its cost if read from pg_trgm's index), every key of the walk (what the walk reads
+// when it finds nothing), and every term (its hits).
+type termSample struct {
+	long, keys, hits float64
+}
+
+// walkRows is how many comments the walk reads for want hits: as many as hold every key for
+// each hit when the sample found hits, every comment holding the keys when it found none.
+func (e termSample) walkRows(want int) float64 {
+	if e.hits > 0 {
+		return min(e.keys, float64(want)*e.keys/e.hits)
+	}
+	return e.keys
+}
+
+// choice names the plan the sample chose, for tests: "sample-few" when the sample found no
+// comment of the long terms (the few read from pg_trgm's index), "sample-trgm" when reading
+// them costs less than the walk (walk: its cost, in comments read), "sample-walk" otherwise.
+func (e termSample) choice(walk float64) string {
+	switch {
+	case e.long == 0:
+		return "sample-few"
+	case e.long < walk:
+		return "sample-trgm"
+	}
+	return "sample-walk"
+}
+
+// sampleTerms counts, among the space's newest sampleWindow comments, those holding the
+// query's long terms, its keys (gramKeys: each a substring, as the walk's tokens are) and every
+// term, and scales the counts to the space: the sample spans [its oldest, its newest] of
+// [first, last], the space's times. A space of at most sampleWindow comments is counted whole.
+// A count of 0 stays 0: the term is rare, or missing, in the newest comments.
+func (s *Store) sampleTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, first, last int64) (termSample, error) {
+	args := []any{string(sc.space)}
+	like := func(t string) string {
+		args = append(args, likePattern(t))
+		return `itext LIKE $` + strconv.Itoa(len(args))
+	}
+	var long, all, ks []string
+	for _, t := range p.terms {
+		c := like(t)
+		all = append(all, c)
+		if utf8.RuneCountInString(t) > 2 {
+			long = append(long, c)
+		}
+	}
+	for _, k := range keys {
+		ks = append(ks, like(k))
+	}
+	and := func(conds []string) string {
+		if len(conds) == 0 {
+			return "true"
+		}
+		return strings.Join(conds, " AND ")
+	}
+	q := `SELECT count(*), count(*) FILTER (WHERE ` + and(long) + `), count(*) FILTER (WHERE ` + and(ks) + `),
+		count(*) FILTER (WHERE ` + and(all) + `), min(at_ns), max(at_ns)
+		FROM (SELECT itext, at_ns FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT ` + strconv.Itoa(s.sampleWindow) + `) c`
+	var n, nLong, nKeys, nHits int64
+	var oldest, newest *int64
+	if err := tx.QueryRow(ctx, q, args...).Scan(&n, &nLong, &nKeys, &nHits, &oldest, &newest); err != nil {
+		return termSample{}, s.dbErr(ctx, err, "sample the search's terms")
+	}
+	scale := 1.0
+	if n >= int64(s.sampleWindow) && oldest != nil && newest != nil {
+		// the sample's time span, at least a nanosecond, against the space's
+		scale = max(1, float64(last-first)/float64(max(1, *newest-*oldest)))
+	}
+	return termSample{long: float64(nLong) * scale, keys: float64(nKeys) * scale, hits: float64(nHits) * scale}, nil
+}
+
+// spaceTimes are the times of the space's oldest and newest comments; ok is false when it has none.
+func (s *Store) spaceTimes(ctx context.Context, tx pgx.Tx, sc scope) (first, last int64, ok bool, err error) {
+	var lo, hi *int64
+	if err := tx.QueryRow(ctx, `SELECT min(at_ns), max(at_ns) FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
+		return 0, 0, false, s.dbErr(ctx, err, "search")
+	}
+	if lo == nil || hi == nil {
+		return 0, 0, false, nil
+	}
+	return *lo, *hi, true, nil
 }
 
 // fewCandidates reads the hits among the comments cand (a condition on comments c, in the
-// plan's parameters) selects, when it selects at most fewLong of them, in one statement: up to
-// fewLong+1 of them taken from cand's index and counted, then, when they are few, each tested
-// and the hits sorted newest first; a last row (s = 1) always carries the count. complete is
-// false (and the hits nil) when cand selects more. The planner's methods off are turned off for
-// the statement (runPlanned), so cand is read from its index.
-func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string) (hits []hitRow, complete bool, err error) {
-	few := strconv.Itoa(s.fewLong)
-	q := `WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE ` + cand + ` LIMIT ` + few + `+1),
+// plan's parameters) selects, when it selects at most few of them, in one statement: up to
+// few+1 of them taken from cand's index, each tested for every term in the scan that reads it
+// (on (itext || ”), which no index serves), and counted; then, when they are at most few, the
+// hits among them read again and sorted newest first; a last row (s = 1) always carries the
+// count. complete is false (and the hits nil) when cand selects more. The planner's methods off
+// are turned off for the statement (runPlanned), so cand is read from its index.
+func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string, few int) (hits []hitRow, complete bool, err error) {
+	lim := strconv.Itoa(few)
+	var test []string
+	for i := range p.terms {
+		test = append(test, `(c.itext || '') LIKE $`+strconv.Itoa(3+i))
+	}
+	q := `WITH g AS MATERIALIZED (SELECT c.rid, ` + strings.Join(test, " AND ") + ` AS hit FROM comments c WHERE ` + cand + ` LIMIT ` + lim + `+1),
 		k AS (SELECT count(*) AS n FROM g)
-		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`) + `) h WHERE k.n <= ` + few + `
+		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`, "g.hit") + `) h WHERE k.n <= ` + lim + `
 			UNION ALL SELECT 1, k.n, '', '', ''::bytea, ''::bytea, '', '', 0, '', ''::bytea FROM k) u
 		ORDER BY s, at_ns DESC, idkey DESC`
 	var last, n int64
@@ -533,7 +667,7 @@ func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []str
 	if err != nil {
 		return nil, false, err
 	}
-	if len(found) == 0 || n > int64(s.fewLong) {
+	if len(found) == 0 || n > int64(few) {
 		return nil, false, nil
 	}
 	return found[:len(found)-1], true, nil
