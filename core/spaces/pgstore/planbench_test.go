@@ -34,7 +34,7 @@ func TestPlanBench(t *testing.T) {
 	space := orDefault(os.Getenv("CAIRN_PLAN_BENCH_SPACE"), "team")
 	reps, _ := strconv.Atoi(orDefault(os.Getenv("CAIRN_PLAN_BENCH_REPS"), "3"))
 	ctx := context.Background()
-	st, err := Open(ctx, dsn, Options{Wait: 5 * time.Second, MaxConns: 2})
+	st, err := Open(ctx, dsn, Options{Wait: 5 * time.Second, MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +46,12 @@ func TestPlanBench(t *testing.T) {
 	} else if _, err := st.pool.Exec(ctx, `SELECT pg_stat_statements_reset()`); err != nil {
 		stats = false
 	}
+	// the one connection's backend: its CPU time over the run (when the server runs here)
+	var pid int
+	if err := st.pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	cpu0 := backendCPU(pid)
 	f, err := os.Open(terms)
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +109,7 @@ func TestPlanBench(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
+	cpu := backendCPU(pid) - cpu0
 	out := os.Stdout
 	if p := os.Getenv("CAIRN_PLAN_BENCH_OUT"); p != "" {
 		if out, err = os.Create(p); err != nil {
@@ -119,6 +126,7 @@ func TestPlanBench(t *testing.T) {
 		}
 		bands[r.band] = append(bands[r.band], r.ms)
 	}
+	t.Logf("%d queries x %d, PostgreSQL backend CPU %.2f s (%.2f ms a search)", len(rows), reps, cpu, 1000*cpu/float64(max(1, len(rows)*reps)))
 	q := func(v []float64, p float64) float64 { return v[min(len(v)-1, int(p*float64(len(v))))] }
 	for _, b := range order {
 		v := bands[b]
@@ -133,4 +141,20 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// backendCPU is the CPU seconds (user and system) process pid has used, 0 when it cannot be read.
+func backendCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// the fields after the command's closing parenthesis: utime and stime are the 12th and 13th
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100 // clock ticks of 10 ms (getconf CLK_TCK)
 }

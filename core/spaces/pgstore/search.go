@@ -43,8 +43,13 @@ const defaultFewLong = 100
 // (sampleTerms): a few milliseconds, where the wrong choice costs tens to thousands.
 const defaultSampleWindow = 2000
 
-// maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
-const maxBucketsPerStatement = 1024
+// maxBucketsPerStatement bounds the buckets one short-term lookup asks for: GIN merges a
+// condition's tokens (one a bucket) item by item, so the cost of an item grows with the
+// buckets of the statement (the 108 buckets of "tool 日志" at 2,000,000 comments: 836 ms in one
+// statement, 150 ms in 14 of 8, 99 ms in 108 of one), and with more statements their own cost
+// grows. 8, measured: the walks of 371 sampled queries took 4.3 s of PostgreSQL CPU with up to
+// 8 buckets a statement, 5.5 s with up to 1024, 4.1 to 5.4 s with 4, 4.5 to 4.9 s with 16.
+const maxBucketsPerStatement = 8
 
 // Search answers SearchWorkspaceTasks as spaces.SearchWorkspaceTasks does for a caller with a
 // user: the input checked alike (spaces.SearchInput.Validate), a subtask answered "not
@@ -403,9 +408,11 @@ func (s *Store) fewMatches(ctx context.Context, tx pgx.Tx, p *plan) (hits []hitR
 // walkNewest reads a query with many matches (more than fewMax) by walking the space's comments
 // newest first, stopping at the limit: a statement with the bitmap and sequential scans off, so
 // the planner, whose estimate of the matches may be far too low (terms that occur together
-// more often than their frequencies say), cannot choose to read and sort every match.
+// more often than their frequencies say), cannot choose to read and sort every match. Nor in
+// parallel: starting the workers took 40 ms of the 56 ms of "too png" (7,841 matches at
+// 2,000,000 comments), where one process reads its few thousand rows in 20.
 func (s *Store) walkNewest(ctx context.Context, tx pgx.Tx, p *plan) ([]hitRow, error) {
-	return s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_bitmapscan"}, p.sql("", `comments c`), p.args)
+	return s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_bitmapscan", "max_parallel_workers_per_gather=0"}, p.sql("", `comments c`), p.args)
 }
 
 // count adds a plan's name to the store's counts, for tests.
@@ -696,7 +703,7 @@ func bucketTokens(key string, from, to int64) []string {
 
 // bucketWalk finds a query of short terms through the short-term index: the comments holding
 // every key (gramKeys) in their bucket's tokens, bucket by bucket of their time, newest bucket
-// first (one bucket, then two, four...), each lookup's rows tested and ordered, until want hits
+// first (one bucket, then two, four, up to maxBucketsPerStatement), each lookup's rows tested and ordered, until want hits
 // are found or the space's oldest bucket was read. Every hit of a bucket is newer than every
 // comment of an older one, so the hits are the newest of all. The keys are one condition each
 // on the one index, so its scan intersects their posting lists (skipping through a common
