@@ -537,7 +537,7 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 			if est.long > 0 {
 				few = 0
 				if est.long < walk {
-					few = int(min(walk, maxCandidates))
+					few = int(min(max(walk, float64(s.fewLong)), maxCandidates))
 				}
 			}
 		}
@@ -656,10 +656,10 @@ func (s *Store) spaceTimes(ctx context.Context, tx pgx.Tx, sc scope) (first, las
 // fewCandidates reads the hits among the comments cand (a condition on comments c, in the
 // plan's parameters) selects, when it selects at most few of them, in one statement: up to
 // few+1 of them taken from cand's index, each tested for every term in the scan that reads it
-// (on (itext || ”), which no index serves), and counted; then, when they are at most few, the
-// hits among them read again and sorted newest first; a last row (s = 1) always carries the
-// count. complete is false (and the hits nil) when cand selects more. The planner's methods off
-// are turned off for the statement (runPlanned), so cand is read from its index.
+// (on an expression of itext, which no index serves), and counted; then, when they are at most
+// few, the hits among them read again and sorted newest first; a last row (s = 1) always
+// carries the count. complete is false (and the hits nil) when cand selects more. The planner's
+// methods off are turned off for the statement (runPlanned), so cand is read from its index.
 func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string, few int) (hits []hitRow, complete bool, err error) {
 	lim := strconv.Itoa(few)
 	var test []string
@@ -705,11 +705,11 @@ func bucketTokens(key string, from, to int64) []string {
 
 // bucketWalk finds a query of short terms through the short-term index: the comments holding
 // every key (gramKeys) in their bucket's tokens, bucket by bucket of their time, newest bucket
-// first (one bucket, then two, four, up to maxBucketsPerStatement), each lookup's rows tested and ordered, until want hits
-// are found or the space's oldest bucket was read. Every hit of a bucket is newer than every
-// comment of an older one, so the hits are the newest of all. The keys are one condition each
-// on the one index, so its scan intersects their posting lists (skipping through a common
-// key's by the rarer ones') before a row is read.
+// first (one bucket, then two, four, up to maxBucketsPerStatement), each lookup's rows tested
+// and ordered, until want hits are found or the space's oldest bucket was read. Every hit of a
+// bucket is newer than every comment of an older one, so the hits are the newest of all. The
+// keys are one condition each on the one index, so its scan intersects their posting lists
+// (skipping through a common key's by the rarer ones') before a row is read.
 func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, keys []string, lo, hi int64, want int) ([]hitRow, error) {
 	args, conds := p.gramConds(keys)
 	first := len(p.args)
