@@ -280,7 +280,7 @@ func TestEquivalence(t *testing.T) {
 		want                                string
 	}{{20, 300, 2, defaultFewLong, 0, 1, "window"}, {0, 0, 2, defaultFewLong, 0, 1, "walk"}, {0, 0, 2, 0, 0, 1, "mixed-walk"}, {0, 0, 2, 3000, 0, 1, "mixed-trgm"},
 		{0, 0, 2, defaultFewLong, 5000, 1, "sample-walk"}, {0, 0, 2, 0, 50, 1, "sample-walk"}, {0, 0, 2, defaultFewLong, 1, 1, "sample-few"},
-		{0, 0, 2, 0, 5000, 1e6, "sample-trgm"}, {0, 0, 2, 0, 50, 1e6, "sample-trgm"}} {
+		{0, 0, 2, 0, 5000, 1e6, "sample-and"}, {0, 0, 2, 0, 50, 1e6, "sample-and"}} {
 		st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong, st.sampleWindow, st.walkWeight = map[string]int{}, v.probe, v.window, v.few, v.fewLong, v.sample, v.weight
 		for i, c := range cases {
 			got, gerr := st.Search(ctx, c.caller, c.in)

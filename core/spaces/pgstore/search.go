@@ -526,23 +526,30 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 		}
 		// a few candidates (fewLong) are always worth reading; more only when the sample says
 		// they cost less than the walk, and never more than the walk would read
-		few := s.fewLong
+		few, cand, args := s.fewLong, `c.space = $1 AND `+strings.Join(long, " AND "), p.args
 		if s.sampleWindow > 0 {
 			est, err := s.sampleTerms(ctx, tx, p, sc, keys, first, last)
 			if err != nil {
 				return nil, err
 			}
 			walk := est.walkRows(want) * s.walkWeight
-			s.count(est.choice(walk))
-			if est.long > 0 {
+			choice := est.choice(walk)
+			s.count(choice)
+			switch {
+			case est.long == 0:
+			case choice == "sample-walk":
 				few = 0
-				if est.long < walk {
-					few = int(min(max(walk, float64(s.fewLong)), maxCandidates))
+			default:
+				few = int(min(max(walk, float64(s.fewLong)), maxCandidates))
+				if choice == "sample-and" {
+					// only the comments of the long terms that also hold every short term's
+					// token in their bucket: the two indexes' bitmaps ANDed, no other row read
+					args, cand = p.shortConds(cand, lo, hi)
 				}
 			}
 		}
 		if few > 0 {
-			found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan", "work_mem=" + candidateWorkMem}, `c.space = $1 AND `+strings.Join(long, " AND "), few)
+			found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan", "work_mem=" + candidateWorkMem}, cand, args, few)
 			if err != nil || complete {
 				s.count("mixed-trgm")
 				return found, err
@@ -572,7 +579,18 @@ const candidateWorkMem = "32MB"
 // candidate: its cost if read from pg_trgm's index), every key of the walk (what the walk reads
 // when it finds nothing), and every term (its hits).
 type termSample struct {
-	long, keys, hits float64
+	long, short, keys, hits float64
+}
+
+// entryCost is what an entry of an index's bitmap costs against a comment read and tested:
+// pg_trgm's bitmap of 503,168 comments took 77 ms, reading and testing 79,629 comments 310 ms.
+const entryCost = 1.0 / 25
+
+// andRows is what the intersection of the long terms' candidates and the short terms' tokens
+// (sample-and) costs, in comments read: both bitmaps' entries, and the comments in both, about
+// its hits.
+func (e termSample) andRows() float64 {
+	return (e.long+e.short)*entryCost + e.hits
 }
 
 // walkRows is how many comments the walk reads for want hits: as many as hold every key for
@@ -584,17 +602,42 @@ func (e termSample) walkRows(want int) float64 {
 	return e.keys
 }
 
-// choice names the plan the sample chose, for tests: "sample-few" when the sample found no
-// comment of the long terms (the few read from pg_trgm's index), "sample-trgm" when reading
-// them costs less than the walk (walk: its cost, in comments read), "sample-walk" otherwise.
+// choice names the plan the sample chose: "sample-few" when the sample found no comment of the
+// long terms (the few read from pg_trgm's index); else the cheapest of "sample-trgm" (every
+// comment of the long terms read and tested), "sample-and" (only those holding the short
+// terms' tokens too, andRows) and "sample-walk" (walk: its cost, in comments read).
 func (e termSample) choice(walk float64) string {
+	trgm, and := e.long*(1+entryCost), e.andRows()
 	switch {
 	case e.long == 0:
 		return "sample-few"
-	case e.long < walk:
+	case and <= trgm && and < walk:
+		return "sample-and"
+	case trgm < walk:
 		return "sample-trgm"
 	}
 	return "sample-walk"
+}
+
+// shortConds are cand and the plan's parameters with, for every short term, the condition that
+// a comment holds its token in its bucket, lo to hi, as one condition on the short-term index
+// for each maxBucketsPerStatement buckets, ORed (GIN's cost of an item grows with the tokens of
+// a condition): a bitmap the planner ANDs with cand's from pg_trgm's index.
+func (p *plan) shortConds(cand string, lo, hi int64) ([]any, string) {
+	args := append([]any(nil), p.args...)
+	conds := []string{cand}
+	for _, t := range p.terms {
+		if n := utf8.RuneCountInString(t); n > 2 || strings.ContainsRune(t, ' ') {
+			continue
+		}
+		var or []string
+		for b := hi; b >= lo; b -= maxBucketsPerStatement {
+			args = append(args, bucketTokens(t, max(lo, b-maxBucketsPerStatement+1), b))
+			or = append(or, `c.grams && $`+strconv.Itoa(len(args))+`::text[]`)
+		}
+		conds = append(conds, `(`+strings.Join(or, " OR ")+`)`)
+	}
+	return args, strings.Join(conds, " AND ")
 }
 
 // sampleTerms counts, among the space's newest sampleWindow comments, those holding the
@@ -608,12 +651,14 @@ func (s *Store) sampleTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, k
 		args = append(args, likePattern(t))
 		return `itext LIKE $` + strconv.Itoa(len(args))
 	}
-	var long, all, ks []string
+	var long, short, all, ks []string
 	for _, t := range p.terms {
 		c := like(t)
 		all = append(all, c)
-		if utf8.RuneCountInString(t) > 2 {
+		if utf8.RuneCountInString(t) > 2 || strings.ContainsRune(t, ' ') {
 			long = append(long, c)
+		} else {
+			short = append(short, c)
 		}
 	}
 	for _, k := range keys {
@@ -625,12 +670,12 @@ func (s *Store) sampleTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, k
 		}
 		return strings.Join(conds, " AND ")
 	}
-	q := `SELECT count(*), count(*) FILTER (WHERE ` + and(long) + `), count(*) FILTER (WHERE ` + and(ks) + `),
-		count(*) FILTER (WHERE ` + and(all) + `), min(at_ns), max(at_ns)
+	q := `SELECT count(*), count(*) FILTER (WHERE ` + and(long) + `), count(*) FILTER (WHERE ` + and(short) + `),
+		count(*) FILTER (WHERE ` + and(ks) + `), count(*) FILTER (WHERE ` + and(all) + `), min(at_ns), max(at_ns)
 		FROM (SELECT itext, at_ns FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT ` + strconv.Itoa(s.sampleWindow) + `) c`
-	var n, nLong, nKeys, nHits int64
+	var n, nLong, nShort, nKeys, nHits int64
 	var oldest, newest *int64
-	if err := tx.QueryRow(ctx, q, args...).Scan(&n, &nLong, &nKeys, &nHits, &oldest, &newest); err != nil {
+	if err := tx.QueryRow(ctx, q, args...).Scan(&n, &nLong, &nShort, &nKeys, &nHits, &oldest, &newest); err != nil {
 		return termSample{}, s.dbErr(ctx, err, "sample the search's terms")
 	}
 	scale := 1.0
@@ -638,7 +683,7 @@ func (s *Store) sampleTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, k
 		// the sample's time span, at least a nanosecond, against the space's
 		scale = max(1, float64(last-first)/float64(max(1, *newest-*oldest)))
 	}
-	return termSample{long: float64(nLong) * scale, keys: float64(nKeys) * scale, hits: float64(nHits) * scale}, nil
+	return termSample{long: float64(nLong) * scale, short: float64(nShort) * scale, keys: float64(nKeys) * scale, hits: float64(nHits) * scale}, nil
 }
 
 // spaceTimes are the times of the space's oldest and newest comments; ok is false when it has none.
@@ -653,14 +698,14 @@ func (s *Store) spaceTimes(ctx context.Context, tx pgx.Tx, sc scope) (first, las
 	return *lo, *hi, true, nil
 }
 
-// fewCandidates reads the hits among the comments cand (a condition on comments c, in the
-// plan's parameters) selects, when it selects at most few of them, in one statement: up to
+// fewCandidates reads the hits among the comments cand (a condition on comments c, in args: the
+// plan's parameters and maybe more) selects, when it selects at most few of them, in one statement: up to
 // few+1 of them taken from cand's index, each tested for every term in the scan that reads it
 // (on an expression of itext, which no index serves), and counted; then, when they are at most
 // few, the hits among them read again and sorted newest first; a last row (s = 1) always
 // carries the count. complete is false (and the hits nil) when cand selects more. The planner's
 // methods off are turned off for the statement (runPlanned), so cand is read from its index.
-func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string, few int) (hits []hitRow, complete bool, err error) {
+func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string, args []any, few int) (hits []hitRow, complete bool, err error) {
 	lim := strconv.Itoa(few)
 	var test []string
 	for i := range p.terms {
@@ -672,7 +717,7 @@ func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []str
 			UNION ALL SELECT 1, k.n, '', '', ''::bytea, ''::bytea, '', '', 0, '', ''::bytea FROM k) u
 		ORDER BY s, at_ns DESC, idkey DESC`
 	var last, n int64
-	found, err := s.runPlanned(ctx, tx, p, off, q, p.args, &last, &n)
+	found, err := s.runPlanned(ctx, tx, p, off, q, args, &last, &n)
 	if err != nil {
 		return nil, false, err
 	}
