@@ -495,13 +495,14 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 // the short-term index newest bucket first with every term's keys (bucketWalk). A query with a
 // term of three or more characters first takes the plans of long terms that fit it: found among
 // the probe's comments at all, the newest windowMax comments; then, by what a sample of the
-// space's newest comments says it costs (sampleTerms), either its long terms' comments read
-// from pg_trgm's index, each tested ("148715 ン" tests its few comments, never the walk's every
-// comment holding ン, 14, 48... in a bucket; "rea 脚" tests the 80,000 comments holding rea, where
-// the walk would read the 300,000 holding re, ea and 脚 for no hit), or the walk ("9 searc":
-// pg_trgm's bitmap of searc alone is 500,000 comments, 80 ms before a row is read, where the
-// walk finds 11 hits in its newest bucket). Never the trigram index for the short terms: they
-// have no trigram, so the index would test every comment of the long terms.
+// space's newest comments says each costs (sampleTerms, termSample.choice): its long terms'
+// comments read from pg_trgm's index, each tested ("148715 ン" tests its few comments, never the
+// walk's every comment holding ン, 14, 48... in a bucket); only those of them holding the short
+// terms' tokens too, both indexes' bitmaps ANDed ("rea 脚": none of the 80,000 comments holding
+// rea is read, where the walk would read the 300,000 holding re, ea and 脚 for no hit); or the
+// walk ("9 searc": pg_trgm's bitmap of searc alone is 500,000 comments, 80 ms before a row is
+// read, where the walk finds 11 hits in its newest bucket). Never the trigram index for the
+// short terms: they have no trigram, so the index would test every comment of the long terms.
 func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, probed, want int) ([]hitRow, error) {
 	first, last, ok, err := s.spaceTimes(ctx, tx, sc)
 	if err != nil || !ok {
@@ -576,8 +577,8 @@ const candidateWorkMem = "32MB"
 // termSample is what the newest comments of a space say of a query of long and short terms,
 // scaled to the whole space by time (the sample spans a part of the space's time; comments are
 // assumed as frequent over the rest): how many comments hold its long terms (each a trigram
-// candidate: its cost if read from pg_trgm's index), every key of the walk (what the walk reads
-// when it finds nothing), and every term (its hits).
+// candidate: its cost if read from pg_trgm's index), its short terms (their tokens' bitmap),
+// every key of the walk (what the walk reads when it finds nothing), and every term (its hits).
 type termSample struct {
 	long, short, keys, hits float64
 }
