@@ -168,6 +168,13 @@ func equivQueries(rng *rand.Rand, n int, taskIDs, commentIDs []string) []equivCa
 		}
 		out = append(out, equivCase{c, in})
 	}
+	// queries of a long term and a short one, the shapes the sample chooses between (sampleTerms):
+	// a common long term with a common short one ("9 searc"), a long term whose pairs are
+	// common but which seldom or never meets the short term ("rea 脚"), a rare long term
+	for _, q := range []string{"rate 認", "the 画", "limiter a", "ate 証", "imi の", "era zz", "quat ab", "kumquat x", "ter 画面 e",
+		"at 認証フロー", "ion は", "ken 数", "ema ab 認"} {
+		out = append(out, equivCase{callers[0], spaces.SearchInput{Query: q}}, equivCase{callers[1], spaces.SearchInput{Query: q, Limit: 3}})
+	}
 	// the callers' rules: an outsider, a subtask, an unknown task, no task
 	out = append(out,
 		equivCase{spaces.Caller{User: "mallory", Task: "task:100"}, spaces.SearchInput{Query: "認証"}},
@@ -263,21 +270,28 @@ func TestEquivalence(t *testing.T) {
 	defaultPlans := st.plans
 	// a query of long and short terms read from its long terms' comments (pg_trgm), or walked
 	// through the short-term index with every term's keys
+	// (without the sample, or with it: its choices between the long terms' comments and the walk,
+	// from a sample of the whole space or of its newest 50 comments, scaled)
+	// (the walk weighed a million times a candidate: every long term found in the sample read
+	// from pg_trgm's index, its every comment tested)
 	for _, v := range []struct {
-		probe, window, few, fewLong int
-		want                        string
-	}{{20, 300, 2, defaultFewLong, "window"}, {0, 0, 2, defaultFewLong, "walk"}, {0, 0, 2, 0, "mixed-walk"}, {0, 0, 2, 3000, "mixed-trgm"}} {
-		st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong = map[string]int{}, v.probe, v.window, v.few, v.fewLong
+		probe, window, few, fewLong, sample int
+		weight                              float64
+		want                                string
+	}{{20, 300, 2, defaultFewLong, 0, 1, "window"}, {0, 0, 2, defaultFewLong, 0, 1, "walk"}, {0, 0, 2, 0, 0, 1, "mixed-walk"}, {0, 0, 2, 3000, 0, 1, "mixed-trgm"},
+		{0, 0, 2, defaultFewLong, 5000, 1, "sample-walk"}, {0, 0, 2, 0, 50, 1, "sample-walk"}, {0, 0, 2, defaultFewLong, 1, 1, "sample-few"},
+		{0, 0, 2, 0, 5000, 1e6, "sample-and"}, {0, 0, 2, 0, 50, 1e6, "sample-and"}} {
+		st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong, st.sampleWindow, st.walkWeight = map[string]int{}, v.probe, v.window, v.few, v.fewLong, v.sample, v.weight
 		for i, c := range cases {
 			got, gerr := st.Search(ctx, c.caller, c.in)
 			compare(i, c, got, gerr)
 		}
 		if st.plans[v.want] < 30 {
-			t.Errorf("probe %d, window %d, few %d, few long %d: the %s plan was taken %d times: %v", v.probe, v.window, v.few, v.fewLong, v.want, st.plans[v.want], st.plans)
+			t.Errorf("probe %d, window %d, few %d, few long %d, sample %d, walk weight %g: the %s plan was taken %d times: %v", v.probe, v.window, v.few, v.fewLong, v.sample, v.weight, v.want, st.plans[v.want], st.plans)
 		}
-		t.Logf("probe %d, window %d, few %d, few long %d: PostgreSQL plans %v", v.probe, v.window, v.few, v.fewLong, st.plans)
+		t.Logf("probe %d, window %d, few %d, few long %d, sample %d, walk weight %g: PostgreSQL plans %v", v.probe, v.window, v.few, v.fewLong, v.sample, v.weight, st.plans)
 	}
-	st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong = defaultPlans, defaultProbeWindow, defaultWindowMax, defaultFewMax, defaultFewLong
+	st.plans, st.probeWindow, st.windowMax, st.fewMax, st.fewLong, st.sampleWindow, st.walkWeight = defaultPlans, defaultProbeWindow, defaultWindowMax, defaultFewMax, defaultFewLong, defaultSampleWindow, 1
 	t.Logf("%d searches, %d hits, %d truncated, identical; PostgreSQL plans %v; search time sqlite %s, pg %s", len(cases), hits, truncated, st.plans, liteTime, pgTime)
 	if len(cases) < 200 || hits < 500 || truncated < 20 {
 		t.Errorf("the corpus tests too little: %d searches, %d hits, %d truncated", len(cases), hits, truncated)

@@ -38,8 +38,20 @@ const defaultFewMax = 2000
 // where the short-term index's walk tests only the comments holding every key.
 const defaultFewLong = 100
 
-// maxBucketsPerStatement bounds the tokens one short-term lookup asks for.
-const maxBucketsPerStatement = 1024
+// defaultSampleWindow is how many of a space's newest comments a query of long and short terms
+// counts its terms in before it chooses between its long terms' comments and the walk
+// (sampleTerms): about a millisecond (110 buffers at 2,000,000 comments; 2,000 comments cost 4
+// ms, 440 buffers, a query of a rare long term 1.3 -> 5.5 ms), where the wrong choice costs tens
+// to thousands; a term in 0.2 % of the comments is seen in it, and one in 1 % five times.
+const defaultSampleWindow = 500
+
+// maxBucketsPerStatement bounds the buckets one short-term lookup asks for: GIN merges a
+// condition's tokens (one a bucket) item by item, so the cost of an item grows with the
+// buckets of the statement (the 108 buckets of "tool 日志" at 2,000,000 comments: 836 ms in one
+// statement, 150 ms in 14 of 8, 99 ms in 108 of one), and with more statements their own cost
+// grows. 8, measured: the walks of 371 sampled queries took 4.3 s of PostgreSQL CPU with up to
+// 8 buckets a statement, 5.5 s with up to 1024, 4.1 to 5.4 s with 4, 4.5 to 4.9 s with 16.
+const maxBucketsPerStatement = 8
 
 // Search answers SearchWorkspaceTasks as spaces.SearchWorkspaceTasks does for a caller with a
 // user: the input checked alike (spaces.SearchInput.Validate), a subtask answered "not
@@ -295,14 +307,24 @@ func scanHits(rows pgx.Rows, p *plan, lead ...any) ([]hitRow, error) {
 }
 
 // runPlanned is run with the planner's methods off turned off for this one statement (SET
-// LOCAL before it, on again after it, in one round trip), lead as scanHits has it.
+// LOCAL before it, on again after it, in one round trip), lead as scanHits has it. An entry of
+// off holding "=" is a setting and its value instead ("work_mem=32MB"), set back to its default
+// after the statement.
 func (s *Store) runPlanned(ctx context.Context, tx pgx.Tx, p *plan, off []string, q string, args []any, lead ...any) ([]hitRow, error) {
 	var b pgx.Batch
 	for _, m := range off {
+		if name, v, ok := strings.Cut(m, "="); ok {
+			b.Queue(`SET LOCAL ` + name + ` = '` + v + `'`)
+			continue
+		}
 		b.Queue(`SET LOCAL ` + m + ` = off`)
 	}
 	b.Queue(q, args...)
 	for _, m := range off {
+		if name, _, ok := strings.Cut(m, "="); ok {
+			b.Queue(`SET LOCAL ` + name + ` TO DEFAULT`)
+			continue
+		}
 		b.Queue(`SET LOCAL ` + m + ` = on`)
 	}
 	br := tx.SendBatch(ctx, &b)
@@ -388,9 +410,11 @@ func (s *Store) fewMatches(ctx context.Context, tx pgx.Tx, p *plan) (hits []hitR
 // walkNewest reads a query with many matches (more than fewMax) by walking the space's comments
 // newest first, stopping at the limit: a statement with the bitmap and sequential scans off, so
 // the planner, whose estimate of the matches may be far too low (terms that occur together
-// more often than their frequencies say), cannot choose to read and sort every match.
+// more often than their frequencies say), cannot choose to read and sort every match. Nor in
+// parallel: starting the workers took 40 ms of the 56 ms of "too png" (7,841 matches at
+// 2,000,000 comments), where one process reads its few thousand rows in 20.
 func (s *Store) walkNewest(ctx context.Context, tx pgx.Tx, p *plan) ([]hitRow, error) {
-	return s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_bitmapscan"}, p.sql("", `comments c`), p.args)
+	return s.runPlanned(ctx, tx, p, []string{"enable_seqscan", "enable_bitmapscan", "max_parallel_workers_per_gather=0"}, p.sql("", `comments c`), p.args)
 }
 
 // count adds a plan's name to the store's counts, for tests.
@@ -470,21 +494,21 @@ func (s *Store) query(ctx context.Context, tx pgx.Tx, sc scope, in spaces.Search
 // shortTerms answers a query with a short term (gramKeys) that the probe did not, by walking
 // the short-term index newest bucket first with every term's keys (bucketWalk). A query with a
 // term of three or more characters first takes the plans of long terms that fit it: found among
-// the probe's comments at all, the newest windowMax comments; its long terms in at most fewLong
-// comments, those comments, read from pg_trgm's index (a rare long term: "148715 ン" tests its
-// few comments, never the walk's every comment holding ン, 14, 48... in a bucket). Never the
-// trigram index for the short terms: they have no trigram, so the index would test every
-// comment of the long terms (the recheck of "73 ter" at 200,000 comments was 50,284 rows of
-// 50,336; the walk tests the 79 holding 73's, te's and er's tokens).
+// the probe's comments at all, the newest windowMax comments; then, by what a sample of the
+// space's newest comments says each costs (sampleTerms, termSample.choice): its long terms'
+// comments read from pg_trgm's index, each tested ("148715 ン" tests its few comments, never the
+// walk's every comment holding ン, 14, 48... in a bucket); only those of them holding the short
+// terms' tokens too, both indexes' bitmaps ANDed ("rea 脚": none of the 80,000 comments holding
+// rea is read, where the walk would read the 300,000 holding re, ea and 脚 for no hit); or the
+// walk ("9 searc": pg_trgm's bitmap of searc alone is 500,000 comments, 80 ms before a row is
+// read, where the walk finds 11 hits in its newest bucket). Never the trigram index for the
+// short terms: they have no trigram, so the index would test every comment of the long terms.
 func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, probed, want int) ([]hitRow, error) {
-	var lo, hi *int64
-	if err := tx.QueryRow(ctx, `SELECT min(at_ns) >> `+strconv.Itoa(gramBucketShift)+`, max(at_ns) >> `+strconv.Itoa(gramBucketShift)+`
-		FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
-		return nil, s.dbErr(ctx, err, "search")
+	first, last, ok, err := s.spaceTimes(ctx, tx, sc)
+	if err != nil || !ok {
+		return nil, err
 	}
-	if lo == nil || hi == nil {
-		return nil, nil
-	}
+	lo, hi := first>>gramBucketShift, last>>gramBucketShift
 	// the long terms' LIKEs as the plan has them ($3 is its first term's)
 	var long []string
 	for i, t := range p.terms {
@@ -501,10 +525,36 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 				return found, err
 			}
 		}
-		found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan"}, `c.space = $1 AND `+strings.Join(long, " AND "))
-		if err != nil || complete {
-			s.count("mixed-trgm")
-			return found, err
+		// a few candidates (fewLong) are always worth reading; more only when the sample says
+		// they cost less than the walk, and never more than the walk would read
+		few, cand, args := s.fewLong, `c.space = $1 AND `+strings.Join(long, " AND "), p.args
+		if s.sampleWindow > 0 {
+			est, err := s.sampleTerms(ctx, tx, p, sc, keys, first, last)
+			if err != nil {
+				return nil, err
+			}
+			walk := est.walkRows(want) * s.walkWeight
+			choice := est.choice(walk)
+			s.count(choice)
+			switch {
+			case est.long == 0:
+			case choice == "sample-walk":
+				few = 0
+			default:
+				few = int(min(max(walk, float64(s.fewLong)), maxCandidates))
+				if choice == "sample-and" {
+					// only the comments of the long terms that also hold every short term's
+					// token in their bucket: the two indexes' bitmaps ANDed, no other row read
+					args, cand = p.shortConds(cand, lo, hi)
+				}
+			}
+		}
+		if few > 0 {
+			found, complete, err := s.fewCandidates(ctx, tx, p, []string{"enable_seqscan", "enable_indexscan", "work_mem=" + candidateWorkMem}, cand, args, few)
+			if err != nil || complete {
+				s.count("mixed-trgm")
+				return found, err
+			}
 		}
 	}
 	if len(long) > 0 {
@@ -512,28 +562,167 @@ func (s *Store) shortTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, ke
 	} else {
 		s.count("short")
 	}
-	return s.bucketWalk(ctx, tx, p, keys, *lo, *hi, want)
+	return s.bucketWalk(ctx, tx, p, keys, lo, hi, want)
 }
 
-// fewCandidates reads the hits among the comments cand (a condition on comments c, in the
-// plan's parameters) selects, when it selects at most fewLong of them, in one statement: up to
-// fewLong+1 of them taken from cand's index and counted, then, when they are few, each tested
-// and the hits sorted newest first; a last row (s = 1) always carries the count. complete is
-// false (and the hits nil) when cand selects more. The planner's methods off are turned off for
-// the statement (runPlanned), so cand is read from its index.
-func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string) (hits []hitRow, complete bool, err error) {
-	few := strconv.Itoa(s.fewLong)
-	q := `WITH g AS MATERIALIZED (SELECT c.rid FROM comments c WHERE ` + cand + ` LIMIT ` + few + `+1),
+// maxCandidates bounds the long terms' comments a query of long and short terms reads from
+// pg_trgm's index (shortTerms), whatever the sample said.
+const maxCandidates = 1_000_000
+
+// candidateWorkMem is the memory the bitmap of a query's candidates may take (a setting of its
+// statement alone): at PostgreSQL's default of 4 MB a bitmap of 80,000 comments turns lossy and
+// its recheck tests 325,000 rows instead of 80,000 (540 ms against 310 ms at 2,000,000 comments).
+const candidateWorkMem = "32MB"
+
+// termSample is what the newest comments of a space say of a query of long and short terms,
+// scaled to the whole space by time (the sample spans a part of the space's time; comments are
+// assumed as frequent over the rest): how many comments hold its long terms (each a trigram
+// candidate: its cost if read from pg_trgm's index), its short terms (their tokens' bitmap),
+// every key of the walk (what the walk reads when it finds nothing), and every term (its hits).
+type termSample struct {
+	long, short, keys, hits float64
+}
+
+// entryCost is what an entry of an index's bitmap costs against a comment read and tested:
+// pg_trgm's bitmap of 503,168 comments took 77 ms, reading and testing 79,629 comments 310 ms.
+const entryCost = 1.0 / 25
+
+// andRows is what the intersection of the long terms' candidates and the short terms' tokens
+// (sample-and) costs, in comments read: both bitmaps' entries, and the comments in both, about
+// its hits.
+func (e termSample) andRows() float64 {
+	return (e.long+e.short)*entryCost + e.hits
+}
+
+// walkRows is how many comments the walk reads for want hits: as many as hold every key for
+// each hit when the sample found hits, every comment holding the keys when it found none.
+func (e termSample) walkRows(want int) float64 {
+	if e.hits > 0 {
+		return min(e.keys, float64(want)*e.keys/e.hits)
+	}
+	return e.keys
+}
+
+// choice names the plan the sample chose: "sample-few" when the sample found no comment of the
+// long terms (the few read from pg_trgm's index); else the cheapest of "sample-trgm" (every
+// comment of the long terms read and tested), "sample-and" (only those holding the short
+// terms' tokens too, andRows) and "sample-walk" (walk: its cost, in comments read).
+func (e termSample) choice(walk float64) string {
+	trgm, and := e.long*(1+entryCost), e.andRows()
+	switch {
+	case e.long == 0:
+		return "sample-few"
+	case and <= trgm && and < walk:
+		return "sample-and"
+	case trgm < walk:
+		return "sample-trgm"
+	}
+	return "sample-walk"
+}
+
+// shortConds are cand and the plan's parameters with, for every short term, the condition that
+// a comment holds its token in its bucket, lo to hi, as one condition on the short-term index
+// for each maxBucketsPerStatement buckets, ORed (GIN's cost of an item grows with the tokens of
+// a condition): a bitmap the planner ANDs with cand's from pg_trgm's index.
+func (p *plan) shortConds(cand string, lo, hi int64) ([]any, string) {
+	args := append([]any(nil), p.args...)
+	conds := []string{cand}
+	for _, t := range p.terms {
+		if n := utf8.RuneCountInString(t); n > 2 || strings.ContainsRune(t, ' ') {
+			continue
+		}
+		var or []string
+		for b := hi; b >= lo; b -= maxBucketsPerStatement {
+			args = append(args, bucketTokens(t, max(lo, b-maxBucketsPerStatement+1), b))
+			or = append(or, `c.grams && $`+strconv.Itoa(len(args))+`::text[]`)
+		}
+		conds = append(conds, `(`+strings.Join(or, " OR ")+`)`)
+	}
+	return args, strings.Join(conds, " AND ")
+}
+
+// sampleTerms counts, among the space's newest sampleWindow comments, those holding the
+// query's long terms, its keys (gramKeys: each a substring, as the walk's tokens are) and every
+// term, and scales the counts to the space: the sample spans [its oldest, its newest] of
+// [first, last], the space's times. A space of at most sampleWindow comments is counted whole.
+// A count of 0 stays 0: the term is rare, or missing, in the newest comments.
+func (s *Store) sampleTerms(ctx context.Context, tx pgx.Tx, p *plan, sc scope, keys []string, first, last int64) (termSample, error) {
+	args := []any{string(sc.space)}
+	like := func(t string) string {
+		args = append(args, likePattern(t))
+		return `itext LIKE $` + strconv.Itoa(len(args))
+	}
+	var long, short, all, ks []string
+	for _, t := range p.terms {
+		c := like(t)
+		all = append(all, c)
+		if utf8.RuneCountInString(t) > 2 || strings.ContainsRune(t, ' ') {
+			long = append(long, c)
+		} else {
+			short = append(short, c)
+		}
+	}
+	for _, k := range keys {
+		ks = append(ks, like(k))
+	}
+	and := func(conds []string) string {
+		if len(conds) == 0 {
+			return "true"
+		}
+		return strings.Join(conds, " AND ")
+	}
+	q := `SELECT count(*), count(*) FILTER (WHERE ` + and(long) + `), count(*) FILTER (WHERE ` + and(short) + `),
+		count(*) FILTER (WHERE ` + and(ks) + `), count(*) FILTER (WHERE ` + and(all) + `), min(at_ns), max(at_ns)
+		FROM (SELECT itext, at_ns FROM comments WHERE space = $1 ORDER BY at_ns DESC, idkey DESC LIMIT ` + strconv.Itoa(s.sampleWindow) + `) c`
+	var n, nLong, nShort, nKeys, nHits int64
+	var oldest, newest *int64
+	if err := tx.QueryRow(ctx, q, args...).Scan(&n, &nLong, &nShort, &nKeys, &nHits, &oldest, &newest); err != nil {
+		return termSample{}, s.dbErr(ctx, err, "sample the search's terms")
+	}
+	scale := 1.0
+	if n >= int64(s.sampleWindow) && oldest != nil && newest != nil {
+		// the sample's time span, at least a nanosecond, against the space's
+		scale = max(1, float64(last-first)/float64(max(1, *newest-*oldest)))
+	}
+	return termSample{long: float64(nLong) * scale, short: float64(nShort) * scale, keys: float64(nKeys) * scale, hits: float64(nHits) * scale}, nil
+}
+
+// spaceTimes are the times of the space's oldest and newest comments; ok is false when it has none.
+func (s *Store) spaceTimes(ctx context.Context, tx pgx.Tx, sc scope) (first, last int64, ok bool, err error) {
+	var lo, hi *int64
+	if err := tx.QueryRow(ctx, `SELECT min(at_ns), max(at_ns) FROM comments WHERE space = $1`, string(sc.space)).Scan(&lo, &hi); err != nil {
+		return 0, 0, false, s.dbErr(ctx, err, "search")
+	}
+	if lo == nil || hi == nil {
+		return 0, 0, false, nil
+	}
+	return *lo, *hi, true, nil
+}
+
+// fewCandidates reads the hits among the comments cand (a condition on comments c, in args: the
+// plan's parameters and maybe more) selects, when it selects at most few of them, in one statement: up to
+// few+1 of them taken from cand's index, each tested for every term in the scan that reads it
+// (on an expression of itext, which no index serves), and counted; then, when they are at most
+// few, the hits among them read again and sorted newest first; a last row (s = 1) always
+// carries the count. complete is false (and the hits nil) when cand selects more. The planner's
+// methods off are turned off for the statement (runPlanned), so cand is read from its index.
+func (s *Store) fewCandidates(ctx context.Context, tx pgx.Tx, p *plan, off []string, cand string, args []any, few int) (hits []hitRow, complete bool, err error) {
+	lim := strconv.Itoa(few)
+	var test []string
+	for i := range p.terms {
+		test = append(test, `(c.itext || '') LIKE $`+strconv.Itoa(3+i))
+	}
+	q := `WITH g AS MATERIALIZED (SELECT c.rid, ` + strings.Join(test, " AND ") + ` AS hit FROM comments c WHERE ` + cand + ` LIMIT ` + lim + `+1),
 		k AS (SELECT count(*) AS n FROM g)
-		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`) + `) h WHERE k.n <= ` + few + `
+		SELECT * FROM (SELECT 0 AS s, k.n, h.* FROM k, LATERAL (` + p.sql("", `g JOIN comments c ON c.rid = g.rid`, "g.hit") + `) h WHERE k.n <= ` + lim + `
 			UNION ALL SELECT 1, k.n, '', '', ''::bytea, ''::bytea, '', '', 0, '', ''::bytea FROM k) u
 		ORDER BY s, at_ns DESC, idkey DESC`
 	var last, n int64
-	found, err := s.runPlanned(ctx, tx, p, off, q, p.args, &last, &n)
+	found, err := s.runPlanned(ctx, tx, p, off, q, args, &last, &n)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(found) == 0 || n > int64(s.fewLong) {
+	if len(found) == 0 || n > int64(few) {
 		return nil, false, nil
 	}
 	return found[:len(found)-1], true, nil
@@ -562,11 +751,11 @@ func bucketTokens(key string, from, to int64) []string {
 
 // bucketWalk finds a query of short terms through the short-term index: the comments holding
 // every key (gramKeys) in their bucket's tokens, bucket by bucket of their time, newest bucket
-// first (one bucket, then two, four...), each lookup's rows tested and ordered, until want hits
-// are found or the space's oldest bucket was read. Every hit of a bucket is newer than every
-// comment of an older one, so the hits are the newest of all. The keys are one condition each
-// on the one index, so its scan intersects their posting lists (skipping through a common
-// key's by the rarer ones') before a row is read.
+// first (one bucket, then two, four, up to maxBucketsPerStatement), each lookup's rows tested
+// and ordered, until want hits are found or the space's oldest bucket was read. Every hit of a
+// bucket is newer than every comment of an older one, so the hits are the newest of all. The
+// keys are one condition each on the one index, so its scan intersects their posting lists
+// (skipping through a common key's by the rarer ones') before a row is read.
 func (s *Store) bucketWalk(ctx context.Context, tx pgx.Tx, p *plan, keys []string, lo, hi int64, want int) ([]hitRow, error) {
 	args, conds := p.gramConds(keys)
 	first := len(p.args)

@@ -60,6 +60,12 @@ type Store struct {
 	// fewLong is the most comments of its long terms alone a query of long and short terms
 	// reads from pg_trgm's index (shortTerms; tests change it).
 	fewLong int
+	// sampleWindow is how many newest comments of a space a query of long and short terms
+	// counts its terms in to choose its plan (sampleTerms; 0: never, tests change it).
+	sampleWindow int
+	// walkWeight is what a comment the walk reads costs against one a query's long terms select
+	// in pg_trgm's index (1: both a row read and tested; tests change it).
+	walkWeight float64
 	// windowMax is how many newest comments a query of long terms tests when the probe found
 	// some of its hits (tests change it).
 	windowMax int
@@ -103,7 +109,8 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errs.Invalidf("the PostgreSQL address is not usable: %v", redactDSN(err))
 	}
-	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, fewLong: defaultFewLong, windowMax: defaultWindowMax}
+	s := &Store{pool: pool, wait: opt.Wait, redactor: redact.New(), probeWindow: defaultProbeWindow, fewMax: defaultFewMax, fewLong: defaultFewLong, windowMax: defaultWindowMax,
+		sampleWindow: defaultSampleWindow, walkWeight: 1}
 	// the first contact waits, within the wait, for a database that is starting or restarting
 	if err := s.retry(ctx, func() error { return s.checkLocale(ctx) }); err != nil {
 		pool.Close()
