@@ -230,6 +230,7 @@ func TestContextSeventhShapes(t *testing.T) {
 		"ClientSecret: b7cfg.ClientSecret, // read from the keyring at start",
 		`log.Printf("loaded LicenseKey (len=%d)", len(b7LicenseKey))`,
 		"git push -u origin -p main",
+		"Without its encodings (ROT47, HTML entities, double percent-encoding, byte arrays of Go,",
 	} {
 		if got := r.Text(s); got != s {
 			t.Errorf("%q -> %q", s, got)

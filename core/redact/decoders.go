@@ -1073,6 +1073,9 @@ func scanRotated(s string, add func(start, end int), depth int) int {
 					add(after+sp.start, after+sp.end)
 				}
 				eachField(turned, func(i, j int) {
+					if plainWords(strings.Trim(s[after+i:after+j], ".,;:!?'\"`()")) {
+						return // "ROT47, HTML entities, double percent-encoding": prose, not rotated
+					}
 					if decodedSecret(strings.Trim(turned[i:j], ".,;:!?'\"`()")) {
 						add(after+i, after+j)
 					}
@@ -1081,6 +1084,20 @@ func scanRotated(s string, add func(start, end int), depth int) int {
 		}
 	}
 	return work
+}
+
+// plainWords reports whether w, as written, is words of prose joined by dashes (percent-encoding,
+// well-known): a rotated secret reads as no word before it is turned back.
+func plainWords(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, part := range strings.Split(w, "-") {
+		if len(part) < 2 || !allLetters(part) || !proseWord(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxRotWindow is how many bytes after a rotation's name are turned back.
