@@ -43,7 +43,7 @@ for gen in space longspace; do
     "$CAIRN" -C "$ws" space import "$src" >/dev/null
     rm -f "$peer" "$terms"
   fi
-  [ -f "$peer" ] || python3 scripts/bench.d/search_dist.py peer "$ws/spaces.db" "$peer"
+  [ -s "$peer" ] || python3 scripts/bench.d/search_dist.py peer "$ws/spaces.db" "$peer"
   per_cell=80; [ "$gen" = longspace ] && per_cell=45  # about 1,100 and 1,200 queries
   [ -f "$terms" ] || go run ./scripts/gen-terms -db "$ws/spaces.db" -per-cell "${DIST_PER_CELL:-$per_cell}" -out "$terms"
   python3 scripts/bench.d/search_dist.py run --cairn "$CAIRN" --ws "$ws" --peer "$peer" --terms "$terms" --label "gen-$gen" \
