@@ -54,25 +54,19 @@ func (t *tokenSet) add(k anchorToken) {
 // anchorTokens, or a short term without a token.
 func anchorTokensOf(p *queryPlan) []anchorToken {
 	var toks []anchorToken
-	seen := map[anchorToken]bool{}
-	add := func(k anchorToken) {
-		if !seen[k] {
-			seen[k] = true
-			toks = append(toks, k)
-		}
+	for _, g := range trigramsOf(p.long) {
+		toks = append(toks, anchorToken{"comments_fts", ftsPhrase(g)})
 	}
-	for _, t := range p.long {
-		r := []rune(t)
-		for i := 0; i+3 <= len(r); i++ {
-			add(anchorToken{"comments_fts", ftsPhrase(string(r[i : i+3]))})
-		}
-	}
+	seen := map[string]bool{}
 	for _, t := range p.short {
 		tok, ok := shortToken(t)
 		if !ok {
 			return nil
 		}
-		add(anchorToken{"comments_short", ftsPhrase(tok)})
+		if !seen[tok] {
+			seen[tok] = true
+			toks = append(toks, anchorToken{"comments_short", ftsPhrase(tok)})
+		}
 	}
 	if len(toks) < 2 || len(toks) > anchorTokens {
 		return nil

@@ -160,18 +160,27 @@ func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) 
 // trigramMatch is an FTS5 query for rows holding every distinct three-character piece of terms
 // (each of at least three characters), each quoted as a phrase of one trigram.
 func trigramMatch(terms []string) string {
-	var parts []string
+	parts := trigramsOf(terms)
+	for i, g := range parts {
+		parts[i] = ftsPhrase(g)
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// trigramsOf are the distinct three-character pieces of terms, in the order they first occur.
+func trigramsOf(terms []string) []string {
+	var out []string
 	seen := map[string]bool{}
 	for _, t := range terms {
 		r := []rune(t)
 		for i := 0; i+3 <= len(r); i++ {
 			if g := string(r[i : i+3]); !seen[g] {
 				seen[g] = true
-				parts = append(parts, ftsPhrase(g))
+				out = append(out, g)
 			}
 		}
 	}
-	return strings.Join(parts, " AND ")
+	return out
 }
 
 // likePattern is %t% with LIKE's wildcards and the escape character escaped (ESCAPE '\').
@@ -743,7 +752,8 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		return err
 	}
 	if fast && len(srcs) > 0 && s.streamMax > 0 && s.anchorMax > 0 {
-		// a rare token's candidates hold every match (rareAnchor)
+		// a rare token's candidates hold every match (rareAnchor); not where the streams are
+		// off (streamMax 0), which tests do to exercise the plans below
 		rids, n, ok, err := s.rareAnchor(ctx, tx, p)
 		if err != nil {
 			return nil, err
