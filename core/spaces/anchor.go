@@ -16,14 +16,25 @@ import (
 // "613", 50,056 "mig", "igr" and "gra"; the AND read 124 pages for 5 matches).
 const defaultAnchorMax = 64
 
+// defaultAnchorWide bounds wideAnchor: when no token of a query is rare and neither index's
+// first candidates promise an answer, the tokens in at most this many comments are read whole
+// from the indexes (rowids only) and intersected, and a small intersection is read as a rare
+// token's comments are. Terms each common can be rare in the indexes' own intersection:
+// gen-longspace's "opicpr moo" (1,813 comments hold "moo", 11 both terms) read 1,813 rows.
+const defaultAnchorWide = 2000
+
+// anchorReadMax is the most candidates the wide step leaves for the search to read.
+const anchorReadMax = 512
+
 // anchorTokens is the most tokens a query's probe asks the indexes about.
 const anchorTokens = 12
 
 // commonMax bounds the tokens a store remembers as common; past it the set starts again.
 const commonMax = 1 << 14
 
-// anchorToken is one token of a query as an index holds it: a trigram of a long term in the
-// trigram index, or a short term's token in the short-term index.
+// anchorToken is one token of a query as an index holds it: a trigram of a three-character term
+// in the trigram index, or a short term's token or a longer term's run of four in the
+// short-term index.
 type anchorToken struct {
 	table, match string
 }
@@ -49,13 +60,17 @@ func (t *tokenSet) add(k anchorToken) {
 	t.set[k] = true
 }
 
-// anchorTokensOf are the query's distinct tokens, long terms' trigrams first; none when the
+// anchorTokensOf are the query's distinct tokens, three-character terms' trigrams first; none when the
 // query has one token only (its own index stream is already the cheapest plan), more than
 // anchorTokens, or a short term without a token.
 func anchorTokensOf(p *queryPlan) []anchorToken {
 	var toks []anchorToken
-	for _, g := range trigramsOf(p.long) {
+	tri, quads := p.splitLong()
+	for _, g := range trigramsOf(tri) {
 		toks = append(toks, anchorToken{"comments_fts", ftsPhrase(g)})
+	}
+	for _, q := range quads {
+		toks = append(toks, anchorToken{"comments_short", q})
 	}
 	seen := map[string]bool{}
 	for _, t := range p.short {
@@ -80,16 +95,50 @@ func anchorTokensOf(p *queryPlan) []anchorToken {
 // term on each. ok is false when every token is common (they are remembered as such) or the
 // query has one token.
 func (s *Store) rareAnchor(ctx context.Context, tx querier, p *queryPlan) (rids string, n int, ok bool, err error) {
+	both, ok, err := s.probeTokens(ctx, tx, anchorTokensOf(p), s.anchorMax, &s.common)
+	if err != nil || !ok {
+		return "", 0, false, err
+	}
+	return candidateList(both)
+}
+
+// wideAnchor is rareAnchor's wider step, for a query of both indexes whose first candidates
+// promised no answer: the tokens not known to be dense are asked for up to anchorWide+1
+// candidates each, and their intersection is given when it holds at most anchorReadMax.
+func (s *Store) wideAnchor(ctx context.Context, tx querier, p *queryPlan) (rids string, n int, ok bool, err error) {
+	if s.anchorWide <= s.anchorMax {
+		return "", 0, false, nil
+	}
+	both, ok, err := s.probeTokens(ctx, tx, anchorTokensOf(p), s.anchorWide, &s.dense)
+	if err != nil || !ok || len(both) > anchorReadMax {
+		return "", 0, false, err
+	}
+	return candidateList(both)
+}
+
+// candidateList is rowids as the JSON array drivenFrom reads.
+func candidateList(rids []int64) (string, int, bool, error) {
+	out, err := json.Marshal(rids)
+	if err != nil {
+		return "", 0, false, fmt.Errorf("write candidates: %w", err)
+	}
+	return string(out), len(rids), true, nil
+}
+
+// probeTokens asks the indexes, in one statement, for the first max+1 candidates of each token
+// not in known, adds to known those with more, and gives the candidates that every other one
+// has; ok is false when none was asked or every one asked had more.
+func (s *Store) probeTokens(ctx context.Context, tx querier, toks []anchorToken, max int, known *tokenSet) (both []int64, ok bool, err error) {
 	var ask []anchorToken
-	for _, k := range anchorTokensOf(p) {
-		if !s.common.has(k) {
+	for _, k := range toks {
+		if !known.has(k) {
 			ask = append(ask, k)
 		}
 	}
 	if len(ask) == 0 {
-		return "", 0, false, nil
+		return nil, false, nil
 	}
-	limit := sqlLimit(s.anchorMax + 1)
+	limit := sqlLimit(max + 1)
 	parts := make([]string, len(ask))
 	args := make([]any, len(ask))
 	for i, k := range ask {
@@ -102,34 +151,26 @@ func (s *Store) rareAnchor(ctx context.Context, tx querier, p *queryPlan) (rids 
 		dest[i] = &lists[i]
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(parts, ", "), args...).Scan(dest...); err != nil {
-		return "", 0, false, s.dbErr(err, "search")
+		return nil, false, s.dbErr(err, "search")
 	}
-	var both []int64 // the rowids every rare token has so far, ascending
-	rare := false
+	// both: the rowids every token of at most max candidates has so far, ascending
 	for i, l := range lists {
 		var ids []int64
 		if err := json.Unmarshal([]byte(l), &ids); err != nil {
-			return "", 0, false, fmt.Errorf("read candidates: %w", err)
+			return nil, false, fmt.Errorf("read candidates: %w", err)
 		}
 		slices.Sort(ids) // (FTS5 gives them ascending; the intersection must not rely on it)
-		if len(ids) > s.anchorMax {
-			s.common.add(ask[i])
+		if len(ids) > max {
+			known.add(ask[i])
 			continue
 		}
-		if !rare {
-			both, rare = ids, true
+		if !ok {
+			both, ok = ids, true
 			continue
 		}
 		both = intersectSorted(both, ids)
 	}
-	if !rare {
-		return "", 0, false, nil
-	}
-	out, err := json.Marshal(both)
-	if err != nil {
-		return "", 0, false, fmt.Errorf("write candidates: %w", err)
-	}
-	return string(out), len(both), true, nil
+	return both, ok, nil
 }
 
 // intersectSorted is the rowids both ascending lists hold, ascending.

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,16 +262,26 @@ func cancelImport(t *testing.T, ws *workspace.Workspace, doc, at string) time.Du
 	return ended.Sub(<-cancelledAt)
 }
 
-// shortGramsMap is shortGrams as first written, with one map for every gram: the bitmaps of
-// gramSet must give the same document.
+// shortGramsMap is shortGrams as first written, with one map for every gram (and one for the
+// buckets of runs of four, spelt with strconv): the bitmaps of gramSet must give the same document.
 func shortGramsMap(itext string) string {
 	seen := map[[2]rune]bool{}
+	quads := map[uint32]bool{}
 	var out []string
 	prev := rune(-1)
+	var run []rune
 	for _, r := range itext {
 		if unicode.IsSpace(r) {
-			prev = -1
+			prev, run = -1, nil
 			continue
+		}
+		if run = append(run, r); len(run) >= 4 {
+			w := run[len(run)-4:]
+			if h := quadHash(w[0], w[1], w[2], w[3]); !quads[h] {
+				quads[h] = true
+				d := strconv.FormatUint(uint64(h), 32)
+				out = append(out, "_q"+strings.Repeat("0", 5-len(d))+d)
+			}
 		}
 		if k := [2]rune{r, -1}; !seen[k] {
 			seen[k] = true

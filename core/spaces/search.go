@@ -500,6 +500,9 @@ type queryPlan struct {
 	where []string
 	args  []any
 	limit string // the row limit, one past the hits asked for, as a literal (see sqlLimit)
+	// noQuads: the short-term index holds no runs of four (Store.noQuads), so every long term
+	// is narrowed by its trigrams
+	noQuads bool
 }
 
 // newQueryPlan plans a validated query in its scope: ?1 is the space and ?2 the current task,
@@ -702,6 +705,7 @@ func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, 
 // query is the query mode: every term must occur in the index text; newest first.
 func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput, allLike bool) (*SearchResult, error) {
 	p := newQueryPlan(sc, in, allLike)
+	p.noQuads = s.noQuads
 	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
 	if len(p.terms) == 0 {
 		return res, nil
@@ -786,7 +790,13 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		// and a short one common apart and rare together (gen-longspace's "gt furuse": 199
 		// trigram candidates, 1,870 of the short-term index) read the smaller source's rows
 		// once, where the short-term stream read streamMax rows and the trigram one all its own.
-		for i := range srcs {
+		order := []int{0, 1}
+		if _, quads := p.splitLong(); len(quads) > 0 {
+			// runs of four narrow a term to about its own comments: closer to the matches
+			// than a three-character term's trigram
+			order = []int{1, 0}
+		}
+		for _, i := range order {
 			if answered {
 				break
 			}
@@ -797,6 +807,21 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 				if err := streamOn(i, s.streamMax); err != nil {
 					return nil, err
 				}
+			}
+		}
+		if !answered && s.anchorMax > 0 {
+			// the tokens' own intersection, when small, holds every match (wideAnchor)
+			rids, n, ok, err := s.wideAnchor(ctx, tx, p)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				s.note("wide anchor: %d", n)
+				s.widened.Add(1)
+				if err := run(p.drivenFrom(rids)); err != nil {
+					return nil, err
+				}
+				answered = true
 			}
 		}
 		if !answered && s.firstStreamMax < s.streamMax {
@@ -963,44 +988,83 @@ func (src indexSource) intersect(o indexSource) string {
 		INTERSECT SELECT rowid FROM ` + o.table + ` WHERE ` + o.table + ` MATCH ` + lit(o.match) + ` ORDER BY 1 DESC`
 }
 
-// sources are the plan's index sources, the trigram index's first; none when a short term has no
-// token (white space in it).
+// sources are the plan's index sources: the trigram index's for the long terms of three
+// characters, then the short-term index's for the short terms, the runs of four (quadTokens) of
+// the longer terms, and, with a short term, the pairs of the three-character ones; with a short
+// term that has no token (white space in it), the trigram index's for every long term alone, and
+// none when there is no long term either.
 func (p *queryPlan) sources() []indexSource {
-	var out []indexSource
-	if len(p.long) > 0 {
-		out = append(out, indexSource{"comments_fts", trigramMatch(p.long)})
+	short, ok := shortMatch(p.short)
+	if len(p.short) > 0 && !ok {
+		if len(p.long) > 0 {
+			return []indexSource{{"comments_fts", trigramMatch(p.long)}}
+		}
+		return nil
 	}
-	if m, ok := shortMatch(p.short); ok {
-		// a long term's comments hold each of its pairs of characters: with a short term, both
-		// kinds of term narrow the same index's matches, which FTS5 intersects
+	tri, quads := p.splitLong()
+	var out []indexSource
+	if len(tri) > 0 {
+		out = append(out, indexSource{"comments_fts", trigramMatch(tri)})
+	}
+	parts := quads
+	if short != "" {
+		parts = append([]string{short}, quads...)
+		// a three-character term's comments hold each of its pairs of characters: with a short
+		// term, both kinds of term narrow the same index's matches, which FTS5 intersects
 		seen := map[string]bool{}
-		for _, t := range p.long {
+		for _, t := range tri {
 			r := []rune(t)
 			for i := 0; i+2 <= len(r); i++ {
 				if tok, ok := shortToken(string(r[i : i+2])); ok && !seen[tok] {
 					seen[tok] = true
-					m += " AND " + ftsPhrase(tok)
+					parts = append(parts, ftsPhrase(tok))
 				}
 			}
 		}
-		out = append(out, indexSource{"comments_short", m})
+	}
+	if len(parts) > 0 {
+		out = append(out, indexSource{"comments_short", strings.Join(parts, " AND ")})
 	}
 	return out
 }
 
+// splitLong sorts the long terms into those only the trigram index narrows (three characters)
+// and the distinct tokens, quoted, of the others' runs of four.
+func (p *queryPlan) splitLong() (tri, quads []string) {
+	seen := map[string]bool{}
+	for _, t := range p.long {
+		toks, ok := quadTokens(t)
+		if !ok || p.noQuads {
+			tri = append(tri, t)
+			continue
+		}
+		for _, q := range toks {
+			if !seen[q] {
+				seen[q] = true
+				quads = append(quads, ftsPhrase(q))
+			}
+		}
+	}
+	return tri, quads
+}
+
 // shortAlone is src as the intersection with the trigram index reads it: the short-term
-// index's tokens of the short terms alone, without the long terms' pairs, which every comment
-// holding the long terms' trigrams holds (the same text, white space left out of both), and
-// which only lengthen its AND: gen-space's "rea ック" read the matches of "re" and "ea", in
-// 111,675 and 86,850 comments, to intersect 7,928 with those of "ック".
+// index's tokens of the short terms and runs of four alone, without the three-character terms'
+// pairs, which every comment holding their trigrams holds (the same text, white space left out
+// of both), and which only lengthen its AND: gen-space's "rea ック" read the matches of "re"
+// and "ea", in 111,675 and 86,850 comments, to intersect 7,928 with those of "ック".
 func (p *queryPlan) shortAlone(src indexSource) indexSource {
 	if src.table != "comments_short" || len(p.long) == 0 {
 		return src
 	}
+	_, parts := p.splitLong()
 	if m, ok := shortMatch(p.short); ok {
-		return indexSource{src.table, m}
+		parts = append([]string{m}, parts...)
 	}
-	return src
+	if len(parts) == 0 {
+		return src
+	}
+	return indexSource{src.table, strings.Join(parts, " AND ")}
 }
 
 // chooseSource is the index source a query reads its candidates from, nil when it has none:
@@ -1069,8 +1133,8 @@ func (s *Store) planAndRun(ctx context.Context, tx querier, p *queryPlan, sc sco
 	// checks a phrase's positions inside one call SQLite cannot interrupt, term length times the
 	// occurrences of its trigrams, seconds for one comment of 1 MB of "AAAA" (base64 of zeros).
 	if cands == nil && !allLike {
-		// a task filter: the trigram index still drives a long term's rare matches
-		if srcs := p.sources(); len(srcs) > 0 && srcs[0].table == "comments_fts" {
+		// a task filter: an index still drives a long term's rare matches
+		if srcs := p.sources(); len(srcs) > 0 && len(p.long) > 0 {
 			cands = &candidates{src: srcs[0]}
 		}
 	}

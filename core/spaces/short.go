@@ -18,6 +18,14 @@ import (
 // holds white space), each spelt as one token of the table's tokenizer (gramToken). A search asks
 // the index for the rows holding the term's token and tests the term on each with the same LIKE
 // the walk uses, so the index only chooses which rows are tested, never what matches.
+//
+// The same document holds every distinct run of four neighbouring characters (white space left
+// out), each hashed into one of 2^quadBits buckets and spelt as a token of its own (quadToken).
+// A term of four characters or more is in a comment only if each of its runs of four is, so the
+// AND of its runs' tokens holds every comment that has it: where the trigram index (no positions
+// kept) gives every comment holding the term's trigrams anywhere (gen-longspace's "yuyok": 3,198
+// comments hold "yuy", "uyo" and "yok", 104 the term), the runs of four give about the comments
+// that hold the term, and the tests read about as many rows as they answer.
 
 // shortGramsFunc is the SQL name of shortGrams, registered for every connection.
 const shortGramsFunc = "cairn_short_grams"
@@ -38,8 +46,8 @@ func init() {
 }
 
 // gramSet is a reusable set of the grams already written for one text: characters and pairs of
-// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others in an
-// open-addressed table whose slots count as empty unless stamped with the current text's gen,
+// ASCII characters in bitmaps (most grams of most texts, and no hashing), the others (and the
+// buckets of runs of four, quadKey) in an open-addressed table whose slots count as empty unless stamped with the current text's gen,
 // so starting the next text clears nothing there.
 type gramSet struct {
 	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
@@ -82,6 +90,15 @@ func (g *gramSet) add(a, b rune) bool {
 	if b >= 0 {
 		key = uint64(a)<<32 | uint64(b)
 	}
+	return g.addKey(key)
+}
+
+// quadKey is the key of a bucket of runs of four in gramSet's table, which no character or
+// pair has (their keys are below 2^53).
+func quadKey(h uint32) uint64 { return 1<<63 | uint64(h) }
+
+// addKey reports whether key was new, adding it.
+func (g *gramSet) addKey(key uint64) bool {
 	if 2*(g.used+1) > len(g.slots) {
 		g.grow()
 	}
@@ -107,7 +124,7 @@ func (g *gramSet) grow() {
 	gen := g.gen
 	for _, s := range old {
 		if s.gen == gen {
-			g.add(rune(s.key>>32), rune(int32(uint32(s.key))))
+			g.addKey(s.key)
 		}
 	}
 }
@@ -115,7 +132,8 @@ func (g *gramSet) grow() {
 var gramSets = sync.Pool{New: func() any { return &gramSet{gen: 1} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
-// distinct pairs of characters (without white space), as space-separated tokens (appendToken).
+// distinct pairs of characters (without white space), as space-separated tokens (appendToken),
+// and the distinct buckets of its runs of four characters (quadToken).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
 	defer func() {
@@ -126,6 +144,8 @@ func shortGrams(itext string) string {
 	b.Grow(len(itext) * 2)
 	var buf [2 * utf8.UTFMax]byte
 	prev, prevSize := rune(-1), 0
+	var run [3]rune // the three characters before r, oldest first, in a run of nrun without white space
+	nrun := 0
 	write := func(gram []byte) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
@@ -134,9 +154,17 @@ func shortGrams(itext string) string {
 	}
 	for _, r := range itext {
 		if unicode.IsSpace(r) {
-			prev, prevSize = -1, 0
+			prev, prevSize, nrun = -1, 0, 0
 			continue
 		}
+		if nrun >= 3 {
+			if h := quadHash(run[0], run[1], run[2], r); seen.addKey(quadKey(h)) {
+				b.WriteByte(' ')
+				appendQuad(&b, h)
+			}
+		}
+		run[0], run[1], run[2] = run[1], run[2], r
+		nrun++
 		size := utf8.EncodeRune(buf[prevSize:], r)
 		if seen.add(r, -1) {
 			write(buf[prevSize : prevSize+size])
@@ -161,6 +189,54 @@ func shortToken(term string) (string, bool) {
 	b.Grow(3 * len(term))
 	appendToken(&b, []byte(term))
 	return b.String(), true
+}
+
+// quadBits is the width of a run of four's bucket (quadHash): about four million buckets, so
+// that a rare run shares its bucket's comments with few others.
+const quadBits = 22
+
+// quadHash is the bucket of a run of four characters (FNV-1a over the code points, folded to
+// quadBits). The index stores it: a change to it is a migration that rebuilds the index.
+func quadHash(a, b, c, d rune) uint32 {
+	h := uint32(2166136261)
+	for _, r := range [4]rune{a, b, c, d} {
+		h = (h ^ uint32(r)) * 16777619
+	}
+	return (h ^ h>>quadBits) & (1<<quadBits - 1)
+}
+
+// appendQuad writes a bucket's token: "_q" and five base-32 digits, which no character or pair
+// has ('_' there is always followed by two hex digits).
+func appendQuad(b *strings.Builder, h uint32) {
+	const digits = "0123456789abcdefghijklmnopqrstuv"
+	b.WriteString("_q")
+	for shift := 20; shift >= 0; shift -= 5 {
+		b.WriteByte(digits[h>>shift&31])
+	}
+}
+
+// quadTokens are the distinct tokens of a term's runs of four characters, and false when it has
+// none (fewer than four characters, or white space in every run): then only the trigram index
+// can narrow it.
+func quadTokens(term string) ([]string, bool) {
+	r := []rune(term)
+	if len(r) < 4 || !utf8.ValidString(term) {
+		return nil, false
+	}
+	var out []string
+	seen := map[uint32]bool{}
+	for i := 0; i+4 <= len(r); i++ {
+		if strings.IndexFunc(string(r[i:i+4]), unicode.IsSpace) >= 0 {
+			continue
+		}
+		if h := quadHash(r[i], r[i+1], r[i+2], r[i+3]); !seen[h] {
+			seen[h] = true
+			var b strings.Builder
+			appendQuad(&b, h)
+			out = append(out, b.String())
+		}
+	}
+	return out, len(out) > 0
 }
 
 // appendToken writes the index token of gram, the UTF-8 of one or two characters, as the table's

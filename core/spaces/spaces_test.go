@@ -818,11 +818,12 @@ func TestWriteAheadLogPersistsEmpty(t *testing.T) {
 }
 
 // hostileWorkspace holds n comments of size bytes of base64 of zeros ("AAAA..."), each with
-// "AAB" at its start, so that every trigram of "AAA...AB" is in each of them but not the term.
+// "AAAB" at its start, so that every trigram and every run of four of "AAA...AB" is in each of
+// them but not the term.
 func hostileWorkspace(t *testing.T, n, size int) *workspace.Workspace {
 	t.Helper()
 	ws := newWorkspace(t)
-	body := "AAB" + strings.Repeat("A", size)
+	body := "AAAB" + strings.Repeat("A", size)
 	lines := []string{
 		`{"type":"space","id":"s","owner":"o"}`,
 		`{"type":"task","id":1,"space":"s","title":"cur"}`,

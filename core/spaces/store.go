@@ -55,10 +55,15 @@ type Store struct {
 	// streamed counts the searches newestMatches answered, for tests (atomic: a store kept
 	// open with several connections searches on them at once).
 	streamed atomic.Int64
+	// noQuads is set when the short-term index holds no runs of four (quadTokens): a file
+	// before schema version 18 that this process cannot bring up to date.
+	noQuads bool
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
 	intersected atomic.Int64
+	// widened counts the searches wideAnchor answered, for tests.
+	widened atomic.Int64
 	// trace, when set, is told each step of a search's plan, for tests and benchmarks.
 	trace func(step string)
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
@@ -74,6 +79,11 @@ type Store struct {
 	common tokenSet
 	// anchorMax is rareAnchor's bound (0 turns the plan off, so tests can exercise the others).
 	anchorMax int
+	// dense are the tokens rareAnchor's wide step found in more than anchorWide comments.
+	dense tokenSet
+	// anchorWide is the wide step's bound on one token's candidates (at most anchorMax: no
+	// wide step).
+	anchorWide int
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -210,6 +220,13 @@ var migrations = []string{
 	// 17: the texts redacted again with the rules of session 13 (the seventh blind corpus's
 	// sentences and encodings): redactedAgainAt.
 	`SELECT 1;`,
+	// 18: the short-term index built again with every comment's runs of four characters
+	// (short.go: quadTokens), so a term of four characters or more is narrowed to about the
+	// comments that hold it, not every comment holding its trigrams apart.
+	`DROP TABLE comments_short;
+	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 }
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
@@ -365,7 +382,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 func newStore(db *sql.DB, path string, wait time.Duration) *Store {
 	return &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow,
 		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, firstStreamMax: defaultFirstStreamMax, maxLine: defaultMaxLine,
-		anchorMax: defaultAnchorMax}
+		anchorMax: defaultAnchorMax, anchorWide: defaultAnchorWide}
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
@@ -517,6 +534,8 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 				if v < 7 {
 					s.streamMax = 0
 				}
+				// and a short-term index without runs of four before version 18
+				s.noQuads = v < 18
 				return nil
 			}
 			return s.dbErr(err, fmt.Sprintf("migrate from schema version %d to %d", v, v+1))
