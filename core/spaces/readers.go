@@ -98,7 +98,6 @@ func (r *Readers) Open(ctx context.Context, ws *workspace.Workspace) (*Store, fu
 	if err != nil {
 		return nil, nil, err
 	}
-	st.keepDense = true // kept for many searches: the common tokens' bitmaps pay for themselves
 	if r.Conns > 1 {
 		st.db.SetMaxOpenConns(r.Conns)
 		st.db.SetMaxIdleConns(r.Conns)

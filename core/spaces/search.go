@@ -768,8 +768,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 				return nil, err
 			}
 			answered = true
-		} else if answered, err = s.denseDriven(ctx, tx, p, false, run); err != nil {
-			return nil, err
 		}
 	}
 	switch {
@@ -824,8 +822,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 					return nil, err
 				}
 				answered = true
-			} else if answered, err = s.denseDriven(ctx, tx, p, true, run); err != nil {
-				return nil, err
 			}
 		}
 		if !answered && s.firstStreamMax < s.streamMax {
@@ -961,17 +957,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		}
 	}
 	return res, nil
-}
-
-// denseDriven reads the comments every token of the query has, from the dense-token cache
-// (denseIntersect; build reads the bitmaps it lacks), and reports whether that answered.
-func (s *Store) denseDriven(ctx context.Context, tx querier, p *queryPlan, build bool, run func(from source, extra ...string) error) (bool, error) {
-	rids, n, ok, err := s.denseIntersect(ctx, tx, p, build)
-	if err != nil || !ok {
-		return false, err
-	}
-	s.note("dense: %d", n)
-	return true, run(p.drivenFrom(rids))
 }
 
 // indexSource is a full-text query whose matches hold every comment a plan can find: the

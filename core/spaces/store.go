@@ -79,10 +79,6 @@ type Store struct {
 	common tokenSet
 	// anchorMax is rareAnchor's bound (0 turns the plan off, so tests can exercise the others).
 	anchorMax int
-	// keepDense is set on a store kept for many searches (Readers): it keeps denseBits.
-	keepDense bool
-	// denseBits are the bitmaps of the common tokens its searches met (denseIntersect).
-	denseBits denseCache
 	// dense are the tokens rareAnchor's wide step found in more than anchorWide comments.
 	dense tokenSet
 	// anchorWide is the wide step's bound on one token's candidates (at most anchorMax: no
