@@ -16,16 +16,6 @@ import (
 // "613", 50,056 "mig", "igr" and "gra"; the AND read 124 pages for 5 matches).
 const defaultAnchorMax = 64
 
-// defaultAnchorWide bounds wideAnchor: when no token of a query is rare and neither index's
-// first candidates promise an answer, the tokens in at most this many comments are read whole
-// from the indexes (rowids only) and intersected, and a small intersection is read as a rare
-// token's comments are. Terms each common can be rare in the indexes' own intersection:
-// gen-longspace's "opicpr moo" (1,813 comments hold "moo", 11 both terms) read 1,813 rows.
-const defaultAnchorWide = 2000
-
-// anchorReadMax is the most candidates the wide step leaves for the search to read.
-const anchorReadMax = 512
-
 // anchorTokens is the most tokens a query's probe asks the indexes about.
 const anchorTokens = 12
 
@@ -97,20 +87,6 @@ func anchorTokensOf(p *queryPlan) []anchorToken {
 func (s *Store) rareAnchor(ctx context.Context, tx querier, p *queryPlan) (rids string, n int, ok bool, err error) {
 	both, ok, err := s.probeTokens(ctx, tx, anchorTokensOf(p), s.anchorMax, &s.common)
 	if err != nil || !ok {
-		return "", 0, false, err
-	}
-	return candidateList(both)
-}
-
-// wideAnchor is rareAnchor's wider step, for a query of both indexes whose first candidates
-// promised no answer: the tokens not known to be dense are asked for up to anchorWide+1
-// candidates each, and their intersection is given when it holds at most anchorReadMax.
-func (s *Store) wideAnchor(ctx context.Context, tx querier, p *queryPlan) (rids string, n int, ok bool, err error) {
-	if s.anchorWide <= s.anchorMax {
-		return "", 0, false, nil
-	}
-	both, ok, err := s.probeTokens(ctx, tx, anchorTokensOf(p), s.anchorWide, &s.dense)
-	if err != nil || !ok || len(both) > anchorReadMax {
 		return "", 0, false, err
 	}
 	return candidateList(both)

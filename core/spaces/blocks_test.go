@@ -495,7 +495,6 @@ func TestStreamSparserSource(t *testing.T) {
 	st := openChecked(t, ws)
 	var steps []string
 	st.trace = func(step string) { steps = append(steps, step) }
-	st.anchorWide = 0 // (the tokens' own intersection would answer first: TestWideAnchorEqualsLike)
 	in := SearchInput{Query: "gt fur", Limit: 10}
 	in.validate()
 	got, want := searchBoth(t, st, in)

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 )
 
@@ -238,8 +237,7 @@ func TestDrivenPlanStopsAtTheLimit(t *testing.T) {
 
 // A query of long and short terms reads its candidates from the index with fewer matches (the
 // trigram index, or the short-term index holding the short terms, the long terms' runs of four
-// and the three-character terms' pairs), from both (INTERSECT) when both match many, from the
-// tokens' own intersection (wideAnchor, off in every other round), or walks; whichever plan answers, on any setting
+// and the three-character terms' pairs), from both (INTERSECT) when both match many, or walks; whichever plan answers, on any setting
 // of the plans' bounds, its hits are the all-LIKE reference's, and each plan is taken.
 func TestMixedPlansEqualLike(t *testing.T) {
 	ws := newWorkspace(t)
@@ -290,7 +288,6 @@ func TestMixedPlansEqualLike(t *testing.T) {
 			st.probeWindow = []int{defaultProbeWindow, 0, 1 + rng.Intn(40)}[rng.Intn(3)]
 			st.streamMax = []int{defaultStreamMax, 0, 1 + rng.Intn(30)}[rng.Intn(3)]
 			st.firstStreamMax = []int{defaultFirstStreamMax, 0, 1 + rng.Intn(30)}[rng.Intn(3)]
-			st.anchorWide = []int{defaultAnchorWide, 0}[round%2]
 			for _, in := range []SearchInput{{Query: q, Limit: 1 + rng.Intn(12)}, {Query: q, Limit: MaxLimit, Kind: "ask"}} {
 				if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%+v (drive max %d, walk window %d, probe %d, stream %d, first %d): %v, LIKE %v", in, st.ftsDriveMax, st.walkWindow, st.probeWindow, st.streamMax, st.firstStreamMax, refs(got), refs(want))
@@ -298,8 +295,8 @@ func TestMixedPlansEqualLike(t *testing.T) {
 			}
 		}
 	}
-	if st.shortDriven.Load() == 0 || st.intersected.Load() == 0 || st.streamed.Load() == 0 || st.widened.Load() == 0 {
-		t.Errorf("plans taken: short-term index %d, both indexes %d, stream %d, wide anchor %d; want each", st.shortDriven.Load(), st.intersected.Load(), st.streamed.Load(), st.widened.Load())
+	if st.shortDriven.Load() == 0 || st.intersected.Load() == 0 || st.streamed.Load() == 0 {
+		t.Errorf("plans taken: short-term index %d, both indexes %d, stream %d; want each", st.shortDriven.Load(), st.intersected.Load(), st.streamed.Load())
 	}
 }
 
@@ -495,60 +492,5 @@ func TestRareAnchorEqualsLike(t *testing.T) {
 	searchBoth(t, st, SearchInput{Query: "schema migrate"})
 	if len(st.common.set) != remembered {
 		t.Errorf("common tokens asked again: %d, then %d", remembered, len(st.common.set))
-	}
-}
-
-// TestWideAnchorEqualsLike: two terms each in a few hundred comments (more than a rare token's
-// bound) and together in a few old ones, which no source's first candidates find: the tokens'
-// own intersection (wideAnchor) is read, with what the LIKE walk gives; a token in more than
-// the wide bound is left out of the intersection and remembered as dense.
-func TestWideAnchorEqualsLike(t *testing.T) {
-	ws := newWorkspace(t)
-	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`,
-		`{"type":"task","id":2,"space":"s","title":"other"}`}
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := 0; i < 3000; i++ {
-		body := "plain words"
-		switch {
-		case i%77 == 0 && i < 500:
-			body = "moo opicpr" // both terms: 7 comments, all old
-		case i%7 == 0:
-			body = "moo tarts"
-		case i%11 == 0:
-			body = "opicpr notes"
-		}
-		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":%q,"body":%q}`,
-			i, base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), body))
-	}
-	importText(t, ws, strings.Join(lines, "\n"))
-	st, err := OpenRead(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var steps []string
-	st.trace = func(step string) { steps = append(steps, step) }
-	for _, c := range []struct {
-		wide int
-		plan string
-	}{
-		{defaultAnchorWide, "wide anchor: 7"},
-		// "moo" (429 comments) is past this bound: the intersection is opicpr's 241 comments
-		{300, "wide anchor: 241"},
-	} {
-		st.anchorWide = c.wide
-		steps = steps[:0]
-		in := SearchInput{Query: "opicpr moo", Limit: 10}
-		in.validate()
-		got, want := searchBoth(t, st, in)
-		if !reflect.DeepEqual(got, want) || len(refs(got)) != 7 {
-			t.Fatalf("wide %d: %v, LIKE %v", c.wide, refs(got), refs(want))
-		}
-		if !slices.Contains(steps, c.plan) {
-			t.Errorf("wide %d: plan %v, want %s", c.wide, steps, c.plan)
-		}
-	}
-	if !st.dense.has(anchorToken{"comments_fts", ftsPhrase("moo")}) || len(st.dense.set) != 1 {
-		t.Errorf("dense tokens remembered: %v", st.dense.set)
 	}
 }

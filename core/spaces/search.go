@@ -791,7 +791,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		// trigram candidates, 1,870 of the short-term index) read the smaller source's rows
 		// once, where the short-term stream read streamMax rows and the trigram one all its own.
 		order := []int{0, 1}
-		if _, quads := p.splitLong(); len(quads) > 0 {
+		if tri, quads := p.splitLong(); len(quads) > 0 && len(tri) == 0 {
 			// runs of four narrow a term to about its own comments: closer to the matches
 			// than a three-character term's trigram
 			order = []int{1, 0}
@@ -807,21 +807,6 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 				if err := streamOn(i, s.streamMax); err != nil {
 					return nil, err
 				}
-			}
-		}
-		if !answered && s.anchorMax > 0 {
-			// the tokens' own intersection, when small, holds every match (wideAnchor)
-			rids, n, ok, err := s.wideAnchor(ctx, tx, p)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				s.note("wide anchor: %d", n)
-				s.widened.Add(1)
-				if err := run(p.drivenFrom(rids)); err != nil {
-					return nil, err
-				}
-				answered = true
 			}
 		}
 		if !answered && s.firstStreamMax < s.streamMax {
@@ -1004,7 +989,9 @@ func (p *queryPlan) sources() []indexSource {
 	tri, quads := p.splitLong()
 	var out []indexSource
 	if len(tri) > 0 {
-		out = append(out, indexSource{"comments_fts", trigramMatch(tri)})
+		// every long term's trigrams: one index's AND narrows both kinds of long term (gen-space's
+		// "web file", 11 rows read, where "web" alone and "file"'s runs of four are each common)
+		out = append(out, indexSource{"comments_fts", trigramMatch(p.long)})
 	}
 	parts := quads
 	if short != "" {

@@ -62,8 +62,6 @@ type Store struct {
 	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
 	intersected atomic.Int64
-	// widened counts the searches wideAnchor answered, for tests.
-	widened atomic.Int64
 	// trace, when set, is told each step of a search's plan, for tests and benchmarks.
 	trace func(step string)
 	// fts5 is whether the linked SQLite has FTS5, read with the header when the store opens.
@@ -79,11 +77,6 @@ type Store struct {
 	common tokenSet
 	// anchorMax is rareAnchor's bound (0 turns the plan off, so tests can exercise the others).
 	anchorMax int
-	// dense are the tokens rareAnchor's wide step found in more than anchorWide comments.
-	dense tokenSet
-	// anchorWide is the wide step's bound on one token's candidates (at most anchorMax: no
-	// wide step).
-	anchorWide int
 }
 
 // migrations bring a file from user_version i to i+1; they run in order, each in its own transaction.
@@ -382,7 +375,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 func newStore(db *sql.DB, path string, wait time.Duration) *Store {
 	return &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow,
 		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, firstStreamMax: defaultFirstStreamMax, maxLine: defaultMaxLine,
-		anchorMax: defaultAnchorMax, anchorWide: defaultAnchorWide}
+		anchorMax: defaultAnchorMax}
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
