@@ -730,7 +730,7 @@ func (s *Store) buildIndexes(ctx context.Context, tx *sql.Tx, bulk *bulkComments
 		{sql: `UPDATE comments SET space = t.space FROM tasks t WHERE t.id = comments.task
 			AND comments.task IN (SELECT value FROM json_each(?)) AND comments.space <> t.space`, args: []any{string(stale)}},
 		{sql: `INSERT INTO comments_fts(comments_fts) VALUES ('rebuild')`},
-		{sql: `INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`},
+		{sql: `INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL`},
 		// one segment each
 		{sql: optimizeIndexes},
 	} {

@@ -157,7 +157,7 @@ func rebuildShort(ctx context.Context, db execer) error {
 	}
 	for _, q := range []string{
 		`INSERT INTO comments_short(comments_short) VALUES ('delete-all')`,
-		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL`,
+		`INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL`,
 		`INSERT INTO comments_short(comments_short) VALUES ('optimize')`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {

@@ -30,6 +30,12 @@ import (
 // shortGramsFunc is the SQL name of shortGrams, registered for every connection.
 const shortGramsFunc = "cairn_short_grams"
 
+// shortGramsOfText is the SQL of a comment's short-term document: its index text passed whole,
+// as a blob. A text argument reaches a Go function cut at its first NUL byte (the driver reads
+// it as a C string), so a term after one was in the trigram index (and in a team store's
+// index) but not in this one.
+const shortGramsOfText = shortGramsFunc + "(CAST(itext AS BLOB))"
+
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(shortGramsFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		switch v := args[0].(type) {

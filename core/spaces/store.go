@@ -157,7 +157,7 @@ var migrations = []string{
 	INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
 	CREATE INDEX comments_idkey ON comments(idkey);
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii');
-	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 	// 6: the trigram index without the per-row size record (columnsize=0): it serves only bm25 and
 	// the other rank functions, and no search ranks (answers are ordered by date). Its tokenizer
@@ -174,7 +174,7 @@ var migrations = []string{
 	INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
 	DROP TABLE comments_short;
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
-	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
 	// reads a term's matches newest rowid first and stops once no match left can be newer; and
@@ -218,7 +218,7 @@ var migrations = []string{
 	// comments that hold it, not every comment holding its trigrams apart.
 	`DROP TABLE comments_short;
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
-	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsFunc + `(itext) FROM comments WHERE itext IS NOT NULL;
+	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
 	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
 }
 

@@ -75,7 +75,7 @@ func (f *ftsSync) flush(ctx context.Context, tx execer) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO comments_short(rowid, grams)
-			SELECT rid, `+shortGramsFunc+`(itext) FROM comments WHERE rid IN (SELECT value FROM json_each(?)) AND itext IS NOT NULL ORDER BY rid`, string(doc)); err != nil {
+			SELECT rid, `+shortGramsOfText+` FROM comments WHERE rid IN (SELECT value FROM json_each(?)) AND itext IS NOT NULL ORDER BY rid`, string(doc)); err != nil {
 			return err
 		}
 	}
