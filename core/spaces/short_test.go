@@ -285,11 +285,7 @@ func TestShortIndexAfterNUL(t *testing.T) {
 {"type":"comment","id":5,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:00:00Z","body":"before\u0000qz kumquat"}`)
 	check := func(stage string) {
 		t.Helper()
-		st, err := OpenRead(context.Background(), ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := openChecked(t, ws)
 		for _, q := range []string{"kumquat", "quat", "kum quat"} {
 			in := SearchInput{Query: q}
 			in.validate()
