@@ -32,7 +32,7 @@ const (
 	MaxLimit     = 30
 	MaxContext   = 5
 	// minMatchRunes is the shortest term the trigram index can match; shorter ones are found
-	// through the short-term index (short.go) and tested with LIKE.
+	// through the short-term index (short.go).
 	minMatchRunes = 3
 	// excerptBefore and excerptAfter bound an excerpt, in characters around the first matched term.
 	excerptBefore = 40
@@ -181,12 +181,6 @@ func trigramsOf(terms []string) []string {
 		}
 	}
 	return out
-}
-
-// likePattern is %t% with LIKE's wildcards and the escape character escaped (ESCAPE '\').
-func likePattern(t string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(t) + "%"
 }
 
 // aroundRef names around_ref with the form of its value, as the messages that ask for it do.
@@ -400,8 +394,8 @@ type querier interface {
 
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot: it resolves the caller to its scopes, reads around a comment or queries
-// each scope, and merges the hits of several newest first. allLike sends every term through LIKE
-// (the reference the tests compare with). The time budget runs inside ctx: ctx ending first is
+// each scope, and merges the hits of several newest first. allLike walks for every term, no index
+// asked (the reference the tests compare with; it tested terms with LIKE once). The time budget runs inside ctx: ctx ending first is
 // CANCELLED, the budget ending STORAGE_BUSY.
 func (s *Store) search(ctx context.Context, who asker, in SearchInput, allLike bool) (Answer, error) {
 	bctx, cancel := context.WithTimeout(ctx, searchBudget)
@@ -496,7 +490,7 @@ const defaultProbeWindow = 100
 type queryPlan struct {
 	terms []string // every normalised term, for excerpts and highlighting
 	long  []string // terms of at least minMatchRunes characters: trigram index, then instr
-	short []string // shorter terms (every term, for the all-LIKE reference): LIKE
+	short []string // shorter terms (every term, for the all-LIKE reference): the short-term index, then instr
 	where []string
 	args  []any
 	limit string // the row limit, one past the hits asked for, as a literal (see sqlLimit)
@@ -544,20 +538,15 @@ func (p *queryPlan) arg(v any) string {
 	return fmt.Sprintf("?%d", len(p.args))
 }
 
-// termFilters requires every term of the row. A long term is tested with instr on the index
-// text, in linear time where LIKE '%t%' can take seconds; a short one with LIKE. instr finds
-// what LIKE finds although LIKE ignores ASCII case: the index text and the terms are folded
-// (Normalize), which leaves no ASCII upper-case letter in either (TestFoldedHasNoASCIIUpper),
-// so the index text is not lowered again for every row tested.
+// termFilters requires every term of the row, each tested with instr on the index text: in
+// linear time, where LIKE '%t%' can take seconds on a long comment, and on the whole text, where
+// LIKE stops at a NUL byte (a term after one is in both indexes). instr finds what LIKE would
+// although LIKE ignores ASCII case: the index text and the terms are folded (Normalize), which
+// leaves no ASCII upper-case letter in either (TestFoldedHasNoASCIIUpper), so the index text is
+// not lowered again for every row tested.
 func (p *queryPlan) termFilters() {
-	for _, t := range p.long {
+	for _, t := range append(append([]string(nil), p.long...), p.short...) {
 		p.where = append(p.where, `instr(c.itext, `+p.arg(t)+`) > 0`)
-	}
-	for _, t := range p.short {
-		// +?N (unary plus, which leaves a text as it is): a bare parameter as the pattern
-		// would make SQLite prepare the statement again for the pattern bound (sqlLimit); the
-		// pattern can use no index of itext, which has none.
-		p.where = append(p.where, `c.itext LIKE +`+p.arg(likePattern(t))+` ESCAPE '\'`)
 	}
 }
 

@@ -11,13 +11,13 @@ import (
 )
 
 // The short-term index: the trigram index cannot match a term of one or two characters, and
-// testing every comment of a space with LIKE costs time in proportion to the space.
+// testing every comment of a space costs time in proportion to the space.
 // comments_short is a contentless FTS5 table with one row per comment that has an index text
 // (rowid = comments.rid). Its document is every distinct character and every distinct pair of
 // neighbouring characters of the index text, pairs with white space left out (a query term never
 // holds white space), each spelt as one token of the table's tokenizer (gramToken). A search asks
-// the index for the rows holding the term's token and tests the term on each with the same LIKE
-// the walk uses, so the index only chooses which rows are tested, never what matches.
+// the index for the rows holding the term's token and tests the term on each as the walk does
+// (instr), so the index only chooses which rows are tested, never what matches.
 //
 // The same document holds every distinct run of four neighbouring characters (white space left
 // out), each hashed into one of 2^quadBits buckets and spelt as a token of its own (quadToken).
@@ -185,7 +185,7 @@ func shortGrams(itext string) string {
 }
 
 // shortToken is the index token of a term of one or two characters, and false when the index
-// cannot answer for it (white space in it, or another length): then the LIKE walk does.
+// cannot answer for it (white space in it, or another length): then the walk does.
 func shortToken(term string) (string, bool) {
 	n := utf8.RuneCountInString(term)
 	if n < 1 || n > 2 || strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
