@@ -50,9 +50,9 @@ func (t *tokenSet) add(k anchorToken) {
 	t.set[k] = true
 }
 
-// anchorTokensOf are the query's distinct tokens, three-character terms' trigrams first; none when the
-// query has one token only (its own index stream is already the cheapest plan), more than
-// anchorTokens, or a short term without a token.
+// anchorTokensOf are the query's distinct tokens, three-character terms' trigrams first; none
+// when the query has one token only (its own index stream is already the cheapest plan), more
+// than anchorTokens, or a short term without a token.
 func anchorTokensOf(p *queryPlan) []anchorToken {
 	var toks []anchorToken
 	tri, quads := p.splitLong()
@@ -85,36 +85,16 @@ func anchorTokensOf(p *queryPlan) []anchorToken {
 // term on each. ok is false when every token is common (they are remembered as such) or the
 // query has one token.
 func (s *Store) rareAnchor(ctx context.Context, tx querier, p *queryPlan) (rids string, n int, ok bool, err error) {
-	both, ok, err := s.probeTokens(ctx, tx, anchorTokensOf(p), s.anchorMax, &s.common)
-	if err != nil || !ok {
-		return "", 0, false, err
-	}
-	return candidateList(both)
-}
-
-// candidateList is rowids as the JSON array drivenFrom reads.
-func candidateList(rids []int64) (string, int, bool, error) {
-	out, err := json.Marshal(rids)
-	if err != nil {
-		return "", 0, false, fmt.Errorf("write candidates: %w", err)
-	}
-	return string(out), len(rids), true, nil
-}
-
-// probeTokens asks the indexes, in one statement, for the first max+1 candidates of each token
-// not in known, adds to known those with more, and gives the candidates that every other one
-// has; ok is false when none was asked or every one asked had more.
-func (s *Store) probeTokens(ctx context.Context, tx querier, toks []anchorToken, max int, known *tokenSet) (both []int64, ok bool, err error) {
 	var ask []anchorToken
-	for _, k := range toks {
-		if !known.has(k) {
+	for _, k := range anchorTokensOf(p) {
+		if !s.common.has(k) {
 			ask = append(ask, k)
 		}
 	}
 	if len(ask) == 0 {
-		return nil, false, nil
+		return "", 0, false, nil
 	}
-	limit := sqlLimit(max + 1)
+	limit := sqlLimit(s.anchorMax + 1)
 	parts := make([]string, len(ask))
 	args := make([]any, len(ask))
 	for i, k := range ask {
@@ -127,26 +107,34 @@ func (s *Store) probeTokens(ctx context.Context, tx querier, toks []anchorToken,
 		dest[i] = &lists[i]
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(parts, ", "), args...).Scan(dest...); err != nil {
-		return nil, false, s.dbErr(err, "search")
+		return "", 0, false, s.dbErr(err, "search")
 	}
-	// both: the rowids every token of at most max candidates has so far, ascending
+	var both []int64 // the rowids every rare token has so far, ascending
+	rare := false
 	for i, l := range lists {
 		var ids []int64
 		if err := json.Unmarshal([]byte(l), &ids); err != nil {
-			return nil, false, fmt.Errorf("read candidates: %w", err)
+			return "", 0, false, fmt.Errorf("read candidates: %w", err)
 		}
 		slices.Sort(ids) // (FTS5 gives them ascending; the intersection must not rely on it)
-		if len(ids) > max {
-			known.add(ask[i])
+		if len(ids) > s.anchorMax {
+			s.common.add(ask[i])
 			continue
 		}
-		if !ok {
-			both, ok = ids, true
+		if !rare {
+			both, rare = ids, true
 			continue
 		}
 		both = intersectSorted(both, ids)
 	}
-	return both, ok, nil
+	if !rare {
+		return "", 0, false, nil
+	}
+	out, err := json.Marshal(both)
+	if err != nil {
+		return "", 0, false, fmt.Errorf("write candidates: %w", err)
+	}
+	return string(out), len(both), true, nil
 }
 
 // intersectSorted is the rowids both ascending lists hold, ascending.

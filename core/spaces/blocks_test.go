@@ -381,10 +381,10 @@ func TestMigration13RedactsAgain(t *testing.T) {
 }
 
 // A term whose tokens are all common (here each of "eyami"'s trigrams and runs of four is in
-// every comment, the term itself in one in 40) has many candidates for few hits: once the stream has read streamMax of
-// them and the index has counted them, the stream reads on from where it stopped, each
-// candidate's row once, and stops where the hits it kept are the newest, where the sorted plan
-// read the position of every candidate first.
+// every comment, the term itself in one in 40) has many candidates for few hits: once the
+// stream has read streamMax of them and the index has counted them, the stream reads on from
+// where it stopped, each candidate's row once, and stops where the hits it kept are the newest,
+// where the sorted plan read the position of every candidate first.
 func TestStreamResumesAfterCount(t *testing.T) {
 	ws := newWorkspace(t)
 	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}

@@ -394,9 +394,9 @@ type querier interface {
 
 // search runs a validated input inside one read transaction, so every part of the answer comes
 // from the same snapshot: it resolves the caller to its scopes, reads around a comment or queries
-// each scope, and merges the hits of several newest first. allLike walks for every term, no index
-// asked (the reference the tests compare with; it tested terms with LIKE once). The time budget runs inside ctx: ctx ending first is
-// CANCELLED, the budget ending STORAGE_BUSY.
+// each scope, and merges the hits of several newest first. allLike walks for every term, no
+// index asked (the reference the tests compare with). The time budget runs inside ctx: ctx
+// ending first is CANCELLED, the budget ending STORAGE_BUSY.
 func (s *Store) search(ctx context.Context, who asker, in SearchInput, allLike bool) (Answer, error) {
 	bctx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
@@ -490,7 +490,7 @@ const defaultProbeWindow = 100
 type queryPlan struct {
 	terms []string // every normalised term, for excerpts and highlighting
 	long  []string // terms of at least minMatchRunes characters: trigram index, then instr
-	short []string // shorter terms (every term, for the all-LIKE reference): the short-term index, then instr
+	short []string // shorter terms (every term, for the all-LIKE reference): short-term index, instr
 	where []string
 	args  []any
 	limit string // the row limit, one past the hits asked for, as a literal (see sqlLimit)
@@ -545,7 +545,7 @@ func (p *queryPlan) arg(v any) string {
 // leaves no ASCII upper-case letter in either (TestFoldedHasNoASCIIUpper), so the index text is
 // not lowered again for every row tested.
 func (p *queryPlan) termFilters() {
-	for _, t := range append(append([]string(nil), p.long...), p.short...) {
+	for _, t := range slices.Concat(p.long, p.short) {
 		p.where = append(p.where, `instr(c.itext, `+p.arg(t)+`) > 0`)
 	}
 }
@@ -779,13 +779,7 @@ func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput,
 		// and a short one common apart and rare together (gen-longspace's "gt furuse": 199
 		// trigram candidates, 1,870 of the short-term index) read the smaller source's rows
 		// once, where the short-term stream read streamMax rows and the trigram one all its own.
-		order := []int{0, 1}
-		if tri, quads := p.splitLong(); len(quads) > 0 && len(tri) == 0 {
-			// runs of four narrow a term to about its own comments: closer to the matches
-			// than a three-character term's trigram
-			order = []int{1, 0}
-		}
-		for _, i := range order {
+		for i := range srcs {
 			if answered {
 				break
 			}

@@ -20,7 +20,7 @@ import (
 // (instr), so the index only chooses which rows are tested, never what matches.
 //
 // The same document holds every distinct run of four neighbouring characters (white space left
-// out), each hashed into one of 2^quadBits buckets and spelt as a token of its own (quadToken).
+// out), each hashed into one of 2^quadBits buckets and spelt as a token of its own (appendQuad).
 // A term of four characters or more is in a comment only if each of its runs of four is, so the
 // AND of its runs' tokens holds every comment that has it: where the trigram index (no positions
 // kept) gives every comment holding the term's trigrams anywhere (gen-longspace's "yuyok": 3,198
@@ -53,8 +53,8 @@ func init() {
 
 // gramSet is a reusable set of the grams already written for one text: characters and pairs of
 // ASCII characters in bitmaps (most grams of most texts, and no hashing), the others (and the
-// buckets of runs of four, quadKey) in an open-addressed table whose slots count as empty unless stamped with the current text's gen,
-// so starting the next text clears nothing there.
+// buckets of runs of four, quadKey) in an open-addressed table whose slots count as empty
+// unless stamped with the current text's gen, so starting the next text clears nothing there.
 type gramSet struct {
 	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
 	slots []gramSlot             // a power of two of them, at most half in use
@@ -139,7 +139,7 @@ var gramSets = sync.Pool{New: func() any { return &gramSet{gen: 1} }}
 
 // shortGrams is the short-term index document of an index text: its distinct characters and
 // distinct pairs of characters (without white space), as space-separated tokens (appendToken),
-// and the distinct buckets of its runs of four characters (quadToken).
+// and the distinct buckets of its runs of four characters (appendQuad).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
 	defer func() {

@@ -172,10 +172,7 @@ var migrations = []string{
 	`DROP TABLE comments_fts;
 	CREATE VIRTUAL TABLE comments_fts USING fts5(itext, content='comments', content_rowid='rid', tokenize='trigram case_sensitive 1', detail='none', columnsize=0);
 	INSERT INTO comments_fts(comments_fts) VALUES ('rebuild');
-	DROP TABLE comments_short;
-	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
-	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
-	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
+` + rebuildShortIndex,
 	// 7: comment_blocks (blocks.go), the newest position per block of comment rowids, so a search
 	// reads a term's matches newest rowid first and stops once no match left can be newer; and
 	// the texts redacted again (redactedAgainAt).
@@ -216,11 +213,15 @@ var migrations = []string{
 	// 18: the short-term index built again with every comment's runs of four characters
 	// (short.go: quadTokens), so a term of four characters or more is narrowed to about the
 	// comments that hold it, not every comment holding its trigrams apart.
-	`DROP TABLE comments_short;
+	rebuildShortIndex,
+}
+
+// rebuildShortIndex creates the short-term index anew, as this build writes it, from the stored
+// index texts, in one segment (migrations 6 and 18).
+const rebuildShortIndex = `DROP TABLE comments_short;
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
 	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
-	INSERT INTO comments_short(comments_short) VALUES ('optimize');`,
-}
+	INSERT INTO comments_short(comments_short) VALUES ('optimize');`
 
 // migrationFills are the steps of a migration that SQL alone cannot do, by the version the
 // migration brings a file to; each runs in that migration's transaction, after its SQL.
