@@ -262,10 +262,12 @@ func cancelImport(t *testing.T, ws *workspace.Workspace, doc, at string) time.Du
 	return ended.Sub(<-cancelledAt)
 }
 
-// shortGramsMap is shortGrams as first written, with one map for every gram (and one for the
-// buckets of runs of four, spelt with strconv): the bitmaps of gramSet must give the same document.
+// shortGramsMap is shortGrams as first written, with one map for every gram (one for the runs
+// of three, and one for the buckets of runs of four, spelt with strconv): the bitmaps and tables
+// of gramSet must give the same document.
 func shortGramsMap(itext string) string {
 	seen := map[[2]rune]bool{}
+	tris := map[[3]rune]bool{}
 	quads := map[uint32]bool{}
 	var out []string
 	prev := rune(-1)
@@ -281,6 +283,13 @@ func shortGramsMap(itext string) string {
 				quads[h] = true
 				d := strconv.FormatUint(uint64(h), 32)
 				out = append(out, "_q"+strings.Repeat("0", 5-len(d))+d)
+			}
+		}
+		if len(run) >= 3 {
+			w := [3]rune(run[len(run)-3:])
+			if !tris[w] {
+				tris[w] = true
+				out = append(out, gramTokenBytes(string(w[:])))
 			}
 		}
 		if k := [2]rune{r, -1}; !seen[k] {

@@ -497,6 +497,9 @@ type queryPlan struct {
 	// noQuads: the short-term index holds no runs of four (Store.noQuads), so every long term
 	// is narrowed by its trigrams
 	noQuads bool
+	// noTris: the short-term index holds no runs of three (Store.noTris), so a term of three
+	// characters is narrowed by the trigram index
+	noTris bool
 }
 
 // newQueryPlan plans a validated query in its scope: ?1 is the space and ?2 the current task,
@@ -694,7 +697,7 @@ func (s *Store) matchUpTo(ctx context.Context, tx querier, table, match string, 
 // query is the query mode: every term must occur in the index text; newest first.
 func (s *Store) query(ctx context.Context, tx querier, sc scope, in SearchInput, allLike bool) (*SearchResult, error) {
 	p := newQueryPlan(sc, in, allLike)
-	p.noQuads = s.noQuads
+	p.noQuads, p.noTris = s.noQuads, s.noTris
 	res := &SearchResult{Query: in.Query, Hits: []Hit{}}
 	if len(p.terms) == 0 {
 		return res, nil
@@ -998,12 +1001,16 @@ func (p *queryPlan) sources() []indexSource {
 	return out
 }
 
-// splitLong sorts the long terms into those only the trigram index narrows (three characters)
-// and the distinct tokens, quoted, of the others' runs of four.
+// splitLong sorts the long terms into those only the trigram index narrows (three characters,
+// in a file whose short-term index has no runs of three) and the distinct tokens, quoted, the
+// short-term index has of the others: a three-character term's own, a longer one's runs of four.
 func (p *queryPlan) splitLong() (tri, quads []string) {
 	seen := map[string]bool{}
 	for _, t := range p.long {
 		toks, ok := quadTokens(t)
+		if tok, three := triToken(t); three && !p.noTris {
+			toks, ok = []string{tok}, true
+		}
 		if !ok || p.noQuads {
 			tri = append(tri, t)
 			continue

@@ -26,6 +26,12 @@ import (
 // kept) gives every comment holding the term's trigrams anywhere (gen-longspace's "yuyok": 3,198
 // comments hold "yuy", "uyo" and "yok", 104 the term), the runs of four give about the comments
 // that hold the term, and the tests read about as many rows as they answer.
+//
+// And it holds every distinct run of three characters (white space left out), spelt whole as a
+// character or a pair is. Every token a query's terms have is then in this one index, so a query
+// is one AND that FTS5 intersects, seeking through each token's rowids, instead of two indexes'
+// candidates intersected by reading them: gen-space's "rea ック" ("rea" in 7,928 comments, "ック"
+// in as many others, together in none) read both lists whole.
 
 // shortGramsFunc is the SQL name of shortGrams, registered for every connection.
 const shortGramsFunc = "cairn_short_grams"
@@ -57,9 +63,15 @@ func init() {
 // unless stamped with the current text's gen, so starting the next text clears nothing there.
 type gramSet struct {
 	ascii [128 * 129 / 64]uint64 // bit a*129+128 for the character a, a*129+b for the pair ab
-	slots []gramSlot             // a power of two of them, at most half in use
-	used  int                    // slots of this gen
+	keys  keyTable               // the other characters and pairs, and the runs of four
+	tris  keyTable               // the runs of three, each key its three code points
 	gen   uint32
+}
+
+// keyTable is one open-addressed table of gramSet.
+type keyTable struct {
+	slots []gramSlot // a power of two of them, at most half in use
+	used  int        // slots of the set's gen
 }
 
 // gramSlot is one slot of gramSet's table: key is in the set when gen is the set's.
@@ -71,9 +83,10 @@ type gramSlot struct {
 // next readies g for another text.
 func (g *gramSet) next() {
 	g.ascii = [len(g.ascii)]uint64{}
-	g.used = 0
+	g.keys.used, g.tris.used = 0, 0
 	if g.gen++; g.gen == 0 { // after 2^32 texts: stamps of old texts would look current
-		clear(g.slots)
+		clear(g.keys.slots)
+		clear(g.tris.slots)
 		g.gen = 1
 	}
 }
@@ -103,17 +116,26 @@ func (g *gramSet) add(a, b rune) bool {
 // pair has (their keys are below 2^53).
 func quadKey(h uint32) uint64 { return 1<<63 | uint64(h) }
 
-// addKey reports whether key was new, adding it.
-func (g *gramSet) addKey(key uint64) bool {
-	if 2*(g.used+1) > len(g.slots) {
-		g.grow()
+// addKey reports whether key (a character, a pair or a run of four's bucket) was new, adding it.
+func (g *gramSet) addKey(key uint64) bool { return g.keys.add(key, g.gen) }
+
+// addTri reports whether the run of three a, b, c was new, adding it: its key is the three code
+// points (21 bits each), which leaves no bit to tell it from the other keys, hence a table apart.
+func (g *gramSet) addTri(a, b, c rune) bool {
+	return g.tris.add(uint64(a)<<42|uint64(b)<<21|uint64(c), g.gen)
+}
+
+// add reports whether key was new among the keys stamped gen, adding it.
+func (t *keyTable) add(key uint64, gen uint32) bool {
+	if 2*(t.used+1) > len(t.slots) {
+		t.grow(gen)
 	}
-	mask := uint64(len(g.slots) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := (key * 0x9e3779b97f4a7c15 >> 32) & mask; ; i = (i + 1) & mask {
-		s := &g.slots[i]
-		if s.gen != g.gen {
-			s.key, s.gen = key, g.gen
-			g.used++
+		s := &t.slots[i]
+		if s.gen != gen {
+			s.key, s.gen = key, gen
+			t.used++
 			return true
 		}
 		if s.key == key {
@@ -122,23 +144,22 @@ func (g *gramSet) addKey(key uint64) bool {
 	}
 }
 
-// grow doubles the table (256 slots at first), keeping the keys of this gen.
-func (g *gramSet) grow() {
-	old := g.slots
-	g.slots = make([]gramSlot, max(256, 2*len(old)))
-	g.used = 0
-	gen := g.gen
+// grow doubles the table (256 slots at first), keeping the keys of gen.
+func (t *keyTable) grow(gen uint32) {
+	old := t.slots
+	t.slots = make([]gramSlot, max(256, 2*len(old)))
+	t.used = 0
 	for _, s := range old {
 		if s.gen == gen {
-			g.addKey(s.key)
+			t.add(s.key, gen)
 		}
 	}
 }
 
 var gramSets = sync.Pool{New: func() any { return &gramSet{gen: 1} }}
 
-// shortGrams is the short-term index document of an index text: its distinct characters and
-// distinct pairs of characters (without white space), as space-separated tokens (appendToken),
+// shortGrams is the short-term index document of an index text: its distinct characters, pairs
+// and runs of three characters (without white space), as space-separated tokens (appendToken),
 // and the distinct buckets of its runs of four characters (appendQuad).
 func shortGrams(itext string) string {
 	seen := gramSets.Get().(*gramSet)
@@ -149,6 +170,7 @@ func shortGrams(itext string) string {
 	var b strings.Builder
 	b.Grow(len(itext) * 2)
 	var buf [2 * utf8.UTFMax]byte
+	var tri [3 * utf8.UTFMax]byte // the UTF-8 of the run of three ending at r
 	prev, prevSize := rune(-1), 0
 	var run [3]rune // the three characters before r, oldest first, in a run of nrun without white space
 	nrun := 0
@@ -169,9 +191,15 @@ func shortGrams(itext string) string {
 				appendQuad(&b, h)
 			}
 		}
+		size := utf8.EncodeRune(buf[prevSize:], r)
+		if nrun >= 2 && seen.addTri(run[1], run[2], r) {
+			n := utf8.EncodeRune(tri[:], run[1])
+			n += utf8.EncodeRune(tri[n:], run[2])
+			n += copy(tri[n:], buf[prevSize:prevSize+size])
+			write(tri[:n])
+		}
 		run[0], run[1], run[2] = run[1], run[2], r
 		nrun++
-		size := utf8.EncodeRune(buf[prevSize:], r)
 		if seen.add(r, -1) {
 			write(buf[prevSize : prevSize+size])
 		}
@@ -187,8 +215,25 @@ func shortGrams(itext string) string {
 // shortToken is the index token of a term of one or two characters, and false when the index
 // cannot answer for it (white space in it, or another length): then the walk does.
 func shortToken(term string) (string, bool) {
-	n := utf8.RuneCountInString(term)
-	if n < 1 || n > 2 || strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
+	if n := utf8.RuneCountInString(term); n < 1 || n > 2 {
+		return "", false
+	}
+	return gramToken(term)
+}
+
+// triToken is the index token of a term of three characters, and false when the index cannot
+// answer for it (white space in it, or another length).
+func triToken(term string) (string, bool) {
+	if utf8.RuneCountInString(term) != 3 {
+		return "", false
+	}
+	return gramToken(term)
+}
+
+// gramToken is the index token of a gram the index holds whole (a character, a pair, a run of
+// three), and false with white space in it.
+func gramToken(term string) (string, bool) {
+	if strings.IndexFunc(term, unicode.IsSpace) >= 0 || !utf8.ValidString(term) {
 		return "", false
 	}
 	var b strings.Builder
@@ -245,7 +290,7 @@ func quadTokens(term string) ([]string, bool) {
 	return out, len(out) > 0
 }
 
-// appendToken writes the index token of gram, the UTF-8 of one or two characters, as the table's
+// appendToken writes the index token of gram, the UTF-8 of one to three characters, as the table's
 // tokenizer (ascii, with '_' a token character) keeps it whole and unchanged: the bytes of a
 // character outside ASCII and of a-z and 0-9 as they are, every other ASCII byte as '_' and its
 // two hex digits. Distinct grams have distinct tokens ('_' is always followed by two digits, and

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestShortGrams(t *testing.T) {
-	// every distinct character and pair once, no pair across white space, and each run of four
-	// as its bucket's token (the index stores the buckets: this pins quadHash)
-	got := shortGrams("abab 稀有 a")
-	want := "a b ab ba _q3i1e9 稀 有 稀有"
+	// every distinct character, pair and run of three once, none across white space, and each
+	// run of four as its bucket's token (the index stores the buckets: this pins quadHash)
+	got := shortGrams("abab 稀有 a 稀有ab")
+	want := "a b ab aba ba _q3i1e9 bab 稀 有 稀有 稀有a 有a _q0vcf0 有ab"
 	if got != want {
 		t.Errorf("shortGrams = %q, want %q", got, want)
 	}
@@ -32,6 +33,17 @@ func TestShortGrams(t *testing.T) {
 	for _, term := range []string{"", "abc", "a b"} {
 		if _, ok := shortToken(term); ok {
 			t.Errorf("shortToken(%q) answered", term)
+		}
+	}
+	// a run of three spelt as a character is, and none for another length or white space
+	for term, tok := range map[string]string{"abc": "abc", "稀有a": "稀有a", "A-z": "_41_2dz"} {
+		if got, ok := triToken(term); !ok || got != tok {
+			t.Errorf("triToken(%q) = %q %v, want %q", term, got, ok, tok)
+		}
+	}
+	for _, term := range []string{"", "ab", "abcd", "a b", "a\u3000b", "a\xffb"} {
+		if got, ok := triToken(term); ok {
+			t.Errorf("triToken(%q) = %q", term, got)
 		}
 	}
 	// a term's runs of four, each once, none across white space; none under four characters
@@ -215,6 +227,9 @@ func TestShortIndexDenseMigration(t *testing.T) {
 					raw = append(raw, g[i])
 				}
 			}
+			if utf8.RuneCount(raw) == 3 {
+				continue // and runs of three with 19
+			}
 			hexGrams = append(hexGrams, hex.EncodeToString(raw))
 		}
 		if _, err := old.db.Exec(`INSERT INTO comments(id, idkey, task, space, kind, created_at, at_ns, body, itext, dtext) VALUES (?1, 'n' || ?1, '2', 's', 'request', '2026-01-01T00:00:00Z', ?1, ?2, ?2, ?2)`, id, texts[id]); err != nil {
@@ -305,4 +320,89 @@ func TestShortIndexAfterNUL(t *testing.T) {
 	}
 	st.Close()
 	check("reindex")
+}
+
+// A three-character term is in the short-term index beside the short terms and the runs of
+// four, so a query of it and a short term common apart and in no comment together is one
+// source, whose AND FTS5 intersects (no candidate read), and a file of schema 18 gains the runs
+// of three when it is first opened.
+func TestThreeCharTermOneIndex(t *testing.T) {
+	ws := newWorkspace(t)
+	lines := []string{`{"type":"space","id":"s","owner":"o"}`, `{"type":"task","id":1,"space":"s","title":"cur"}`, `{"type":"task","id":2,"space":"s","title":"other"}`}
+	for i := 0; i < 600; i++ {
+		body := []string{"read it", "バックアップ re ea", "the area", "plain"}[i%4]
+		if i == 7 || i == 300 {
+			body = "area バックアップ"
+		}
+		lines = append(lines, fmt.Sprintf(`{"type":"comment","id":%d,"task":2,"kind":"result","author":"a","created_at":"2026-01-01T00:%02d:%02dZ","body":%q}`, i, i/60, i%60, body))
+	}
+	// the file as schema 18 wrote it: a short-term index without runs of three
+	old, err := openPath(context.Background(), Path(ws), time.Second, migrations[:18], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(lines, "\n")
+	if _, err := old.Import(context.Background(), strings.NewReader(text), int64(len(text)), nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := old.db.Query(`SELECT rid, itext FROM comments WHERE itext IS NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[int64]string{}
+	for rows.Next() {
+		var rid int64
+		var itext string
+		if err := rows.Scan(&rid, &itext); err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, g := range strings.Fields(shortGrams(itext)) {
+			if strings.HasPrefix(g, "_q") || utf8.RuneCountInString(strings.ReplaceAll(g, "_", "")) < 3 || strings.Contains(g, "_") {
+				kept = append(kept, g)
+			}
+		}
+		docs[rid] = strings.Join(kept, " ")
+	}
+	rows.Close()
+	for rid, doc := range docs {
+		if _, err := old.db.Exec(`DELETE FROM comments_short WHERE rowid = ?`, rid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.db.Exec(`INSERT INTO comments_short(rowid, grams) VALUES (?, ?)`, rid, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(st *Store, tok string) (n int) {
+		t.Helper()
+		if err := st.db.QueryRow(`SELECT count(*) FROM comments_short WHERE comments_short MATCH ?`, ftsPhrase(tok)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(old, "rea"); n != 0 {
+		t.Fatalf("the schema 18 file's index holds %d rows of \"rea\"", n)
+	}
+	old.Close()
+	st := openChecked(t, ws)
+	if n := count(st, "rea"); n != 301 {
+		t.Fatalf("after migration: %d rows of \"rea\", want 301", n)
+	}
+	var steps []string
+	st.trace = func(step string) { steps = append(steps, step) }
+	for _, q := range []string{"rea ック", "rea", "are バックアップ", "ea"} {
+		steps = steps[:0]
+		in := SearchInput{Query: q, Limit: 10}
+		in.validate()
+		got, want := searchBoth(t, st, in)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %v, LIKE %v", q, refs(got), refs(want))
+		}
+		if plan := strings.Join(steps, "; "); strings.Contains(plan, "comments_fts") {
+			t.Errorf("%q read the trigram index: %s", q, plan)
+		}
+		if q == "rea ック" && !reflect.DeepEqual(refs(got), []string{"comment:300", "comment:7"}) {
+			t.Errorf("%q: %v", q, refs(got))
+		}
+	}
 }

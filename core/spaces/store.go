@@ -58,6 +58,8 @@ type Store struct {
 	// noQuads is set when the short-term index holds no runs of four (quadTokens): a file
 	// before schema version 18 that this process cannot bring up to date.
 	noQuads bool
+	// noTris is set when the short-term index holds no runs of three: before schema version 19.
+	noTris bool
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
@@ -214,10 +216,13 @@ var migrations = []string{
 	// (short.go: quadTokens), so a term of four characters or more is narrowed to about the
 	// comments that hold it, not every comment holding its trigrams apart.
 	rebuildShortIndex,
+	// 19: the short-term index built again with every comment's runs of three characters, so
+	// every token of a query is in one index, whose AND FTS5 intersects (short.go).
+	rebuildShortIndex,
 }
 
 // rebuildShortIndex creates the short-term index anew, as this build writes it, from the stored
-// index texts, in one segment (migrations 6 and 18).
+// index texts, in one segment (migrations 6, 18 and 19).
 const rebuildShortIndex = `DROP TABLE comments_short;
 	CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _');
 	INSERT INTO comments_short(rowid, grams) SELECT rid, ` + shortGramsOfText + ` FROM comments WHERE itext IS NOT NULL;
@@ -530,6 +535,8 @@ func (s *Store) migrate(ctx context.Context, migs []string) error {
 				}
 				// and a short-term index without runs of four before version 18
 				s.noQuads = v < 18
+				// or of three before version 19
+				s.noTris = v < 19
 				return nil
 			}
 			return s.dbErr(err, fmt.Sprintf("migrate from schema version %d to %d", v, v+1))
