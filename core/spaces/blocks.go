@@ -3,7 +3,9 @@ package spaces
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -110,37 +112,24 @@ type stream struct {
 	top   int64 // the rowid of the first match read
 }
 
-// newestMatches reads the matches of one of the plan's index sources (src) newest rowid first,
-// testing each row, and keeps the want newest that pass, newest first; it stops when
-// comment_blocks shows that no match left can be newer than all of them. Each match is read with
-// the columns of its hit, so the answer needs no other statement. It gives false when more than
-// max matches were read in all (st counts them across calls): then st is where it stopped, and a
-// later call with a larger max resumes there, or the other plans answer.
-func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int, src indexSource, st *stream, max int) ([]hitRow, bool, error) {
-	table, match := src.table, src.match
-	if max <= 0 || st.read >= max {
-		return nil, false, nil
-	}
-	args := append(slices.Clone(p.args), match)
-	resume := ""
-	if st.below != 0 {
-		args = append(args, st.below)
-		resume = ` AND f.rowid < ?` + strconv.Itoa(len(args))
-	}
-	// The display text, the longest column, is read only from rows that pass (most candidates of
-	// a term whose trigrams are all common fail): the tests are written twice, and a failing
-	// row's second test stops at the first condition it fails, where reading the text would copy
-	// it out of its pages, often overflow pages, into the program.
+// streamColumns are the columns keepNewest reads of each candidate, rid its rowid: whether it
+// passes the plan's tests, the newest position of its block of rowids, the rowid, and the
+// hit's columns. The display text, the longest column, is read only from rows that pass (most
+// candidates of a term whose trigrams are all common fail): the tests are written twice, and a
+// failing row's second test stops at the first condition it fails, where reading the text
+// would copy it out of its pages, often overflow pages, into the program.
+func (p *queryPlan) streamColumns(rid string) string {
 	test := strings.Join(p.where, " AND ")
-	rows, err := tx.QueryContext(ctx, `SELECT CASE WHEN `+test+` THEN 1 ELSE 0 END,
-		COALESCE((SELECT upto FROM comment_blocks WHERE block <= `+blockOf("f.rowid")+` ORDER BY block DESC LIMIT 1), `+strconv.FormatInt(math.MinInt64, 10)+`),
-		f.rowid, `+hitKeyColumns+`, CASE WHEN `+test+` THEN COALESCE(c.dtext, '') ELSE '' END
-		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
-		WHERE `+table+` MATCH ?`+strconv.Itoa(len(p.args)+1)+resume+` ORDER BY f.rowid DESC`, args...)
-	if err != nil {
-		return nil, false, s.dbErr(err, "search")
-	}
-	defer rows.Close()
+	return `CASE WHEN ` + test + ` THEN 1 ELSE 0 END,
+		COALESCE((SELECT upto FROM comment_blocks WHERE block <= ` + blockOf(rid) + ` ORDER BY block DESC LIMIT 1), ` + strconv.FormatInt(math.MinInt64, 10) + `),
+		` + rid + `, ` + hitKeyColumns + `, CASE WHEN ` + test + ` THEN COALESCE(c.dtext, '') ELSE '' END`
+}
+
+// keepNewest reads candidates newest rowid first (streamColumns), keeping in st the want newest
+// that pass, newest first. done: no candidate after the one it stopped at can be newer than all
+// kept (comment_blocks); over: max candidates were read in all, and the one it stopped at is
+// unread (st.below is where a later read resumes). Neither: the rows ran out.
+func (s *Store) keepNewest(rows *sql.Rows, p *queryPlan, want int, st *stream, max int) (done, over bool, err error) {
 	if st.kept == nil {
 		st.kept = make([]hitRow, 0, want)
 	}
@@ -151,14 +140,16 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		var upto, rid int64
 		r, err := p.scanHit(rows, &ok, &upto, &rid)
 		if err != nil {
-			return nil, false, s.dbErr(err, "search")
+			return false, false, s.dbErr(err, "search")
+		}
+		if st.read > 0 && rid >= st.below {
+			return false, false, fmt.Errorf("search: candidate %d read after %d, out of order", rid, st.below)
 		}
 		if len(kept) == want && kept[want-1].atNS > upto {
-			break // this match and every one after it are older than all kept
+			return true, false, nil // this match and every one after it are older than all kept
 		}
 		if st.read >= max {
-			s.note("stream %s: stopped after %d", table, st.read)
-			return nil, false, nil // unread: below the last match read, where the next call resumes
+			return false, true, nil
 		}
 		if st.read == 0 {
 			st.top = rid
@@ -179,13 +170,43 @@ func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, wan
 		}
 		kept = slices.Insert(kept, i, r)
 	}
-	if err := rows.Err(); err != nil {
+	return false, false, s.dbErr(rows.Err(), "search")
+}
+
+// newestMatches reads the matches of one of the plan's index sources (src) newest rowid first,
+// testing each row, and keeps the want newest that pass, newest first; it stops when
+// comment_blocks shows that no match left can be newer than all of them. Each match is read with
+// the columns of its hit, so the answer needs no other statement. It gives false when more than
+// max matches were read in all (st counts them across calls): then st is where it stopped, and a
+// later call with a larger max resumes there, or the other plans answer.
+func (s *Store) newestMatches(ctx context.Context, tx querier, p *queryPlan, want int, src indexSource, st *stream, max int) ([]hitRow, bool, error) {
+	table, match := src.table, src.match
+	if max <= 0 || st.read >= max {
+		return nil, false, nil
+	}
+	args := append(slices.Clone(p.args), match)
+	resume := ""
+	if st.below != 0 {
+		args = append(args, st.below)
+		resume = ` AND f.rowid < ?` + strconv.Itoa(len(args))
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+p.streamColumns("f.rowid")+`
+		FROM `+table+` f CROSS JOIN comments c ON c.rid = f.rowid LEFT JOIN tasks t ON t.id = c.task
+		WHERE `+table+` MATCH ?`+strconv.Itoa(len(p.args)+1)+resume+` ORDER BY f.rowid DESC`, args...)
+	if err != nil {
 		return nil, false, s.dbErr(err, "search")
+	}
+	defer rows.Close()
+	if _, over, err := s.keepNewest(rows, p, want, st, max); err != nil || over {
+		if over {
+			s.note("stream %s: stopped after %d", table, st.read)
+		}
+		return nil, false, err
 	}
 	s.streamed.Add(1)
 	s.note("stream %s: %d read", table, st.read)
 	if table == "comments_short" {
 		s.shortDriven.Add(1)
 	}
-	return kept, true, nil
+	return st.kept, true, nil
 }

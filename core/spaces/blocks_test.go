@@ -165,21 +165,27 @@ func TestStreamStopsEarly(t *testing.T) {
 	importText(t, ws, strings.Join(lines, "\n"))
 	st := openChecked(t, ws)
 	// the limit's rows and the one past it, and the rest of the block of 16 where they end (one
-	// match): the first match of the block below is where it stops, unread
+	// match): the first match of the block below is where it stops, unread; the same from the
+	// tokens' lists intersected directly (kumquat's two runs of four) and from FTS5's AND
 	st.streamMax = 11 + 1
-	var steps []string
-	st.trace = func(s string) { steps = append(steps, s) }
-	in := SearchInput{Query: "kumquat", Limit: 10}
-	in.validate()
-	a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan := strings.Join(steps, "; "); st.streamed.Load() != 1 || plan != "stream comments_short: 12 read" {
-		t.Fatalf("streamed %d, plan %s", st.streamed.Load(), plan)
-	}
-	if len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
-		t.Fatalf("hits %v (truncated %v)", refs(a), a.Search.Truncated)
+	for _, direct := range []bool{true, false} {
+		st.direct = direct
+		var steps []string
+		st.trace = func(s string) { steps = append(steps, s) }
+		in := SearchInput{Query: "kumquat", Limit: 10}
+		in.validate()
+		before := st.streamed.Load()
+		a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{true: "direct: 12 read", false: "stream comments_short: 12 read"}[direct]
+		if plan := strings.Join(steps, "; "); st.streamed.Load() != before+1 || plan != want {
+			t.Fatalf("streamed %d, plan %s, want %s", st.streamed.Load()-before, plan, want)
+		}
+		if len(refs(a)) != 10 || refs(a)[0] != fmt.Sprintf("comment:%d", n-10) || !a.Search.Truncated {
+			t.Fatalf("hits %v (truncated %v)", refs(a), a.Search.Truncated)
+		}
 	}
 }
 

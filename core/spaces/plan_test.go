@@ -291,6 +291,7 @@ func TestMixedPlansEqualLike(t *testing.T) {
 			// and as a file before schema 19 is searched, where the trigram index narrows a
 			// three-character term: the plans of two sources
 			st.noTris = round%2 == 1
+			st.direct = rng.Intn(3) > 0 // the tokens' lists intersected here, or FTS5's AND
 			for _, in := range []SearchInput{{Query: q, Limit: 1 + rng.Intn(12)}, {Query: q, Limit: MaxLimit, Kind: "ask"}} {
 				if got, want := searchBoth(t, st, in); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%+v (drive max %d, walk window %d, probe %d, stream %d, first %d): %v, LIKE %v", in, st.ftsDriveMax, st.walkWindow, st.probeWindow, st.streamMax, st.firstStreamMax, refs(got), refs(want))
@@ -463,9 +464,12 @@ func TestRareAnchorEqualsLike(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	// the anchor answers before the tokens' lists are intersected directly (directStream),
+	// which answers the same below
+	st.direct = false
 	var steps []string
 	st.trace = func(step string) { steps = append(steps, step) }
-	for _, c := range []struct {
+	cases := []struct {
 		in     SearchInput
 		anchor string // the plan's anchor step
 		hits   int
@@ -475,7 +479,15 @@ func TestRareAnchorEqualsLike(t *testing.T) {
 		{SearchInput{Query: "613 832"}, "anchor: 0", 0},
 		{SearchInput{Query: "稀 schema", Limit: MaxLimit}, "anchor: 11", 10},
 		{SearchInput{Query: "613 migrate", Limit: MaxLimit, Author: "a1"}, "anchor: 11", 5},
-	} {
+	}
+	for _, c := range cases {
+		st.direct = true
+		if got, want := searchBoth(t, st, c.in); !reflect.DeepEqual(got, want) || len(refs(got)) != c.hits {
+			t.Errorf("%+v, read directly: %v, LIKE %v, want %d hits", c.in, refs(got), refs(want), c.hits)
+		}
+		st.direct = false
+	}
+	for _, c := range cases {
 		steps = steps[:0]
 		got, want := searchBoth(t, st, c.in)
 		if !reflect.DeepEqual(got, want) || len(refs(got)) != c.hits {

@@ -148,6 +148,13 @@ func runLib(t *testing.T, tls *libc.TLS, db uintptr, query string, args []any) i
 			}
 			texts = append(texts, p)
 			rc = sqlite3.Xsqlite3_bind_text(tls, stmt, int32(i+1), p, int32(len(v)), 0)
+		case []byte: // (a term of the short-term index's own records, doclist.go)
+			p, err := libc.CString(string(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, p)
+			rc = sqlite3.Xsqlite3_bind_blob(tls, stmt, int32(i+1), p, int32(len(v)), 0)
 		case int:
 			rc = sqlite3.Xsqlite3_bind_int64(tls, stmt, int32(i+1), int64(v))
 		case int64:

@@ -60,6 +60,14 @@ type Store struct {
 	noQuads bool
 	// noTris is set when the short-term index holds no runs of three: before schema version 19.
 	noTris bool
+	// direct: a query of several tokens reads its candidates from their lists intersected here
+	// (directStream), not from FTS5's AND; tests turn it off to exercise the plans after it.
+	direct bool
+	// structure is the short-term index's structure record last read (doclist.go), which a
+	// search assumes and checks in its first statement.
+	structure atomic.Pointer[ftsStructure]
+	// directed counts the searches directStream answered, for tests.
+	directed atomic.Int64
 	// shortDriven counts the searches driven from the short-term index, for tests.
 	shortDriven atomic.Int64
 	// intersected counts the searches that read the candidates of both indexes, for tests.
@@ -381,7 +389,7 @@ func openImmutable(ctx context.Context, path string, wait time.Duration) (*Store
 func newStore(db *sql.DB, path string, wait time.Duration) *Store {
 	return &Store{db: db, path: path, wait: wait, ftsDriveMax: defaultFTSDriveMax, walkWindow: defaultWalkWindow,
 		probeWindow: defaultProbeWindow, streamMax: defaultStreamMax, firstStreamMax: defaultFirstStreamMax, maxLine: defaultMaxLine,
-		anchorMax: defaultAnchorMax}
+		anchorMax: defaultAnchorMax, direct: true}
 }
 
 // openPath opens path with a busy timeout of wait and brings its schema to len(migs). A writer's
