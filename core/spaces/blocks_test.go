@@ -166,13 +166,13 @@ func TestStreamStopsEarly(t *testing.T) {
 	st := openChecked(t, ws)
 	// the limit's rows and the one past it, and the rest of the block of 16 where they end (one
 	// match): the first match of the block below is where it stops, unread; the same from the
-	// tokens' lists intersected directly (kumquat's two runs of four) and from FTS5's AND
+	// tokens' lists intersected directly (the runs of four of both terms) and from FTS5's AND
 	st.streamMax = 11 + 1
 	for _, direct := range []bool{true, false} {
 		st.direct = direct
 		var steps []string
 		st.trace = func(s string) { steps = append(steps, s) }
-		in := SearchInput{Query: "kumquat", Limit: 10}
+		in := SearchInput{Query: "kumquat here", Limit: 10}
 		in.validate()
 		before := st.streamed.Load()
 		a, err := st.search(context.Background(), asker{user: "o", task: "1"}, in, false)
