@@ -18,21 +18,8 @@ import (
 // of two and three, newest first, on lists of one page and of hundreds (small pages), in one
 // segment and in many, with rows deleted (tombstones) and written again, and after optimize.
 func TestDoclistsEqualMatch(t *testing.T) {
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "d.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _')`,
-		`INSERT INTO comments_short(comments_short, rank) VALUES ('pgsz', 80)`,
-		`INSERT INTO comments_short(comments_short, rank) VALUES ('automerge', 0)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := shortIndexDB(t, `INSERT INTO comments_short(comments_short, rank) VALUES ('pgsz', 80)`,
+		`INSERT INTO comments_short(comments_short, rank) VALUES ('automerge', 0)`)
 	rng := rand.New(rand.NewPCG(27, 3))
 	vocab := []string{"a", "b", "ab", "c", "_q00001", "rea", "ック", "z9", "long_token_of_many_bytes", "q"}
 	weights := []int{2, 3, 5, 9, 20, 40, 70, 150, 400, 1000} // one in weights[i] rows holds vocab[i]
@@ -294,20 +281,7 @@ func TestDirectStreamEqualsLike(t *testing.T) {
 // leaf page or structure record gives errDoclistShape or the lists FTS5's records now hold,
 // never a panic.
 func TestDoclistsDamaged(t *testing.T) {
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "d.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _')`,
-		`INSERT INTO comments_short(comments_short, rank) VALUES ('pgsz', 64)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := shortIndexDB(t, `INSERT INTO comments_short(comments_short, rank) VALUES ('pgsz', 64)`)
 	rng := rand.New(rand.NewPCG(8, 1))
 	for i := 1; i <= 800; i++ {
 		if _, err := db.Exec(`INSERT INTO comments_short(rowid, grams) VALUES (?, ?)`, i*3, []string{"a b", "a c", "b c ab", "ab"}[rng.IntN(4)]); err != nil {
@@ -394,4 +368,22 @@ func tokenRowids(d *doclists, tok string) (*descIter, error) {
 		return nil, err
 	}
 	return its[0], nil
+}
+
+// shortIndexDB is a database of one table, comments_short as spaces.db declares it, set up
+// further by the statements of setup (small pages, no automatic merges).
+func shortIndexDB(t *testing.T, setup ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "d.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for _, q := range append([]string{`CREATE VIRTUAL TABLE comments_short USING fts5(grams, content='', contentless_delete=1, detail='none', tokenize='ascii tokenchars _')`}, setup...) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
 }
